@@ -1,0 +1,330 @@
+//! One transcript record as the index keeps it: byte span plus the fields later stages need.
+//! Strings live in a per-scan arena ([`Strings`]); a record holds only spans into it.
+
+use simd_json::{Node, StaticNode};
+use std::collections::HashMap;
+
+/// A span in a [`Strings`] arena.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Str {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// Append-only string arena. Short, repetitive values (types, models, tool names) are
+/// interned so a million records do not store "assistant" a million times.
+#[derive(Default, Debug)]
+pub struct Strings {
+    pub bytes: Vec<u8>,
+    interned: HashMap<Box<[u8]>, Str>,
+}
+
+impl Strings {
+    pub fn push(&mut self, s: &[u8]) -> Str {
+        let start = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(s);
+        Str { start, len: s.len() as u32 }
+    }
+    pub fn intern(&mut self, s: &[u8]) -> Str {
+        if let Some(v) = self.interned.get(s) {
+            return *v;
+        }
+        let v = self.push(s);
+        self.interned.insert(s.into(), v);
+        v
+    }
+    pub fn get(&self, s: Str) -> &str {
+        let b = &self.bytes[s.start as usize..(s.start + s.len) as usize];
+        // Every span was copied from a &str produced by the JSON parser.
+        std::str::from_utf8(b).unwrap_or("")
+    }
+    pub fn opt(&self, s: Option<Str>) -> Option<&str> {
+        s.map(|s| self.get(s))
+    }
+    /// Appends another arena; returns the shift to add to its spans.
+    pub fn absorb(&mut self, other: Strings) -> u32 {
+        let shift = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(&other.bytes);
+        shift
+    }
+}
+
+/// Token usage of one assistant entry, as written (not yet deduplicated).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    /// The scalar `cache_creation_input_tokens`, or the sum of the split when only that exists.
+    pub cache_creation: u64,
+    /// `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`, when present.
+    pub cache_5m: Option<u64>,
+    pub cache_1h: Option<u64>,
+    pub cache_read: u64,
+    pub output: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolUse {
+    pub id: Str,
+    pub name: Str,
+}
+
+/// `start..start+len` in one of the side tables of a scan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Range {
+    pub start: u32,
+    pub len: u32,
+}
+
+pub const F_SIDECHAIN: u16 = 1;
+pub const F_META: u16 = 2;
+pub const F_COMPACT_SUMMARY: u16 = 4;
+pub const F_API_ERROR: u16 = 8;
+/// `message.content` was a plain string (a typed human prompt), not a block array.
+pub const F_CONTENT_STRING: u16 = 16;
+/// The record had a `parentUuid` key (even if null): distinguishes roots from metadata records.
+pub const F_HAS_PARENT_KEY: u16 = 32;
+/// The line held a lone surrogate escape and was read after repair.
+pub const F_REPAIRED: u16 = 64;
+
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    /// Byte offset of the line in the file and its length without the line terminator.
+    pub offset: u64,
+    pub len: u32,
+    /// 1-based line number in the file.
+    pub line: u32,
+    pub flags: u16,
+    pub kind: Option<Str>,
+    pub subtype: Option<Str>,
+    pub uuid: Option<Str>,
+    pub parent_uuid: Option<Str>,
+    pub logical_parent_uuid: Option<Str>,
+    pub session_id: Option<Str>,
+    pub agent_id: Option<Str>,
+    pub timestamp: Option<Str>,
+    pub timestamp_ms: Option<i64>,
+    pub version: Option<Str>,
+    pub cwd: Option<Str>,
+    pub message_id: Option<Str>,
+    pub request_id: Option<Str>,
+    pub model: Option<Str>,
+    pub stop_reason: Option<Str>,
+    pub usage: Option<Usage>,
+    pub leaf_uuid: Option<Str>,
+    pub content_kinds: Range,
+    pub tool_uses: Range,
+    pub tool_results: Range,
+}
+
+impl Record {
+    pub fn has(&self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// Side tables that records point into, plus the arena.
+#[derive(Default, Debug)]
+pub struct Tables {
+    pub strings: Strings,
+    pub content_kinds: Vec<Str>,
+    pub tool_uses: Vec<ToolUse>,
+    pub tool_results: Vec<Str>,
+}
+
+impl Tables {
+    pub fn kinds(&self, r: &Record) -> &[Str] {
+        &self.content_kinds[r.content_kinds.start as usize..(r.content_kinds.start + r.content_kinds.len) as usize]
+    }
+    pub fn tool_uses(&self, r: &Record) -> &[ToolUse] {
+        &self.tool_uses[r.tool_uses.start as usize..(r.tool_uses.start + r.tool_uses.len) as usize]
+    }
+    pub fn tool_results(&self, r: &Record) -> &[Str] {
+        &self.tool_results[r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
+    }
+}
+
+/// Number of tape nodes a value occupies, itself included.
+fn width(n: &Node) -> usize {
+    match n {
+        Node::Object { count, .. } | Node::Array { count, .. } => count + 1,
+        _ => 1,
+    }
+}
+
+/// Iterates `(key, value_index)` over the object whose header is at `tape[at]`.
+fn entries<'t, 'i>(tape: &'t [Node<'i>], at: usize) -> impl Iterator<Item = (&'i str, usize)> + 't
+where
+    'i: 't,
+{
+    let len = match tape.get(at) {
+        Some(Node::Object { len, .. }) => *len,
+        _ => 0,
+    };
+    let mut i = at + 1;
+    let mut left = len;
+    std::iter::from_fn(move || {
+        if left == 0 {
+            return None;
+        }
+        left -= 1;
+        let key = match tape.get(i)? {
+            Node::String(s) => *s,
+            _ => return None,
+        };
+        let v = i + 1;
+        i = v + width(tape.get(v)?);
+        Some((key, v))
+    })
+}
+
+fn as_str<'i>(tape: &[Node<'i>], at: usize) -> Option<&'i str> {
+    match tape.get(at)? {
+        Node::String(s) => Some(*s),
+        _ => None,
+    }
+}
+
+fn as_bool(tape: &[Node], at: usize) -> bool {
+    matches!(tape.get(at), Some(Node::Static(StaticNode::Bool(true))))
+}
+
+fn as_u64(tape: &[Node], at: usize) -> Option<u64> {
+    match tape.get(at)? {
+        Node::Static(StaticNode::U64(v)) => Some(*v),
+        Node::Static(StaticNode::I64(v)) => Some((*v).max(0) as u64),
+        Node::Static(StaticNode::F64(v)) if v.is_finite() && *v >= 0.0 => Some(*v as u64),
+        _ => None,
+    }
+}
+
+/// Fills `rec` from a parsed line. Returns false when the line is valid JSON but not an object.
+pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables) -> bool {
+    if !matches!(tape.first(), Some(Node::Object { .. })) {
+        return false;
+    }
+    let mut attachment_type = None;
+    for (key, v) in entries(tape, 0) {
+        match key {
+            "type" => rec.kind = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "subtype" => rec.subtype = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "uuid" => rec.uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "parentUuid" => {
+                rec.flags |= F_HAS_PARENT_KEY;
+                rec.parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()));
+            }
+            "logicalParentUuid" => rec.logical_parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "sessionId" => rec.session_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "agentId" => rec.agent_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "timestamp" => {
+                if let Some(s) = as_str(tape, v) {
+                    rec.timestamp = Some(t.strings.push(s.as_bytes()));
+                    rec.timestamp_ms = super::timestamp::parse_ms(s.as_bytes());
+                }
+            }
+            "version" => rec.version = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "cwd" => rec.cwd = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "isSidechain" if as_bool(tape, v) => rec.flags |= F_SIDECHAIN,
+            "isMeta" if as_bool(tape, v) => rec.flags |= F_META,
+            "isCompactSummary" if as_bool(tape, v) => rec.flags |= F_COMPACT_SUMMARY,
+            "isApiErrorMessage" if as_bool(tape, v) => rec.flags |= F_API_ERROR,
+            "requestId" => rec.request_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "leafUuid" => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "message" => extract_message(tape, v, rec, t),
+            "attachment" => {
+                attachment_type = entries(tape, v).find(|(k, _)| *k == "type").and_then(|(_, i)| as_str(tape, i));
+            }
+            _ => {}
+        }
+    }
+    if rec.subtype.is_none() {
+        rec.subtype = attachment_type.map(|s| t.strings.intern(s.as_bytes()));
+    }
+    true
+}
+
+fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables) {
+    for (key, v) in entries(tape, at) {
+        match key {
+            "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "model" => rec.model = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "usage" => rec.usage = extract_usage(tape, v),
+            "content" => match tape.get(v) {
+                Some(Node::String(_)) => rec.flags |= F_CONTENT_STRING,
+                Some(Node::Array { len, .. }) => extract_blocks(tape, v, *len, rec, t),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+fn extract_usage(tape: &[Node], at: usize) -> Option<Usage> {
+    if !matches!(tape.get(at), Some(Node::Object { .. })) {
+        return None;
+    }
+    let mut u = Usage::default();
+    let mut scalar = None;
+    for (key, v) in entries(tape, at) {
+        match key {
+            "input_tokens" => u.input = as_u64(tape, v).unwrap_or(0),
+            "output_tokens" => u.output = as_u64(tape, v).unwrap_or(0),
+            "cache_read_input_tokens" => u.cache_read = as_u64(tape, v).unwrap_or(0),
+            "cache_creation_input_tokens" => scalar = as_u64(tape, v),
+            "cache_creation" => {
+                for (k, w) in entries(tape, v) {
+                    match k {
+                        "ephemeral_5m_input_tokens" => u.cache_5m = as_u64(tape, w),
+                        "ephemeral_1h_input_tokens" => u.cache_1h = as_u64(tape, w),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    u.cache_creation = scalar.unwrap_or(u.cache_5m.unwrap_or(0) + u.cache_1h.unwrap_or(0));
+    Some(u)
+}
+
+fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mut Tables) {
+    let kinds_start = t.content_kinds.len() as u32;
+    let uses_start = t.tool_uses.len() as u32;
+    let results_start = t.tool_results.len() as u32;
+    let mut i = at + 1;
+    for _ in 0..len {
+        let Some(node) = tape.get(i) else { break };
+        if matches!(node, Node::Object { .. }) {
+            let (mut kind, mut id, mut name, mut tool_use_id) = (None, None, None, None);
+            for (k, v) in entries(tape, i) {
+                match k {
+                    "type" => kind = as_str(tape, v),
+                    "id" => id = as_str(tape, v),
+                    "name" => name = as_str(tape, v),
+                    "tool_use_id" => tool_use_id = as_str(tape, v),
+                    _ => {}
+                }
+            }
+            if let Some(k) = kind {
+                t.content_kinds.push(t.strings.intern(k.as_bytes()));
+                match k {
+                    "tool_use" | "server_tool_use" => {
+                        let id = t.strings.push(id.unwrap_or("").as_bytes());
+                        let name = t.strings.intern(name.unwrap_or("").as_bytes());
+                        t.tool_uses.push(ToolUse { id, name });
+                    }
+                    "tool_result" => {
+                        if let Some(tid) = tool_use_id {
+                            t.tool_results.push(t.strings.push(tid.as_bytes()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        i += width(node);
+    }
+    rec.content_kinds = Range { start: kinds_start, len: t.content_kinds.len() as u32 - kinds_start };
+    rec.tool_uses = Range { start: uses_start, len: t.tool_uses.len() as u32 - uses_start };
+    rec.tool_results = Range { start: results_start, len: t.tool_results.len() as u32 - results_start };
+}

@@ -1,0 +1,129 @@
+use super::*;
+
+const A1: &str = r#"{"parentUuid":"u0","isSidechain":false,"type":"assistant","uuid":"a1","timestamp":"2026-01-02T03:04:05.000Z","sessionId":"s1","version":"2.1.90","message":{"id":"msg_1","model":"claude-opus-4-5","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}],"stop_reason":null,"usage":{"input_tokens":2,"cache_creation_input_tokens":100,"cache_read_input_tokens":300,"cache_creation":{"ephemeral_5m_input_tokens":40,"ephemeral_1h_input_tokens":60},"output_tokens":5}},"requestId":"req_1"}"#;
+const U1: &str = r#"{"parentUuid":"a1","type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"said \"usage\": 1"}]},"toolUseResult":{"stdout":"x"}}"#;
+
+fn full(s: &str) -> Scan {
+    scan_bytes(s.as_bytes(), Mode::Full)
+}
+
+#[test]
+fn extracts_fields() {
+    let s = full(&format!("{A1}\n{U1}\n"));
+    assert_eq!(s.counts.lines, 2);
+    assert_eq!(s.records.len(), 2);
+    let a = &s.records[0];
+    assert_eq!(s.tables.strings.opt(a.kind), Some("assistant"));
+    assert_eq!(s.tables.strings.opt(a.uuid), Some("a1"));
+    assert_eq!(s.tables.strings.opt(a.parent_uuid), Some("u0"));
+    assert_eq!(s.tables.strings.opt(a.request_id), Some("req_1"));
+    assert_eq!(s.tables.strings.opt(a.message_id), Some("msg_1"));
+    assert_eq!(s.tables.strings.opt(a.model), Some("claude-opus-4-5"));
+    assert_eq!(s.tables.strings.opt(a.version), Some("2.1.90"));
+    assert_eq!(a.stop_reason, None);
+    let u = a.usage.unwrap();
+    assert_eq!((u.input, u.cache_creation, u.cache_5m, u.cache_1h, u.cache_read, u.output), (2, 100, Some(40), Some(60), 300, 5));
+    let tu = s.tables.tool_uses(a);
+    assert_eq!(tu.len(), 1);
+    assert_eq!(s.str(tu[0].name), "Bash");
+    assert_eq!(a.offset, 0);
+    assert_eq!(a.len as usize, A1.len());
+    let b = &s.records[1];
+    assert_eq!(b.offset as usize, A1.len() + 1);
+    assert_eq!(b.line, 2);
+    assert_eq!(s.tables.tool_results(b).iter().map(|x| s.str(*x)).collect::<Vec<_>>(), vec!["toolu_1"]);
+    assert!(b.usage.is_none());
+}
+
+#[test]
+fn tolerates_bom_crlf_blank_and_bad_lines() {
+    let text = format!("\u{feff}{A1}\r\n\r\n   \n[1,2]\n{{nope\n42\n{U1}\n{{\"type\":\"us");
+    let s = full(&text);
+    assert!(s.bom);
+    assert_eq!(s.counts.lines, 8);
+    assert_eq!(s.counts.blank_lines, 2);
+    assert_eq!(s.counts.crlf_lines, 2);
+    assert_eq!(s.counts.non_object_lines, 2);
+    assert_eq!(s.counts.bad_json_lines, 1);
+    assert!(s.torn_tail && s.unterminated_tail);
+    assert_eq!(s.records.len(), 2);
+    assert_eq!(s.records[0].offset, 3);
+    assert_eq!(s.records[0].len as usize, A1.len());
+    assert_eq!(s.bad_lines[1], BadLine { line: 5, offset: (3 + A1.len() + 2 + 2 + 4 + 6) as u64, kind: BadKind::InvalidJson });
+    assert_eq!(s.first_line, FirstLine::Object);
+}
+
+#[test]
+fn complete_last_line_without_newline_is_a_record() {
+    let s = full(A1);
+    assert_eq!(s.records.len(), 1);
+    assert!(s.unterminated_tail && !s.torn_tail);
+}
+
+#[test]
+fn reads_lines_with_lone_surrogates() {
+    let line = r#"{"type":"progress","uuid":"p1","data":{"output":"cut \ud83d here \udc00 and \\ud83d"}}"#;
+    let s = full(&format!("{line}\n"));
+    assert_eq!(s.records.len(), 1);
+    assert_eq!(s.counts.lone_surrogate_lines, 1);
+    assert_eq!(s.counts.bad_json_lines, 0);
+    assert_eq!(s.str(s.records[0].uuid.unwrap()), "p1");
+}
+
+#[test]
+fn usage_mode_parses_only_usage_lines_and_counts_all() {
+    let text = format!("{U1}\n{A1}\n\n{U1}\n{A1}");
+    let s = scan_bytes(text.as_bytes(), Mode::Usage);
+    assert_eq!(s.counts.lines, 5);
+    assert_eq!(s.records.len(), 2);
+    assert_eq!(s.records[0].line, 2);
+    assert_eq!(s.records[1].line, 5);
+    assert_eq!(s.records[1].offset as usize, text.len() - A1.len());
+    assert_eq!(s.first_line, FirstLine::Object);
+    let f = scan_bytes(b"hello world\nthis is prose\n", Mode::Usage);
+    assert_eq!(f.first_line, FirstLine::Invalid);
+    assert_eq!(f.counts.lines, 2);
+}
+
+#[test]
+fn split_file_matches_whole_file() {
+    // Many records with one long line crossing unit boundaries.
+    let big = format!(r#"{{"type":"user","uuid":"big","message":{{"content":"{}"}}}}"#, "x".repeat((units_len() * 2 + 17) as usize));
+    let mut text = String::new();
+    for i in 0..20000 {
+        if i == 7000 {
+            text.push_str(&big);
+            text.push('\n');
+        }
+        text.push_str(&A1.replace("\"a1\"", &format!("\"a{i}\"")));
+        text.push('\n');
+        text.push_str(U1);
+        text.push('\n');
+    }
+    text.push_str("{\"type\":\"tor");
+    let dir = std::env::temp_dir().join(format!("cj-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    for mode in [Mode::Full, Mode::Usage] {
+        let whole = scan_bytes(text.as_bytes(), mode);
+        let split = scan_file(&path, mode).unwrap();
+        assert!(split.bytes > units_len());
+        assert_eq!(split.bytes, text.len() as u64);
+        assert_eq!(split.counts, whole.counts);
+        assert_eq!(split.records.len(), whole.records.len());
+        assert_eq!(split.torn_tail, whole.torn_tail);
+        assert_eq!(split.torn_tail, mode == Mode::Full);
+        assert!(split.unterminated_tail);
+        for (a, b) in split.records.iter().zip(&whole.records) {
+            assert_eq!((a.offset, a.len, a.line), (b.offset, b.len, b.line));
+            assert_eq!(split.tables.strings.opt(a.uuid), whole.tables.strings.opt(b.uuid));
+            assert_eq!(split.tables.tool_uses(a).len(), whole.tables.tool_uses(b).len());
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn units_len() -> u64 {
+    units::UNIT_BYTES
+}
