@@ -353,7 +353,7 @@ fn usage_lines(st: &mut ChunkState, buf: &[u8], start: usize, file_end: bool) {
     let mut counted_to = start;
     let mut line_no = 0u32;
     let mut pos = start;
-    let mut handle = |st: &mut ChunkState, line_start: usize, counted_to: &mut usize, line_no: &mut u32| -> usize {
+    let handle = |st: &mut ChunkState, line_start: usize, counted_to: &mut usize, line_no: &mut u32| -> usize {
         *line_no += memchr::memchr_iter(b'\n', &buf[*counted_to..line_start]).count() as u32 + 1;
         let (end, terminated) = match memchr::memchr(b'\n', &buf[line_start..]) {
             Some(p) => (line_start + p, true),

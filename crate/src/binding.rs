@@ -1,0 +1,540 @@
+//! The Node-API binding: the only module that knows about JS. It converts types and maps
+//! errors; every decision is made in the core modules or in TypeScript.
+
+use crate::estate::{self, EstateFile, FileKind};
+use crate::read::{facts, usage};
+use crate::scan::{self, record, Mode, Scan};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+#[napi]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+fn mode_of(mode: Option<String>) -> Result<Mode> {
+    match mode.as_deref() {
+        None | Some("full") => Ok(Mode::Full),
+        Some("usage") => Ok(Mode::Usage),
+        Some(other) => Err(Error::new(Status::InvalidArg, format!("unknown scan mode '{other}' (expected 'full' or 'usage')"))),
+    }
+}
+
+#[napi(object)]
+pub struct TypeCount {
+    pub name: String,
+    pub count: f64,
+}
+
+#[napi(object)]
+pub struct BadLineInfo {
+    pub line: u32,
+    pub offset: f64,
+    pub kind: String,
+}
+
+#[napi(object)]
+pub struct RequestFactsInfo {
+    pub assistant_entries: f64,
+    pub synthetic_entries: f64,
+    pub entries_with_request_id: f64,
+    pub sidechain_entries: f64,
+    pub distinct_requests: f64,
+    pub duplicates_collapsed: f64,
+    pub null_stop_groups: f64,
+}
+
+/// What one scan found in one file. Counts only; no transcript text.
+#[napi(object)]
+pub struct ScanSummary {
+    pub bytes: f64,
+    pub lines: f64,
+    pub records: f64,
+    pub blank_lines: f64,
+    pub crlf_lines: f64,
+    pub bad_json_lines: f64,
+    pub non_object_lines: f64,
+    pub lone_surrogate_lines: f64,
+    pub bom: bool,
+    pub unterminated_tail: bool,
+    pub torn_tail: bool,
+    /// 'empty' | 'object' | 'non-object' | 'invalid'
+    pub first_line: String,
+    pub types: Vec<TypeCount>,
+    pub bad_lines: Vec<BadLineInfo>,
+    pub requests: RequestFactsInfo,
+    pub last_version: Option<String>,
+    pub first_timestamp_ms: Option<f64>,
+    pub last_timestamp_ms: Option<f64>,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+}
+
+fn summarize(s: &Scan) -> ScanSummary {
+    let f = facts::request_facts(s);
+    let (mut first_ts, mut last_ts) = (None::<i64>, None::<i64>);
+    for t in s.records.iter().filter_map(|r| r.timestamp_ms) {
+        first_ts = Some(first_ts.map_or(t, |v| v.min(t)));
+        last_ts = Some(last_ts.map_or(t, |v| v.max(t)));
+    }
+    ScanSummary {
+        bytes: s.bytes as f64,
+        lines: s.counts.lines as f64,
+        records: s.records.len() as f64,
+        blank_lines: s.counts.blank_lines as f64,
+        crlf_lines: s.counts.crlf_lines as f64,
+        bad_json_lines: s.counts.bad_json_lines as f64,
+        non_object_lines: s.counts.non_object_lines as f64,
+        lone_surrogate_lines: s.counts.lone_surrogate_lines as f64,
+        bom: s.bom,
+        unterminated_tail: s.unterminated_tail,
+        torn_tail: s.torn_tail,
+        first_line: match s.first_line {
+            scan::FirstLine::Empty => "empty",
+            scan::FirstLine::Object => "object",
+            scan::FirstLine::NonObject => "non-object",
+            scan::FirstLine::Invalid => "invalid",
+        }
+        .to_string(),
+        types: s.type_counts().into_iter().map(|(name, count)| TypeCount { name: name.to_string(), count: count as f64 }).collect(),
+        bad_lines: s
+            .bad_lines
+            .iter()
+            .map(|b| BadLineInfo {
+                line: b.line,
+                offset: b.offset as f64,
+                kind: match b.kind {
+                    scan::BadKind::InvalidJson => "invalid-json",
+                    scan::BadKind::NonObject => "non-object",
+                }
+                .to_string(),
+            })
+            .collect(),
+        requests: RequestFactsInfo {
+            assistant_entries: f.assistant_entries as f64,
+            synthetic_entries: f.synthetic_entries as f64,
+            entries_with_request_id: f.entries_with_request_id as f64,
+            sidechain_entries: f.sidechain_entries as f64,
+            distinct_requests: f.distinct_requests as f64,
+            duplicates_collapsed: f.duplicates_collapsed as f64,
+            null_stop_groups: f.null_stop_groups as f64,
+        },
+        last_version: s.records.iter().rev().find_map(|r| r.version).map(|v| s.str(v).to_string()),
+        first_timestamp_ms: first_ts.map(|v| v as f64),
+        last_timestamp_ms: last_ts.map(|v| v as f64),
+        session_id: s.records.iter().find_map(|r| r.session_id).map(|v| s.str(v).to_string()),
+        cwd: s.records.iter().find_map(|r| r.cwd).map(|v| s.str(v).to_string()),
+    }
+}
+
+#[napi(object)]
+pub struct UsageInfo {
+    pub input_tokens: f64,
+    pub cache_creation_input_tokens: f64,
+    #[napi(js_name = "cacheCreation5mInputTokens")]
+    pub cache_creation_5m_input_tokens: Option<f64>,
+    #[napi(js_name = "cacheCreation1hInputTokens")]
+    pub cache_creation_1h_input_tokens: Option<f64>,
+    pub cache_read_input_tokens: f64,
+    pub output_tokens: f64,
+}
+
+#[napi(object)]
+pub struct ToolUseInfo {
+    pub id: String,
+    pub name: String,
+}
+
+/// One record's extracted fields, made on request for one file (never estate-wide).
+#[napi(object)]
+pub struct RecordInfo {
+    pub offset: f64,
+    pub length: u32,
+    pub line: u32,
+    #[napi(js_name = "type")]
+    pub kind: Option<String>,
+    pub subtype: Option<String>,
+    pub uuid: Option<String>,
+    pub parent_uuid: Option<String>,
+    pub logical_parent_uuid: Option<String>,
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub timestamp: Option<String>,
+    pub version: Option<String>,
+    pub cwd: Option<String>,
+    pub is_sidechain: bool,
+    pub is_meta: bool,
+    pub is_compact_summary: bool,
+    pub is_api_error_message: bool,
+    pub content_is_string: bool,
+    pub has_parent_uuid_key: bool,
+    pub repaired_lone_surrogates: bool,
+    pub message_id: Option<String>,
+    pub request_id: Option<String>,
+    pub model: Option<String>,
+    pub stop_reason: Option<String>,
+    pub usage: Option<UsageInfo>,
+    pub leaf_uuid: Option<String>,
+    pub content_kinds: Vec<String>,
+    pub tool_uses: Vec<ToolUseInfo>,
+    pub tool_result_ids: Vec<String>,
+}
+
+fn record_info(s: &Scan, r: &record::Record) -> RecordInfo {
+    let o = |v: Option<record::Str>| v.map(|v| s.str(v).to_string());
+    RecordInfo {
+        offset: r.offset as f64,
+        length: r.len,
+        line: r.line,
+        kind: o(r.kind),
+        subtype: o(r.subtype),
+        uuid: o(r.uuid),
+        parent_uuid: o(r.parent_uuid),
+        logical_parent_uuid: o(r.logical_parent_uuid),
+        session_id: o(r.session_id),
+        agent_id: o(r.agent_id),
+        timestamp: o(r.timestamp),
+        version: o(r.version),
+        cwd: o(r.cwd),
+        is_sidechain: r.has(record::F_SIDECHAIN),
+        is_meta: r.has(record::F_META),
+        is_compact_summary: r.has(record::F_COMPACT_SUMMARY),
+        is_api_error_message: r.has(record::F_API_ERROR),
+        content_is_string: r.has(record::F_CONTENT_STRING),
+        has_parent_uuid_key: r.has(record::F_HAS_PARENT_KEY),
+        repaired_lone_surrogates: r.has(record::F_REPAIRED),
+        message_id: o(r.message_id),
+        request_id: o(r.request_id),
+        model: o(r.model),
+        stop_reason: o(r.stop_reason),
+        usage: r.usage.map(|u| UsageInfo {
+            input_tokens: u.input as f64,
+            cache_creation_input_tokens: u.cache_creation as f64,
+            cache_creation_5m_input_tokens: u.cache_5m.map(|v| v as f64),
+            cache_creation_1h_input_tokens: u.cache_1h.map(|v| v as f64),
+            cache_read_input_tokens: u.cache_read as f64,
+            output_tokens: u.output as f64,
+        }),
+        leaf_uuid: o(r.leaf_uuid),
+        content_kinds: s.tables.kinds(r).iter().map(|k| s.str(*k).to_string()).collect(),
+        tool_uses: s.tables.tool_uses(r).iter().map(|t| ToolUseInfo { id: s.str(t.id).to_string(), name: s.str(t.name).to_string() }).collect(),
+        tool_result_ids: s.tables.tool_results(r).iter().map(|t| s.str(*t).to_string()).collect(),
+    }
+}
+
+/// The record index of one transcript, held in Rust. JS reads counts, columns, or single
+/// records from it; the bytes themselves never cross.
+#[napi]
+pub struct TranscriptIndex {
+    scan: Scan,
+}
+
+#[napi]
+impl TranscriptIndex {
+    #[napi(getter)]
+    pub fn length(&self) -> u32 {
+        self.scan.records.len() as u32
+    }
+
+    #[napi]
+    pub fn summary(&self) -> ScanSummary {
+        summarize(&self.scan)
+    }
+
+    #[napi]
+    pub fn record(&self, index: u32) -> Option<RecordInfo> {
+        self.scan.records.get(index as usize).map(|r| record_info(&self.scan, r))
+    }
+
+    #[napi]
+    pub fn records(&self, start: Option<u32>, end: Option<u32>) -> Vec<RecordInfo> {
+        let n = self.scan.records.len();
+        let a = (start.unwrap_or(0) as usize).min(n);
+        let b = (end.map_or(n, |e| e as usize)).clamp(a, n);
+        self.scan.records[a..b].iter().map(|r| record_info(&self.scan, r)).collect()
+    }
+
+    /// Byte offsets of the records (f64: exact to 2^53).
+    #[napi]
+    pub fn offsets(&self) -> Float64Array {
+        Float64Array::new(self.scan.records.iter().map(|r| r.offset as f64).collect())
+    }
+
+    #[napi]
+    pub fn lengths(&self) -> Uint32Array {
+        Uint32Array::new(self.scan.records.iter().map(|r| r.len).collect())
+    }
+}
+
+/// Scans a transcript held in a Buffer, without copying it into JS strings.
+#[napi]
+pub fn scan_buffer(buffer: &[u8], mode: Option<String>) -> Result<TranscriptIndex> {
+    Ok(TranscriptIndex { scan: scan::scan_bytes(buffer, mode_of(mode)?) })
+}
+
+pub struct ScanFileTask {
+    path: PathBuf,
+    mode: Mode,
+}
+
+impl Task for ScanFileTask {
+    type Output = Scan;
+    type JsValue = TranscriptIndex;
+    fn compute(&mut self) -> Result<Scan> {
+        if std::fs::metadata(&self.path).is_ok_and(|m| m.is_dir()) {
+            return Err(Error::new(Status::InvalidArg, format!("{}: is a directory", self.path.display())));
+        }
+        scan::scan_file(&self.path, self.mode).map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))
+    }
+    fn resolve(&mut self, _env: Env, output: Scan) -> Result<TranscriptIndex> {
+        Ok(TranscriptIndex { scan: output })
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Scans one transcript file on the libuv pool, split across cores when large.
+#[napi(ts_return_type = "Promise<TranscriptIndex>")]
+pub fn scan_file(path: String, mode: Option<String>) -> Result<AsyncTask<ScanFileTask>> {
+    Ok(AsyncTask::new(ScanFileTask { path: PathBuf::from(path), mode: mode_of(mode)? }))
+}
+
+#[napi(object)]
+pub struct ProgressSnapshot {
+    pub bytes_done: f64,
+    pub bytes_total: f64,
+    pub files_done: f64,
+    pub files_total: f64,
+}
+
+/// Counters a running scan updates; JS polls `snapshot()` from a timer on its own thread.
+#[napi]
+pub struct ScanProgress {
+    inner: Arc<scan::Progress>,
+}
+
+#[napi]
+impl ScanProgress {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        ScanProgress { inner: Arc::new(scan::Progress::default()) }
+    }
+
+    #[napi]
+    pub fn snapshot(&self) -> ProgressSnapshot {
+        let p = &self.inner;
+        ProgressSnapshot {
+            bytes_done: p.bytes_done.load(Ordering::Relaxed) as f64,
+            bytes_total: p.bytes_total.load(Ordering::Relaxed) as f64,
+            files_done: p.files_done.load(Ordering::Relaxed) as f64,
+            files_total: p.files_total.load(Ordering::Relaxed) as f64,
+        }
+    }
+}
+
+#[napi(object)]
+pub struct EstateFileInfo {
+    pub path: String,
+    /// 'session' | 'subagent'
+    pub kind: String,
+    pub project: String,
+    /// The session the file belongs to (for a subagent, its parent), resolved after scanning.
+    pub session_id: String,
+    pub session_index: u32,
+    pub agent_id: Option<String>,
+    pub size: f64,
+    pub mtime_ms: f64,
+    /// Set when the file could not be read; then `summary` is absent.
+    pub error: Option<String>,
+    pub summary: Option<ScanSummary>,
+}
+
+#[napi(object)]
+pub struct SessionInfo {
+    pub project: String,
+    pub session_id: String,
+    pub main_file: Option<u32>,
+    pub files: Vec<u32>,
+}
+
+#[napi(object)]
+pub struct DiscoverFailure {
+    pub path: String,
+    pub message: String,
+}
+
+/// Usage buckets as columns: one entry per (session, 15-minute slot, model, subagent?, lane,
+/// long-context?) with the deduplicated token sums of the requests in it.
+#[napi(object)]
+pub struct UsageColumns {
+    pub session: Uint32Array,
+    /// Slot start, ms since the epoch; NaN when the entries had no timestamp.
+    pub slot_ms: Float64Array,
+    pub model: Uint32Array,
+    pub subagent: Uint8Array,
+    /// 0 none, 1 vertex, 2 other
+    pub lane: Uint8Array,
+    pub long_context: Uint8Array,
+    pub requests: Float64Array,
+    pub input_tokens: Float64Array,
+    pub cache_creation_input_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite5mTokens")]
+    pub cache_write_5m_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite1hTokens")]
+    pub cache_write_1h_tokens: Float64Array,
+    pub cache_read_input_tokens: Float64Array,
+    pub output_tokens: Float64Array,
+    pub models: Vec<String>,
+    /// Tool calls: bucket index, tool name index, count.
+    pub tool_bucket: Uint32Array,
+    pub tool_name: Uint32Array,
+    pub tool_calls: Float64Array,
+    pub tool_names: Vec<String>,
+    pub assistant_entries: f64,
+    pub synthetic_entries: f64,
+    pub sidechain_replays: f64,
+}
+
+/// An estate scan held in Rust: file list, sessions, and (on request) usage.
+#[napi]
+pub struct EstateScan {
+    failure: Option<(String, String)>,
+    files: Vec<EstateFile>,
+    scans: Vec<std::result::Result<Scan, String>>,
+    session_of_file: Vec<u32>,
+    sessions: Vec<estate::Session>,
+}
+
+#[napi]
+impl EstateScan {
+    /// A path given to the scan that does not exist or cannot be listed.
+    #[napi(getter)]
+    pub fn failure(&self) -> Option<DiscoverFailure> {
+        self.failure.as_ref().map(|(path, message)| DiscoverFailure { path: path.clone(), message: message.clone() })
+    }
+
+    #[napi]
+    pub fn files(&self) -> Vec<EstateFileInfo> {
+        self.files
+            .iter()
+            .zip(&self.scans)
+            .zip(&self.session_of_file)
+            .map(|((f, s), &si)| EstateFileInfo {
+                path: f.path.to_string_lossy().into_owned(),
+                kind: if f.kind == FileKind::Session { "session" } else { "subagent" }.to_string(),
+                project: f.project.clone(),
+                session_id: self.sessions[si as usize].session_id.clone(),
+                session_index: si,
+                agent_id: f.agent_id.clone(),
+                size: f.size as f64,
+                mtime_ms: f.mtime_ms,
+                error: s.as_ref().err().cloned(),
+                summary: s.as_ref().ok().map(summarize),
+            })
+            .collect()
+    }
+
+    #[napi]
+    pub fn sessions(&self) -> Vec<SessionInfo> {
+        self.sessions
+            .iter()
+            .map(|s| SessionInfo {
+                project: s.project.clone(),
+                session_id: s.session_id.clone(),
+                main_file: s.main_file.map(|v| v as u32),
+                files: s.files.iter().map(|&v| v as u32).collect(),
+            })
+            .collect()
+    }
+
+    #[napi]
+    pub fn usage(&self) -> UsageColumns {
+        let empty = Scan::default();
+        let scans: Vec<&Scan> = self.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
+        let subagent: Vec<bool> = self.files.iter().map(|f| f.kind == FileKind::Subagent).collect();
+        let r = usage::aggregate(&scans, &self.session_of_file, &subagent);
+        let col = |f: &dyn Fn(&usage::Tokens) -> u64| Float64Array::new(r.buckets.iter().map(|(_, t)| f(t) as f64).collect());
+        UsageColumns {
+            session: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.session).collect()),
+            slot_ms: Float64Array::new(r.buckets.iter().map(|(k, _)| if k.slot == i64::MIN { f64::NAN } else { k.slot as f64 }).collect()),
+            model: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.model).collect()),
+            subagent: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.subagent as u8).collect()),
+            lane: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.lane as u8).collect()),
+            long_context: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.long_context as u8).collect()),
+            requests: col(&|t| t.requests),
+            input_tokens: col(&|t| t.input),
+            cache_creation_input_tokens: col(&|t| t.cache_creation),
+            cache_write_5m_tokens: col(&|t| t.cache_5m),
+            cache_write_1h_tokens: col(&|t| t.cache_1h),
+            cache_read_input_tokens: col(&|t| t.cache_read),
+            output_tokens: col(&|t| t.output),
+            models: r.models.clone(),
+            tool_bucket: Uint32Array::new(r.tools.iter().map(|t| t.0).collect()),
+            tool_name: Uint32Array::new(r.tools.iter().map(|t| t.1).collect()),
+            tool_calls: Float64Array::new(r.tools.iter().map(|t| t.2 as f64).collect()),
+            tool_names: r.tool_names.clone(),
+            assistant_entries: r.assistant_entries as f64,
+            synthetic_entries: r.synthetic_entries as f64,
+            sidechain_replays: r.sidechain_replays as f64,
+        }
+    }
+}
+
+pub struct ScanEstateTask {
+    paths: Vec<PathBuf>,
+    mode: Mode,
+    progress: Arc<scan::Progress>,
+}
+
+impl Task for ScanEstateTask {
+    type Output = EstateScan;
+    type JsValue = EstateScan;
+    fn compute(&mut self) -> Result<EstateScan> {
+        let files = match estate::discover(&self.paths) {
+            Ok(f) => f,
+            Err(e) => {
+                return Ok(EstateScan {
+                    failure: Some((e.path.to_string_lossy().into_owned(), e.message)),
+                    files: vec![],
+                    scans: vec![],
+                    session_of_file: vec![],
+                    sessions: vec![],
+                })
+            }
+        };
+        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        let scans: Vec<std::result::Result<Scan, String>> =
+            scan::scan_paths(&paths, self.mode, &self.progress).into_iter().map(|r| r.map_err(|e| io_message(&e))).collect();
+        let refs: Vec<Option<&Scan>> = scans.iter().map(|s| s.as_ref().ok()).collect();
+        let (sessions, session_of_file) = estate::sessions(&files, &refs);
+        Ok(EstateScan { failure: None, files, scans, session_of_file, sessions })
+    }
+    fn resolve(&mut self, _env: Env, output: EstateScan) -> Result<EstateScan> {
+        Ok(output)
+    }
+}
+
+/// Finds and scans every transcript under `paths` in parallel, off the JS thread.
+#[napi(ts_return_type = "Promise<EstateScan>")]
+pub fn scan_estate(paths: Vec<String>, mode: Option<String>, progress: Option<&ScanProgress>) -> Result<AsyncTask<ScanEstateTask>> {
+    Ok(AsyncTask::new(ScanEstateTask {
+        paths: paths.into_iter().map(PathBuf::from).collect(),
+        mode: mode_of(mode)?,
+        progress: progress.map_or_else(|| Arc::new(scan::Progress::default()), |p| p.inner.clone()),
+    }))
+}
+
+#[napi]
+pub fn sha256(buffer: &[u8]) -> String {
+    crate::hash::sha256_hex(buffer)
+}

@@ -1,0 +1,142 @@
+// Types of the native addon's exports (crate/src/binding.rs). Kept in sync by
+// __test__/native-exports.test.ts, which checks this list against the loaded module.
+
+declare namespace binding {
+  interface TypeCount { name: string; count: number }
+  interface BadLineInfo { line: number; offset: number; kind: 'invalid-json' | 'non-object' }
+  interface RequestFactsInfo {
+    assistantEntries: number
+    syntheticEntries: number
+    entriesWithRequestId: number
+    sidechainEntries: number
+    distinctRequests: number
+    duplicatesCollapsed: number
+    nullStopGroups: number
+  }
+  interface ScanSummary {
+    bytes: number
+    lines: number
+    records: number
+    blankLines: number
+    crlfLines: number
+    badJsonLines: number
+    nonObjectLines: number
+    loneSurrogateLines: number
+    bom: boolean
+    unterminatedTail: boolean
+    tornTail: boolean
+    firstLine: 'empty' | 'object' | 'non-object' | 'invalid'
+    types: TypeCount[]
+    badLines: BadLineInfo[]
+    requests: RequestFactsInfo
+    lastVersion?: string
+    firstTimestampMs?: number
+    lastTimestampMs?: number
+    sessionId?: string
+    cwd?: string
+  }
+  interface UsageInfo {
+    inputTokens: number
+    cacheCreationInputTokens: number
+    cacheCreation5mInputTokens?: number
+    cacheCreation1hInputTokens?: number
+    cacheReadInputTokens: number
+    outputTokens: number
+  }
+  interface ToolUseInfo { id: string; name: string }
+  interface RecordInfo {
+    offset: number
+    length: number
+    line: number
+    type?: string
+    subtype?: string
+    uuid?: string
+    parentUuid?: string
+    logicalParentUuid?: string
+    sessionId?: string
+    agentId?: string
+    timestamp?: string
+    version?: string
+    cwd?: string
+    isSidechain: boolean
+    isMeta: boolean
+    isCompactSummary: boolean
+    isApiErrorMessage: boolean
+    contentIsString: boolean
+    hasParentUuidKey: boolean
+    repairedLoneSurrogates: boolean
+    messageId?: string
+    requestId?: string
+    model?: string
+    stopReason?: string
+    usage?: UsageInfo
+    leafUuid?: string
+    contentKinds: string[]
+    toolUses: ToolUseInfo[]
+    toolResultIds: string[]
+  }
+  class TranscriptIndex {
+    readonly length: number
+    summary(): ScanSummary
+    record(index: number): RecordInfo | null
+    records(start?: number, end?: number): RecordInfo[]
+    offsets(): Float64Array
+    lengths(): Uint32Array
+  }
+  interface ProgressSnapshot { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }
+  class ScanProgress {
+    constructor()
+    snapshot(): ProgressSnapshot
+  }
+  interface EstateFileInfo {
+    path: string
+    kind: 'session' | 'subagent'
+    project: string
+    sessionId: string
+    sessionIndex: number
+    agentId?: string
+    size: number
+    mtimeMs: number
+    error?: string
+    summary?: ScanSummary
+  }
+  interface SessionInfo { project: string; sessionId: string; mainFile?: number; files: number[] }
+  interface DiscoverFailure { path: string; message: string }
+  interface UsageColumns {
+    session: Uint32Array
+    slotMs: Float64Array
+    model: Uint32Array
+    subagent: Uint8Array
+    lane: Uint8Array
+    longContext: Uint8Array
+    requests: Float64Array
+    inputTokens: Float64Array
+    cacheCreationInputTokens: Float64Array
+    cacheWrite5mTokens: Float64Array
+    cacheWrite1hTokens: Float64Array
+    cacheReadInputTokens: Float64Array
+    outputTokens: Float64Array
+    models: string[]
+    toolBucket: Uint32Array
+    toolName: Uint32Array
+    toolCalls: Float64Array
+    toolNames: string[]
+    assistantEntries: number
+    syntheticEntries: number
+    sidechainReplays: number
+  }
+  class EstateScan {
+    readonly failure: DiscoverFailure | null
+    files(): EstateFileInfo[]
+    sessions(): SessionInfo[]
+    usage(): UsageColumns
+  }
+  type ScanMode = 'full' | 'usage'
+  function version(): string
+  function sha256(buffer: Uint8Array): string
+  function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex
+  function scanFile(path: string, mode?: ScanMode): Promise<TranscriptIndex>
+  function scanEstate(paths: string[], mode?: ScanMode, progress?: ScanProgress): Promise<EstateScan>
+}
+
+export = binding

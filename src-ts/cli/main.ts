@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// The claude-jsonl command line. Every failure is one line on stderr and a documented exit
+// code (README, "Exit codes"); nothing is ever written into the estate.
+import { parseArgs } from 'node:util'
+import { stats, GroupBy } from '../read/stats.js'
+import { doctor } from '../read/doctor.js'
+import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
+import { createProgress } from './progress.js'
+import { renderStats } from './stats-command.js'
+import { renderDoctor } from './doctor-command.js'
+import native from '../native.js'
+
+const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
+
+Usage:
+  claude-jsonl stats  [PATH...] [--projects DIR] [--by day|session|project|model]
+                      [--since DATE] [--until DATE] [--timezone TZ] [--json]
+  claude-jsonl doctor [PATH...] [--projects DIR] [--json]
+  claude-jsonl --version | --help
+
+Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
+else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively).
+
+Exit codes: 0 ok, 1 doctor flagged something, 2 bad usage, 3 missing/unreadable path or
+a file that is not JSONL, 4 internal error.`
+
+const OPTIONS = {
+  projects: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  by: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  timezone: { type: 'string' },
+} as const
+
+type Flag = keyof typeof OPTIONS
+
+function parse(command: string, args: string[], allowed: Flag[]) {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (e) {
+    throw usageError(`${(e as Error).message.split('\n')[0]} (see claude-jsonl --help)`)
+  }
+  for (const key of Object.keys(parsed.values) as Flag[]) {
+    if (key !== 'help' && !allowed.includes(key)) throw usageError(`${command} does not take --${key} (see claude-jsonl --help)`)
+  }
+  return parsed
+}
+
+function progressBar() {
+  // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
+  const bar = createProgress(process.stderr)
+  return { onProgress: (p: { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }) => bar.update(p), done: () => bar.done() }
+}
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n')
+}
+
+async function runStats(args: string[]): Promise<number> {
+  const { values, positionals } = parse('stats', args, ['projects', 'json', 'by', 'since', 'until', 'timezone'])
+  if (values.help) return print(HELP), EXIT.ok
+  const progress = progressBar()
+  try {
+    const report = await stats({
+      paths: positionals,
+      projects: values.projects,
+      by: values.by as GroupBy | undefined,
+      since: values.since,
+      until: values.until,
+      timezone: values.timezone,
+      onProgress: progress.onProgress,
+    })
+    progress.done()
+    print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
+    return EXIT.ok
+  } finally {
+    progress.done()
+  }
+}
+
+async function runDoctor(args: string[]): Promise<number> {
+  const { values, positionals } = parse('doctor', args, ['projects', 'json'])
+  if (values.help) return print(HELP), EXIT.ok
+  const progress = progressBar()
+  try {
+    const report = await doctor({ paths: positionals, projects: values.projects, onProgress: progress.onProgress })
+    progress.done()
+    print(values.json ? JSON.stringify(report, null, 2) : renderDoctor(report))
+    return report.clean ? EXIT.ok : EXIT.flagged
+  } finally {
+    progress.done()
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'stats':
+      return runStats(rest)
+    case 'doctor':
+      return runDoctor(rest)
+    case '--version':
+    case '-v':
+      print(`claude-jsonl ${native.version()}`)
+      return EXIT.ok
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      print(HELP)
+      return command === undefined ? EXIT.usage : EXIT.ok
+    default:
+      throw usageError(`unknown command '${command}' (see claude-jsonl --help)`)
+  }
+}
+
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  // `claude-jsonl stats | head` closes the pipe early: not an error worth a trace.
+  if (e.code === 'EPIPE') process.exit(EXIT.ok)
+})
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (e: unknown) => {
+    if (e instanceof ClaudeJsonlError) {
+      process.stderr.write(`claude-jsonl: ${e.message}\n`)
+      process.exitCode = e.exitCode
+    } else {
+      const msg = e instanceof Error ? e.message.split('\n')[0] : String(e)
+      process.stderr.write(`claude-jsonl: internal error: ${msg}\n`)
+      process.exitCode = EXIT.internal
+    }
+  },
+)

@@ -1,0 +1,61 @@
+// claude-jsonl: the public TypeScript API.
+import native from './native.js'
+import type { EstateFileInfo, ScanMode, SessionInfo, TranscriptIndex } from './native.js'
+import { EstateOptions, Roots, scanEstateFiles } from './read/estate.js'
+import { ClaudeJsonlError, inputError } from './errors.js'
+
+export { stats } from './read/stats.js'
+export type { GroupBy, StatsGroup, StatsOptions, StatsReport, TokenTotals } from './read/stats.js'
+export { doctor, KNOWN_TYPES } from './read/doctor.js'
+export type { DoctorFile, DoctorOptions, DoctorReport, Finding } from './read/doctor.js'
+export { resolveRoots, claudeConfigDirs } from './read/estate.js'
+export type { EstateOptions, Roots } from './read/estate.js'
+export { ClaudeJsonlError, EXIT } from './errors.js'
+export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
+export type {
+  EstateFileInfo,
+  ProgressSnapshot,
+  RecordInfo,
+  ScanMode,
+  ScanSummary,
+  SessionInfo,
+  TranscriptIndex,
+} from './native.js'
+
+/** Version of the native core. */
+export function nativeVersion(): string {
+  return native.version()
+}
+
+/**
+ * Indexes one transcript file natively (split across cores when large; no size limit from V8
+ * strings). `mode: 'usage'` parses only lines that can carry token usage.
+ */
+export async function scanFile(path: string, options: { mode?: ScanMode } = {}): Promise<TranscriptIndex> {
+  try {
+    return await native.scanFile(path, options.mode ?? 'full')
+  } catch (e) {
+    const msg = (e as Error).message
+    throw msg.startsWith(path) ? new ClaudeJsonlError(msg, 3, path) : inputError(path, msg)
+  }
+}
+
+/** Indexes a transcript already in memory. The Buffer is read in place, never copied to JS strings. */
+export function scanBuffer(buffer: Uint8Array, options: { mode?: ScanMode } = {}): TranscriptIndex {
+  return native.scanBuffer(buffer, options.mode ?? 'full')
+}
+
+export interface EstateScanResult {
+  roots: Roots
+  files: EstateFileInfo[]
+  sessions: SessionInfo[]
+}
+
+/**
+ * Finds every session and subagent transcript under the estate root (or given paths) and scans
+ * them in parallel off the JS thread. Returns per-file summaries (counts, not records).
+ */
+export async function scanEstate(options: EstateOptions & { mode?: ScanMode } = {}): Promise<EstateScanResult> {
+  const { roots, scan, files } = await scanEstateFiles(options, options.mode ?? 'full')
+  return { roots, files, sessions: scan.sessions() }
+}

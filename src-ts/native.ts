@@ -1,0 +1,16 @@
+// The one place TypeScript touches the addon (loaded by native.cjs). Everything else imports
+// the binding and its types from here.
+import native from '#native'
+
+export default native
+export type {
+  EstateFileInfo,
+  EstateScan,
+  RecordInfo,
+  ScanMode,
+  ScanSummary,
+  SessionInfo,
+  TranscriptIndex,
+  UsageColumns,
+  ProgressSnapshot,
+} from '#native'

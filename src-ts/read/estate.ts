@@ -1,0 +1,85 @@
+// Where the estate is, and scanning it: roots resolved by policy here, the walk and the
+// parallel scan done natively, off the JS thread.
+import { homedir } from 'node:os'
+import { join, resolve, sep } from 'node:path'
+import native from '../native.js'
+import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../native.js'
+import { inputError } from '../errors.js'
+
+export interface EstateOptions {
+  /** Files or folders to scan instead of the estate root (folders are walked recursively). */
+  paths?: string[]
+  /** The projects folder (like ~/.claude/projects). */
+  projects?: string
+  /** Called about ten times a second while the scan runs, and once at the end. */
+  onProgress?: (p: ProgressSnapshot) => void
+  /** Environment used for CLAUDE_CONFIG_DIR and HOME (defaults to process.env). */
+  env?: NodeJS.ProcessEnv
+}
+
+export interface Roots {
+  roots: string[]
+  /** What chose them: explicit paths, --projects, $CLAUDE_CONFIG_DIR, or ~/.claude. */
+  source: 'paths' | 'projects' | 'CLAUDE_CONFIG_DIR' | 'home'
+}
+
+/** Claude Code's config folders: $CLAUDE_CONFIG_DIR (comma-separated list allowed), else ~/.claude. */
+export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const fromEnv = (env.CLAUDE_CONFIG_DIR ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  if (fromEnv.length > 0) return fromEnv.map((d) => resolve(d))
+  return [join(env.HOME || homedir(), '.claude')]
+}
+
+export function resolveRoots(opts: EstateOptions = {}): Roots {
+  if (opts.paths && opts.paths.length > 0) return { roots: opts.paths.map((p) => resolve(p)), source: 'paths' }
+  if (opts.projects) return { roots: [resolve(opts.projects)], source: 'projects' }
+  const env = opts.env ?? process.env
+  const source = env.CLAUDE_CONFIG_DIR ? 'CLAUDE_CONFIG_DIR' : 'home'
+  return { roots: claudeConfigDirs(env).map((d) => join(d, 'projects')), source }
+}
+
+/** True when the file sits in a folder Claude Code itself cleans up. */
+export function inClaudeProjects(path: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const abs = resolve(path)
+  if (abs.includes(`${sep}.claude${sep}projects${sep}`)) return true
+  return claudeConfigDirs(env).some((d) => abs.startsWith(join(d, 'projects') + sep))
+}
+
+export interface ScannedEstate {
+  roots: Roots
+  scan: EstateScan
+  files: EstateFileInfo[]
+}
+
+/**
+ * Finds and scans every transcript under the roots. Throws a ClaudeJsonlError (exit code 3)
+ * when a root is missing or cannot be listed. Nothing is ever written.
+ */
+export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode): Promise<ScannedEstate> {
+  const roots = resolveRoots(opts)
+  const progress = new native.ScanProgress()
+  const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
+  let scan: EstateScan
+  try {
+    scan = await native.scanEstate(roots.roots, mode, progress)
+  } finally {
+    if (timer) clearInterval(timer)
+  }
+  opts.onProgress?.(progress.snapshot())
+  const failure = scan.failure
+  if (failure) {
+    const hint = roots.source === 'paths' ? '' : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
+    throw inputError(failure.path, failure.message + hint)
+  }
+  return { roots, scan, files: scan.files() }
+}
+
+/** Why a scanned file cannot be used, or undefined when it is a readable transcript. */
+export function fileProblem(f: EstateFileInfo): string | undefined {
+  if (f.error) return f.error
+  const s = f.summary
+  if (s && s.bytes > 0 && s.records === 0 && (s.firstLine === 'invalid' || s.firstLine === 'non-object')) {
+    return `not a JSONL transcript (line 1 is ${s.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
+  }
+  return undefined
+}
