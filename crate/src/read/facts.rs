@@ -3,7 +3,7 @@
 
 use crate::scan::record::F_SIDECHAIN;
 use crate::scan::Scan;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RequestFacts {
@@ -21,7 +21,7 @@ pub struct RequestFacts {
 
 pub fn request_facts(scan: &Scan) -> RequestFacts {
     let mut f = RequestFacts::default();
-    let mut groups: HashMap<&str, bool> = HashMap::new();
+    let mut groups: HashMap<&str, bool> = HashMap::default();
     let mut keyless_null = 0;
     let mut keyless = 0;
     for r in &scan.records {

@@ -12,7 +12,7 @@
 //! - tool calls are distinct `tool_use` ids of counted groups.
 
 use crate::scan::{Scan, Str};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Bucket width in time. 15 minutes divides every real UTC offset, so the TS side can turn
 /// buckets into local days exactly.
@@ -94,8 +94,8 @@ fn interned(map: &mut HashMap<String, u32>, names: &mut Vec<String>, s: &str) ->
 pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool]) -> UsageReport {
     let mut report = UsageReport::default();
     let mut groups: Vec<Group> = Vec::new();
-    let mut by_key: HashMap<&str, u32> = HashMap::new();
-    let mut main_chain_messages: HashSet<&str> = HashSet::new();
+    let mut by_key: HashMap<&str, u32> = HashMap::default();
+    let mut main_chain_messages: HashSet<&str> = HashSet::default();
     let mut entries: Vec<(u32, u32, u32)> = Vec::new();
 
     for (fi, scan) in scans.iter().enumerate() {
@@ -115,7 +115,10 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
                 main_chain_messages.insert(m);
             }
             let request_id = scan.tables.strings.opt(r.request_id);
-            let gi = match request_id.or(message_id).and_then(|k| by_key.get(k).copied()) {
+            let gi = match request_id
+                .or(message_id)
+                .and_then(|k| by_key.get(k).copied())
+            {
                 Some(gi) => {
                     let g = &mut groups[gi as usize];
                     if u.output > g.max_output {
@@ -148,37 +151,51 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
         .iter()
         .map(|g| {
             g.all_sidechain
-                && g.message_id.is_some_and(|m| main_chain_messages.contains(scans[g.file as usize].str(m)))
+                && g.message_id
+                    .is_some_and(|m| main_chain_messages.contains(scans[g.file as usize].str(m)))
         })
         .collect();
     report.sidechain_replays = dropped.iter().filter(|d| **d).count() as u64;
 
-    let mut model_index = HashMap::new();
-    let mut bucket_index: HashMap<BucketKey, usize> = HashMap::new();
-    let mut bucket_of = |report: &mut UsageReport, fi: u32, ri: u32, lane: Lane, long_context: bool| -> usize {
-        let scan = scans[fi as usize];
-        let r = &scan.records[ri as usize];
-        let model = interned(&mut model_index, &mut report.models, scan.tables.strings.opt(r.model).unwrap_or(""));
-        let key = BucketKey {
-            session: session_of_file[fi as usize],
-            slot: r.timestamp_ms.map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
-            model,
-            subagent: subagent_file[fi as usize],
-            lane,
-            long_context,
+    let mut model_index = HashMap::default();
+    let mut bucket_index: HashMap<BucketKey, usize> = HashMap::default();
+    let mut bucket_of =
+        |report: &mut UsageReport, fi: u32, ri: u32, lane: Lane, long_context: bool| -> usize {
+            let scan = scans[fi as usize];
+            let r = &scan.records[ri as usize];
+            let model = interned(
+                &mut model_index,
+                &mut report.models,
+                scan.tables.strings.opt(r.model).unwrap_or(""),
+            );
+            let key = BucketKey {
+                session: session_of_file[fi as usize],
+                slot: r
+                    .timestamp_ms
+                    .map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
+                model,
+                subagent: subagent_file[fi as usize],
+                lane,
+                long_context,
+            };
+            *bucket_index.entry(key).or_insert_with(|| {
+                report.buckets.push((key, Tokens::default()));
+                report.buckets.len() - 1
+            })
         };
-        *bucket_index.entry(key).or_insert_with(|| {
-            report.buckets.push((key, Tokens::default()));
-            report.buckets.len() - 1
-        })
-    };
 
     for (g, _) in groups.iter().zip(&dropped).filter(|(_, d)| !**d) {
-        let u = scans[g.file as usize].records[g.rec as usize].usage.unwrap_or_default();
+        let u = scans[g.file as usize].records[g.rec as usize]
+            .usage
+            .unwrap_or_default();
         let long_context = u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
         let b = bucket_of(&mut report, g.file, g.rec, g.lane, long_context);
         let t = &mut report.buckets[b].1;
-        let w1h = if u.cache_5m.is_some() || u.cache_1h.is_some() { u.cache_1h.unwrap_or(0).min(u.cache_creation) } else { 0 };
+        let w1h = if u.cache_5m.is_some() || u.cache_1h.is_some() {
+            u.cache_1h.unwrap_or(0).min(u.cache_creation)
+        } else {
+            0
+        };
         t.requests += 1;
         t.input += u.input;
         t.cache_creation += u.cache_creation;
@@ -188,9 +205,9 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
         t.output += u.output;
     }
 
-    let mut seen_tool_ids: HashSet<&str> = HashSet::new();
-    let mut tool_index = HashMap::new();
-    let mut tool_counts: HashMap<(u32, u32), u64> = HashMap::new();
+    let mut seen_tool_ids: HashSet<&str> = HashSet::default();
+    let mut tool_index = HashMap::default();
+    let mut tool_counts: HashMap<(u32, u32), u64> = HashMap::default();
     for &(fi, ri, gi) in &entries {
         if dropped[gi as usize] {
             continue;
@@ -203,7 +220,9 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
                 continue;
             }
             let g = &groups[gi as usize];
-            let u = scans[g.file as usize].records[g.rec as usize].usage.unwrap_or_default();
+            let u = scans[g.file as usize].records[g.rec as usize]
+                .usage
+                .unwrap_or_default();
             let long_context = u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
             let b = bucket_of(&mut report, fi, ri, g.lane, long_context) as u32;
             let name = interned(&mut tool_index, &mut report.tool_names, scan.str(tu.name));
@@ -219,7 +238,10 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
         new_index[old] = new as u32;
     }
     report.buckets = order.iter().map(|&i| report.buckets[i]).collect();
-    report.tools = tool_counts.into_iter().map(|((b, n), c)| (new_index[b as usize], n, c)).collect();
+    report.tools = tool_counts
+        .into_iter()
+        .map(|((b, n), c)| (new_index[b as usize], n, c))
+        .collect();
     report.tools.sort_unstable();
     report
 }

@@ -2,7 +2,7 @@
 //! Strings live in a per-scan arena ([`Strings`]); a record holds only spans into it.
 
 use simd_json::{Node, StaticNode};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A span in a [`Strings`] arena.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -23,7 +23,10 @@ impl Strings {
     pub fn push(&mut self, s: &[u8]) -> Str {
         let start = self.bytes.len() as u32;
         self.bytes.extend_from_slice(s);
-        Str { start, len: s.len() as u32 }
+        Str {
+            start,
+            len: s.len() as u32,
+        }
     }
     pub fn intern(&mut self, s: &[u8]) -> Str {
         if let Some(v) = self.interned.get(s) {
@@ -133,13 +136,15 @@ pub struct Tables {
 
 impl Tables {
     pub fn kinds(&self, r: &Record) -> &[Str] {
-        &self.content_kinds[r.content_kinds.start as usize..(r.content_kinds.start + r.content_kinds.len) as usize]
+        &self.content_kinds
+            [r.content_kinds.start as usize..(r.content_kinds.start + r.content_kinds.len) as usize]
     }
     pub fn tool_uses(&self, r: &Record) -> &[ToolUse] {
         &self.tool_uses[r.tool_uses.start as usize..(r.tool_uses.start + r.tool_uses.len) as usize]
     }
     pub fn tool_results(&self, r: &Record) -> &[Str] {
-        &self.tool_results[r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
+        &self.tool_results
+            [r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
     }
 }
 
@@ -212,7 +217,9 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables) -> bool {
                 rec.flags |= F_HAS_PARENT_KEY;
                 rec.parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()));
             }
-            "logicalParentUuid" => rec.logical_parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "logicalParentUuid" => {
+                rec.logical_parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()))
+            }
             "sessionId" => rec.session_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "agentId" => rec.agent_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "timestamp" => {
@@ -231,7 +238,9 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables) -> bool {
             "leafUuid" => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
             "message" => extract_message(tape, v, rec, t),
             "attachment" => {
-                attachment_type = entries(tape, v).find(|(k, _)| *k == "type").and_then(|(_, i)| as_str(tape, i));
+                attachment_type = entries(tape, v)
+                    .find(|(k, _)| *k == "type")
+                    .and_then(|(_, i)| as_str(tape, i));
             }
             _ => {}
         }
@@ -247,7 +256,9 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables) {
         match key {
             "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
             "model" => rec.model = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "stop_reason" => {
+                rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes()))
+            }
             "usage" => rec.usage = extract_usage(tape, v),
             "content" => match tape.get(v) {
                 Some(Node::String(_)) => rec.flags |= F_CONTENT_STRING,
@@ -324,7 +335,16 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
         }
         i += width(node);
     }
-    rec.content_kinds = Range { start: kinds_start, len: t.content_kinds.len() as u32 - kinds_start };
-    rec.tool_uses = Range { start: uses_start, len: t.tool_uses.len() as u32 - uses_start };
-    rec.tool_results = Range { start: results_start, len: t.tool_results.len() as u32 - results_start };
+    rec.content_kinds = Range {
+        start: kinds_start,
+        len: t.content_kinds.len() as u32 - kinds_start,
+    };
+    rec.tool_uses = Range {
+        start: uses_start,
+        len: t.tool_uses.len() as u32 - uses_start,
+    };
+    rec.tool_results = Range {
+        start: results_start,
+        len: t.tool_results.len() as u32 - results_start,
+    };
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Build the claude-jsonl Node addon from source and place it where native.cjs looks for it:
+//   <root>/claude-jsonl.<platformArchABI>.node
+// Usage: node scripts/build-native.mjs [--if-missing]
+//   --if-missing  (the npm `install` script) do nothing when native.cjs already loads an addon,
+//                 e.g. from an installed prebuilt claude-jsonl-<platformArchABI> package.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+// Same rule as native.cjs (napi-rs platformArchABI names).
+function isMusl() {
+  try {
+    return readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
+  } catch {}
+  try {
+    return !process.report.getReport().header.glibcVersionRuntime
+  } catch {
+    return false
+  }
+}
+function platformArchABI() {
+  const { platform, arch } = process
+  if (platform === 'linux') {
+    const musl = isMusl()
+    if (arch === 'arm') return `linux-arm-${musl ? 'musleabihf' : 'gnueabihf'}`
+    return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
+  }
+  if (platform === 'win32') return `win32-${arch}-msvc`
+  return `${platform}-${arch}`
+}
+
+const abi = platformArchABI()
+
+if (process.argv.includes('--if-missing')) {
+  try {
+    createRequire(import.meta.url)(join(root, 'native.cjs'))
+    console.log(`build-native: a claude-jsonl native addon for ${abi} already loads; not building`)
+    process.exit(0)
+  } catch {
+    // nothing usable installed: build from source below
+  }
+}
+
+function findCargo() {
+  const exe = process.platform === 'win32' ? 'cargo.exe' : 'cargo'
+  for (const cmd of ['cargo', join(homedir(), '.cargo', 'bin', exe)]) {
+    if (!spawnSync(cmd, ['--version'], { stdio: 'ignore' }).error) return cmd
+  }
+  return null
+}
+
+const cargo = findCargo()
+if (!cargo) {
+  console.error(
+    `build-native: cannot build claude-jsonl from source: cargo not found (on PATH or in ~/.cargo/bin); ` +
+      `Rust (https://rustup.rs) is needed when no prebuilt claude-jsonl-${abi} package fits this platform.`,
+  )
+  process.exit(1)
+}
+
+// JSON messages on stdout tell us exactly which file cargo produced (whatever the target dir);
+// diagnostics and progress still reach the terminal on stderr.
+const build = spawnSync(
+  cargo,
+  ['build', '--release', '-p', 'claude-jsonl', '--features', 'node', '--message-format=json-render-diagnostics'],
+  { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+)
+if (build.error || build.status !== 0) {
+  console.error(`build-native: cargo build failed (${build.error ? build.error.message : `exit code ${build.status}`})`)
+  process.exit(build.status || 1)
+}
+
+let built
+for (const line of build.stdout.split('\n')) {
+  if (!line.startsWith('{')) continue
+  const msg = JSON.parse(line)
+  if (msg.reason === 'compiler-artifact' && msg.target?.name === 'claude_jsonl' && msg.target.kind.includes('cdylib')) {
+    built = msg.filenames.find((f) => /\.(so|dylib|dll)$/.test(f))
+  }
+}
+if (!built) {
+  console.error('build-native: cargo succeeded but reported no cdylib for claude_jsonl')
+  process.exit(1)
+}
+
+// Copy next to native.cjs via temp file + rename, so a running process never maps a half-written file.
+const dest = join(root, `claude-jsonl.${abi}.node`)
+const tmp = `${dest}.${process.pid}.tmp`
+try {
+  copyFileSync(built, tmp)
+  renameSync(tmp, dest)
+} catch (err) {
+  rmSync(tmp, { force: true })
+  console.error(`build-native: cannot install ${dest}: ${err.message}`)
+  process.exit(1)
+}
+console.log(`build-native: ${dest}`)
