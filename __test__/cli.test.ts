@@ -1,0 +1,86 @@
+import test from 'ava'
+import { spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { CLI, assistant, userText, writeTree } from './helpers/transcripts.js'
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env } })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+function snapshot(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name)
+      const s = statSync(p)
+      if (s.isDirectory()) walk(p)
+      else out.push(`${p} ${s.size} ${s.mtimeMs}`)
+    }
+  }
+  walk(dir)
+  return out
+}
+
+const estate = () =>
+  writeTree({
+    'projects/-home-u-app/s1.jsonl': [userText('hi'), assistant({ messageId: 'm1', output: 5 }), assistant({ messageId: 'm1', output: 80, tool: ['t1', 'Bash'] })],
+  })
+
+test('stats --json on $CLAUDE_CONFIG_DIR prints totals and writes nothing', (t) => {
+  const root = estate()
+  const before = snapshot(root)
+  const r = run(['stats', '--json'], { CLAUDE_CONFIG_DIR: root })
+  t.is(r.code, 0, r.stderr)
+  t.is(r.stderr, '', 'no progress bar when stderr is not a terminal')
+  const j = JSON.parse(r.stdout)
+  t.deepEqual(Object.keys(j.totals).slice(0, 6), ['requests', 'inputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens', 'outputTokens', 'cacheWrite5mTokens'])
+  t.is(j.totals.requests, 1)
+  t.is(j.totals.outputTokens, 80)
+  t.is(typeof j.totals.costUsd, 'number')
+  t.deepEqual(snapshot(root), before)
+})
+
+test('stats renders a readable table, --by and --projects work', (t) => {
+  const root = estate()
+  const r = run(['stats', '--projects', join(root, 'projects'), '--by', 'project'])
+  t.is(r.code, 0, r.stderr)
+  t.regex(r.stdout, /-home-u-app/)
+  t.regex(r.stdout, /Total/)
+  t.regex(r.stdout, /Tool calls: Bash 1/)
+})
+
+test('bad input: one line on stderr, documented exit code, no stack trace', (t) => {
+  const missing = run(['stats', '/nonexistent/projects'])
+  t.is(missing.code, 3)
+  t.is(missing.stderr, 'claude-jsonl: /nonexistent/projects: no such file or directory\n')
+  const noHome = run(['stats'])
+  t.is(noHome.code, 3)
+  t.regex(noHome.stderr, /^claude-jsonl: \/nonexistent-home\/\.claude\/projects: no such file or directory \(estate root from ~\/\.claude\)\n$/)
+  const prose = writeTree({ 'a.jsonl': 'hello\nworld\n' })
+  const notJsonl = run(['stats', join(prose, 'a.jsonl')])
+  t.is(notJsonl.code, 3)
+  t.regex(notJsonl.stderr, /a\.jsonl: not a JSONL transcript \(line 1 is not valid JSON\)\n$/)
+  t.is(notJsonl.stderr.split('\n').length, 2)
+  const badFlag = run(['stats', '--bogus'])
+  t.is(badFlag.code, 2)
+  t.notRegex(badFlag.stderr, /at .*\.js:\d+/)
+  t.is(run(['stats', '--by', 'week', '/tmp']).code, 2)
+  t.is(run(['doctor', '--by', 'day']).code, 2)
+  t.is(run(['frobnicate']).code, 2)
+  t.is(run([]).code, 2)
+  t.is(run(['--help']).code, 0)
+  t.regex(run(['--version']).stdout, /^claude-jsonl \d+\.\d+\.\d+/)
+})
+
+test('doctor exits 1 when something is flagged and 0 when clean', (t) => {
+  const clean = estate()
+  const ok = run(['doctor', clean])
+  t.is(ok.code, 0, ok.stdout)
+  t.regex(ok.stdout, /No problems flagged/)
+  const bad = writeTree({ 's.jsonl': [userText('hi'), '{oops'] })
+  const flagged = run(['doctor', '--json', bad])
+  t.is(flagged.code, 1)
+  t.is(JSON.parse(flagged.stdout).flagged, 1)
+})

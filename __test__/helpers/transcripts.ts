@@ -1,0 +1,66 @@
+// Small, explicit transcript builders for tests: each record is what Claude Code writes,
+// with only the fields a test needs.
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+export const CLI = join(REPO, 'dist', 'src-ts', 'cli', 'main.js')
+export const REAL = join(REPO, '..', 'shared', 'real-transcripts')
+
+export interface AssistantOpts {
+  requestId?: string | null
+  messageId: string
+  output: number
+  input?: number
+  cacheWrite?: number
+  cacheRead?: number
+  split?: [number, number]
+  sidechain?: boolean
+  model?: string
+  timestamp?: string
+  tool?: [string, string]
+  stop?: string | null
+  sessionId?: string
+}
+
+export function assistant(o: AssistantOpts): string {
+  const usage: Record<string, unknown> = {
+    input_tokens: o.input ?? 3,
+    cache_creation_input_tokens: o.cacheWrite ?? 100,
+    cache_read_input_tokens: o.cacheRead ?? 1000,
+  }
+  if (o.split) usage.cache_creation = { ephemeral_5m_input_tokens: o.split[0], ephemeral_1h_input_tokens: o.split[1] }
+  usage.output_tokens = o.output
+  const content = o.tool ? [{ type: 'tool_use', id: o.tool[0], name: o.tool[1], input: {} }] : [{ type: 'text', text: 'ok' }]
+  const rec: Record<string, unknown> = {
+    parentUuid: null,
+    isSidechain: o.sidechain ?? false,
+    type: 'assistant',
+    uuid: `u-${o.messageId}-${o.output}-${Math.random().toString(36).slice(2)}`,
+    timestamp: o.timestamp ?? '2026-03-01T10:00:00.000Z',
+    sessionId: o.sessionId ?? 'sess',
+    message: { id: o.messageId, type: 'message', role: 'assistant', model: o.model ?? 'claude-sonnet-4-5-20250929', content, stop_reason: o.stop ?? null, usage },
+  }
+  if (o.requestId !== null) rec.requestId = o.requestId ?? `req_${o.messageId}`
+  return JSON.stringify(rec)
+}
+
+export function userText(text: string, uuid = 'h1'): string {
+  return JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: text }, uuid, timestamp: '2026-03-01T09:59:00.000Z', sessionId: 'sess' })
+}
+
+export function tempDir(prefix = 'cj-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** Writes files (relative path → lines) under a fresh temp dir; returns the dir. */
+export function writeTree(files: Record<string, string[] | string>, root = tempDir()): string {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(root, rel)
+    mkdirSync(dirname(p), { recursive: true })
+    writeFileSync(p, Array.isArray(content) ? content.join('\n') + '\n' : content)
+  }
+  return root
+}
