@@ -17,6 +17,12 @@ fn main() {
     let scans = scan::scan_paths(&paths, mode, &scan::Progress::default());
     let t_scan = t.elapsed();
     let bytes: u64 = files.iter().map(|f| f.size).sum();
+    let held: usize = scans
+        .iter()
+        .filter_map(|s| s.as_ref().ok())
+        .map(|s| s.records.capacity() * std::mem::size_of::<scan::Record>() + s.tables.strings.bytes.capacity())
+        .sum();
+    println!("records + arenas held: {:.1} MB", held as f64 / 1e6);
     let records: usize = scans
         .iter()
         .filter_map(|s| s.as_ref().ok())

@@ -79,6 +79,20 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// Joins the scans of consecutive chunks of one file, allocating each table once.
+    pub fn concat(parts: Vec<Scan>) -> Scan {
+        let mut whole = Scan::default();
+        whole.records.reserve_exact(parts.iter().map(|p| p.records.len()).sum());
+        whole.tables.strings.bytes.reserve_exact(parts.iter().map(|p| p.tables.strings.bytes.len()).sum());
+        whole.tables.content_kinds.reserve_exact(parts.iter().map(|p| p.tables.content_kinds.len()).sum());
+        whole.tables.tool_uses.reserve_exact(parts.iter().map(|p| p.tables.tool_uses.len()).sum());
+        whole.tables.tool_results.reserve_exact(parts.iter().map(|p| p.tables.tool_results.len()).sum());
+        for p in parts {
+            whole.append(p);
+        }
+        whole
+    }
+
     /// Appends the scan of the next chunk of the same file.
     pub fn append(&mut self, mut next: Scan) {
         let line_shift = self.counts.lines as u32;
@@ -89,7 +103,7 @@ impl Scan {
         let kinds_shift = self.tables.content_kinds.len() as u32;
         let uses_shift = self.tables.tool_uses.len() as u32;
         let results_shift = self.tables.tool_results.len() as u32;
-        let sh = |s: &mut record::Str| s.start += str_shift;
+        let sh = |s: &mut record::Str| *s = s.shifted(str_shift);
         for k in &mut next.tables.content_kinds {
             sh(k);
         }
@@ -190,6 +204,8 @@ enum Parsed {
 
 /// Reusable parse state for one thread.
 pub struct Parser {
+    /// Usage scans extract only what usage needs (see [`record::extract`]).
+    lean: bool,
     scratch: Vec<u8>,
     buffers: simd_json::Buffers,
     tape: Vec<Node<'static>>,
@@ -198,6 +214,7 @@ pub struct Parser {
 impl Default for Parser {
     fn default() -> Self {
         Parser {
+            lean: false,
             scratch: Vec::new(),
             buffers: simd_json::Buffers::new(4096),
             tape: Vec::new(),
@@ -233,7 +250,7 @@ impl Parser {
             &mut tape,
         ) {
             Ok(()) => {
-                if record::extract(&tape.0, rec, t) {
+                if record::extract(&tape.0, rec, t, self.lean) {
                     Parsed::Object
                 } else {
                     Parsed::NonObject
@@ -329,7 +346,11 @@ pub fn scan_chunk(
         }
         Mode::Usage => usage_lines(&mut st, buf, pos, file_end),
     }
-    st.scan
+    let mut scan = st.scan;
+    // Unit results wait in memory until their file is merged: keep them tight.
+    scan.tables.shrink();
+    scan.records.shrink_to_fit();
+    scan
 }
 
 struct ChunkState<'p> {

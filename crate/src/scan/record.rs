@@ -2,13 +2,28 @@
 //! Strings live in a per-scan arena ([`Strings`]); a record holds only spans into it.
 
 use simd_json::{Node, StaticNode};
+use std::num::NonZeroU32;
 use rustc_hash::FxHashMap as HashMap;
 
-/// A span in a [`Strings`] arena.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// A span in a [`Strings`] arena. `end` is stored plus one so that `Option<Str>` fits in
+/// eight bytes: a record holds fifteen of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Str {
-    pub start: u32,
-    pub len: u32,
+    start: u32,
+    end1: NonZeroU32,
+}
+
+impl Str {
+    fn new(start: u32, len: u32) -> Str {
+        Str { start, end1: NonZeroU32::new(start + len + 1).expect("arena below 4 GiB") }
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.end1.get() - 1) as usize
+    }
+    /// The same span in an arena appended after `by` bytes of another.
+    pub fn shifted(self, by: u32) -> Str {
+        Str { start: self.start + by, end1: self.end1.checked_add(by).expect("arena below 4 GiB") }
+    }
 }
 
 /// Append-only string arena. Short, repetitive values (types, models, tool names) are
@@ -23,10 +38,7 @@ impl Strings {
     pub fn push(&mut self, s: &[u8]) -> Str {
         let start = self.bytes.len() as u32;
         self.bytes.extend_from_slice(s);
-        Str {
-            start,
-            len: s.len() as u32,
-        }
+        Str::new(start, s.len() as u32)
     }
     pub fn intern(&mut self, s: &[u8]) -> Str {
         if let Some(v) = self.interned.get(s) {
@@ -37,7 +49,7 @@ impl Strings {
         v
     }
     pub fn get(&self, s: Str) -> &str {
-        let b = &self.bytes[s.start as usize..(s.start + s.len) as usize];
+        let b = &self.bytes[s.range()];
         // Every span was copied from a &str produced by the JSON parser.
         std::str::from_utf8(b).unwrap_or("")
     }
@@ -65,7 +77,7 @@ pub struct Usage {
     pub output: u64,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ToolUse {
     pub id: Str,
     pub name: Str,
@@ -135,6 +147,15 @@ pub struct Tables {
 }
 
 impl Tables {
+    /// Drops spare capacity and the intern map (only needed while a chunk is being filled).
+    pub fn shrink(&mut self) {
+        self.strings.interned = HashMap::default();
+        self.strings.bytes.shrink_to_fit();
+        self.content_kinds.shrink_to_fit();
+        self.tool_uses.shrink_to_fit();
+        self.tool_results.shrink_to_fit();
+    }
+
     pub fn kinds(&self, r: &Record) -> &[Str] {
         &self.content_kinds
             [r.content_kinds.start as usize..(r.content_kinds.start + r.content_kinds.len) as usize]
@@ -203,7 +224,9 @@ fn as_u64(tape: &[Node], at: usize) -> Option<u64> {
 }
 
 /// Fills `rec` from a parsed line. Returns false when the line is valid JSON but not an object.
-pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables) -> bool {
+/// `lean` skips the fields only the record index needs (graph links, text, content kinds),
+/// for usage scans that keep many records and read few fields.
+pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables, lean: bool) -> bool {
     if !matches!(tape.first(), Some(Node::Object { .. })) {
         return false;
     }
@@ -212,31 +235,33 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables) -> bool {
         match key {
             "type" => rec.kind = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "subtype" => rec.subtype = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "uuid" => rec.uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
-            "parentUuid" => {
+            "uuid" if !lean => rec.uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "parentUuid" if !lean => {
                 rec.flags |= F_HAS_PARENT_KEY;
                 rec.parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()));
             }
-            "logicalParentUuid" => {
+            "logicalParentUuid" if !lean => {
                 rec.logical_parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()))
             }
             "sessionId" => rec.session_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "agentId" => rec.agent_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "timestamp" => {
                 if let Some(s) = as_str(tape, v) {
-                    rec.timestamp = Some(t.strings.push(s.as_bytes()));
+                    if !lean {
+                        rec.timestamp = Some(t.strings.push(s.as_bytes()));
+                    }
                     rec.timestamp_ms = super::timestamp::parse_ms(s.as_bytes());
                 }
             }
             "version" => rec.version = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "cwd" => rec.cwd = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "cwd" if !lean => rec.cwd = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "isSidechain" if as_bool(tape, v) => rec.flags |= F_SIDECHAIN,
             "isMeta" if as_bool(tape, v) => rec.flags |= F_META,
             "isCompactSummary" if as_bool(tape, v) => rec.flags |= F_COMPACT_SUMMARY,
             "isApiErrorMessage" if as_bool(tape, v) => rec.flags |= F_API_ERROR,
             "requestId" => rec.request_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
-            "leafUuid" => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
-            "message" => extract_message(tape, v, rec, t),
+            "leafUuid" if !lean => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "message" => extract_message(tape, v, rec, t, lean),
             "attachment" => {
                 attachment_type = entries(tape, v)
                     .find(|(k, _)| *k == "type")
@@ -251,7 +276,7 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables) -> bool {
     true
 }
 
-fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables) {
+fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, lean: bool) {
     for (key, v) in entries(tape, at) {
         match key {
             "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
@@ -262,7 +287,7 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables) {
             "usage" => rec.usage = extract_usage(tape, v),
             "content" => match tape.get(v) {
                 Some(Node::String(_)) => rec.flags |= F_CONTENT_STRING,
-                Some(Node::Array { len, .. }) => extract_blocks(tape, v, *len, rec, t),
+                Some(Node::Array { len, .. }) => extract_blocks(tape, v, *len, rec, t, lean),
                 _ => {}
             },
             _ => {}
@@ -298,7 +323,7 @@ fn extract_usage(tape: &[Node], at: usize) -> Option<Usage> {
     Some(u)
 }
 
-fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mut Tables) {
+fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mut Tables, lean: bool) {
     let kinds_start = t.content_kinds.len() as u32;
     let uses_start = t.tool_uses.len() as u32;
     let results_start = t.tool_results.len() as u32;
@@ -317,14 +342,16 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                 }
             }
             if let Some(k) = kind {
-                t.content_kinds.push(t.strings.intern(k.as_bytes()));
+                if !lean {
+                    t.content_kinds.push(t.strings.intern(k.as_bytes()));
+                }
                 match k {
                     "tool_use" | "server_tool_use" => {
                         let id = t.strings.push(id.unwrap_or("").as_bytes());
                         let name = t.strings.intern(name.unwrap_or("").as_bytes());
                         t.tool_uses.push(ToolUse { id, name });
                     }
-                    "tool_result" => {
+                    "tool_result" if !lean => {
                         if let Some(tid) = tool_use_id {
                             t.tool_results.push(t.strings.push(tid.as_bytes()));
                         }

@@ -224,11 +224,8 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
                 return Err(e);
             }
             parts.sort_by_key(|(i, _)| *i);
-            let mut whole = Scan::default();
-            for (_, part) in parts {
-                whole.append(part?);
-            }
-            Ok(whole)
+            let parts = parts.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<Scan>>>()?;
+            Ok(Scan::concat(parts))
         })
         .collect()
 }
