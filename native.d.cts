@@ -98,6 +98,8 @@ declare namespace binding {
     size: number
     mtimeMs: number
     error?: string
+    /** Not scanned: last modified before ScanEstateOptions.minMtimeMs. */
+    pruned: boolean
     summary?: ScanSummary
   }
   interface SessionInfo { project: string; sessionId: string; mainFile?: number; files: number[] }
@@ -136,7 +138,8 @@ declare namespace binding {
   function sha256(buffer: Uint8Array): string
   function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex
   function scanFile(path: string, mode?: ScanMode): Promise<TranscriptIndex>
-  function scanEstate(paths: string[], mode?: ScanMode, progress?: ScanProgress): Promise<EstateScan>
+  interface ScanEstateOptions { minMtimeMs?: number }
+  function scanEstate(paths: string[], mode?: ScanMode, progress?: ScanProgress, options?: ScanEstateOptions): Promise<EstateScan>
 }
 
 export = binding

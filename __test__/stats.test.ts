@@ -1,6 +1,6 @@
 import test from 'ava'
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { ClaudeJsonlError, stats } from '../src-ts/index.js'
 import { REAL, REPO, assistant, userText, writeTree } from './helpers/transcripts.js'
@@ -132,4 +132,19 @@ test('an unknown model is reported as unpriced, not silently costed at zero', as
   const r = await stats({ paths: [root] })
   t.is(r.totals.unpricedRequests, 1)
   t.deepEqual(r.unpricedModels, ['claude-future-9'])
+})
+
+test('--since does not read files last written well before the window', async (t) => {
+  const root = writeTree({
+    'p/old.jsonl': [assistant({ messageId: 'o1', output: 10, timestamp: '2026-01-05T10:00:00.000Z' })],
+    'p/new.jsonl': [assistant({ messageId: 'n1', output: 20, timestamp: '2026-03-05T10:00:00.000Z' })],
+  })
+  const jan = Date.parse('2026-01-05T12:00:00Z') / 1000
+  utimesSync(join(root, 'p/old.jsonl'), jan, jan)
+  const r = await stats({ paths: [root], since: '2026-03-01', timezone: 'UTC' })
+  t.is(r.scope.prunedByMtime, 1)
+  t.is(r.scope.files, 2)
+  t.is(r.totals.outputTokens, 20)
+  // Without --since, both count.
+  t.is((await stats({ paths: [root] })).totals.outputTokens, 30)
 })

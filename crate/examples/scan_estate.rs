@@ -5,11 +5,7 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let root = std::path::PathBuf::from(&args[1]);
-    let mode = if args.get(2).map(String::as_str) == Some("full") {
-        scan::Mode::Full
-    } else {
-        scan::Mode::Usage
-    };
+    let mode = if args.get(2).map(String::as_str) == Some("full") { scan::Mode::Full } else { scan::Mode::Usage };
     let t = Instant::now();
     let files = estate::discover(&[root]).expect("discover");
     let t_discover = t.elapsed();
@@ -23,11 +19,7 @@ fn main() {
         .map(|s| s.records.capacity() * std::mem::size_of::<scan::Record>() + s.tables.strings.bytes.capacity())
         .sum();
     println!("records + arenas held: {:.1} MB", held as f64 / 1e6);
-    let records: usize = scans
-        .iter()
-        .filter_map(|s| s.as_ref().ok())
-        .map(|s| s.records.len())
-        .sum();
+    let records: usize = scans.iter().filter_map(|s| s.as_ref().ok()).map(|s| s.records.len()).sum();
     println!(
         "{} files, {:.0} MB, {records} records: discover {:?}, total {:?}, {:.2} GB/s",
         files.len(),

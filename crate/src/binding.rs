@@ -19,10 +19,9 @@ fn mode_of(mode: Option<String>) -> Result<Mode> {
     match mode.as_deref() {
         None | Some("full") => Ok(Mode::Full),
         Some("usage") => Ok(Mode::Usage),
-        Some(other) => Err(Error::new(
-            Status::InvalidArg,
-            format!("unknown scan mode '{other}' (expected 'full' or 'usage')"),
-        )),
+        Some(other) => {
+            Err(Error::new(Status::InvalidArg, format!("unknown scan mode '{other}' (expected 'full' or 'usage')")))
+        }
     }
 }
 
@@ -105,10 +104,7 @@ fn summarize(s: &Scan) -> ScanSummary {
         types: s
             .type_counts()
             .into_iter()
-            .map(|(name, count)| TypeCount {
-                name: name.to_string(),
-                count: count as f64,
-            })
+            .map(|(name, count)| TypeCount { name: name.to_string(), count: count as f64 })
             .collect(),
         bad_lines: s
             .bad_lines
@@ -132,24 +128,11 @@ fn summarize(s: &Scan) -> ScanSummary {
             duplicates_collapsed: f.duplicates_collapsed as f64,
             null_stop_groups: f.null_stop_groups as f64,
         },
-        last_version: s
-            .records
-            .iter()
-            .rev()
-            .find_map(|r| r.version)
-            .map(|v| s.str(v).to_string()),
+        last_version: s.records.iter().rev().find_map(|r| r.version).map(|v| s.str(v).to_string()),
         first_timestamp_ms: first_ts.map(|v| v as f64),
         last_timestamp_ms: last_ts.map(|v| v as f64),
-        session_id: s
-            .records
-            .iter()
-            .find_map(|r| r.session_id)
-            .map(|v| s.str(v).to_string()),
-        cwd: s
-            .records
-            .iter()
-            .find_map(|r| r.cwd)
-            .map(|v| s.str(v).to_string()),
+        session_id: s.records.iter().find_map(|r| r.session_id).map(|v| s.str(v).to_string()),
+        cwd: s.records.iter().find_map(|r| r.cwd).map(|v| s.str(v).to_string()),
     }
 }
 
@@ -242,27 +225,14 @@ fn record_info(s: &Scan, r: &record::Record) -> RecordInfo {
             output_tokens: u.output as f64,
         }),
         leaf_uuid: o(r.leaf_uuid),
-        content_kinds: s
-            .tables
-            .kinds(r)
-            .iter()
-            .map(|k| s.str(*k).to_string())
-            .collect(),
+        content_kinds: s.tables.kinds(r).iter().map(|k| s.str(*k).to_string()).collect(),
         tool_uses: s
             .tables
             .tool_uses(r)
             .iter()
-            .map(|t| ToolUseInfo {
-                id: s.str(t.id).to_string(),
-                name: s.str(t.name).to_string(),
-            })
+            .map(|t| ToolUseInfo { id: s.str(t.id).to_string(), name: s.str(t.name).to_string() })
             .collect(),
-        tool_result_ids: s
-            .tables
-            .tool_results(r)
-            .iter()
-            .map(|t| s.str(*t).to_string())
-            .collect(),
+        tool_result_ids: s.tables.tool_results(r).iter().map(|t| s.str(*t).to_string()).collect(),
     }
 }
 
@@ -287,10 +257,7 @@ impl TranscriptIndex {
 
     #[napi]
     pub fn record(&self, index: u32) -> Option<RecordInfo> {
-        self.scan
-            .records
-            .get(index as usize)
-            .map(|r| record_info(&self.scan, r))
+        self.scan.records.get(index as usize).map(|r| record_info(&self.scan, r))
     }
 
     #[napi]
@@ -298,10 +265,7 @@ impl TranscriptIndex {
         let n = self.scan.records.len();
         let a = (start.unwrap_or(0) as usize).min(n);
         let b = (end.map_or(n, |e| e as usize)).clamp(a, n);
-        self.scan.records[a..b]
-            .iter()
-            .map(|r| record_info(&self.scan, r))
-            .collect()
+        self.scan.records[a..b].iter().map(|r| record_info(&self.scan, r)).collect()
     }
 
     /// Byte offsets of the records (f64: exact to 2^53).
@@ -319,9 +283,7 @@ impl TranscriptIndex {
 /// Scans a transcript held in a Buffer, without copying it into JS strings.
 #[napi]
 pub fn scan_buffer(buffer: &[u8], mode: Option<String>) -> Result<TranscriptIndex> {
-    Ok(TranscriptIndex {
-        scan: scan::scan_bytes(buffer, mode_of(mode)?),
-    })
+    Ok(TranscriptIndex { scan: scan::scan_bytes(buffer, mode_of(mode)?) })
 }
 
 pub struct ScanFileTask {
@@ -334,17 +296,10 @@ impl Task for ScanFileTask {
     type JsValue = TranscriptIndex;
     fn compute(&mut self) -> Result<Scan> {
         if std::fs::metadata(&self.path).is_ok_and(|m| m.is_dir()) {
-            return Err(Error::new(
-                Status::InvalidArg,
-                format!("{}: is a directory", self.path.display()),
-            ));
+            return Err(Error::new(Status::InvalidArg, format!("{}: is a directory", self.path.display())));
         }
-        scan::scan_file(&self.path, self.mode).map_err(|e| {
-            Error::new(
-                Status::GenericFailure,
-                format!("{}: {}", self.path.display(), io_message(&e)),
-            )
-        })
+        scan::scan_file(&self.path, self.mode)
+            .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))
     }
     fn resolve(&mut self, _env: Env, output: Scan) -> Result<TranscriptIndex> {
         Ok(TranscriptIndex { scan: output })
@@ -362,10 +317,7 @@ fn io_message(e: &std::io::Error) -> String {
 /// Scans one transcript file on the libuv pool, split across cores when large.
 #[napi(ts_return_type = "Promise<TranscriptIndex>")]
 pub fn scan_file(path: String, mode: Option<String>) -> Result<AsyncTask<ScanFileTask>> {
-    Ok(AsyncTask::new(ScanFileTask {
-        path: PathBuf::from(path),
-        mode: mode_of(mode)?,
-    }))
+    Ok(AsyncTask::new(ScanFileTask { path: PathBuf::from(path), mode: mode_of(mode)? }))
 }
 
 #[napi(object)]
@@ -387,9 +339,7 @@ impl ScanProgress {
     #[napi(constructor)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        ScanProgress {
-            inner: Arc::new(scan::Progress::default()),
-        }
+        ScanProgress { inner: Arc::new(scan::Progress::default()) }
     }
 
     #[napi]
@@ -418,6 +368,8 @@ pub struct EstateFileInfo {
     pub mtime_ms: f64,
     /// Set when the file could not be read; then `summary` is absent.
     pub error: Option<String>,
+    /// Not scanned: last modified before `minMtimeMs`, so it cannot hold newer records.
+    pub pruned: bool,
     pub summary: Option<ScanSummary>,
 }
 
@@ -473,6 +425,7 @@ pub struct EstateScan {
     failure: Option<(String, String)>,
     files: Vec<EstateFile>,
     scans: Vec<std::result::Result<Scan, String>>,
+    pruned: Vec<bool>,
     session_of_file: Vec<u32>,
     sessions: Vec<estate::Session>,
 }
@@ -482,12 +435,7 @@ impl EstateScan {
     /// A path given to the scan that does not exist or cannot be listed.
     #[napi(getter)]
     pub fn failure(&self) -> Option<DiscoverFailure> {
-        self.failure
-            .as_ref()
-            .map(|(path, message)| DiscoverFailure {
-                path: path.clone(),
-                message: message.clone(),
-            })
+        self.failure.as_ref().map(|(path, message)| DiscoverFailure { path: path.clone(), message: message.clone() })
     }
 
     #[napi]
@@ -496,14 +444,10 @@ impl EstateScan {
             .iter()
             .zip(&self.scans)
             .zip(&self.session_of_file)
-            .map(|((f, s), &si)| EstateFileInfo {
+            .zip(&self.pruned)
+            .map(|(((f, s), &si), &pruned)| EstateFileInfo {
                 path: f.path.to_string_lossy().into_owned(),
-                kind: if f.kind == FileKind::Session {
-                    "session"
-                } else {
-                    "subagent"
-                }
-                .to_string(),
+                kind: if f.kind == FileKind::Session { "session" } else { "subagent" }.to_string(),
                 project: f.project.clone(),
                 session_id: self.sessions[si as usize].session_id.clone(),
                 session_index: si,
@@ -511,7 +455,8 @@ impl EstateScan {
                 size: f.size as f64,
                 mtime_ms: f.mtime_ms,
                 error: s.as_ref().err().cloned(),
-                summary: s.as_ref().ok().map(summarize),
+                pruned,
+                summary: if pruned { None } else { s.as_ref().ok().map(summarize) },
             })
             .collect()
     }
@@ -532,43 +477,20 @@ impl EstateScan {
     #[napi]
     pub fn usage(&self) -> UsageColumns {
         let empty = Scan::default();
-        let scans: Vec<&Scan> = self
-            .scans
-            .iter()
-            .map(|s| s.as_ref().unwrap_or(&empty))
-            .collect();
-        let subagent: Vec<bool> = self
-            .files
-            .iter()
-            .map(|f| f.kind == FileKind::Subagent)
-            .collect();
+        let scans: Vec<&Scan> = self.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
+        let subagent: Vec<bool> = self.files.iter().map(|f| f.kind == FileKind::Subagent).collect();
         let r = usage::aggregate(&scans, &self.session_of_file, &subagent);
-        let col = |f: &dyn Fn(&usage::Tokens) -> u64| {
-            Float64Array::new(r.buckets.iter().map(|(_, t)| f(t) as f64).collect())
-        };
+        let col =
+            |f: &dyn Fn(&usage::Tokens) -> u64| Float64Array::new(r.buckets.iter().map(|(_, t)| f(t) as f64).collect());
         UsageColumns {
             session: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.session).collect()),
             slot_ms: Float64Array::new(
-                r.buckets
-                    .iter()
-                    .map(|(k, _)| {
-                        if k.slot == i64::MIN {
-                            f64::NAN
-                        } else {
-                            k.slot as f64
-                        }
-                    })
-                    .collect(),
+                r.buckets.iter().map(|(k, _)| if k.slot == i64::MIN { f64::NAN } else { k.slot as f64 }).collect(),
             ),
             model: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.model).collect()),
             subagent: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.subagent as u8).collect()),
             lane: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.lane as u8).collect()),
-            long_context: Uint8Array::new(
-                r.buckets
-                    .iter()
-                    .map(|(k, _)| k.long_context as u8)
-                    .collect(),
-            ),
+            long_context: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.long_context as u8).collect()),
             requests: col(&|t| t.requests),
             input_tokens: col(&|t| t.input),
             cache_creation_input_tokens: col(&|t| t.cache_creation),
@@ -591,6 +513,7 @@ impl EstateScan {
 pub struct ScanEstateTask {
     paths: Vec<PathBuf>,
     mode: Mode,
+    min_mtime_ms: Option<f64>,
     progress: Arc<scan::Progress>,
 }
 
@@ -605,30 +528,36 @@ impl Task for ScanEstateTask {
                     failure: Some((e.path.to_string_lossy().into_owned(), e.message)),
                     files: vec![],
                     scans: vec![],
+                    pruned: vec![],
                     session_of_file: vec![],
                     sessions: vec![],
                 })
             }
         };
-        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-        let scans: Vec<std::result::Result<Scan, String>> =
-            scan::scan_paths(&paths, self.mode, &self.progress)
-                .into_iter()
-                .map(|r| r.map_err(|e| io_message(&e)))
-                .collect();
+        let pruned: Vec<bool> = files.iter().map(|f| self.min_mtime_ms.is_some_and(|m| f.mtime_ms < m)).collect();
+        let paths: Vec<PathBuf> =
+            files.iter().zip(&pruned).filter(|(_, p)| !**p).map(|(f, _)| f.path.clone()).collect();
+        let mut scanned = scan::scan_paths(&paths, self.mode, &self.progress).into_iter();
+        let scans: Vec<std::result::Result<Scan, String>> = pruned
+            .iter()
+            .map(|&p| match p {
+                true => Ok(Scan::default()),
+                false => scanned.next().expect("one scan per kept file").map_err(|e| io_message(&e)),
+            })
+            .collect();
         let refs: Vec<Option<&Scan>> = scans.iter().map(|s| s.as_ref().ok()).collect();
         let (sessions, session_of_file) = estate::sessions(&files, &refs);
-        Ok(EstateScan {
-            failure: None,
-            files,
-            scans,
-            session_of_file,
-            sessions,
-        })
+        Ok(EstateScan { failure: None, files, scans, pruned, session_of_file, sessions })
     }
     fn resolve(&mut self, _env: Env, output: EstateScan) -> Result<EstateScan> {
         Ok(output)
     }
+}
+
+#[napi(object)]
+pub struct ScanEstateOptions {
+    /// Skip (but still list) files last modified before this time, ms since the epoch.
+    pub min_mtime_ms: Option<f64>,
 }
 
 /// Finds and scans every transcript under `paths` in parallel, off the JS thread.
@@ -637,10 +566,12 @@ pub fn scan_estate(
     paths: Vec<String>,
     mode: Option<String>,
     progress: Option<&ScanProgress>,
+    options: Option<ScanEstateOptions>,
 ) -> Result<AsyncTask<ScanEstateTask>> {
     Ok(AsyncTask::new(ScanEstateTask {
         paths: paths.into_iter().map(PathBuf::from).collect(),
         mode: mode_of(mode)?,
+        min_mtime_ms: options.and_then(|o| o.min_mtime_ms),
         progress: progress.map_or_else(|| Arc::new(scan::Progress::default()), |p| p.inner.clone()),
     }))
 }

@@ -55,13 +55,13 @@ export interface ScannedEstate {
  * Finds and scans every transcript under the roots. Throws a ClaudeJsonlError (exit code 3)
  * when a root is missing or cannot be listed. Nothing is ever written.
  */
-export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode): Promise<ScannedEstate> {
+export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode, minMtimeMs?: number): Promise<ScannedEstate> {
   const roots = resolveRoots(opts)
   const progress = new native.ScanProgress()
   const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
   let scan: EstateScan
   try {
-    scan = await native.scanEstate(roots.roots, mode, progress)
+    scan = await native.scanEstate(roots.roots, mode, progress, { minMtimeMs })
   } finally {
     if (timer) clearInterval(timer)
   }

@@ -48,6 +48,8 @@ export interface StatsReport {
     sessions: number
     subagentFiles: number
     bytes: number
+    /** Files not read because they were last modified before --since (minus two days). */
+    prunedByMtime: number
     /** Files that could not be used (unreadable, not JSONL), with why. */
     skipped: { path: string; problem: string }[]
     since?: string
@@ -146,7 +148,10 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
   }
 
-  const { roots, scan, files } = await scanEstateFiles(opts, 'usage')
+  // A file last written before the window cannot hold a record inside it. Two days of margin
+  // cover every UTC offset and modest clock skew.
+  const minMtimeMs = since ? Date.parse(`${since}T00:00:00Z`) - 2 * 86_400_000 : undefined
+  const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs)
   const skipped: { path: string; problem: string }[] = []
   const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
   for (const f of files) {
@@ -225,6 +230,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
       sessions: sessions.filter((s) => s.mainFile !== undefined && s.mainFile !== null).length,
       subagentFiles: files.filter((f) => f.kind === 'subagent').length,
       bytes: files.reduce((a, f) => a + f.size, 0),
+      prunedByMtime: files.filter((f) => f.pruned).length,
       skipped,
       since,
       until,

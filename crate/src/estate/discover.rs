@@ -25,10 +25,7 @@ pub struct EstateFile {
 
 impl EstateFile {
     pub fn stem(&self) -> String {
-        self.path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        self.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
     }
 }
 
@@ -39,20 +36,15 @@ pub struct DiscoverError {
 }
 
 fn name_of(p: Option<&Path>) -> String {
-    p.and_then(|p| p.file_name())
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    p.and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn classify(path: PathBuf, meta: &fs::Metadata) -> EstateFile {
     let name = name_of(Some(&path));
     let stem = name.strip_suffix(".jsonl").unwrap_or(&name).to_string();
     let parent = path.parent();
-    let mtime_ms = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let mtime_ms =
+        meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let (kind, project, session_id, agent_id) = match stem.strip_prefix("agent-") {
         Some(agent) if name_of(parent) == "subagents" => {
             let session_dir = parent.and_then(Path::parent);
@@ -63,23 +55,10 @@ fn classify(path: PathBuf, meta: &fs::Metadata) -> EstateFile {
                 Some(agent.to_string()),
             )
         }
-        Some(agent) => (
-            FileKind::Subagent,
-            name_of(parent),
-            None,
-            Some(agent.to_string()),
-        ),
+        Some(agent) => (FileKind::Subagent, name_of(parent), None, Some(agent.to_string())),
         None => (FileKind::Session, name_of(parent), Some(stem.clone()), None),
     };
-    EstateFile {
-        path,
-        kind,
-        project,
-        session_id,
-        agent_id,
-        size: meta.len(),
-        mtime_ms,
-    }
+    EstateFile { path, kind, project, session_id, agent_id, size: meta.len(), mtime_ms }
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DiscoverError {
@@ -88,10 +67,7 @@ fn io_error(path: &Path, e: std::io::Error) -> DiscoverError {
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => e.to_string(),
     };
-    DiscoverError {
-        path: path.to_path_buf(),
-        message,
-    }
+    DiscoverError { path: path.to_path_buf(), message }
 }
 
 #[cfg(unix)]
@@ -104,11 +80,7 @@ fn dir_key(_m: &fs::Metadata) -> (u64, u64) {
     (0, 0)
 }
 
-fn walk(
-    dir: &Path,
-    seen: &mut HashSet<(u64, u64)>,
-    out: &mut Vec<EstateFile>,
-) -> Result<(), DiscoverError> {
+fn walk(dir: &Path, seen: &mut HashSet<(u64, u64)>, out: &mut Vec<EstateFile>) -> Result<(), DiscoverError> {
     let entries = fs::read_dir(dir).map_err(|e| io_error(dir, e))?;
     let mut subdirs = Vec::new();
     for entry in entries {
@@ -162,45 +134,21 @@ mod tests {
         let sid = "0b7c8a8e-1111-4222-8333-444455556666";
         fs::create_dir_all(proj.join(sid).join("subagents")).unwrap();
         fs::write(proj.join(format!("{sid}.jsonl")), "{}\n").unwrap();
-        fs::write(
-            proj.join(sid).join("subagents").join("agent-a1.jsonl"),
-            "{}\n",
-        )
-        .unwrap();
-        fs::write(
-            proj.join(sid).join("subagents").join("agent-a1.meta.json"),
-            "{}",
-        )
-        .unwrap();
+        fs::write(proj.join(sid).join("subagents").join("agent-a1.jsonl"), "{}\n").unwrap();
+        fs::write(proj.join(sid).join("subagents").join("agent-a1.meta.json"), "{}").unwrap();
         fs::write(proj.join("agent-old.jsonl"), "{}\n").unwrap();
         fs::write(proj.join("notes.txt"), "x").unwrap();
         let files = discover(&[root.clone()]).unwrap();
         assert_eq!(files.len(), 3);
         let session = files.iter().find(|f| f.kind == FileKind::Session).unwrap();
+        assert_eq!((session.project.as_str(), session.session_id.as_deref()), ("-home-u-repo", Some(sid)));
+        let nested = files.iter().find(|f| f.agent_id.as_deref() == Some("a1")).unwrap();
         assert_eq!(
-            (session.project.as_str(), session.session_id.as_deref()),
-            ("-home-u-repo", Some(sid))
-        );
-        let nested = files
-            .iter()
-            .find(|f| f.agent_id.as_deref() == Some("a1"))
-            .unwrap();
-        assert_eq!(
-            (
-                nested.kind,
-                nested.project.as_str(),
-                nested.session_id.as_deref()
-            ),
+            (nested.kind, nested.project.as_str(), nested.session_id.as_deref()),
             (FileKind::Subagent, "-home-u-repo", Some(sid))
         );
-        let old = files
-            .iter()
-            .find(|f| f.agent_id.as_deref() == Some("old"))
-            .unwrap();
-        assert_eq!(
-            (old.kind, old.session_id.as_deref()),
-            (FileKind::Subagent, None)
-        );
+        let old = files.iter().find(|f| f.agent_id.as_deref() == Some("old")).unwrap();
+        assert_eq!((old.kind, old.session_id.as_deref()), (FileKind::Subagent, None));
         let err = discover(&[root.join("missing")]).unwrap_err();
         assert_eq!(err.message, "no such file or directory");
         fs::remove_dir_all(&root).unwrap();

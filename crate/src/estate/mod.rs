@@ -26,26 +26,16 @@ pub fn sessions(files: &[EstateFile], scans: &[Option<&Scan>]) -> (Vec<Session>,
     let mut of_file = Vec::with_capacity(files.len());
     for (i, f) in files.iter().enumerate() {
         let from_records = || {
-            scans.get(i).copied().flatten().and_then(|s| {
-                s.records
-                    .iter()
-                    .find_map(|r| r.session_id)
-                    .map(|id| s.str(id).to_string())
-            })
+            scans
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|s| s.records.iter().find_map(|r| r.session_id).map(|id| s.str(id).to_string()))
         };
-        let session_id = f
-            .session_id
-            .clone()
-            .or_else(from_records)
-            .unwrap_or_else(|| f.stem());
+        let session_id = f.session_id.clone().or_else(from_records).unwrap_or_else(|| f.stem());
         let key = (f.project.clone(), session_id.clone());
         let at = *index.entry(key).or_insert_with(|| {
-            out.push(Session {
-                project: f.project.clone(),
-                session_id,
-                main_file: None,
-                files: Vec::new(),
-            });
+            out.push(Session { project: f.project.clone(), session_id, main_file: None, files: Vec::new() });
             (out.len() - 1) as u32
         });
         let s = &mut out[at as usize];

@@ -115,10 +115,7 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
                 main_chain_messages.insert(m);
             }
             let request_id = scan.tables.strings.opt(r.request_id);
-            let gi = match request_id
-                .or(message_id)
-                .and_then(|k| by_key.get(k).copied())
-            {
+            let gi = match request_id.or(message_id).and_then(|k| by_key.get(k).copied()) {
                 Some(gi) => {
                     let g = &mut groups[gi as usize];
                     if u.output > g.max_output {
@@ -150,44 +147,33 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
     let dropped: Vec<bool> = groups
         .iter()
         .map(|g| {
-            g.all_sidechain
-                && g.message_id
-                    .is_some_and(|m| main_chain_messages.contains(scans[g.file as usize].str(m)))
+            g.all_sidechain && g.message_id.is_some_and(|m| main_chain_messages.contains(scans[g.file as usize].str(m)))
         })
         .collect();
     report.sidechain_replays = dropped.iter().filter(|d| **d).count() as u64;
 
     let mut model_index = HashMap::default();
     let mut bucket_index: HashMap<BucketKey, usize> = HashMap::default();
-    let mut bucket_of =
-        |report: &mut UsageReport, fi: u32, ri: u32, lane: Lane, long_context: bool| -> usize {
-            let scan = scans[fi as usize];
-            let r = &scan.records[ri as usize];
-            let model = interned(
-                &mut model_index,
-                &mut report.models,
-                scan.tables.strings.opt(r.model).unwrap_or(""),
-            );
-            let key = BucketKey {
-                session: session_of_file[fi as usize],
-                slot: r
-                    .timestamp_ms
-                    .map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
-                model,
-                subagent: subagent_file[fi as usize],
-                lane,
-                long_context,
-            };
-            *bucket_index.entry(key).or_insert_with(|| {
-                report.buckets.push((key, Tokens::default()));
-                report.buckets.len() - 1
-            })
+    let mut bucket_of = |report: &mut UsageReport, fi: u32, ri: u32, lane: Lane, long_context: bool| -> usize {
+        let scan = scans[fi as usize];
+        let r = &scan.records[ri as usize];
+        let model = interned(&mut model_index, &mut report.models, scan.tables.strings.opt(r.model).unwrap_or(""));
+        let key = BucketKey {
+            session: session_of_file[fi as usize],
+            slot: r.timestamp_ms.map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
+            model,
+            subagent: subagent_file[fi as usize],
+            lane,
+            long_context,
         };
+        *bucket_index.entry(key).or_insert_with(|| {
+            report.buckets.push((key, Tokens::default()));
+            report.buckets.len() - 1
+        })
+    };
 
     for (g, _) in groups.iter().zip(&dropped).filter(|(_, d)| !**d) {
-        let u = scans[g.file as usize].records[g.rec as usize]
-            .usage
-            .unwrap_or_default();
+        let u = scans[g.file as usize].records[g.rec as usize].usage.unwrap_or_default();
         let long_context = u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
         let b = bucket_of(&mut report, g.file, g.rec, g.lane, long_context);
         let t = &mut report.buckets[b].1;
@@ -220,9 +206,7 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
                 continue;
             }
             let g = &groups[gi as usize];
-            let u = scans[g.file as usize].records[g.rec as usize]
-                .usage
-                .unwrap_or_default();
+            let u = scans[g.file as usize].records[g.rec as usize].usage.unwrap_or_default();
             let long_context = u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
             let b = bucket_of(&mut report, fi, ri, g.lane, long_context) as u32;
             let name = interned(&mut tool_index, &mut report.tool_names, scan.str(tu.name));
@@ -238,10 +222,7 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
         new_index[old] = new as u32;
     }
     report.buckets = order.iter().map(|&i| report.buckets[i]).collect();
-    report.tools = tool_counts
-        .into_iter()
-        .map(|((b, n), c)| (new_index[b as usize], n, c))
-        .collect();
+    report.tools = tool_counts.into_iter().map(|((b, n), c)| (new_index[b as usize], n, c)).collect();
     report.tools.sort_unstable();
     report
 }

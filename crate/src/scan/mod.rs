@@ -96,10 +96,7 @@ impl Scan {
     /// Appends the scan of the next chunk of the same file.
     pub fn append(&mut self, mut next: Scan) {
         let line_shift = self.counts.lines as u32;
-        let str_shift = self
-            .tables
-            .strings
-            .absorb(std::mem::take(&mut next.tables.strings));
+        let str_shift = self.tables.strings.absorb(std::mem::take(&mut next.tables.strings));
         let kinds_shift = self.tables.content_kinds.len() as u32;
         let uses_shift = self.tables.tool_uses.len() as u32;
         let results_shift = self.tables.tool_results.len() as u32;
@@ -145,13 +142,9 @@ impl Scan {
         for b in &mut next.bad_lines {
             b.line += line_shift;
         }
-        self.tables
-            .content_kinds
-            .append(&mut next.tables.content_kinds);
+        self.tables.content_kinds.append(&mut next.tables.content_kinds);
         self.tables.tool_uses.append(&mut next.tables.tool_uses);
-        self.tables
-            .tool_results
-            .append(&mut next.tables.tool_results);
+        self.tables.tool_results.append(&mut next.tables.tool_results);
         self.records.append(&mut next.records);
         let room = BAD_LINE_SAMPLES.saturating_sub(self.bad_lines.len());
         self.bad_lines.extend(next.bad_lines.into_iter().take(room));
@@ -213,12 +206,7 @@ pub struct Parser {
 
 impl Default for Parser {
     fn default() -> Self {
-        Parser {
-            lean: false,
-            scratch: Vec::new(),
-            buffers: simd_json::Buffers::new(4096),
-            tape: Vec::new(),
-        }
+        Parser { lean: false, scratch: Vec::new(), buffers: simd_json::Buffers::new(4096), tape: Vec::new() }
     }
 }
 
@@ -230,25 +218,13 @@ impl Parser {
         }
     }
 
-    fn parse_into(
-        &mut self,
-        line: &[u8],
-        repair_at: &[usize],
-        rec: &mut Record,
-        t: &mut Tables,
-    ) -> Parsed {
+    fn parse_into(&mut self, line: &[u8], repair_at: &[usize], rec: &mut Record, t: &mut Tables) -> Parsed {
         self.scratch.clear();
         self.scratch.extend_from_slice(line);
         surrogate::repair(&mut self.scratch, repair_at);
-        self.scratch
-            .resize(line.len() + simd_json::INPUT_PADDING, b' ');
+        self.scratch.resize(line.len() + simd_json::INPUT_PADDING, b' ');
         let mut tape = Tape(std::mem::take(&mut self.tape));
-        let outcome = match simd_json::fill_tape_padded(
-            &mut self.scratch,
-            line.len(),
-            &mut self.buffers,
-            &mut tape,
-        ) {
+        let outcome = match simd_json::fill_tape_padded(&mut self.scratch, line.len(), &mut self.buffers, &mut tape) {
             Ok(()) => {
                 if record::extract(&tape.0, rec, t, self.lean) {
                     Parsed::Object
@@ -268,11 +244,7 @@ impl Parser {
 
     /// Parses one line, repairing lone surrogate escapes when the plain parse fails.
     fn parse(&mut self, line: &[u8], rec: &mut Record, t: &mut Tables) -> (Parsed, bool) {
-        let mark = (
-            t.content_kinds.len(),
-            t.tool_uses.len(),
-            t.tool_results.len(),
-        );
+        let mark = (t.content_kinds.len(), t.tool_uses.len(), t.tool_results.len());
         match self.parse_into(line, &[], rec, t) {
             Parsed::Invalid => {}
             other => return (other, false),
@@ -281,12 +253,7 @@ impl Parser {
         if lone.is_empty() {
             return (Parsed::Invalid, false);
         }
-        *rec = Record {
-            offset: rec.offset,
-            len: rec.len,
-            line: rec.line,
-            ..Record::default()
-        };
+        *rec = Record { offset: rec.offset, len: rec.len, line: rec.line, ..Record::default() };
         t.content_kinds.truncate(mark.0);
         t.tool_uses.truncate(mark.1);
         t.tool_results.truncate(mark.2);
@@ -304,30 +271,14 @@ fn is_blank(line: &[u8]) -> bool {
 
 /// Scans `buf`, which holds whole lines starting at file offset `base`. `file_start` and
 /// `file_end` say whether the buffer begins / ends the file (BOM, first line, torn tail).
-pub fn scan_chunk(
-    parser: &mut Parser,
-    buf: &[u8],
-    base: u64,
-    file_start: bool,
-    file_end: bool,
-    mode: Mode,
-) -> Scan {
-    let mut scan = Scan {
-        bytes: buf.len() as u64,
-        ..Scan::default()
-    };
+pub fn scan_chunk(parser: &mut Parser, buf: &[u8], base: u64, file_start: bool, file_end: bool, mode: Mode) -> Scan {
+    let mut scan = Scan { bytes: buf.len() as u64, ..Scan::default() };
     let mut pos = 0usize;
     if file_start && buf.starts_with(UTF8_BOM) {
         scan.bom = true;
         pos = UTF8_BOM.len();
     }
-    let mut st = ChunkState {
-        parser,
-        scan,
-        base,
-        first_pending: file_start,
-        mode,
-    };
+    let mut st = ChunkState { parser, scan, base, first_pending: file_start, mode };
     match mode {
         Mode::Full => {
             let mut line_no = 0u32;
@@ -377,12 +328,8 @@ impl ChunkState<'_> {
         if !terminated {
             self.scan.unterminated_tail = true;
         }
-        let mut rec = Record {
-            offset: self.base + at as u64,
-            len: line.len() as u32,
-            line: line_no,
-            ..Record::default()
-        };
+        let mut rec =
+            Record { offset: self.base + at as u64, len: line.len() as u32, line: line_no, ..Record::default() };
         let (parsed, repaired) = self.parser.parse(line, &mut rec, &mut self.scan.tables);
         let first = std::mem::replace(&mut self.first_pending, false);
         let kind = match parsed {
@@ -395,9 +342,7 @@ impl ChunkState<'_> {
                 }
                 let keep = match self.mode {
                     Mode::Full => true,
-                    Mode::Usage => rec
-                        .kind
-                        .is_some_and(|k| self.scan.tables.strings.get(k) == "assistant"),
+                    Mode::Usage => rec.kind.is_some_and(|k| self.scan.tables.strings.get(k) == "assistant"),
                 };
                 if keep {
                     self.scan.records.push(rec);
@@ -424,11 +369,7 @@ impl ChunkState<'_> {
             }
         };
         if self.scan.bad_lines.len() < BAD_LINE_SAMPLES {
-            self.scan.bad_lines.push(BadLine {
-                line: line_no,
-                offset: self.base + at as u64,
-                kind,
-            });
+            self.scan.bad_lines.push(BadLine { line: line_no, offset: self.base + at as u64, kind });
         }
     }
 }
@@ -440,11 +381,7 @@ fn usage_lines(st: &mut ChunkState, buf: &[u8], start: usize, file_end: bool) {
     let mut counted_to = start;
     let mut line_no = 0u32;
     let mut pos = start;
-    let handle = |st: &mut ChunkState,
-                  line_start: usize,
-                  counted_to: &mut usize,
-                  line_no: &mut u32|
-     -> usize {
+    let handle = |st: &mut ChunkState, line_start: usize, counted_to: &mut usize, line_no: &mut u32| -> usize {
         *line_no += memchr::memchr_iter(b'\n', &buf[*counted_to..line_start]).count() as u32 + 1;
         let (end, terminated) = match memchr::memchr(b'\n', &buf[line_start..]) {
             Some(p) => (line_start + p, true),
@@ -477,9 +414,7 @@ fn usage_lines(st: &mut ChunkState, buf: &[u8], start: usize, file_end: bool) {
     }
     let rest = &buf[counted_to.min(buf.len())..];
     let mut lines = line_no as u64 + memchr::memchr_iter(b'\n', rest).count() as u64;
-    let tail_start = memchr::memrchr(b'\n', buf)
-        .map_or(start, |p| p + 1)
-        .max(start);
+    let tail_start = memchr::memrchr(b'\n', buf).map_or(start, |p| p + 1).max(start);
     if tail_start < buf.len() && counted_to <= tail_start {
         lines += 1;
         if file_end && !is_blank(&buf[tail_start..]) {

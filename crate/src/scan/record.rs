@@ -1,9 +1,9 @@
 //! One transcript record as the index keeps it: byte span plus the fields later stages need.
 //! Strings live in a per-scan arena ([`Strings`]); a record holds only spans into it.
 
+use rustc_hash::FxHashMap as HashMap;
 use simd_json::{Node, StaticNode};
 use std::num::NonZeroU32;
-use rustc_hash::FxHashMap as HashMap;
 
 /// A span in a [`Strings`] arena. `end` is stored plus one so that `Option<Str>` fits in
 /// eight bytes: a record holds fifteen of them.
@@ -157,15 +157,13 @@ impl Tables {
     }
 
     pub fn kinds(&self, r: &Record) -> &[Str] {
-        &self.content_kinds
-            [r.content_kinds.start as usize..(r.content_kinds.start + r.content_kinds.len) as usize]
+        &self.content_kinds[r.content_kinds.start as usize..(r.content_kinds.start + r.content_kinds.len) as usize]
     }
     pub fn tool_uses(&self, r: &Record) -> &[ToolUse] {
         &self.tool_uses[r.tool_uses.start as usize..(r.tool_uses.start + r.tool_uses.len) as usize]
     }
     pub fn tool_results(&self, r: &Record) -> &[Str] {
-        &self.tool_results
-            [r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
+        &self.tool_results[r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
     }
 }
 
@@ -263,9 +261,7 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables, lean: bool) -> b
             "leafUuid" if !lean => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
             "message" => extract_message(tape, v, rec, t, lean),
             "attachment" => {
-                attachment_type = entries(tape, v)
-                    .find(|(k, _)| *k == "type")
-                    .and_then(|(_, i)| as_str(tape, i));
+                attachment_type = entries(tape, v).find(|(k, _)| *k == "type").and_then(|(_, i)| as_str(tape, i));
             }
             _ => {}
         }
@@ -281,9 +277,7 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, l
         match key {
             "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
             "model" => rec.model = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "stop_reason" => {
-                rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes()))
-            }
+            "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
             "usage" => rec.usage = extract_usage(tape, v),
             "content" => match tape.get(v) {
                 Some(Node::String(_)) => rec.flags |= F_CONTENT_STRING,
@@ -362,16 +356,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
         }
         i += width(node);
     }
-    rec.content_kinds = Range {
-        start: kinds_start,
-        len: t.content_kinds.len() as u32 - kinds_start,
-    };
-    rec.tool_uses = Range {
-        start: uses_start,
-        len: t.tool_uses.len() as u32 - uses_start,
-    };
-    rec.tool_results = Range {
-        start: results_start,
-        len: t.tool_results.len() as u32 - results_start,
-    };
+    rec.content_kinds = Range { start: kinds_start, len: t.content_kinds.len() as u32 - kinds_start };
+    rec.tool_uses = Range { start: uses_start, len: t.tool_uses.len() as u32 - uses_start };
+    rec.tool_results = Range { start: results_start, len: t.tool_results.len() as u32 - results_start };
 }

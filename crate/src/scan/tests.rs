@@ -23,14 +23,7 @@ fn extracts_fields() {
     assert_eq!(a.stop_reason, None);
     let u = a.usage.unwrap();
     assert_eq!(
-        (
-            u.input,
-            u.cache_creation,
-            u.cache_5m,
-            u.cache_1h,
-            u.cache_read,
-            u.output
-        ),
+        (u.input, u.cache_creation, u.cache_5m, u.cache_1h, u.cache_read, u.output),
         (2, 100, Some(40), Some(60), 300, 5)
     );
     let tu = s.tables.tool_uses(a);
@@ -41,14 +34,7 @@ fn extracts_fields() {
     let b = &s.records[1];
     assert_eq!(b.offset as usize, A1.len() + 1);
     assert_eq!(b.line, 2);
-    assert_eq!(
-        s.tables
-            .tool_results(b)
-            .iter()
-            .map(|x| s.str(*x))
-            .collect::<Vec<_>>(),
-        vec!["toolu_1"]
-    );
+    assert_eq!(s.tables.tool_results(b).iter().map(|x| s.str(*x)).collect::<Vec<_>>(), vec!["toolu_1"]);
     assert!(b.usage.is_none());
 }
 
@@ -68,11 +54,7 @@ fn tolerates_bom_crlf_blank_and_bad_lines() {
     assert_eq!(s.records[0].len as usize, A1.len());
     assert_eq!(
         s.bad_lines[1],
-        BadLine {
-            line: 5,
-            offset: (3 + A1.len() + 2 + 2 + 4 + 6) as u64,
-            kind: BadKind::InvalidJson
-        }
+        BadLine { line: 5, offset: (3 + A1.len() + 2 + 2 + 4 + 6) as u64, kind: BadKind::InvalidJson }
     );
     assert_eq!(s.first_line, FirstLine::Object);
 }
@@ -86,8 +68,7 @@ fn complete_last_line_without_newline_is_a_record() {
 
 #[test]
 fn reads_lines_with_lone_surrogates() {
-    let line =
-        r#"{"type":"progress","uuid":"p1","data":{"output":"cut \ud83d here \udc00 and \\ud83d"}}"#;
+    let line = r#"{"type":"progress","uuid":"p1","data":{"output":"cut \ud83d here \udc00 and \\ud83d"}}"#;
     let s = full(&format!("{line}\n"));
     assert_eq!(s.records.len(), 1);
     assert_eq!(s.counts.lone_surrogate_lines, 1);
@@ -145,14 +126,8 @@ fn split_file_matches_whole_file() {
         assert!(split.unterminated_tail);
         for (a, b) in split.records.iter().zip(&whole.records) {
             assert_eq!((a.offset, a.len, a.line), (b.offset, b.len, b.line));
-            assert_eq!(
-                split.tables.strings.opt(a.uuid),
-                whole.tables.strings.opt(b.uuid)
-            );
-            assert_eq!(
-                split.tables.tool_uses(a).len(),
-                whole.tables.tool_uses(b).len()
-            );
+            assert_eq!(split.tables.strings.opt(a.uuid), whole.tables.strings.opt(b.uuid));
+            assert_eq!(split.tables.tool_uses(a).len(), whole.tables.tool_uses(b).len());
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -85,10 +85,7 @@ mod tests {
     fn parses_claude_code_timestamps() {
         assert_eq!(parse_ms(b"1970-01-01T00:00:00.000Z"), Some(0));
         assert_eq!(parse_ms(b"2026-11-30T06:56:02.123Z"), Some(1796021762123));
-        assert_eq!(
-            parse_ms(b"2026-11-30T07:56:02.123+01:00"),
-            Some(1796021762123)
-        );
+        assert_eq!(parse_ms(b"2026-11-30T07:56:02.123+01:00"), Some(1796021762123));
         assert_eq!(parse_ms(b"2026-11-30T06:56:02Z"), Some(1796021762000));
         assert_eq!(parse_ms(b"2024-02-29T00:00:00.5Z"), Some(1709164800500));
         assert_eq!(parse_ms(b"not a time"), None);

@@ -129,10 +129,7 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {
                 sizes.push(0);
-                errors.push(Some(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "is a directory",
-                )));
+                errors.push(Some(io::Error::new(io::ErrorKind::InvalidInput, "is a directory")));
             }
             Ok(m) => {
                 sizes.push(m.len());
@@ -152,34 +149,16 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
         let n = len.div_ceil(UNIT_BYTES).max(1);
         for index in 0..n {
             let start = index * UNIT_BYTES;
-            units.push(Unit {
-                file,
-                index: index as usize,
-                start,
-                end: (start + UNIT_BYTES).min(len),
-            });
+            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(len) });
         }
     }
-    let remaining: Vec<AtomicU32> = sizes
-        .iter()
-        .map(|&l| AtomicU32::new(l.div_ceil(UNIT_BYTES).max(1) as u32))
-        .collect();
-    progress
-        .bytes_total
-        .store(sizes.iter().sum(), Ordering::Relaxed);
-    progress
-        .files_total
-        .store(paths.len() as u64, Ordering::Relaxed);
-    progress.files_done.store(
-        errors.iter().filter(|e| e.is_some()).count() as u64,
-        Ordering::Relaxed,
-    );
+    let remaining: Vec<AtomicU32> =
+        sizes.iter().map(|&l| AtomicU32::new(l.div_ceil(UNIT_BYTES).max(1) as u32)).collect();
+    progress.bytes_total.store(sizes.iter().sum(), Ordering::Relaxed);
+    progress.files_total.store(paths.len() as u64, Ordering::Relaxed);
+    progress.files_done.store(errors.iter().filter(|e| e.is_some()).count() as u64, Ordering::Relaxed);
     // Biggest first, so a large file's units do not all land at the end.
-    units.sort_by(|a, b| {
-        (b.end - b.start)
-            .cmp(&(a.end - a.start))
-            .then(a.file.cmp(&b.file))
-    });
+    units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
 
     let results: Vec<(usize, usize, io::Result<Scan>)> = units
         .par_iter()
@@ -201,9 +180,7 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
                 parser.trim();
                 r
             });
-            progress
-                .bytes_done
-                .fetch_add(u.end - u.start, Ordering::Relaxed);
+            progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
             if remaining[u.file].fetch_sub(1, Ordering::AcqRel) == 1 {
                 progress.files_done.fetch_add(1, Ordering::Relaxed);
             }
@@ -211,8 +188,7 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
         })
         .collect();
 
-    let mut per_file: Vec<Vec<(usize, io::Result<Scan>)>> =
-        (0..paths.len()).map(|_| Vec::new()).collect();
+    let mut per_file: Vec<Vec<(usize, io::Result<Scan>)>> = (0..paths.len()).map(|_| Vec::new()).collect();
     for (file, index, r) in results {
         per_file[file].push((index, r));
     }
@@ -232,7 +208,5 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
 
 /// Scans one file, split across cores when it is large.
 pub fn scan_file(path: &Path, mode: Mode) -> io::Result<Scan> {
-    scan_paths(&[path.to_path_buf()], mode, &Progress::default())
-        .pop()
-        .expect("one result per path")
+    scan_paths(&[path.to_path_buf()], mode, &Progress::default()).pop().expect("one result per path")
 }

@@ -23,10 +23,7 @@ fn entry(
 }
 
 fn run(files: &[String], subagent: &[bool]) -> UsageReport {
-    let scans: Vec<Scan> = files
-        .iter()
-        .map(|f| scan_bytes(f.as_bytes(), Mode::Usage))
-        .collect();
+    let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
     let refs: Vec<&Scan> = scans.iter().collect();
     let sessions: Vec<u32> = vec![0; files.len()];
     aggregate(&refs, &sessions, subagent)
@@ -50,54 +47,18 @@ fn totals(r: &UsageReport) -> Tokens {
 fn keeps_the_whole_row_of_the_largest_output() {
     let f = [
         entry(Some("req_1"), "m1", false, 5, 700, None, "claude-opus-4-5"),
-        entry(
-            Some("req_1"),
-            "m1",
-            false,
-            5,
-            700,
-            Some(("t1", "Bash")),
-            "claude-opus-4-5",
-        ),
+        entry(Some("req_1"), "m1", false, 5, 700, Some(("t1", "Bash")), "claude-opus-4-5"),
         // A later fragment with the largest output carries a different cache figure: take it whole.
-        entry(
-            Some("req_1"),
-            "m1",
-            false,
-            499,
-            710,
-            Some(("t2", "Read")),
-            "claude-opus-4-5",
-        ),
-        entry(
-            Some("req_1"),
-            "m1",
-            false,
-            499,
-            999,
-            None,
-            "claude-opus-4-5",
-        ),
+        entry(Some("req_1"), "m1", false, 499, 710, Some(("t2", "Read")), "claude-opus-4-5"),
+        entry(Some("req_1"), "m1", false, 499, 999, None, "claude-opus-4-5"),
     ]
     .join("\n");
     let r = run(&[f], &[false]);
     let t = totals(&r);
-    assert_eq!(
-        (
-            t.requests,
-            t.input,
-            t.cache_creation,
-            t.cache_read,
-            t.output
-        ),
-        (1, 3, 710, 1000, 499)
-    );
+    assert_eq!((t.requests, t.input, t.cache_creation, t.cache_read, t.output), (1, 3, 710, 1000, 499));
     assert_eq!(r.assistant_entries, 4);
-    let mut tools: Vec<(&str, u64)> = r
-        .tools
-        .iter()
-        .map(|(_, n, c)| (r.tool_names[*n as usize].as_str(), *c))
-        .collect();
+    let mut tools: Vec<(&str, u64)> =
+        r.tools.iter().map(|(_, n, c)| (r.tool_names[*n as usize].as_str(), *c)).collect();
     tools.sort();
     assert_eq!(tools, vec![("Bash", 1), ("Read", 1)]);
 }
@@ -105,48 +66,16 @@ fn keeps_the_whole_row_of_the_largest_output() {
 #[test]
 fn dedupes_across_files_and_drops_sidechain_replays_and_synthetic() {
     let main = [
-        entry(
-            Some("req_a"),
-            "ma",
-            false,
-            10,
-            0,
-            Some(("t1", "Task")),
-            "claude-sonnet-4-5",
-        ),
+        entry(Some("req_a"), "ma", false, 10, 0, Some(("t1", "Task")), "claude-sonnet-4-5"),
         entry(None, "mb", false, 20, 0, None, "claude-sonnet-4-5"),
         entry(None, "syn", false, 0, 0, None, "<synthetic>"),
     ]
     .join("\n");
-    let resumed = entry(
-        Some("req_a"),
-        "ma",
-        false,
-        10,
-        0,
-        Some(("t1", "Task")),
-        "claude-sonnet-4-5",
-    );
+    let resumed = entry(Some("req_a"), "ma", false, 10, 0, Some(("t1", "Task")), "claude-sonnet-4-5");
     let agent = [
         // Replay of the parent's message under a new requestId.
-        entry(
-            Some("req_replay"),
-            "ma",
-            true,
-            10,
-            0,
-            None,
-            "claude-sonnet-4-5",
-        ),
-        entry(
-            Some("req_vrtx_x"),
-            "own",
-            true,
-            7,
-            0,
-            Some(("t9", "Grep")),
-            "claude-haiku-4-5",
-        ),
+        entry(Some("req_replay"), "ma", true, 10, 0, None, "claude-sonnet-4-5"),
+        entry(Some("req_vrtx_x"), "own", true, 7, 0, Some(("t9", "Grep")), "claude-haiku-4-5"),
     ]
     .join("\n");
     let r = run(&[main, resumed, agent], &[false, false, true]);
@@ -155,12 +84,8 @@ fn dedupes_across_files_and_drops_sidechain_replays_and_synthetic() {
     assert_eq!(t.output, 37);
     assert_eq!(r.sidechain_replays, 1);
     assert_eq!(r.synthetic_entries, 1);
-    let lanes: Vec<(Lane, bool, u64)> = r
-        .buckets
-        .iter()
-        .map(|(k, t)| (k.lane, k.subagent, t.requests))
-        .filter(|x| x.2 > 0)
-        .collect();
+    let lanes: Vec<(Lane, bool, u64)> =
+        r.buckets.iter().map(|(k, t)| (k.lane, k.subagent, t.requests)).filter(|x| x.2 > 0).collect();
     assert!(lanes.contains(&(Lane::Other, false, 1)));
     assert!(lanes.contains(&(Lane::None, false, 1)));
     assert!(lanes.contains(&(Lane::Vertex, true, 1)));
@@ -175,8 +100,5 @@ fn splits_cache_writes_by_ttl_and_buckets_by_slot() {
     let (k, t) = r.buckets[0];
     assert!(k.long_context);
     assert_eq!((t.cache_5m, t.cache_1h), (100000, 200000));
-    assert_eq!(
-        k.slot,
-        crate::scan::timestamp::parse_ms(b"2026-03-01T10:15:00Z").unwrap()
-    );
+    assert_eq!(k.slot, crate::scan::timestamp::parse_ms(b"2026-03-01T10:15:00Z").unwrap());
 }
