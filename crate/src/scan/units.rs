@@ -83,9 +83,11 @@ impl ReadBuf {
             self.append(f, 0, end)?;
         }
         // Finish the line that crosses `end`.
+        // Lines are short on average and rarely up to tens of MB: start small, then double.
         let mut at = end;
+        let mut step = 64u64 << 10;
         while at < len && self.filled > self.begin && self.bytes[self.filled - 1] != b'\n' {
-            let step = (64u64 << 10).max(at / 64).min(len - at);
+            step = step.min(len - at);
             let before = self.filled;
             self.append(f, at, at + step)?;
             if self.filled == before {
@@ -96,6 +98,7 @@ impl ReadBuf {
                 break;
             }
             at += step;
+            step *= 2;
         }
         Ok(Some(base))
     }
