@@ -23,7 +23,7 @@ for (const [name, want] of Object.entries(expected)) {
     const path = join(EDGE, name)
     if (name.endsWith('/')) {
       const r = await doctor({ paths: [path] })
-      t.is(r.totals.files, want.files)
+      t.is(r.totals.files, want.files!)
       t.is(r.totals.lines, want.lines)
       t.is(r.totals.records, want.records)
       t.deepEqual(Object.fromEntries(r.types.map((x) => [x.name, x.count])), want.types)
