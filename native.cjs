@@ -5,34 +5,8 @@
 //   3. ./claude-jsonl.<platformArchABI>.node next to this file (built by `npm run build:native`).
 'use strict'
 
-const { readFileSync } = require('node:fs')
 const { join, resolve } = require('node:path')
-
-function isMusl() {
-  try {
-    return readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
-  } catch {
-    // no ldd script (e.g. distroless): ask the runtime which libc it was linked against
-  }
-  try {
-    const report = process.report.getReport()
-    return !report.header.glibcVersionRuntime
-  } catch {
-    return false
-  }
-}
-
-// napi-rs platformArchABI: linux-x64-gnu, linux-x64-musl, darwin-arm64, win32-x64-msvc, ...
-function platformArchABI() {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    const musl = isMusl()
-    if (arch === 'arm') return `linux-arm-${musl ? 'musleabihf' : 'gnueabihf'}`
-    return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  return `${platform}-${arch}`
-}
+const { platformArchABI } = require('./platform.cjs')
 
 const abi = platformArchABI()
 const packageName = `claude-jsonl-${abi}`

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 const require = createRequire(import.meta.url)
 // dist/__test__/loader.test.js -> <root>/native.cjs
@@ -24,6 +24,7 @@ test('when nothing loads, the error names the package, the .node path and how to
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const loader = join(dir, 'native.cjs')
   copyFileSync(loaderPath, loader)
+  copyFileSync(join(dirname(loaderPath), 'platform.cjs'), join(dir, 'platform.cjs'))
   const missing = join(dir, 'does-not-exist.node')
 
   const script = `

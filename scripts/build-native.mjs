@@ -5,7 +5,7 @@
 //   --if-missing  (the npm `install` script) do nothing when native.cjs already loads an addon,
 //                 e.g. from an installed prebuilt claude-jsonl-<platformArchABI> package.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { copyFileSync, renameSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -13,28 +13,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-// Same rule as native.cjs (napi-rs platformArchABI names).
-function isMusl() {
-  try {
-    return readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
-  } catch {}
-  try {
-    return !process.report.getReport().header.glibcVersionRuntime
-  } catch {
-    return false
-  }
-}
-function platformArchABI() {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    const musl = isMusl()
-    if (arch === 'arm') return `linux-arm-${musl ? 'musleabihf' : 'gnueabihf'}`
-    return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  return `${platform}-${arch}`
-}
-
+const { platformArchABI } = createRequire(import.meta.url)(join(root, 'platform.cjs'))
 const abi = platformArchABI()
 
 if (process.argv.includes('--if-missing')) {
