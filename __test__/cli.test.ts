@@ -84,3 +84,18 @@ test('doctor exits 1 when something is flagged and 0 when clean', (t) => {
   t.is(flagged.code, 1)
   t.is(JSON.parse(flagged.stdout).flagged, 1)
 })
+
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
+;(hasScript ? test : test.skip)('on a terminal, stats draws a progress bar on stderr and clears it', (t) => {
+  const root = writeTree(
+    Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`projects/p/s${i}.jsonl`, Array.from({ length: 400 }, (_, j) => assistant({ messageId: `m${i}-${j}`, output: j }))])),
+  )
+  // `script` gives the child a pseudo-terminal; stdout goes to a file so only stderr reaches the pty.
+  const out = join(root, 'out.json')
+  const r = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} stats --json --projects ${JSON.stringify(join(root, 'projects'))} > ${JSON.stringify(out)}`, '/dev/null'], {
+    encoding: 'utf8',
+  })
+  t.is(r.status, 0, r.stdout)
+  t.regex(r.stdout, /\d+%/)
+  t.regex(r.stdout, /\r\x1b\[2K$/, 'the bar is cleared at the end')
+})
