@@ -69,7 +69,8 @@ const EMOJI_PRESENTATION_RE = /\p{Emoji_Presentation}/u;
 const PICTOGRAPHIC_RE = /\p{Extended_Pictographic}/u;
 const REGIONAL_INDICATOR_RE = /\p{Regional_Indicator}/u;
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Created on first non-ASCII cell: building it starts ICU, which costs start-up time.
+let segmenter: Intl.Segmenter | undefined;
 
 function clusterWidth(cluster: string): number {
   // Emoji: presentation-default emoji, pictographs forced to emoji style
@@ -98,6 +99,7 @@ export function stringWidth(s: string): number {
   // Fast path for printable ASCII.
   if (/^[\x20-\x7e]*$/.test(plain)) return plain.length;
   let width = 0;
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of segmenter.segment(plain)) width += clusterWidth(segment);
   return width;
 }

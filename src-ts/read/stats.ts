@@ -54,7 +54,8 @@ export interface StatsReport {
     skipped: { path: string; problem: string }[]
     since?: string
     until?: string
-    timezone: string
+    /** The zone days were computed in (absent when no day was needed). */
+    timezone?: string
   }
   totals: TokenTotals
   /** The part of the totals made by subagents (their own transcripts). */
@@ -142,8 +143,11 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const since = normalizeDay('--since', opts.since)
   const until = normalizeDay('--until', opts.until)
   if (since && until && since > until) throw usageError(`--since ${since} is after --until ${until}`)
-  const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
-  const dayOf = dayFormatter(timezone)
+  // Days need ICU's time-zone data, slow to start: only build the formatter when days are used.
+  const needsDays = opts.by === 'day' || since !== undefined || until !== undefined
+  const timezone = needsDays ? (opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone) : opts.timezone
+  const dayOf = needsDays ? dayFormatter(timezone!) : () => 'unknown'
+  if (!needsDays && opts.timezone) dayFormatter(opts.timezone) // still reject an unknown zone
   if (opts.by && !['day', 'session', 'project', 'model'].includes(opts.by)) {
     throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
   }
