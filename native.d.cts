@@ -100,6 +100,10 @@ declare namespace binding {
     error?: string
     /** Not scanned: last modified before ScanEstateOptions.minMtimeMs. */
     pruned: boolean
+    /** Records kept by the scan (in a usage scan: assistant entries only). */
+    records: number
+    firstLine: 'empty' | 'object' | 'non-object' | 'invalid'
+    /** Present unless files(false) was asked for, or the file was pruned or unreadable. */
     summary?: ScanSummary
   }
   interface SessionInfo { project: string; sessionId: string; mainFile?: number; files: number[] }
@@ -129,9 +133,11 @@ declare namespace binding {
   }
   class EstateScan {
     readonly failure: DiscoverFailure | null
-    files(): EstateFileInfo[]
+    files(summaries?: boolean): EstateFileInfo[]
     sessions(): SessionInfo[]
     usage(): UsageColumns
+    /** Frees the native memory now; the object then reads as an empty estate. */
+    release(): void
   }
   type ScanMode = 'full' | 'usage'
   function version(): string

@@ -57,5 +57,7 @@ export interface EstateScanResult {
  */
 export async function scanEstate(options: EstateOptions & { mode?: ScanMode } = {}): Promise<EstateScanResult> {
   const { roots, scan, files } = await scanEstateFiles(options, options.mode ?? 'full')
-  return { roots, files, sessions: scan.sessions() }
+  const sessions = scan.sessions()
+  scan.release()
+  return { roots, files, sessions }
 }

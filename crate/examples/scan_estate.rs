@@ -19,6 +19,30 @@ fn main() {
         .map(|s| s.records.capacity() * std::mem::size_of::<scan::Record>() + s.tables.strings.bytes.capacity())
         .sum();
     println!("records + arenas held: {:.1} MB", held as f64 / 1e6);
+    let refs: Vec<Option<&scan::Scan>> = scans.iter().map(|s| s.as_ref().ok()).collect();
+    let t2 = Instant::now();
+    let (_sessions, session_of_file) = estate::sessions(&files, &refs);
+    let t_sessions = t2.elapsed();
+    let empty = scan::Scan::default();
+    let flat: Vec<&scan::Scan> = refs.iter().map(|s| s.unwrap_or(&empty)).collect();
+    let subagent: Vec<bool> = files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
+    let t3 = Instant::now();
+    let repeat: usize = std::env::var("AGG_REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let mut report = claude_jsonl::read::usage::aggregate(&flat, &session_of_file, &subagent);
+    for _ in 1..repeat {
+        report = claude_jsonl::read::usage::aggregate(&flat, &session_of_file, &subagent);
+    }
+    let t_usage = t3.elapsed();
+    let t4 = Instant::now();
+    let facts: u64 = flat
+        .iter()
+        .map(|s| claude_jsonl::read::facts::request_facts(s).distinct_requests + s.type_counts().len() as u64)
+        .sum();
+    println!(
+        "sessions {t_sessions:?}, usage::aggregate {t_usage:?} ({} buckets), facts+types {:?} ({facts})",
+        report.buckets.len(),
+        t4.elapsed()
+    );
     let records: usize = scans.iter().filter_map(|s| s.as_ref().ok()).map(|s| s.records.len()).sum();
     println!(
         "{} files, {:.0} MB, {records} records: discover {:?}, total {:?}, {:.2} GB/s",

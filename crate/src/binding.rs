@@ -6,6 +6,7 @@ use crate::read::{facts, usage};
 use crate::scan::{self, record, Mode, Scan};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -75,6 +76,15 @@ pub struct ScanSummary {
     pub cwd: Option<String>,
 }
 
+fn first_line_name(f: scan::FirstLine) -> &'static str {
+    match f {
+        scan::FirstLine::Empty => "empty",
+        scan::FirstLine::Object => "object",
+        scan::FirstLine::NonObject => "non-object",
+        scan::FirstLine::Invalid => "invalid",
+    }
+}
+
 fn summarize(s: &Scan) -> ScanSummary {
     let f = facts::request_facts(s);
     let (mut first_ts, mut last_ts) = (None::<i64>, None::<i64>);
@@ -94,13 +104,7 @@ fn summarize(s: &Scan) -> ScanSummary {
         bom: s.bom,
         unterminated_tail: s.unterminated_tail,
         torn_tail: s.torn_tail,
-        first_line: match s.first_line {
-            scan::FirstLine::Empty => "empty",
-            scan::FirstLine::Object => "object",
-            scan::FirstLine::NonObject => "non-object",
-            scan::FirstLine::Invalid => "invalid",
-        }
-        .to_string(),
+        first_line: first_line_name(s.first_line).to_string(),
         types: s
             .type_counts()
             .into_iter()
@@ -370,6 +374,10 @@ pub struct EstateFileInfo {
     pub error: Option<String>,
     /// Not scanned: last modified before `minMtimeMs`, so it cannot hold newer records.
     pub pruned: bool,
+    /// Records kept by the scan (in a usage scan: assistant entries only).
+    pub records: f64,
+    /// How the first non-blank line read: 'empty' | 'object' | 'non-object' | 'invalid'.
+    pub first_line: String,
     pub summary: Option<ScanSummary>,
 }
 
@@ -438,14 +446,26 @@ impl EstateScan {
         self.failure.as_ref().map(|(path, message)| DiscoverFailure { path: path.clone(), message: message.clone() })
     }
 
+    /// One entry per file. `summaries` (default true) adds each file's full scan summary, which
+    /// costs a JS object per record type and per file; `stats` does without.
     #[napi]
-    pub fn files(&self) -> Vec<EstateFileInfo> {
+    pub fn files(&self, summaries: Option<bool>) -> Vec<EstateFileInfo> {
+        let summaries: Vec<Option<ScanSummary>> = if summaries.unwrap_or(true) {
+            self.scans
+                .par_iter()
+                .zip(&self.pruned)
+                .map(|(s, &p)| if p { None } else { s.as_ref().ok().map(summarize) })
+                .collect()
+        } else {
+            self.scans.iter().map(|_| None).collect()
+        };
         self.files
             .iter()
             .zip(&self.scans)
             .zip(&self.session_of_file)
             .zip(&self.pruned)
-            .map(|(((f, s), &si), &pruned)| EstateFileInfo {
+            .zip(summaries)
+            .map(|((((f, s), &si), &pruned), summary)| EstateFileInfo {
                 path: f.path.to_string_lossy().into_owned(),
                 kind: if f.kind == FileKind::Session { "session" } else { "subagent" }.to_string(),
                 project: f.project.clone(),
@@ -456,9 +476,22 @@ impl EstateScan {
                 mtime_ms: f.mtime_ms,
                 error: s.as_ref().err().cloned(),
                 pruned,
-                summary: if pruned { None } else { s.as_ref().ok().map(summarize) },
+                records: s.as_ref().map_or(0.0, |s| s.records.len() as f64),
+                first_line: s.as_ref().map_or("empty", |s| first_line_name(s.first_line)).to_string(),
+                summary,
             })
             .collect()
+    }
+
+    /// Frees the scan's native memory now instead of whenever the GC collects this object
+    /// (it cannot see that memory, so it would not hurry). Later calls see an empty estate.
+    #[napi]
+    pub fn release(&mut self) {
+        self.scans = Vec::new();
+        self.files = Vec::new();
+        self.pruned = Vec::new();
+        self.session_of_file = Vec::new();
+        self.sessions = Vec::new();
     }
 
     #[napi]

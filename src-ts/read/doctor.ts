@@ -171,7 +171,8 @@ export async function doctor(opts: DoctorOptions = {}): Promise<DoctorReport> {
   const env = opts.env ?? process.env
   const now = opts.now ?? Date.now()
   const cleanupDays = opts.cleanupPeriodDays ?? cleanupPeriodDays(env)
-  const { roots, files } = await scanEstateFiles(opts, 'full')
+  const { roots, scan, files } = await scanEstateFiles(opts, 'full')
+  scan.release()
   const totals = {
     files: files.length,
     lines: 0,

@@ -55,7 +55,7 @@ export interface ScannedEstate {
  * Finds and scans every transcript under the roots. Throws a ClaudeJsonlError (exit code 3)
  * when a root is missing or cannot be listed. Nothing is ever written.
  */
-export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode, minMtimeMs?: number): Promise<ScannedEstate> {
+export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode, minMtimeMs?: number, summaries = true): Promise<ScannedEstate> {
   const roots = resolveRoots(opts)
   const progress = new native.ScanProgress()
   const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
@@ -71,15 +71,14 @@ export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode, minMt
     const hint = roots.source === 'paths' ? '' : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
     throw inputError(failure.path, failure.message + hint)
   }
-  return { roots, scan, files: scan.files() }
+  return { roots, scan, files: scan.files(summaries) }
 }
 
 /** Why a scanned file cannot be used, or undefined when it is a readable transcript. */
 export function fileProblem(f: EstateFileInfo): string | undefined {
   if (f.error) return f.error
-  const s = f.summary
-  if (s && s.bytes > 0 && s.records === 0 && (s.firstLine === 'invalid' || s.firstLine === 'non-object')) {
-    return `not a JSONL transcript (line 1 is ${s.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
+  if (!f.pruned && f.size > 0 && f.records === 0 && (f.firstLine === 'invalid' || f.firstLine === 'non-object')) {
+    return `not a JSONL transcript (line 1 is ${f.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
   }
   return undefined
 }

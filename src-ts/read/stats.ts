@@ -155,7 +155,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   // A file last written before the window cannot hold a record inside it. Two days of margin
   // cover every UTC offset and modest clock skew.
   const minMtimeMs = since ? Date.parse(`${since}T00:00:00Z`) - 2 * 86_400_000 : undefined
-  const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs)
+  const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
   const skipped: { path: string; problem: string }[] = []
   const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
   for (const f of files) {
@@ -167,6 +167,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   }
   const sessions = scan.sessions()
   const u = scan.usage()
+  scan.release()
 
   const totals = emptyTotals()
   const subagents = emptyTotals()

@@ -11,8 +11,10 @@
 //! - `<synthetic>` entries are local, not API requests;
 //! - tool calls are distinct `tool_use` ids of counted groups.
 
-use crate::scan::{Scan, Str};
+use crate::scan::{Scan, Usage};
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 /// Bucket width in time. 15 minutes divides every real UTC offset, so the TS side can turn
 /// buckets into local days exactly.
@@ -72,110 +74,184 @@ pub struct UsageReport {
     pub sidechain_replays: u64,
 }
 
-struct Group {
-    file: u32,
-    rec: u32,
-    max_output: u64,
-    all_sidechain: bool,
-    message_id: Option<Str>,
+/// What aggregation needs of one assistant entry, gathered per file in parallel so that the
+/// sequential grouping below reads small rows instead of scattered records and strings.
+/// Keys are 128-bit xxh3 hashes of the id strings: no collision is expected among the
+/// ids of any estate (the odds are about n²/2^129), and equality on them is exact otherwise.
+struct Row {
+    /// Hash of `requestId`, else of `message.id`; 0 when the entry has neither.
+    key: u128,
+    /// Hash of `message.id`; 0 when absent.
+    message: u128,
+    model: u64,
+    slot: i64,
+    usage: Usage,
+    sidechain: bool,
     lane: Lane,
+    /// Range in the file's `tools`.
+    tools: (u32, u32),
+    rec: u32,
 }
 
-fn interned(map: &mut HashMap<String, u32>, names: &mut Vec<String>, s: &str) -> u32 {
-    if let Some(&i) = map.get(s) {
-        return i;
+struct FileRows {
+    rows: Vec<Row>,
+    /// (hash of the tool_use id, 0 when empty; hash of the tool name)
+    tools: Vec<(u128, u64)>,
+    synthetic: u64,
+}
+
+fn h128(s: &str) -> u128 {
+    // Never 0, which stands for "absent".
+    xxh3_128(s.as_bytes()) | 1
+}
+
+fn file_rows(scan: &Scan) -> FileRows {
+    let mut out = FileRows { rows: Vec::new(), tools: Vec::new(), synthetic: 0 };
+    let strings = &scan.tables.strings;
+    for (ri, r) in scan.records.iter().enumerate() {
+        let Some(usage) = r.usage else { continue };
+        if strings.opt(r.kind) != Some("assistant") {
+            continue;
+        }
+        let model = strings.opt(r.model).unwrap_or("");
+        if model == "<synthetic>" {
+            out.synthetic += 1;
+            continue;
+        }
+        let request_id = strings.opt(r.request_id);
+        let message_id = strings.opt(r.message_id);
+        let start = out.tools.len() as u32;
+        for tu in scan.tables.tool_uses(r) {
+            let id = strings.get(tu.id);
+            out.tools.push((if id.is_empty() { 0 } else { h128(id) }, xxh3_64(strings.get(tu.name).as_bytes())));
+        }
+        out.rows.push(Row {
+            key: request_id.or(message_id).map_or(0, h128),
+            message: message_id.map_or(0, h128),
+            model: xxh3_64(model.as_bytes()),
+            slot: r.timestamp_ms.map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
+            usage,
+            sidechain: r.has(crate::scan::record::F_SIDECHAIN),
+            lane: Lane::of(request_id),
+            tools: (start, out.tools.len() as u32 - start),
+            rec: ri as u32,
+        });
     }
-    names.push(s.to_string());
-    map.insert(s.to_string(), (names.len() - 1) as u32);
-    (names.len() - 1) as u32
+    out
+}
+
+struct Group {
+    file: u32,
+    row: u32,
+    all_sidechain: bool,
+}
+
+/// Interns names met by hash, reading the string once per distinct value.
+struct Names {
+    index: HashMap<u64, u32>,
+    names: Vec<String>,
+}
+
+impl Names {
+    fn new() -> Names {
+        Names { index: HashMap::default(), names: Vec::new() }
+    }
+    fn get(&mut self, hash: u64, name: impl FnOnce() -> String) -> u32 {
+        *self.index.entry(hash).or_insert_with(|| {
+            self.names.push(name());
+            (self.names.len() - 1) as u32
+        })
+    }
 }
 
 /// `scans` are in path order; `session_of_file[i]` and `subagent_file[i]` describe file i.
 pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool]) -> UsageReport {
+    let files: Vec<FileRows> = scans.par_iter().map(|s| file_rows(s)).collect();
     let mut report = UsageReport::default();
     let mut groups: Vec<Group> = Vec::new();
-    let mut by_key: HashMap<&str, u32> = HashMap::default();
-    let mut main_chain_messages: HashSet<&str> = HashSet::default();
-    let mut entries: Vec<(u32, u32, u32)> = Vec::new();
+    let mut by_key: HashMap<u128, u32> = HashMap::default();
+    let mut main_chain_messages: HashSet<u128> = HashSet::default();
+    let mut group_of: Vec<Vec<u32>> = Vec::with_capacity(files.len());
 
-    for (fi, scan) in scans.iter().enumerate() {
-        for (ri, r) in scan.records.iter().enumerate() {
-            let Some(u) = r.usage else { continue };
-            if scan.tables.strings.opt(r.kind) != Some("assistant") {
-                continue;
+    for (fi, f) in files.iter().enumerate() {
+        report.synthetic_entries += f.synthetic;
+        report.assistant_entries += f.rows.len() as u64;
+        let mut of_row = Vec::with_capacity(f.rows.len());
+        for (ri, row) in f.rows.iter().enumerate() {
+            if !row.sidechain && row.message != 0 {
+                main_chain_messages.insert(row.message);
             }
-            if scan.tables.strings.opt(r.model) == Some("<synthetic>") {
-                report.synthetic_entries += 1;
-                continue;
-            }
-            report.assistant_entries += 1;
-            let sidechain = r.has(crate::scan::record::F_SIDECHAIN);
-            let message_id = scan.tables.strings.opt(r.message_id);
-            if let (false, Some(m)) = (sidechain, message_id) {
-                main_chain_messages.insert(m);
-            }
-            let request_id = scan.tables.strings.opt(r.request_id);
-            let gi = match request_id.or(message_id).and_then(|k| by_key.get(k).copied()) {
+            let existing = if row.key == 0 { None } else { by_key.get(&row.key).copied() };
+            let gi = match existing {
                 Some(gi) => {
                     let g = &mut groups[gi as usize];
-                    if u.output > g.max_output {
-                        (g.file, g.rec, g.max_output) = (fi as u32, ri as u32, u.output);
+                    if row.usage.output > files[g.file as usize].rows[g.row as usize].usage.output {
+                        (g.file, g.row) = (fi as u32, ri as u32);
                     }
-                    g.all_sidechain &= sidechain;
+                    g.all_sidechain &= row.sidechain;
                     gi
                 }
                 None => {
-                    groups.push(Group {
-                        file: fi as u32,
-                        rec: ri as u32,
-                        max_output: u.output,
-                        all_sidechain: sidechain,
-                        message_id: r.message_id,
-                        lane: Lane::of(request_id),
-                    });
+                    groups.push(Group { file: fi as u32, row: ri as u32, all_sidechain: row.sidechain });
                     let gi = (groups.len() - 1) as u32;
-                    if let Some(k) = request_id.or(message_id) {
-                        by_key.insert(k, gi);
+                    if row.key != 0 {
+                        by_key.insert(row.key, gi);
                     }
                     gi
                 }
             };
-            entries.push((fi as u32, ri as u32, gi));
+            of_row.push(gi);
         }
+        group_of.push(of_row);
     }
 
+    // A group keeps the message id of the entry that opened it: all its entries share the key,
+    // and a replay's key is its own new requestId.
+    let opener: Vec<u128> = {
+        let mut m = vec![0u128; groups.len()];
+        let mut seen = vec![false; groups.len()];
+        for (fi, rows) in group_of.iter().enumerate() {
+            for (ri, &gi) in rows.iter().enumerate() {
+                if !std::mem::replace(&mut seen[gi as usize], true) {
+                    m[gi as usize] = files[fi].rows[ri].message;
+                }
+            }
+        }
+        m
+    };
     let dropped: Vec<bool> = groups
         .iter()
-        .map(|g| {
-            g.all_sidechain && g.message_id.is_some_and(|m| main_chain_messages.contains(scans[g.file as usize].str(m)))
-        })
+        .zip(&opener)
+        .map(|(g, &m)| g.all_sidechain && m != 0 && main_chain_messages.contains(&m))
         .collect();
     report.sidechain_replays = dropped.iter().filter(|d| **d).count() as u64;
 
-    let mut model_index = HashMap::default();
+    let mut models = Names::new();
     let mut bucket_index: HashMap<BucketKey, usize> = HashMap::default();
-    let mut bucket_of = |report: &mut UsageReport, fi: u32, ri: u32, lane: Lane, long_context: bool| -> usize {
-        let scan = scans[fi as usize];
-        let r = &scan.records[ri as usize];
-        let model = interned(&mut model_index, &mut report.models, scan.tables.strings.opt(r.model).unwrap_or(""));
-        let key = BucketKey {
-            session: session_of_file[fi as usize],
-            slot: r.timestamp_ms.map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
-            model,
-            subagent: subagent_file[fi as usize],
-            lane,
-            long_context,
+    let mut bucket_of =
+        |report: &mut UsageReport, models: &mut Names, fi: usize, row: &Row, lane: Lane, long_context: bool| {
+            let model = models.get(row.model, || {
+                scans[fi].tables.strings.opt(scans[fi].records[row.rec as usize].model).unwrap_or("").to_string()
+            });
+            let key = BucketKey {
+                session: session_of_file[fi],
+                slot: row.slot,
+                model,
+                subagent: subagent_file[fi],
+                lane,
+                long_context,
+            };
+            *bucket_index.entry(key).or_insert_with(|| {
+                report.buckets.push((key, Tokens::default()));
+                report.buckets.len() - 1
+            })
         };
-        *bucket_index.entry(key).or_insert_with(|| {
-            report.buckets.push((key, Tokens::default()));
-            report.buckets.len() - 1
-        })
-    };
+    let long_context = |u: &Usage| u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
 
     for (g, _) in groups.iter().zip(&dropped).filter(|(_, d)| !**d) {
-        let u = scans[g.file as usize].records[g.rec as usize].usage.unwrap_or_default();
-        let long_context = u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
-        let b = bucket_of(&mut report, g.file, g.rec, g.lane, long_context);
+        let row = &files[g.file as usize].rows[g.row as usize];
+        let u = row.usage;
+        let b = bucket_of(&mut report, &mut models, g.file as usize, row, row.lane, long_context(&u));
         let t = &mut report.buckets[b].1;
         let w1h = if u.cache_5m.is_some() || u.cache_1h.is_some() {
             u.cache_1h.unwrap_or(0).min(u.cache_creation)
@@ -191,28 +267,32 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
         t.output += u.output;
     }
 
-    let mut seen_tool_ids: HashSet<&str> = HashSet::default();
-    let mut tool_index = HashMap::default();
+    let mut seen_tool_ids: HashSet<u128> = HashSet::default();
+    let mut tool_names = Names::new();
     let mut tool_counts: HashMap<(u32, u32), u64> = HashMap::default();
-    for &(fi, ri, gi) in &entries {
-        if dropped[gi as usize] {
-            continue;
-        }
-        let scan = scans[fi as usize];
-        let r = &scan.records[ri as usize];
-        for tu in scan.tables.tool_uses(r) {
-            let id = scan.str(tu.id);
-            if !id.is_empty() && !seen_tool_ids.insert(id) {
+    for (fi, f) in files.iter().enumerate() {
+        for (row, &gi) in f.rows.iter().zip(&group_of[fi]) {
+            if dropped[gi as usize] || row.tools.1 == 0 {
                 continue;
             }
             let g = &groups[gi as usize];
-            let u = scans[g.file as usize].records[g.rec as usize].usage.unwrap_or_default();
-            let long_context = u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
-            let b = bucket_of(&mut report, fi, ri, g.lane, long_context) as u32;
-            let name = interned(&mut tool_index, &mut report.tool_names, scan.str(tu.name));
-            *tool_counts.entry((b, name)).or_insert(0) += 1;
+            let winner = &files[g.file as usize].rows[g.row as usize];
+            let (start, len) = row.tools;
+            for (k, &(id, name)) in f.tools[start as usize..(start + len) as usize].iter().enumerate() {
+                if id != 0 && !seen_tool_ids.insert(id) {
+                    continue;
+                }
+                let b = bucket_of(&mut report, &mut models, fi, row, winner.lane, long_context(&winner.usage)) as u32;
+                let name = tool_names.get(name, || {
+                    let scan = scans[fi];
+                    scan.str(scan.tables.tool_uses(&scan.records[row.rec as usize])[k].name).to_string()
+                });
+                *tool_counts.entry((b, name)).or_insert(0) += 1;
+            }
         }
     }
+    report.models = models.names;
+    report.tool_names = tool_names.names;
 
     // Deterministic order: buckets by key, tools by (bucket, name).
     let mut order: Vec<usize> = (0..report.buckets.len()).collect();

@@ -35,23 +35,24 @@ pub struct Strings {
 }
 
 impl Strings {
-    pub fn push(&mut self, s: &[u8]) -> Str {
+    pub fn push(&mut self, s: &str) -> Str {
+        let s = s.as_bytes();
         let start = self.bytes.len() as u32;
         self.bytes.extend_from_slice(s);
         Str::new(start, s.len() as u32)
     }
-    pub fn intern(&mut self, s: &[u8]) -> Str {
-        if let Some(v) = self.interned.get(s) {
+    pub fn intern(&mut self, s: &str) -> Str {
+        if let Some(v) = self.interned.get(s.as_bytes()) {
             return *v;
         }
         let v = self.push(s);
-        self.interned.insert(s.into(), v);
+        self.interned.insert(s.as_bytes().into(), v);
         v
     }
     pub fn get(&self, s: Str) -> &str {
-        let b = &self.bytes[s.range()];
-        // Every span was copied from a &str produced by the JSON parser.
-        std::str::from_utf8(b).unwrap_or("")
+        // SAFETY: `push` is the only way in and takes `&str`; spans only ever cover whole pushed
+        // strings (or concatenations of whole arenas in `absorb`), so the bytes are valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(&self.bytes[s.range()]) }
     }
     pub fn opt(&self, s: Option<Str>) -> Option<&str> {
         s.map(|s| self.get(s))
@@ -231,34 +232,32 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables, lean: bool) -> b
     let mut attachment_type = None;
     for (key, v) in entries(tape, 0) {
         match key {
-            "type" => rec.kind = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "subtype" => rec.subtype = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "uuid" if !lean => rec.uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "type" => rec.kind = as_str(tape, v).map(|s| t.strings.intern(s)),
+            "subtype" => rec.subtype = as_str(tape, v).map(|s| t.strings.intern(s)),
+            "uuid" if !lean => rec.uuid = as_str(tape, v).map(|s| t.strings.push(s)),
             "parentUuid" if !lean => {
                 rec.flags |= F_HAS_PARENT_KEY;
-                rec.parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()));
+                rec.parent_uuid = as_str(tape, v).map(|s| t.strings.push(s));
             }
-            "logicalParentUuid" if !lean => {
-                rec.logical_parent_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes()))
-            }
-            "sessionId" => rec.session_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "agentId" => rec.agent_id = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "logicalParentUuid" if !lean => rec.logical_parent_uuid = as_str(tape, v).map(|s| t.strings.push(s)),
+            "sessionId" => rec.session_id = as_str(tape, v).map(|s| t.strings.intern(s)),
+            "agentId" => rec.agent_id = as_str(tape, v).map(|s| t.strings.intern(s)),
             "timestamp" => {
                 if let Some(s) = as_str(tape, v) {
                     if !lean {
-                        rec.timestamp = Some(t.strings.push(s.as_bytes()));
+                        rec.timestamp = Some(t.strings.push(s));
                     }
                     rec.timestamp_ms = super::timestamp::parse_ms(s.as_bytes());
                 }
             }
-            "version" => rec.version = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "cwd" if !lean => rec.cwd = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "version" => rec.version = as_str(tape, v).map(|s| t.strings.intern(s)),
+            "cwd" if !lean => rec.cwd = as_str(tape, v).map(|s| t.strings.intern(s)),
             "isSidechain" if as_bool(tape, v) => rec.flags |= F_SIDECHAIN,
             "isMeta" if as_bool(tape, v) => rec.flags |= F_META,
             "isCompactSummary" if as_bool(tape, v) => rec.flags |= F_COMPACT_SUMMARY,
             "isApiErrorMessage" if as_bool(tape, v) => rec.flags |= F_API_ERROR,
-            "requestId" => rec.request_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
-            "leafUuid" if !lean => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
+            "requestId" => rec.request_id = as_str(tape, v).map(|s| t.strings.push(s)),
+            "leafUuid" if !lean => rec.leaf_uuid = as_str(tape, v).map(|s| t.strings.push(s)),
             "message" => extract_message(tape, v, rec, t, lean),
             "attachment" => {
                 attachment_type = entries(tape, v).find(|(k, _)| *k == "type").and_then(|(_, i)| as_str(tape, i));
@@ -267,7 +266,7 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables, lean: bool) -> b
         }
     }
     if rec.subtype.is_none() {
-        rec.subtype = attachment_type.map(|s| t.strings.intern(s.as_bytes()));
+        rec.subtype = attachment_type.map(|s| t.strings.intern(s));
     }
     true
 }
@@ -275,9 +274,9 @@ pub fn extract(tape: &[Node], rec: &mut Record, t: &mut Tables, lean: bool) -> b
 fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, lean: bool) {
     for (key, v) in entries(tape, at) {
         match key {
-            "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s.as_bytes())),
-            "model" => rec.model = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
-            "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s.as_bytes())),
+            "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s)),
+            "model" => rec.model = as_str(tape, v).map(|s| t.strings.intern(s)),
+            "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s)),
             "usage" => rec.usage = extract_usage(tape, v),
             "content" => match tape.get(v) {
                 Some(Node::String(_)) => rec.flags |= F_CONTENT_STRING,
@@ -337,17 +336,17 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
             }
             if let Some(k) = kind {
                 if !lean {
-                    t.content_kinds.push(t.strings.intern(k.as_bytes()));
+                    t.content_kinds.push(t.strings.intern(k));
                 }
                 match k {
                     "tool_use" | "server_tool_use" => {
-                        let id = t.strings.push(id.unwrap_or("").as_bytes());
-                        let name = t.strings.intern(name.unwrap_or("").as_bytes());
+                        let id = t.strings.push(id.unwrap_or(""));
+                        let name = t.strings.intern(name.unwrap_or(""));
                         t.tool_uses.push(ToolUse { id, name });
                     }
                     "tool_result" if !lean => {
                         if let Some(tid) = tool_use_id {
-                            t.tool_results.push(t.strings.push(tid.as_bytes()));
+                            t.tool_results.push(t.strings.push(tid));
                         }
                     }
                     _ => {}
