@@ -113,9 +113,35 @@ function dayFormatter(timezone: string): (ms: number) => string {
   }
 }
 
-/** Adds bucket `i` of `u` into `t`, pricing it (unpriced requests are counted apart). */
-function addBucket(t: TokenTotals, u: UsageColumns, i: number): void {
-  const model = u.models[u.model[i]]
+/** The cost of every bucket (NaN when its model is not priced), pricing each model once. */
+function bucketCosts(u: UsageColumns): Float64Array {
+  const out = new Float64Array(u.requests.length)
+  const known = new Map<string, boolean>()
+  for (let i = 0; i < out.length; i++) {
+    const model = u.models[u.model[i]]
+    if (known.get(model) === false) {
+      out[i] = NaN
+      continue
+    }
+    const cost = costUsd(
+      {
+        inputTokens: u.inputTokens[i],
+        outputTokens: u.outputTokens[i],
+        cacheWrite5mTokens: u.cacheWrite5mTokens[i],
+        cacheWrite1hTokens: u.cacheWrite1hTokens[i],
+        cacheReadTokens: u.cacheReadInputTokens[i],
+      },
+      model,
+      u.longContext[i] === 1,
+    )
+    known.set(model, cost !== undefined)
+    out[i] = cost ?? NaN
+  }
+  return out
+}
+
+/** Adds bucket `i` of `u`, whose cost is `cost` (NaN: unpriced), into `t`. */
+function addBucket(t: TokenTotals, u: UsageColumns, i: number, cost: number): void {
   t.requests += u.requests[i]
   t.inputTokens += u.inputTokens[i]
   t.cacheCreationInputTokens += u.cacheCreationInputTokens[i]
@@ -123,18 +149,7 @@ function addBucket(t: TokenTotals, u: UsageColumns, i: number): void {
   t.outputTokens += u.outputTokens[i]
   t.cacheWrite5mTokens += u.cacheWrite5mTokens[i]
   t.cacheWrite1hTokens += u.cacheWrite1hTokens[i]
-  const cost = costUsd(
-    {
-      inputTokens: u.inputTokens[i],
-      outputTokens: u.outputTokens[i],
-      cacheWrite5mTokens: u.cacheWrite5mTokens[i],
-      cacheWrite1hTokens: u.cacheWrite1hTokens[i],
-      cacheReadTokens: u.cacheReadInputTokens[i],
-    },
-    model,
-    u.longContext[i] === 1,
-  )
-  if (cost === undefined) t.unpricedRequests += u.requests[i]
+  if (Number.isNaN(cost)) t.unpricedRequests += u.requests[i]
   else t.costUsd += cost
 }
 
@@ -175,6 +190,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const byModel = new Map<string, TokenTotals>()
   const groups = new Map<string, StatsGroup>()
   const included = new Uint8Array(u.requests.length)
+  const costs = bucketCosts(u)
   const unpriced = new Set<string>()
 
   const groupOf = (i: number): StatsGroup | undefined => {
@@ -205,17 +221,17 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     }
     included[i] = 1
     const model = u.models[u.model[i]]
-    addBucket(totals, u, i)
-    if (u.subagent[i]) addBucket(subagents, u, i)
+    const cost = costs[i]
+    addBucket(totals, u, i, cost)
+    if (u.subagent[i]) addBucket(subagents, u, i, cost)
     let m = byModel.get(model)
     if (!m) byModel.set(model, (m = emptyTotals()))
-    const before = m.unpricedRequests
-    addBucket(m, u, i)
-    if (m.unpricedRequests > before) unpriced.add(model)
+    addBucket(m, u, i, cost)
+    if (Number.isNaN(cost)) unpriced.add(model)
     const lane = u.lane[i] === 1 ? 'vertex' : u.lane[i] === 2 ? 'other' : 'none'
     lanes[lane] += u.requests[i]
     const g = groupOf(i)
-    if (g) addBucket(g, u, i)
+    if (g) addBucket(g, u, i, cost)
   }
 
   const tools = new Map<string, number>()
