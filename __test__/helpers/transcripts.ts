@@ -1,13 +1,14 @@
 // Small, explicit transcript builders for tests: each record is what Claude Code writes,
 // with only the fields a test needs.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 export const CLI = join(REPO, 'dist', 'src-ts', 'cli', 'main.js')
-export const REAL = join(REPO, '..', 'shared', 'real-transcripts')
+/** The shared real transcripts: beside the checkout, else at the workplace's fixed place. */
+export const REAL = [join(REPO, '..', 'shared', 'real-transcripts'), '/work/shared/real-transcripts'].find((p) => existsSync(p)) ?? join(REPO, '..', 'shared', 'real-transcripts')
 
 export interface AssistantOpts {
   requestId?: string | null
