@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Bytes per unit of work: small enough that the bytes just read are still in L2 cache when
 /// they are scanned, and that two cores share even one 50 MB file evenly.
@@ -165,48 +166,47 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
     // Biggest first, so a large file's units do not all land at the end.
     units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
 
-    let results: Vec<(usize, usize, io::Result<Scan>)> = units
-        .par_iter()
-        .map(|u| {
-            let len = sizes[u.file];
-            let r = WORKER.with(|cell| {
-                let (parser, buf) = &mut *cell.borrow_mut();
-                let r = File::open(&paths[u.file]).and_then(|f| {
-                    Ok(match buf.read_unit(&f, u.start, u.end, len)? {
-                        Some(base) => {
-                            let owned = buf.owned();
-                            let file_end = base + owned.len() as u64 >= len;
-                            scan_chunk(parser, owned, base, u.start == 0, file_end, mode)
-                        }
-                        None => Scan::default(),
-                    })
-                });
-                buf.trim();
-                parser.trim();
-                r
+    // A file's units are joined by whichever worker finishes its last one, so unit results
+    // are freed (and their memory reused) as the scan goes rather than all held to the end.
+    let parts: Vec<Mutex<Vec<(usize, io::Result<Scan>)>>> = (0..paths.len()).map(|_| Mutex::default()).collect();
+    let whole: Vec<Mutex<Option<io::Result<Scan>>>> = (0..paths.len()).map(|_| Mutex::default()).collect();
+    units.par_iter().for_each(|u| {
+        let len = sizes[u.file];
+        let r = WORKER.with(|cell| {
+            let (parser, buf) = &mut *cell.borrow_mut();
+            let r = File::open(&paths[u.file]).and_then(|f| {
+                Ok(match buf.read_unit(&f, u.start, u.end, len)? {
+                    Some(base) => {
+                        let owned = buf.owned();
+                        let file_end = base + owned.len() as u64 >= len;
+                        scan_chunk(parser, owned, base, u.start == 0, file_end, mode)
+                    }
+                    None => Scan::default(),
+                })
             });
-            progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
-            if remaining[u.file].fetch_sub(1, Ordering::AcqRel) == 1 {
-                progress.files_done.fetch_add(1, Ordering::Relaxed);
-            }
-            (u.file, u.index, r)
-        })
-        .collect();
+            buf.trim();
+            parser.trim();
+            r
+        });
+        progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
+        let mut mine = parts[u.file].lock().unwrap_or_else(|e| e.into_inner());
+        mine.push((u.index, r));
+        if remaining[u.file].fetch_sub(1, Ordering::AcqRel) == 1 {
+            let mut done = std::mem::take(&mut *mine);
+            drop(mine);
+            done.sort_by_key(|(i, _)| *i);
+            let joined = done.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<Scan>>>().map(Scan::concat);
+            *whole[u.file].lock().unwrap_or_else(|e| e.into_inner()) = Some(joined);
+            progress.files_done.fetch_add(1, Ordering::Relaxed);
+        }
+    });
 
-    let mut per_file: Vec<Vec<(usize, io::Result<Scan>)>> = (0..paths.len()).map(|_| Vec::new()).collect();
-    for (file, index, r) in results {
-        per_file[file].push((index, r));
-    }
-    per_file
+    whole
         .into_iter()
         .zip(errors)
-        .map(|(mut parts, err)| {
-            if let Some(e) = err {
-                return Err(e);
-            }
-            parts.sort_by_key(|(i, _)| *i);
-            let parts = parts.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<Scan>>>()?;
-            Ok(Scan::concat(parts))
+        .map(|(w, err)| match err {
+            Some(e) => Err(e),
+            None => w.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every unit of a readable file ran"),
         })
         .collect()
 }
