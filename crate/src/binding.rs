@@ -2,6 +2,7 @@
 //! errors; every decision is made in the core modules or in TypeScript.
 
 use crate::estate::{self, EstateFile, FileKind};
+use crate::io_message;
 use crate::read::{facts, usage};
 use crate::scan::{self, record, Mode, Scan};
 use napi::bindgen_prelude::*;
@@ -299,22 +300,11 @@ impl Task for ScanFileTask {
     type Output = Scan;
     type JsValue = TranscriptIndex;
     fn compute(&mut self) -> Result<Scan> {
-        if std::fs::metadata(&self.path).is_ok_and(|m| m.is_dir()) {
-            return Err(Error::new(Status::InvalidArg, format!("{}: is a directory", self.path.display())));
-        }
         scan::scan_file(&self.path, self.mode)
             .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))
     }
     fn resolve(&mut self, _env: Env, output: Scan) -> Result<TranscriptIndex> {
         Ok(TranscriptIndex { scan: output })
-    }
-}
-
-fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
     }
 }
 

@@ -8,3 +8,13 @@ pub mod scan;
 
 #[cfg(feature = "node")]
 mod binding;
+
+/// An I/O error as one short phrase for a message that already names the path (`path: phrase`),
+/// without the OS error number Rust appends.
+pub fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}

@@ -62,12 +62,7 @@ fn classify(path: PathBuf, meta: &fs::Metadata) -> EstateFile {
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DiscoverError {
-    let message = match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    };
-    DiscoverError { path: path.to_path_buf(), message }
+    DiscoverError { path: path.to_path_buf(), message: crate::io_message(&e) }
 }
 
 #[cfg(unix)]
