@@ -140,6 +140,20 @@ declare namespace binding {
     release(): void
   }
   type ScanMode = 'full' | 'usage'
+  interface DiscoveredFile {
+    path: string
+    kind: 'session' | 'subagent'
+    project: string
+    sessionId?: string
+    agentId?: string
+    size: number
+    mtimeMs: number
+  }
+  function discoverFiles(paths: string[]): DiscoveredFile[]
+  // ---- chain (issue 6 show/timeline; shared with issue 5) ----
+  // ---- end chain ----
+  // ---- search (issue 6 find) ----
+  // ---- end search ----
   function version(): string
   function sha256(buffer: Uint8Array): string
   function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex

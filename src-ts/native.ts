@@ -4,6 +4,7 @@ import native from '#native'
 
 export default native
 export type {
+  DiscoveredFile,
   EstateFileInfo,
   EstateScan,
   RecordInfo,

@@ -603,3 +603,46 @@ pub fn scan_estate(
 pub fn sha256(buffer: &[u8]) -> String {
     crate::hash::sha256_hex(buffer)
 }
+
+/// A transcript file found by walking, before any scan.
+#[napi(object)]
+pub struct DiscoveredFile {
+    pub path: String,
+    /// 'session' | 'subagent'
+    pub kind: String,
+    pub project: String,
+    /// From the path; absent for an old-layout `agent-*.jsonl` (its parent is in its records).
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub size: f64,
+    pub mtime_ms: f64,
+}
+
+/// Walks `paths` for transcripts without reading them: cheap enough to run before every
+/// command that names a session. A missing root is an error naming it.
+#[napi]
+pub fn discover_files(paths: Vec<String>) -> Result<Vec<DiscoveredFile>> {
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    let files = estate::discover(&paths)
+        .map_err(|e| Error::new(Status::InvalidArg, format!("{}: {}", e.path.display(), e.message)))?;
+    Ok(files
+        .into_iter()
+        .map(|f| DiscoveredFile {
+            path: f.path.to_string_lossy().into_owned(),
+            kind: if f.kind == FileKind::Session { "session" } else { "subagent" }.to_string(),
+            project: f.project,
+            session_id: f.session_id,
+            agent_id: f.agent_id,
+            size: f.size as f64,
+            mtime_ms: f.mtime_ms,
+        })
+        .collect())
+}
+
+// ---- chain: active chain and leaf (issue 6 show/timeline; shared with issue 5) ----
+
+// ---- end chain ----
+
+// ---- search: text extraction and ranked search (issue 6 find) ----
+
+// ---- end search ----
