@@ -99,3 +99,16 @@ const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).statu
   t.regex(r.stdout, /\d+%/)
   t.regex(r.stdout, /\r\x1b\[2K$/, 'the bar is cleared at the end')
 })
+
+test('doctor summarises informational findings unless --verbose', (t) => {
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => assistant({ messageId: `m${i}`, output: 1, requestId: null }))
+  // Several files whose only finding is informational (no requestId), and one flagged file.
+  const root = writeTree({ 'a.jsonl': lines(2), 'b.jsonl': lines(2), 'c.jsonl': lines(2), 'bad.jsonl': [userText('hi'), '{oops'] })
+  const short = run(['doctor', root])
+  t.is(short.code, 1)
+  t.regex(short.stdout, /bad\.jsonl\n {2}FLAG bad-json/)
+  t.regex(short.stdout, /info missing-request-id in 3 files, e\.g\. /)
+  t.notRegex(short.stdout, /b\.jsonl\n/)
+  const verbose = run(['doctor', '--verbose', root])
+  t.regex(verbose.stdout, /b\.jsonl\n(?: {2}info .*\n)* {2}info missing-request-id: 2 of 2 assistant entries/)
+})

@@ -2,7 +2,7 @@
 import type { DoctorReport } from '../read/doctor.js'
 import { formatInt, renderTable } from './table.js'
 
-export function renderDoctor(r: DoctorReport): string {
+export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}): string {
   const out: string[] = []
   const t = r.totals
   out.push(`${formatInt(t.files)} files, ${formatInt(t.lines)} lines, ${formatInt(t.records)} records`)
@@ -12,11 +12,26 @@ export function renderDoctor(r: DoctorReport): string {
   )
   out.push('')
   out.push(renderTable([{ header: 'Record type' }, { header: 'Count', align: 'right' }, { header: 'Note' }], r.types.map((x) => [x.name || '(no type)', formatInt(x.count), x.known ? '' : 'unknown'])))
-  const withFindings = r.files.filter((f) => f.findings.length > 0)
-  if (withFindings.length > 0) out.push('')
-  for (const f of withFindings) {
+  // Flagged files in full; informational findings summarised per kind unless --verbose.
+  const shown = r.files.filter((f) => (opts.verbose ? f.findings.length > 0 : f.findings.some((x) => x.severity === 'flag')))
+  if (shown.length > 0) out.push('')
+  for (const f of shown) {
     out.push(f.path)
     for (const x of f.findings) out.push(`  ${x.severity === 'flag' ? 'FLAG' : 'info'} ${x.code}: ${x.message}`)
+  }
+  if (!opts.verbose) {
+    const info = new Map<string, { files: number; example: string }>()
+    for (const f of r.files) {
+      if (f.findings.some((x) => x.severity === 'flag')) continue
+      for (const x of f.findings) {
+        const k = info.get(x.code)
+        if (k) k.files++
+        else info.set(x.code, { files: 1, example: `${f.path}: ${x.message}` })
+      }
+    }
+    if (info.size > 0) out.push('')
+    for (const [code, k] of info) out.push(`info ${code} in ${formatInt(k.files)} file${k.files === 1 ? '' : 's'}, e.g. ${k.example}`)
+    if (info.size > 0) out.push('(--verbose lists every file)')
   }
   out.push('')
   out.push(r.clean ? 'No problems flagged.' : `${formatInt(r.flagged)} of ${formatInt(t.files)} files flagged.`)

@@ -15,7 +15,7 @@ const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcri
 Usage:
   claude-jsonl stats  [PATH...] [--projects DIR] [--by day|session|project|model]
                       [--since DATE] [--until DATE] [--timezone TZ] [--json]
-  claude-jsonl doctor [PATH...] [--projects DIR] [--json]
+  claude-jsonl doctor [PATH...] [--projects DIR] [--verbose] [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -32,6 +32,7 @@ const OPTIONS = {
   since: { type: 'string' },
   until: { type: 'string' },
   timezone: { type: 'string' },
+  verbose: { type: 'boolean' },
 } as const
 
 type Flag = keyof typeof OPTIONS
@@ -82,13 +83,13 @@ async function runStats(args: string[]): Promise<number> {
 }
 
 async function runDoctor(args: string[]): Promise<number> {
-  const { values, positionals } = parse('doctor', args, ['projects', 'json'])
+  const { values, positionals } = parse('doctor', args, ['projects', 'json', 'verbose'])
   if (values.help) return print(HELP), EXIT.ok
   const progress = progressBar()
   try {
     const report = await doctor({ paths: positionals, projects: values.projects, onProgress: progress.onProgress })
     progress.done()
-    print(values.json ? JSON.stringify(report, null, 2) : renderDoctor(report))
+    print(values.json ? JSON.stringify(report, null, 2) : renderDoctor(report, { verbose: values.verbose }))
     return report.clean ? EXIT.ok : EXIT.flagged
   } finally {
     progress.done()

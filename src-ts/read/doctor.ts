@@ -109,7 +109,8 @@ export function cleanupPeriodDays(env: NodeJS.ProcessEnv = process.env): number 
 }
 
 function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`
+  const many = word.endsWith('y') ? `${word.slice(0, -1)}ies` : `${word}s`
+  return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`
 }
 
 function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJS.ProcessEnv): Finding[] {
