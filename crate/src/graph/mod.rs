@@ -303,8 +303,10 @@ impl<'a> Graph<'a> {
         let s = self.scan;
         let default_leaf =
             (0..s.records.len() as u32).rev().find(|&i| self.canonical(i) && self.is_conversation(i)).unwrap_or(NONE);
-        let pointer_record =
-            (0..s.records.len() as u32).rev().find(|&i| is_kind(s, &s.records[i as usize], "last-prompt")).unwrap_or(NONE);
+        let pointer_record = (0..s.records.len() as u32)
+            .rev()
+            .find(|&i| is_kind(s, &s.records[i as usize], "last-prompt"))
+            .unwrap_or(NONE);
         let fallback = |pointer: Pointer, target: u32| LeafChoice {
             leaf: default_leaf,
             rule: if default_leaf == NONE { LeafRule::None } else { LeafRule::LastConversationRecord },

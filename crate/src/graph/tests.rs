@@ -18,7 +18,13 @@ fn asst(uuid: &str, parent: Option<&str>, ts: u32, msg: &str, tool: Option<&str>
         Some(t) => format!(r#"[{{"type":"tool_use","id":"{t}","name":"Bash","input":{{}}}}]"#),
         None => r#"[{"type":"text","text":"ok"}]"#.to_string(),
     };
-    rec("assistant", uuid, parent, ts, &format!(r#","message":{{"id":"{msg}","role":"assistant","content":{content}}}"#))
+    rec(
+        "assistant",
+        uuid,
+        parent,
+        ts,
+        &format!(r#","message":{{"id":"{msg}","role":"assistant","content":{content}}}"#),
+    )
 }
 fn result(uuid: &str, parent: Option<&str>, ts: u32, tool: &str) -> String {
     rec(
@@ -26,7 +32,9 @@ fn result(uuid: &str, parent: Option<&str>, ts: u32, tool: &str) -> String {
         uuid,
         parent,
         ts,
-        &format!(r#","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{tool}","content":"x"}}]}}"#),
+        &format!(
+            r#","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{tool}","content":"x"}}]}}"#
+        ),
     )
 }
 fn last_prompt(leaf: Option<&str>) -> String {
@@ -183,7 +191,13 @@ fn compaction_boundaries_are_followed_across() {
     let l = vec![
         user("U1", None, 1),
         asst("A1", Some("U1"), 2, "m1", None),
-        rec("system", "B", None, 3, r#","subtype":"compact_boundary","logicalParentUuid":"A1","compactMetadata":{"preTokens":5}"#),
+        rec(
+            "system",
+            "B",
+            None,
+            3,
+            r#","subtype":"compact_boundary","logicalParentUuid":"A1","compactMetadata":{"preTokens":5}"#,
+        ),
         rec("user", "S", Some("B"), 4, r#","isCompactSummary":true,"message":{"role":"user","content":"SUM"}"#),
         user("U2", Some("S"), 5),
         asst("A2", Some("U2"), 6, "m2", None),
