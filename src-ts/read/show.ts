@@ -216,7 +216,9 @@ class TurnBuilder {
       }
       if (t.startedAt && t.endedAt) t.durationMs = Date.parse(t.endedAt) - Date.parse(t.startedAt)
     }
-    return this.turns.filter((t) => t.items.length > 0 || t.requests.length > 0)
+    const kept = this.turns.filter((t) => t.items.length > 0 || t.requests.length > 0)
+    kept.forEach((t, k) => (t.index = k + 1))
+    return kept
   }
 
   add(i: number): void {
