@@ -129,5 +129,5 @@ export function renderTimeline(t: TimelineResult, opts: { requests?: boolean } =
       ],
     },
   )
-  return head.join('\n') + table
+  return head.join('\n') + '\n' + table
 }
