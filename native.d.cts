@@ -168,6 +168,8 @@ declare namespace binding {
     pointerRecord?: number
     pointerTarget?: number
     defaultLeaf?: number
+    /** When the pointer's record is on the chain: conversation branches forking at or below it (0: linear continuation). */
+    branchesBelowPointer?: number
     looped: boolean
     duplicateUuidRecords: Uint32Array
     reattachedRecords: Uint32Array

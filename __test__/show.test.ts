@@ -199,6 +199,7 @@ realTest('real transcripts: the leaf the client resumes from, per the README tag
       const idx = await native.scanFile(path)
       const chain = native.activeChain(idx)
       t.true(chain.indexes.includes(chain.pointerTarget!), `${name}: the stale pointer's record is on the chain`)
+      t.is(chain.branchesBelowPointer, 0, `${name}: a linear continuation below the stale pointer`)
       t.true(r.leaf.line! > r.leaf.pointerLine!, name)
     }
   }

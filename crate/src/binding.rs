@@ -666,6 +666,9 @@ pub struct ActiveChain {
     pub pointer_target: Option<u32>,
     /// The leaf of the last conversation record in file order.
     pub default_leaf: Option<u32>,
+    /// When the pointer names a record on the chain: how many conversation branches fork at or
+    /// below it (0: the chain below the pointer is a linear continuation).
+    pub branches_below_pointer: Option<u32>,
     /// The walk from the leaf met a parent cycle.
     pub looped: bool,
     /// Records whose uuid a later record reuses (left out of the graph).
@@ -702,7 +705,11 @@ pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> R
     };
     let chain = g.active_chain(leaf);
     let links = |k: Link| Uint32Array::new((0..g.link.len() as u32).filter(|&i| g.link[i as usize] == k).collect());
-    let branches = options.as_ref().and_then(|o| o.all_branches).unwrap_or(false).then(|| g.branches(&chain));
+    let all = g.branches(&chain);
+    let target = choice.pointer_target;
+    let branches_below_pointer = (target != crate::graph::NONE && chain.records.contains(&target))
+        .then(|| g.branches_below(&chain, &all, target).len() as u32);
+    let branches = options.as_ref().and_then(|o| o.all_branches).unwrap_or(false).then_some(all);
     Ok(ActiveChain {
         origins: Uint8Array::new(chain.origins.iter().map(|o| *o as u8).collect()),
         indexes: Uint32Array::new(chain.records.clone()),
@@ -712,6 +719,7 @@ pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> R
         pointer_record: opt_index(choice.pointer_record),
         pointer_target: opt_index(choice.pointer_target),
         default_leaf: opt_index(choice.default_leaf),
+        branches_below_pointer,
         looped: chain.looped,
         duplicate_uuid_records: Uint32Array::new(g.duplicates.clone()),
         reattached_records: links(Link::Reattached),

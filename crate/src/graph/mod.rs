@@ -481,6 +481,26 @@ impl<'a> Graph<'a> {
             records: recs,
         }
     }
+
+    /// The branches (ids as in [`Branches::branch`]) that fork from `chain` at record `at` or
+    /// below it. Empty means the chain below `at` is a linear continuation: what a stale
+    /// `last-prompt` pointer needs for the `auto` leaf policy (spliced fragments and results,
+    /// progress and bookkeeping records are not branches).
+    pub fn branches_below(&self, chain: &Chain, branches: &Branches, at: u32) -> Vec<u32> {
+        let Some(from) = chain.records.iter().position(|&r| r == at) else {
+            return Vec::new();
+        };
+        let pos: FxHashMap<u32, usize> = chain.records.iter().enumerate().map(|(k, &r)| (r, k)).collect();
+        let mut out: Vec<u32> = branches
+            .branch
+            .iter()
+            .zip(&branches.fork)
+            .filter(|(_, f)| pos.get(f).is_some_and(|&p| p >= from))
+            .map(|(b, _)| *b)
+            .collect();
+        out.dedup();
+        out
+    }
 }
 
 #[cfg(test)]

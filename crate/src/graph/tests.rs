@@ -269,3 +269,27 @@ fn branches_are_grouped_and_bookkeeping_is_not_a_branch() {
     assert_eq!(b.branch, [2, 2]);
     assert_eq!(b.fork, [1, 1]);
 }
+
+#[test]
+fn branches_below_a_stale_pointer() {
+    let l = vec![
+        user("U1", None, 1),
+        asst("A1", Some("U1"), 2, "m1", None),
+        user("U2", Some("A1"), 3),
+        asst("A2", Some("U2"), 4, "m2", None),
+        user("U2alt", Some("A1"), 5),
+        asst("A2alt", Some("U2alt"), 6, "m3", None),
+        user("U3", Some("A2alt"), 7),
+        asst("A3", Some("U3"), 8, "m4", None),
+    ];
+    let s = scan(&l);
+    let g = Graph::new(&s);
+    let chain = g.active_chain(g.client_leaf().leaf);
+    let b = g.branches(&chain);
+    // A pointer at U1 or A1 has the rewound branch (forking at A1) below it; at U2alt it has not.
+    assert_eq!(g.branches_below(&chain, &b, 0), [2]);
+    assert_eq!(g.branches_below(&chain, &b, 1), [2]);
+    assert!(g.branches_below(&chain, &b, 4).is_empty());
+    // Not on the chain: nothing to say.
+    assert!(g.branches_below(&chain, &b, 3).is_empty());
+}
