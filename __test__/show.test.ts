@@ -140,6 +140,11 @@ test('a corrupt line in the middle is a marker in its place, never a crash', asy
   t.is(r.corruptLines, 1)
   t.deepEqual(all(r).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)), ['before', 'answer one', 'corrupt@3', 'after', 'answer two'])
   t.regex(renderText(r), /!! line 3: corrupt line \(not valid JSON\)/)
+  // The corrupt line was a link of the chain: its child is re-attached (by timestamp, as the
+  // client does) and the history before it is still shown.
+  const broken = file([human('U1', null, 'before'), said('A1', 'U1', 'm1', [text('answer one')]), human('U2', 'A1', 'lost').slice(0, 40), said('A2', 'U2', 'm2', [text('answer two')])])
+  const b = await showSession(broken)
+  t.deepEqual(all(b).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)), ['before', 'answer one', 'corrupt@3', 'answer two'])
 })
 
 test('--last N keeps the last N turns of the active chain', async (t) => {
