@@ -151,6 +151,36 @@ declare namespace binding {
   }
   function discoverFiles(paths: string[]): DiscoveredFile[]
   // ---- chain (issue 6 show/timeline; shared with issue 5) ----
+  interface ChainOptions {
+    /** Also group the records off the chain into branches. */
+    allBranches?: boolean
+    /** Use this record as the leaf instead of the client's choice (rule 'manual'). */
+    leaf?: number
+  }
+  interface ActiveChain {
+    /** Root to leaf, fragments and tool results spliced in where the client puts them. */
+    indexes: Uint32Array
+    /** Per chain record: 0 on the parent chain, 1 spliced assistant fragment, 2 spliced tool result. */
+    origins: Uint8Array
+    leaf?: number
+    rule: 'last-prompt' | 'last-prompt-interior' | 'last-conversation-record' | 'none' | 'manual'
+    pointer: 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
+    pointerRecord?: number
+    pointerTarget?: number
+    defaultLeaf?: number
+    /** When the pointer's record is on the chain: conversation branches forking at or below it (0: linear continuation). */
+    branchesBelowPointer?: number
+    looped: boolean
+    duplicateUuidRecords: Uint32Array
+    reattachedRecords: Uint32Array
+    danglingRecords: Uint32Array
+    roots: Uint32Array
+    /** With allBranches: records off the chain per branch (id = its first record), and fork points (0xFFFFFFFF: detached). */
+    branchIndexes?: Uint32Array
+    branchIds?: Uint32Array
+    branchForks?: Uint32Array
+  }
+  function activeChain(index: TranscriptIndex, options?: ChainOptions): ActiveChain
   // ---- end chain ----
   // ---- search (issue 6 find) ----
   // ---- end search ----

@@ -641,6 +641,96 @@ pub fn discover_files(paths: Vec<String>) -> Result<Vec<DiscoveredFile>> {
 
 // ---- chain: active chain and leaf (issue 6 show/timeline; shared with issue 5) ----
 
+#[napi(object)]
+pub struct ChainOptions {
+    /// Also group the records off the chain into branches.
+    pub all_branches: Option<bool>,
+    /// Use this record as the leaf instead of the client's choice.
+    pub leaf: Option<u32>,
+}
+
+/// The leaf the client resumes from and the active chain from it, as record indexes.
+#[napi(object)]
+pub struct ActiveChain {
+    /// Root to leaf, fragments and tool results spliced in where the client puts them.
+    pub indexes: Uint32Array,
+    /// Per chain record: 0 on the parent chain, 1 spliced assistant fragment, 2 spliced tool result.
+    pub origins: Uint8Array,
+    pub leaf: Option<u32>,
+    /// 'last-prompt' | 'last-prompt-interior' | 'last-conversation-record' | 'none' | 'manual'
+    pub rule: String,
+    /// 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
+    pub pointer: String,
+    /// The last last-prompt record and the record its leafUuid names.
+    pub pointer_record: Option<u32>,
+    pub pointer_target: Option<u32>,
+    /// The leaf of the last conversation record in file order.
+    pub default_leaf: Option<u32>,
+    /// When the pointer names a record on the chain: how many conversation branches fork at or
+    /// below it (0: the chain below the pointer is a linear continuation).
+    pub branches_below_pointer: Option<u32>,
+    /// The walk from the leaf met a parent cycle.
+    pub looped: bool,
+    /// Records whose uuid a later record reuses (left out of the graph).
+    pub duplicate_uuid_records: Uint32Array,
+    /// Records whose parentUuid names no record: re-attached by timestamp, or left as roots.
+    pub reattached_records: Uint32Array,
+    pub dangling_records: Uint32Array,
+    pub roots: Uint32Array,
+    /// With allBranches: the records off the chain, per branch (branch id = its first record),
+    /// with the chain record each branch forks from (0xFFFFFFFF: detached).
+    pub branch_indexes: Option<Uint32Array>,
+    pub branch_ids: Option<Uint32Array>,
+    pub branch_forks: Option<Uint32Array>,
+}
+
+fn opt_index(i: u32) -> Option<u32> {
+    (i != crate::graph::NONE).then_some(i)
+}
+
+/// The client's leaf and the active chain of a scanned transcript (full scan).
+#[napi]
+pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> Result<ActiveChain> {
+    use crate::graph::{Graph, Link};
+    let g = Graph::new(&index.scan);
+    let choice = g.client_leaf();
+    let (leaf, rule) = match options.as_ref().and_then(|o| o.leaf) {
+        Some(l) => {
+            if l as usize >= index.scan.records.len() || !g.canonical(l) {
+                return Err(Error::new(Status::InvalidArg, format!("record {l} is not a record with a uuid")));
+            }
+            (l, "manual")
+        }
+        None => (choice.leaf, choice.rule.name()),
+    };
+    let chain = g.active_chain(leaf);
+    let links = |k: Link| Uint32Array::new((0..g.link.len() as u32).filter(|&i| g.link[i as usize] == k).collect());
+    let all = g.branches(&chain);
+    let target = choice.pointer_target;
+    let branches_below_pointer = (target != crate::graph::NONE && chain.records.contains(&target))
+        .then(|| g.branches_below(&chain, &all, target).len() as u32);
+    let branches = options.as_ref().and_then(|o| o.all_branches).unwrap_or(false).then_some(all);
+    Ok(ActiveChain {
+        origins: Uint8Array::new(chain.origins.iter().map(|o| *o as u8).collect()),
+        indexes: Uint32Array::new(chain.records.clone()),
+        leaf: opt_index(leaf),
+        rule: rule.to_string(),
+        pointer: choice.pointer.name().to_string(),
+        pointer_record: opt_index(choice.pointer_record),
+        pointer_target: opt_index(choice.pointer_target),
+        default_leaf: opt_index(choice.default_leaf),
+        branches_below_pointer,
+        looped: chain.looped,
+        duplicate_uuid_records: Uint32Array::new(g.duplicates.clone()),
+        reattached_records: links(Link::Reattached),
+        dangling_records: links(Link::Dangling),
+        roots: Uint32Array::new(g.roots.clone()),
+        branch_indexes: branches.as_ref().map(|b| Uint32Array::new(b.records.clone())),
+        branch_ids: branches.as_ref().map(|b| Uint32Array::new(b.branch.clone())),
+        branch_forks: branches.as_ref().map(|b| Uint32Array::new(b.fork.clone())),
+    })
+}
+
 // ---- end chain ----
 
 // ---- search: text extraction and ranked search (issue 6 find) ----

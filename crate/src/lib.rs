@@ -2,6 +2,7 @@
 //! `binding` and is compiled only with the `node` feature.
 
 pub mod estate;
+pub mod graph;
 pub mod hash;
 pub mod read;
 pub mod scan;

@@ -1,0 +1,328 @@
+import test from 'ava'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { showSession, Item, ShowResult } from '../src-ts/read/show.js'
+import { renderHtml, renderMarkdown, renderText } from '../src-ts/read/show-render.js'
+import native from '../src-ts/native.js'
+import { REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
+
+const hasReal = existsSync(REAL)
+const realTest = hasReal ? test : test.skip
+if (!hasReal) console.warn(`real transcripts not found at ${REAL}: those tests are skipped`)
+
+// ---- hand-made records -------------------------------------------------------------------
+let clock = Date.parse('2026-03-01T10:00:00.000Z')
+const ts = (advanceSec = 1) => new Date((clock += advanceSec * 1000)).toISOString()
+const base = (uuid: string, parent: string | null) => ({ parentUuid: parent, isSidechain: false, uuid, sessionId: 'sess', timestamp: ts() })
+const human = (uuid: string, parent: string | null, text: string) => JSON.stringify({ ...base(uuid, parent), type: 'user', message: { role: 'user', content: text } })
+const meta = (uuid: string, parent: string | null, text: string) => JSON.stringify({ ...base(uuid, parent), type: 'user', isMeta: true, message: { role: 'user', content: [{ type: 'text', text }] } })
+const said = (uuid: string, parent: string | null, msg: string, blocks: unknown[], output = 10, requestId = `req_${msg}`) =>
+  JSON.stringify({
+    ...base(uuid, parent),
+    type: 'assistant',
+    requestId,
+    message: { id: msg, role: 'assistant', model: 'claude-opus-4-7', content: blocks, usage: { input_tokens: 3, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: output } },
+  })
+const text = (t: string) => ({ type: 'text', text: t })
+const call = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input })
+const result = (uuid: string, parent: string, id: string, content: string, isError = false) =>
+  JSON.stringify({ ...base(uuid, parent), type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: isError }] }, toolUseResult: { stdout: content } })
+
+function file(lines: string[]): string {
+  return join(writeTree({ 'projects/-tmp-x/11111111-2222-4333-8444-555555555555.jsonl': lines }), 'projects/-tmp-x/11111111-2222-4333-8444-555555555555.jsonl')
+}
+
+const all = (r: ShowResult) => r.turns.flatMap((t) => t.items)
+const ofKind = <K extends Item['kind']>(r: ShowResult, k: K) => all(r).filter((x): x is Extract<Item, { kind: K }> => x.kind === k)
+
+/** A session rewound once: the main branch (written first) and a newer alternative from A1. */
+function rewound(): string {
+  return file([
+    human('U1', null, 'first question'),
+    said('A1', 'U1', 'm1', [text('first answer')]),
+    human('U2', 'A1', 'ABANDONED prompt'),
+    said('A2', 'U2', 'm2', [text('ABANDONED answer')]),
+    human('U2b', 'A1', 'second try'),
+    said('A2b', 'U2b', 'm3', [text('kept answer')]),
+  ])
+}
+
+test('a rewound branch is left out by default and shown, marked, with --all-branches', async (t) => {
+  const path = rewound()
+  const r = await showSession(path)
+  t.is(r.leaf.rule, 'last-conversation-record')
+  t.is(r.leaf.pointer, 'absent')
+  t.deepEqual(
+    all(r).map((x) => ('text' in x ? x.text : x.kind)),
+    ['first question', 'first answer', 'second try', 'kept answer'],
+  )
+  t.false(renderText(r).includes('ABANDONED'))
+  const b = await showSession(path, { allBranches: true })
+  const branchTurns = b.turns.filter((x) => x.branch)
+  t.is(branchTurns.length, 1)
+  t.deepEqual(branchTurns[0].items.map((x) => ('text' in x ? x.text : x.kind)), ['ABANDONED prompt', 'ABANDONED answer'])
+  t.is(branchTurns[0].branch!.forkLine, 2)
+  // The branch comes right after the turn holding its fork point (turn 1), before turn 2.
+  t.deepEqual(b.turns.map((x) => (x.branch ? 'branch' : x.index)), [1, 'branch', 2])
+  t.regex(renderText(b), /Branch turn 1 \(off the active chain, forks after line 2\)/)
+})
+
+test('the last last-prompt naming a leaf wins over file order', async (t) => {
+  const lines = readFileSync(rewound(), 'utf8').trim().split('\n')
+  lines.push(JSON.stringify({ type: 'last-prompt', leafUuid: 'A2', sessionId: 'sess' }))
+  const r = await showSession(file(lines))
+  t.is(r.leaf.rule, 'last-prompt')
+  t.is(r.leaf.uuid, 'A2')
+  t.true(renderText(r).includes('ABANDONED answer'))
+  t.false(renderText(r).includes('kept answer'))
+})
+
+test('fragments merge by message.id, tool_use is deduplicated by id, results and meta are told apart', async (t) => {
+  const path = file([
+    human('U1', null, 'look at things'),
+    meta('M1', 'U1', '<system-reminder>injected</system-reminder>'),
+    said('F1', 'M1', 'mA', [{ type: 'thinking', thinking: 'pondering', signature: 'x' }], 1, 'reqA'),
+    said('F2', 'F1', 'mA', [text('I will read two files.')], 2, 'reqA'),
+    said('F3', 'F2', 'mA', [call('t1', 'Read', { file_path: '/src/a.ts' })], 3, 'reqA'),
+    said('F4', 'F3', 'mA', [call('t2', 'Bash', { command: 'ls -la' })], 40, 'reqA'),
+    said('F4dup', 'F4', 'mA', [call('t2', 'Bash', { command: 'ls -la' })], 40, 'reqA'),
+    result('R1', 'F3', 't1', 'contents of a'),
+    result('R2', 'F4dup', 't2', 'no such file', true),
+    said('A2', 'R2', 'mB', [text('Done.')], 7, 'reqB'),
+  ])
+  const r = await showSession(path, { tools: true, thinking: true })
+  t.is(r.turns.length, 1)
+  const kinds = all(r).map((x) => x.kind)
+  t.deepEqual(kinds, ['human', 'meta', 'thinking', 'assistant', 'tool-call', 'tool-call', 'tool-result', 'tool-result', 'assistant'])
+  t.deepEqual(
+    ofKind(r, 'tool-call').map((x) => [x.name, x.target]),
+    [
+      ['Read', { kind: 'file', value: '/src/a.ts' }],
+      ['Bash', { kind: 'command', value: 'ls -la' }],
+    ],
+  )
+  const res = ofKind(r, 'tool-result')
+  t.deepEqual(res.map((x) => [x.toolUseId, x.name, x.isError]), [['t1', 'Read', false], ['t2', 'Bash', true]])
+  // Per-request tokens: reqA counted once with its largest output.
+  t.deepEqual(r.turns[0].requests.map((q) => [q.key, q.outputTokens]), [['reqA', 40], ['reqB', 7]])
+  t.is(r.turns[0].tokens.outputTokens, 47)
+  // Without --tools/--thinking only the conversation remains; --human-only keeps the prompt.
+  const plain = await showSession(path)
+  t.deepEqual(all(plain).map((x) => x.kind), ['human', 'assistant', 'assistant'])
+  const h = await showSession(path, { humanOnly: true })
+  t.deepEqual(all(h).map((x) => x.kind), ['human'])
+})
+
+test('a compaction boundary is a marker with its pre-compaction tokens; history before it is kept', async (t) => {
+  const path = file([
+    human('U1', null, 'old prompt'),
+    said('A1', 'U1', 'm1', [text('old answer')]),
+    JSON.stringify({ ...base('B', null), type: 'system', subtype: 'compact_boundary', logicalParentUuid: 'A1', content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: 12345 } }),
+    JSON.stringify({ ...base('S', 'B'), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'SUMMARY of the old part' } }),
+    human('U2', 'S', 'new prompt'),
+    said('A2', 'U2', 'm2', [text('new answer')]),
+  ])
+  const r = await showSession(path)
+  const c = ofKind(r, 'compaction')
+  t.is(c.length, 1)
+  t.is(c[0].preTokens, 12345)
+  t.is(c[0].trigger, 'manual')
+  t.is(c[0].summary, 'SUMMARY of the old part')
+  t.deepEqual(all(r).map((x) => ('text' in x ? x.text : x.kind)), ['old prompt', 'old answer', 'compaction', 'new prompt', 'new answer'])
+  t.regex(renderText(r), /Compacted \(manual\): 12,345 tokens before/)
+  t.regex(renderMarkdown(r), /\*\*Compacted\*\* \(manual\), 12,345 tokens before/)
+})
+
+test('a corrupt line in the middle is a marker in its place, never a crash', async (t) => {
+  const path = file([human('U1', null, 'before'), said('A1', 'U1', 'm1', [text('answer one')]), '{"type":"user","uuid":"broken', human('U2', 'A1', 'after'), said('A2', 'U2', 'm2', [text('answer two')])])
+  const r = await showSession(path)
+  t.is(r.corruptLines, 1)
+  t.deepEqual(all(r).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)), ['before', 'answer one', 'corrupt@3', 'after', 'answer two'])
+  t.regex(renderText(r), /!! line 3: corrupt line \(not valid JSON\)/)
+  // The corrupt line was a link of the chain: its child is re-attached (by timestamp, as the
+  // client does) and the history before it is still shown.
+  const broken = file([human('U1', null, 'before'), said('A1', 'U1', 'm1', [text('answer one')]), human('U2', 'A1', 'lost').slice(0, 40), said('A2', 'U2', 'm2', [text('answer two')])])
+  const b = await showSession(broken)
+  t.deepEqual(all(b).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)), ['before', 'answer one', 'corrupt@3', 'answer two'])
+})
+
+test('--last N keeps the last N turns of the active chain', async (t) => {
+  const r = await showSession(rewound(), { last: 1 })
+  t.is(r.turns.length, 1)
+  t.is(r.turns[0].index, 2)
+  t.is(r.omittedTurns, 1)
+})
+
+test('a file with no conversation is a one-line input error', async (t) => {
+  const path = file([JSON.stringify({ type: 'custom-title', customTitle: 'x' })])
+  const e = await t.throwsAsync(showSession(path))
+  t.is((e as { exitCode?: number }).exitCode, 3)
+  t.regex(e!.message, /no Claude Code conversation/)
+})
+
+// ---- real transcripts ---------------------------------------------------------------------
+const TAGS: Record<string, string> = {
+  'real-01.jsonl': 'absent',
+  'real-04.jsonl': 'absent',
+  'real-05.jsonl': 'absent',
+  'real-06.jsonl': 'absent',
+  'real-07.jsonl': 'interior-on-chain',
+  'real-08.jsonl': 'interior-on-chain',
+  'real-09.jsonl': 'absent',
+  'real-10.jsonl': 'no-leaf-uuid',
+  'real-11.jsonl': 'no-leaf-uuid',
+  'real-12.jsonl': 'absent',
+}
+
+/** Independent of the native graph: the last user/assistant line, and every tool_use id. */
+function plainFacts(path: string) {
+  const lines = readFileSync(path, 'utf8').split('\n')
+  let lastConv = 0
+  const toolIds = new Set<string>()
+  lines.forEach((l, i) => {
+    if (!l.trim()) return
+    const r = JSON.parse(l)
+    if ((r.type === 'user' || r.type === 'assistant') && !r.isSidechain && r.uuid) lastConv = i + 1
+    if (r.type === 'assistant' && !r.isSidechain && Array.isArray(r.message?.content)) {
+      for (const b of r.message.content) if (b.type === 'tool_use') toolIds.add(b.id)
+    }
+  })
+  return { lastConv, toolIds }
+}
+
+realTest('real transcripts: the leaf the client resumes from, per the README tags', async (t) => {
+  for (const [name, pointer] of Object.entries(TAGS)) {
+    const path = join(REAL, name)
+    const r = await showSession(path)
+    t.is(r.leaf.pointer, pointer, name)
+    // no pointer, a pointer without leafUuid, or a stale pointer with a linear continuation:
+    // the client resumes from the last conversation record in file order.
+    t.is(r.leaf.rule, 'last-conversation-record', name)
+    t.is(r.leaf.line, plainFacts(path).lastConv, name)
+    if (pointer === 'interior-on-chain') {
+      const idx = await native.scanFile(path)
+      const chain = native.activeChain(idx)
+      t.true(chain.indexes.includes(chain.pointerTarget!), `${name}: the stale pointer's record is on the chain`)
+      t.is(chain.branchesBelowPointer, 0, `${name}: a linear continuation below the stale pointer`)
+      t.true(r.leaf.line! > r.leaf.pointerLine!, name)
+    }
+  }
+  for (const name of ['real-02.jsonl', 'real-03.jsonl']) {
+    await t.throwsAsync(showSession(join(REAL, name)), { message: /no Claude Code conversation/ }, `${name} is a Codex transcript`)
+  }
+})
+
+realTest('real transcripts: every tool_use is shown once, with its result, fragments spliced back in', async (t) => {
+  let spliced = 0
+  for (const name of Object.keys(TAGS)) {
+    const path = join(REAL, name)
+    const r = await showSession(path, { tools: true, allBranches: true })
+    const calls = ofKind(r, 'tool-call').map((x) => x.id)
+    t.is(new Set(calls).size, calls.length, `${name}: no tool_use shown twice`)
+    t.deepEqual(new Set(calls), plainFacts(path).toolIds, `${name}: every tool_use of the file is shown`)
+    const results = ofKind(r, 'tool-result').map((x) => x.toolUseId)
+    t.is(new Set(results).size, results.length, `${name}: no result shown twice`)
+    const answered = new Set(results)
+    const open = calls.filter((c) => !answered.has(c))
+    t.true(open.length <= 1, `${name}: unanswered calls ${open.join(', ')}`)
+    const chain = native.activeChain(await native.scanFile(path))
+    spliced += chain.origins.filter((o) => o !== 0).length
+  }
+  // Without the splice, parallel tool calls off the parent chain would be lost.
+  t.true(spliced > 0)
+  const r = await showSession(join(REAL, 'real-11.jsonl'), { tools: true })
+  const idx = await native.scanFile(join(REAL, 'real-11.jsonl'))
+  const chain = native.activeChain(idx)
+  const onlyChain = new Set([...chain.indexes].filter((_, k) => chain.origins[k] === 0).flatMap((i) => idx.record(i)!.toolUses.map((u) => u.id)))
+  t.true(ofKind(r, 'tool-call').length > onlyChain.size, 'real-11 has fragments off the parent chain')
+})
+
+realTest('real transcripts: compaction marker with preTokens (real-06)', async (t) => {
+  const r = await showSession(join(REAL, 'real-06.jsonl'))
+  const c = ofKind(r, 'compaction')
+  t.is(c.length, 1)
+  t.is(c[0].preTokens, 155333)
+  t.true(c[0].summary!.startsWith('This session is being continued'))
+  // Turns from before the boundary are on the chain too (followed across logicalParentUuid).
+  t.true(r.turns.findIndex((x) => x.items.some((i) => i.kind === 'compaction')) > 3)
+})
+
+// ---- CLI module ---------------------------------------------------------------------------
+function cli(args: string[]) {
+  const mod = join(REPO, 'dist', 'src-ts', 'cli', 'show-command.js')
+  const script = `import(${JSON.stringify(mod)}).then(m => m.runShow(process.argv.slice(1))).then(c => { process.exitCode = c }, e => { process.stderr.write('claude-jsonl: ' + e.message + '\\n'); process.exitCode = e.exitCode ?? 4 })`
+  return spawnSync(process.execPath, ['-e', script, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home' } })
+}
+
+test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t) => {
+  const path = rewound()
+  const projects = join(path, '..', '..')
+  const r = cli(['11111111', '--projects', projects, '--format', 'markdown'])
+  t.is(r.status, 0, r.stderr)
+  t.regex(r.stdout, /^# Session 11111111-2222-4333-8444-555555555555/)
+  t.regex(r.stdout, /> second try/)
+  const json = cli([path, '--json', '--all-branches'])
+  t.is(json.status, 0)
+  t.is(JSON.parse(json.stdout).turns.length, 3)
+  const out = join(tempDir(), 'page.html')
+  t.is(cli([path, '--format', 'html', '--out', out]).status, 0)
+  t.regex(readFileSync(out, 'utf8'), /^<!doctype html>/)
+  const bad = cli([path, '--colour'])
+  t.is(bad.status, 2)
+  t.is(bad.stderr.trim().split('\n').length, 1)
+  t.is(cli([path, '--format', 'pdf']).status, 2)
+  t.is(cli([path, '--last', 'x']).status, 2)
+  t.is(cli([]).status, 2)
+  const missing = cli(['ffffffff', '--projects', projects])
+  t.is(missing.status, 3)
+  t.regex(missing.stderr, /^claude-jsonl: no session matches 'ffffffff' \(searched 1 sessions under /)
+})
+
+// ---- HTML in headless Chromium ------------------------------------------------------------
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
+
+test('HTML: one self-contained page, escaped, rendered by headless Chromium (screenshot kept)', async (t) => {
+  const path = file([
+    human('U1', null, 'Why does <script>alert("x")</script> & co break?'),
+    said('A1', 'U1', 'm1', [{ type: 'thinking', thinking: 'deep thought', signature: 's' }, text('Because <b>markup</b> must be escaped.'), call('t1', 'Bash', { command: 'echo "<img src=x onerror=alert(1)>"' })]),
+    result('R1', 'A1', 't1', '<img src=x onerror=alert(1)>'),
+    JSON.stringify({ ...base('B', null), type: 'system', subtype: 'compact_boundary', logicalParentUuid: 'R1', compactMetadata: { trigger: 'auto', preTokens: 170000 } }),
+    JSON.stringify({ ...base('S', 'B'), type: 'user', isCompactSummary: true, message: { role: 'user', content: 'Summary text' } }),
+    human('U2', 'S', 'next'),
+    said('A2', 'U2', 'm2', [text('final words')]),
+  ])
+  const r = await showSession(path, { tools: true, thinking: true })
+  const html = renderHtml(r)
+  t.false(/<script|<img|<link|src=["']?http|url\(/i.test(html.replace(/&lt;(script|img)/g, '')), 'no script, image, link or remote URL')
+  t.true(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'))
+  if (!CHROMIUM) return t.log('SKIPPED the Chromium part: no chromium at /usr/bin/chromium (install it: apt-get install -y chromium)')
+  const dir = join(REPO, 'dist', 'test-artifacts')
+  mkdirSync(dir, { recursive: true })
+  const page = join(dir, 'show.html')
+  writeFileSync(page, html)
+  const profile = tempDir('cj-chromium-')
+  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`]
+  try {
+    const dom = spawnSync(CHROMIUM, [...flags, '--dump-dom', `file://${page}`], { encoding: 'utf8', timeout: 60_000 })
+    if (dom.status !== 0 && !dom.stdout) return t.log(`SKIPPED the Chromium part: chromium could not start (${(dom.stderr || String(dom.error)).split('\n')[0]})`)
+    const d = dom.stdout
+    // What the browser parsed: the escaped texts are text, not elements.
+    t.false(/<script/i.test(d.replace(/&lt;script/g, '')), 'no script element in the rendered DOM')
+    t.false(/<img/i.test(d.replace(/&lt;img/g, '')), 'no img element in the rendered DOM')
+    t.regex(d, /Why does &lt;script&gt;alert\("x"\)&lt;\/script&gt; &amp; co break\?/)
+    t.is((d.match(/<details/g) ?? []).length, 4, 'thinking, tool call, tool result, compaction summary')
+    t.regex(d, /Compacted \(auto\): 170,000 tokens before/)
+    t.regex(d, /final words/)
+    t.regex(d, /class="tokens">1 request, 1.1k in, 10 out/)
+    const shot = join(dir, 'show.png')
+    rmSync(shot, { force: true })
+    const s = spawnSync(CHROMIUM, [...flags, `--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`], { encoding: 'utf8', timeout: 60_000 })
+    t.true(existsSync(shot), `screenshot written (${s.stderr.split('\n')[0]})`)
+    const png = readFileSync(shot)
+    t.true(png.subarray(1, 4).toString() === 'PNG' && statSync(shot).size > 5000, 'a real PNG')
+    t.log(`screenshot: ${shot}`)
+  } finally {
+    rmSync(profile, { recursive: true, force: true })
+  }
+})

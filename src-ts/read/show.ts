@@ -1,0 +1,444 @@
+// `show`: the conversation on the active chain, as Claude Code itself would resume it. The
+// native graph picks the leaf and the chain (fragments and tool results spliced in); only the
+// records on it are read (by their byte spans) and parsed here, into typed turns.
+import { closeSync, openSync, readSync } from 'node:fs'
+import native from '../native.js'
+import type { TranscriptIndex } from '../native.js'
+import type { ActiveChain } from '#native'
+import { EstateOptions } from './estate.js'
+import { resolveSession, SessionRef } from './session-ref.js'
+import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+
+export interface ShowOptions extends Pick<EstateOptions, 'projects' | 'env'> {
+  /** Tool calls (one per call, with its target), their results, and meta injections. */
+  tools?: boolean
+  thinking?: boolean
+  /** Human text only (and compaction markers). */
+  humanOnly?: boolean
+  /** Only the last N turns of the active chain. */
+  last?: number
+  /** Also the rewound/abandoned branches, each after the turn it forks from. */
+  allBranches?: boolean
+  /** Tool results are cut to this many characters (default 2000). */
+  resultChars?: number
+}
+
+export interface RequestUsage {
+  /** requestId, else message.id */
+  key: string
+  model?: string
+  timestamp?: string
+  inputTokens: number
+  cacheCreationInputTokens: number
+  cacheReadInputTokens: number
+  outputTokens: number
+}
+
+export type ToolTargetKind = 'file' | 'command' | 'url' | 'query' | 'agent' | 'pattern' | 'skill'
+
+interface At {
+  /** 1-based line of the record in the file. */
+  line: number
+  timestamp?: string
+}
+
+export type Item =
+  | ({ kind: 'human'; text: string; uuid?: string } & At)
+  | ({ kind: 'meta'; text: string } & At)
+  | ({ kind: 'assistant'; messageId?: string; model?: string; text: string } & At)
+  | ({ kind: 'thinking'; text: string } & At)
+  | ({ kind: 'tool-call'; id: string; name: string; target?: { kind: ToolTargetKind; value: string }; input: string } & At)
+  | ({ kind: 'tool-result'; toolUseId: string; name?: string; text: string; truncated: boolean; isError: boolean } & At)
+  | ({ kind: 'compaction'; trigger?: string; preTokens?: number; summary?: string } & At)
+  | { kind: 'corrupt'; line: number; problem: string }
+
+export interface Turn {
+  /** 1-based position among the turns of the active chain (branch turns: of their branch). */
+  index: number
+  /** Set on turns of a branch off the active chain. */
+  branch?: { id: string; forkLine?: number }
+  startedAt?: string
+  /** Timestamp of the last record of the turn. */
+  endedAt?: string
+  durationMs?: number
+  items: Item[]
+  /** One row per API request (deduplicated by requestId: the row with the largest output). */
+  requests: RequestUsage[]
+  tokens: { inputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number; outputTokens: number }
+  models: string[]
+}
+
+export interface ShowResult {
+  path: string
+  sessionId: string
+  leaf: { line?: number; uuid?: string; rule: string; pointer: string; pointerLine?: number }
+  records: number
+  chainRecords: number
+  corruptLines: number
+  /** Turns of the active chain left out by `last`. */
+  omittedTurns: number
+  turns: Turn[]
+}
+
+const TOOL_TARGETS: [string, ToolTargetKind][] = [
+  ['file_path', 'file'],
+  ['notebook_path', 'file'],
+  ['command', 'command'],
+  ['url', 'url'],
+  ['query', 'query'],
+  ['pattern', 'pattern'],
+  ['path', 'file'],
+  ['skill', 'skill'],
+]
+
+/** What a tool call is aimed at: a file, a command, a URL, an agent, … */
+export function toolTarget(name: string, input: unknown): { kind: ToolTargetKind; value: string } | undefined {
+  if (!input || typeof input !== 'object') return undefined
+  const o = input as Record<string, unknown>
+  if (name === 'Task' || name === 'Agent' || typeof o.subagent_type === 'string') {
+    const who = typeof o.subagent_type === 'string' ? o.subagent_type : 'agent'
+    return { kind: 'agent', value: typeof o.description === 'string' ? `${who}: ${o.description}` : who }
+  }
+  for (const [key, kind] of TOOL_TARGETS) {
+    const v = o[key]
+    if (typeof v === 'string' && v !== '') return { kind, value: v }
+  }
+  return undefined
+}
+
+function blockText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .map((b) => {
+      if (!b || typeof b !== 'object') return ''
+      const t = (b as { type?: string }).type
+      if (t === 'text') return String((b as { text?: unknown }).text ?? '')
+      if (t === 'image') return '[image]'
+      if (t === 'document') return '[document]'
+      return ''
+    })
+    .filter((s) => s !== '')
+    .join('\n')
+}
+
+function cut(text: string, max: number): { text: string; truncated: boolean } {
+  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false }
+}
+
+/** Reads records by their byte spans; nothing else of the file is read. */
+class SpanReader {
+  private fd: number
+  constructor(
+    path: string,
+    private offsets: Float64Array,
+    private lengths: Uint32Array,
+  ) {
+    this.fd = openSync(path, 'r')
+  }
+  json(i: number): Record<string, unknown> | undefined {
+    const buf = Buffer.allocUnsafe(this.lengths[i])
+    let done = 0
+    while (done < buf.length) {
+      const n = readSync(this.fd, buf, done, buf.length - done, this.offsets[i] + done)
+      if (n === 0) break
+      done += n
+    }
+    try {
+      const v = JSON.parse(buf.toString('utf8', 0, done))
+      return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+  close(): void {
+    closeSync(this.fd)
+  }
+}
+
+const emptyTokens = () => ({ inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 0 })
+
+/** Builds turns from records in chain order. Shared state dedupes tool calls and requests. */
+class TurnBuilder {
+  turns: Turn[] = []
+  /** record index → turn it landed in */
+  turnOf = new Map<number, Turn>()
+  private seenTools = new Set<string>()
+  private seenResults = new Set<string>()
+  private toolNames = new Map<string, string>()
+  private requests = new Map<string, { turn: Turn; row: RequestUsage }>()
+  private messages = new Map<string, Extract<Item, { kind: 'assistant' }>>()
+  private badLines: { line: number; problem: string }[]
+
+  constructor(
+    private index: TranscriptIndex,
+    private reader: SpanReader,
+    private resultChars: number,
+    badLines: { line: number; problem: string }[],
+    private branch?: Turn['branch'],
+  ) {
+    this.badLines = [...badLines]
+  }
+
+  private current(): Turn {
+    if (this.turns.length === 0) this.newTurn()
+    return this.turns[this.turns.length - 1]
+  }
+
+  private newTurn(): Turn {
+    const t: Turn = { index: this.turns.length + 1, items: [], requests: [], tokens: emptyTokens(), models: [] }
+    if (this.branch) t.branch = this.branch
+    this.turns.push(t)
+    return t
+  }
+
+  private push(item: Item, turn = this.current()): void {
+    turn.items.push(item)
+  }
+
+  private corruptBefore(line: number): void {
+    while (this.badLines.length > 0 && this.badLines[0].line < line) {
+      const b = this.badLines.shift()!
+      this.push({ kind: 'corrupt', line: b.line, problem: b.problem })
+    }
+  }
+
+  finish(): Turn[] {
+    this.corruptBefore(Number.POSITIVE_INFINITY)
+    for (const t of this.turns) {
+      t.models = [...new Set(t.requests.map((r) => r.model).filter((m): m is string => !!m))]
+      t.tokens = emptyTokens()
+      for (const r of t.requests) {
+        t.tokens.inputTokens += r.inputTokens
+        t.tokens.cacheCreationInputTokens += r.cacheCreationInputTokens
+        t.tokens.cacheReadInputTokens += r.cacheReadInputTokens
+        t.tokens.outputTokens += r.outputTokens
+      }
+      if (t.startedAt && t.endedAt) t.durationMs = Date.parse(t.endedAt) - Date.parse(t.startedAt)
+    }
+    const kept = this.turns.filter((t) => t.items.length > 0 || t.requests.length > 0)
+    kept.forEach((t, k) => (t.index = k + 1))
+    return kept
+  }
+
+  add(i: number): void {
+    const info = this.index.record(i)
+    if (!info) return
+    this.corruptBefore(info.line)
+    const at: At = { line: info.line, timestamp: info.timestamp }
+    const type = info.type
+    const wanted = type === 'user' || type === 'assistant' || (type === 'system' && info.subtype === 'compact_boundary')
+    let turn = this.current()
+    if (wanted) {
+      const rec = this.reader.json(i)
+      if (!rec) {
+        this.push({ kind: 'corrupt', line: info.line, problem: 'unreadable record' })
+      } else if (type === 'system') {
+        turn = this.newTurn()
+        const meta = (rec.compactMetadata ?? {}) as { trigger?: unknown; preTokens?: unknown }
+        this.push({
+          kind: 'compaction',
+          ...at,
+          trigger: typeof meta.trigger === 'string' ? meta.trigger : undefined,
+          preTokens: typeof meta.preTokens === 'number' ? meta.preTokens : undefined,
+        })
+      } else if (type === 'user') {
+        turn = this.user(rec, info, at)
+      } else {
+        this.assistant(rec, info, at)
+      }
+    }
+    this.turnOf.set(i, turn)
+    if (info.timestamp) {
+      if (!turn.startedAt) turn.startedAt = info.timestamp
+      turn.endedAt = info.timestamp
+    }
+  }
+
+  private user(rec: Record<string, unknown>, info: { isMeta: boolean; isCompactSummary: boolean; uuid?: string }, at: At): Turn {
+    const msg = (rec.message ?? {}) as { content?: unknown }
+    const content = msg.content
+    if (info.isCompactSummary) {
+      const turn = this.current()
+      const last = [...turn.items].reverse().find((x) => x.kind === 'compaction')
+      const summary = blockText(content)
+      if (last && last.kind === 'compaction' && last.summary === undefined) last.summary = summary
+      else this.push({ kind: 'compaction', ...at, summary })
+      return turn
+    }
+    if (info.isMeta) {
+      this.push({ kind: 'meta', ...at, text: blockText(content) })
+      return this.current()
+    }
+    const results = Array.isArray(content) ? content.filter((b) => b && typeof b === 'object' && b.type === 'tool_result') : []
+    if (results.length > 0) {
+      for (const r of results as { tool_use_id?: unknown; content?: unknown; is_error?: unknown }[]) {
+        const id = String(r.tool_use_id ?? '')
+        if (this.seenResults.has(id)) continue
+        this.seenResults.add(id)
+        const c = cut(blockText(r.content), this.resultChars)
+        this.push({ kind: 'tool-result', ...at, toolUseId: id, name: this.toolNames.get(id), text: c.text, truncated: c.truncated, isError: r.is_error === true })
+      }
+      return this.current()
+    }
+    const text = blockText(content)
+    if (text === '') return this.current()
+    // Consecutive user records (command records, caveats, then the prompt) are one message to
+    // the API, so they open one turn.
+    const cur = this.turns[this.turns.length - 1]
+    const answered = (t: Turn) => t.items.some((x) => x.kind !== 'human' && x.kind !== 'meta' && x.kind !== 'corrupt') || t.requests.length > 0
+    const turn = cur && cur.items.some((x) => x.kind === 'human') && !answered(cur) ? cur : this.newTurn()
+    this.push({ kind: 'human', ...at, text, uuid: info.uuid }, turn)
+    return turn
+  }
+
+  private assistant(rec: Record<string, unknown>, info: { messageId?: string; model?: string; requestId?: string; usage?: { inputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number; outputTokens: number } }, at: At): void {
+    const turn = this.current()
+    const msg = (rec.message ?? {}) as { content?: unknown }
+    const blocks = Array.isArray(msg.content) ? msg.content : typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : []
+    const key = info.messageId ?? `line:${at.line}`
+    for (const b of blocks as Record<string, unknown>[]) {
+      if (!b || typeof b !== 'object') continue
+      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
+        const m = this.messages.get(key)
+        if (m && turn.items.includes(m)) {
+          if (!m.text.split('\n\n').includes(b.text)) m.text += '\n\n' + b.text
+        } else {
+          const item: Extract<Item, { kind: 'assistant' }> = { kind: 'assistant', ...at, messageId: info.messageId, model: info.model, text: b.text }
+          this.messages.set(key, item)
+          this.push(item)
+        }
+      } else if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking !== '') {
+        this.push({ kind: 'thinking', ...at, text: b.thinking })
+      } else if (b.type === 'tool_use') {
+        const id = String(b.id ?? '')
+        if (this.seenTools.has(id)) continue
+        this.seenTools.add(id)
+        const name = String(b.name ?? '?')
+        this.toolNames.set(id, name)
+        const input = cut(JSON.stringify(b.input ?? {}), this.resultChars).text
+        this.push({ kind: 'tool-call', ...at, id, name, target: toolTarget(name, b.input), input })
+      }
+    }
+    // Tokens: one row per request, the entry with the largest output (stats' rule).
+    if (info.usage && info.model !== '<synthetic>') {
+      const rk = info.requestId ?? info.messageId ?? `line:${at.line}`
+      const u = info.usage
+      const row: RequestUsage = {
+        key: rk,
+        model: info.model,
+        timestamp: at.timestamp,
+        inputTokens: u.inputTokens,
+        cacheCreationInputTokens: u.cacheCreationInputTokens,
+        cacheReadInputTokens: u.cacheReadInputTokens,
+        outputTokens: u.outputTokens,
+      }
+      const seen = this.requests.get(rk)
+      if (!seen) {
+        this.requests.set(rk, { turn, row })
+        turn.requests.push(row)
+      } else if (row.outputTokens > seen.row.outputTokens) {
+        Object.assign(seen.row, { ...row, timestamp: seen.row.timestamp })
+      }
+    }
+  }
+}
+
+export interface Loaded {
+  ref: SessionRef
+  index: TranscriptIndex
+  chain: ActiveChain
+}
+
+/** Resolves and scans a session and picks its active chain. */
+export async function loadSession(ref: string, opts: Pick<ShowOptions, 'projects' | 'env' | 'allBranches'> = {}): Promise<Loaded> {
+  const session = resolveSession(ref, { projects: opts.projects, env: opts.env })
+  let index: TranscriptIndex
+  try {
+    index = await native.scanFile(session.path)
+  } catch (e) {
+    throw new ClaudeJsonlError((e as Error).message, EXIT.input, session.path)
+  }
+  const chain = native.activeChain(index, { allBranches: opts.allBranches ?? false })
+  if (chain.leaf === undefined) {
+    const s = index.summary()
+    const why = s.records === 0 ? 'not a JSONL transcript' : 'no Claude Code conversation in it (no user or assistant record)'
+    throw inputError(session.path, why)
+  }
+  return { ref: session, index, chain }
+}
+
+/** The session's active chain as typed turns. */
+export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
+  const { ref: session, index, chain } = await loadSession(ref, opts)
+  const summary = index.summary()
+  const bad = summary.badLines.map((b) => ({ line: b.line, problem: b.kind === 'invalid-json' ? 'corrupt line (not valid JSON)' : 'not a JSON object' }))
+  if (summary.tornTail) bad.push({ line: summary.lines, problem: 'last line cut short (interrupted write)' })
+  const reader = new SpanReader(session.path, index.offsets(), index.lengths())
+  const resultChars = opts.resultChars ?? 2000
+  try {
+    const main = new TurnBuilder(index, reader, resultChars, bad)
+    for (const i of chain.indexes) main.add(i)
+    let turns = main.finish()
+    const total = turns.length
+    if (opts.last !== undefined && opts.last >= 0 && opts.last < turns.length) turns = turns.slice(turns.length - opts.last)
+    turns.forEach((t, k) => (t.index = total - turns.length + k + 1))
+    if (opts.allBranches && chain.branchIndexes && chain.branchIds && chain.branchForks) {
+      turns = withBranches(turns, main, index, reader, resultChars, chain)
+    }
+    for (const t of turns) t.items = t.items.filter((x) => keep(x, opts))
+    const leafInfo = index.record(chain.leaf!)
+    return {
+      path: session.path,
+      sessionId: session.sessionId,
+      leaf: {
+        line: leafInfo?.line,
+        uuid: leafInfo?.uuid,
+        rule: chain.rule,
+        pointer: chain.pointer,
+        pointerLine: chain.pointerRecord !== undefined ? index.record(chain.pointerRecord)?.line : undefined,
+      },
+      records: index.length,
+      chainRecords: chain.indexes.length,
+      corruptLines: summary.badJsonLines + summary.nonObjectLines + (summary.tornTail ? 1 : 0),
+      omittedTurns: total - turns.filter((t) => !t.branch).length,
+      turns,
+    }
+  } finally {
+    reader.close()
+  }
+}
+
+function keep(x: Item, opts: ShowOptions): boolean {
+  if (opts.humanOnly) return x.kind === 'human' || x.kind === 'compaction' || x.kind === 'corrupt'
+  if (x.kind === 'tool-call' || x.kind === 'tool-result' || x.kind === 'meta') return !!opts.tools
+  if (x.kind === 'thinking') return !!opts.thinking
+  return true
+}
+
+/** Each branch's turns right after the turn holding its fork point. */
+function withBranches(turns: Turn[], main: TurnBuilder, index: TranscriptIndex, reader: SpanReader, resultChars: number, chain: ActiveChain): Turn[] {
+  const ids = chain.branchIds!
+  const forks = chain.branchForks!
+  const recs = chain.branchIndexes!
+  const after = new Map<Turn | undefined, Turn[]>()
+  for (let k = 0; k < recs.length; ) {
+    const id = ids[k]
+    const fork = forks[k]
+    const forkTurn = fork === 0xffffffff ? undefined : main.turnOf.get(fork)
+    const b = new TurnBuilder(index, reader, resultChars, [], {
+      id: index.record(id)?.uuid ?? String(id),
+      forkLine: fork === 0xffffffff ? undefined : index.record(fork)?.line,
+    })
+    for (; k < recs.length && ids[k] === id; k++) b.add(recs[k])
+    const bt = b.finish()
+    if (forkTurn && !turns.includes(forkTurn)) continue // its fork point is outside the turns shown
+    const list = after.get(forkTurn) ?? []
+    list.push(...bt)
+    after.set(forkTurn, list)
+  }
+  const out: Turn[] = []
+  for (const t of turns) out.push(t, ...(after.get(t) ?? []))
+  out.push(...(after.get(undefined) ?? []))
+  return out
+}
