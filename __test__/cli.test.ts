@@ -112,3 +112,18 @@ test('doctor summarises informational findings unless --verbose', (t) => {
   const verbose = run(['doctor', '--verbose', root])
   t.regex(verbose.stdout, /b\.jsonl\n(?: {2}info .*\n)* {2}info missing-request-id: 2 of 2 assistant entries/)
 })
+
+test('show and timeline are wired into the CLI and take a session prefix', (t) => {
+  const sid = 'c0ffee00-1111-4222-8333-444455556666'
+  const root = writeTree({ [`projects/-home-u-app/${sid}.jsonl`]: [userText('please say hello', 'h1'), assistant({ messageId: 'm1', output: 9, parent: 'h1' })] })
+  const projects = join(root, 'projects')
+  const show = run(['show', 'c0ffee', '--projects', projects])
+  t.is(show.code, 0, show.stderr)
+  t.regex(show.stdout, /please say hello/)
+  const tl = run(['timeline', 'c0ffee', '--projects', projects, '--json'])
+  t.is(tl.code, 0, tl.stderr)
+  t.is(JSON.parse(tl.stdout).turns.length, 1)
+  const unknown = run(['show', 'nope', '--projects', projects])
+  t.is(unknown.code, 3)
+  t.regex(unknown.stderr, /^claude-jsonl: no session matches 'nope' \(searched 1 sessions under /)
+})

@@ -24,6 +24,8 @@ export interface AssistantOpts {
   tool?: [string, string]
   stop?: string | null
   sessionId?: string
+  /** parentUuid (default null: a root) */
+  parent?: string
 }
 
 export function assistant(o: AssistantOpts): string {
@@ -36,7 +38,7 @@ export function assistant(o: AssistantOpts): string {
   usage.output_tokens = o.output
   const content = o.tool ? [{ type: 'tool_use', id: o.tool[0], name: o.tool[1], input: {} }] : [{ type: 'text', text: 'ok' }]
   const rec: Record<string, unknown> = {
-    parentUuid: null,
+    parentUuid: o.parent ?? null,
     isSidechain: o.sidechain ?? false,
     type: 'assistant',
     uuid: `u-${o.messageId}-${o.output}-${Math.random().toString(36).slice(2)}`,

@@ -9,6 +9,8 @@ import { createProgress } from './progress.js'
 import { renderStats } from './stats-command.js'
 import { renderDoctor } from './doctor-command.js'
 import native from '../native.js'
+import { runShow } from './show-command.js'
+import { runTimeline } from './timeline-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -16,10 +18,14 @@ Usage:
   claude-jsonl stats  [PATH...] [--projects DIR] [--by day|session|project|model]
                       [--since DATE] [--until DATE] [--timezone TZ] [--json]
   claude-jsonl doctor [PATH...] [--projects DIR] [--verbose] [--json]
+  claude-jsonl show SESSION [--tools] [--thinking] [--human-only] [--last N] [--all-branches]
+                    [--format text|markdown|json|html] [--out FILE] [--projects DIR]
+  claude-jsonl timeline SESSION [--requests] [--last N] [--all-branches] [--json] [--projects DIR]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
 else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively).
+SESSION is a transcript path, a session uuid, or a unique prefix of one.
 
 Exit codes: 0 ok, 1 doctor flagged something, 2 bad usage, 3 missing/unreadable path or
 a file that is not JSONL, 4 internal error.`
@@ -103,6 +109,10 @@ export async function main(argv: string[]): Promise<number> {
       return runStats(rest)
     case 'doctor':
       return runDoctor(rest)
+    case 'show':
+      return runShow(rest)
+    case 'timeline':
+      return runTimeline(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)
