@@ -16,7 +16,7 @@ export function renderTeleport(r: TeleportResult): string {
     if (t.cwd) out.push(`cwd: ${t.cwd}`)
     if (t.title) out.push(`title: ${t.title}`)
     out.push(`resume: ${t.cwd ? `cd ${JSON.stringify(t.cwd)} && ` : ''}claude --resume ${t.sessionId}`)
-  } else {
+  } else if (r.fallback) {
     out.push(`no local transcript has ${r.uuid} (searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')})`)
   }
   if (r.fallback) {

@@ -499,7 +499,7 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const found: Array<SessionSummary & { ms: number }> = []
   let filesRead = 0
   let bytesRead = 0
-  const BATCH = 32
+  const BATCH = 16
   for (let i = 0; i < candidates.length; i += BATCH) {
     if (found.length >= recent) {
       found.sort((a, b) => b.ms - a.ms)
