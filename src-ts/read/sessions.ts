@@ -108,7 +108,8 @@ const PAT = {
   user: enc('"type":"user"'),
   customTitle: enc('"type":"custom-title"'),
   aiTitle: enc('"type":"ai-title"'),
-  summary: enc('"type":"summary"'),
+  titleType: enc('-title"'),
+  summaryLine: enc('{"type":"summary"'),
   timestamp: enc('"timestamp":"'),
   cwd: enc('"cwd":"'),
   sessionId: enc('"sessionId":"'),
@@ -215,14 +216,16 @@ class FactsBuilder {
         if (t.name === 'user' || t.name === 'assistant') f.messages += t.count
       }
     }
-    // Title records are rare: find them by searching the window once per pattern, in native code.
+    // Title records are rare: one search of the window finds both "custom-title" and "ai-title"
+    // types (wherever the key sits); legacy summary records, a fixed old format, start their line.
     const titleLines = new Set<number>()
-    for (const pat of [PAT.customTitle, PAT.aiTitle, PAT.summary]) {
-      for (let at = buf.indexOf(pat); at >= 0; at = buf.indexOf(pat, at + pat.length)) {
-        const i = lineAt(ls, at)
-        if (i >= 0) titleLines.add(i)
-      }
+    for (let at = buf.indexOf(PAT.titleType); at >= 0; at = buf.indexOf(PAT.titleType, at + PAT.titleType.length)) {
+      const i = lineAt(ls, at)
+      if (i >= 0 && (has(buf, ls[i][0], ls[i][1], PAT.customTitle) || has(buf, ls[i][0], ls[i][1], PAT.aiTitle))) titleLines.add(i)
     }
+    ls.forEach(([s, e], i) => {
+      if (e - s > PAT.summaryLine.length && buf[s + 9] === 0x73 && buf.subarray(s, s + PAT.summaryLine.length).equals(PAT.summaryLine)) titleLines.add(i)
+    })
     for (const i of [...titleLines].sort((x, y) => x - y)) {
       const r = parseLine(buf, ls[i][0], ls[i][1])
       if (r?.type === 'custom-title' && str(r.customTitle)) f.customTitle = r.customTitle as string
@@ -440,21 +443,6 @@ function oldLayoutParent(f: DiscoveredFile): string | undefined {
   return undefined
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight, in order of start. */
-async function pool<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++
-        out[i] = await fn(items[i])
-      }
-    }),
-  )
-  return out
-}
-
 /**
  * Lists sessions, most recent activity first. Reads the head and tail of each transcript only,
  * and only as many transcripts as needed: files are taken newest-mtime first and reading stops
@@ -478,19 +466,6 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const files = discoverFiles(opts)
   const mains = files.filter((f) => f.kind === 'session')
   const subs = files.filter((f) => f.kind === 'subagent')
-  const subagentsOf = new Map<string, { count: number; bytes: number }>()
-  const mainIds = new Set(mains.map((f) => `${f.project}\0${f.sessionId ?? ''}`))
-  for (const s of subs) {
-    const parent = s.sessionId ?? oldLayoutParent(s)
-    if (parent === undefined) continue
-    const key = `${s.project}\0${parent}`
-    if (!mainIds.has(key)) continue
-    const e = subagentsOf.get(key) ?? { count: 0, bytes: 0 }
-    e.count++
-    e.bytes += s.size
-    subagentsOf.set(key, e)
-  }
-
   // Days start at the earliest offset any zone has (UTC+14); two days of margin as in `stats`.
   const minMtime = fromDay ? Date.parse(`${fromDay}T00:00:00Z`) - 2 * 86_400_000 : -Infinity
   const candidates = mains.filter((f) => f.mtimeMs >= minMtime).sort((a, b) => b.mtimeMs - a.mtimeMs)
@@ -507,9 +482,12 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
       if (candidates[i].mtimeMs + MTIME_SKEW_MS < found[found.length - 1].ms) break
     }
     const batch = candidates.slice(i, i + BATCH)
-    const facts = await pool(batch, 8, async (f) => {
+    // Synchronous reads: for a few hundred kilobytes a file they beat a trip through the thread
+    // pool by far; the event loop gets a turn between batches.
+    if (i > 0) await new Promise((r) => setImmediate(r))
+    const facts = batch.map((f) => {
       try {
-        return await transcriptFacts(f.path, f.size)
+        return transcriptFactsSync(f.path, f.size)
       } catch {
         return undefined // vanished or unreadable since the walk: left out
       }
@@ -522,7 +500,6 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
       const sessionId = f.sessionId ?? x.sessionId ?? ''
       const fromRecord = x.lastTimestamp !== null
       const ms = fromRecord ? Date.parse(x.lastTimestamp!) : f.mtimeMs
-      const sub = subagentsOf.get(`${f.project}\0${f.sessionId ?? ''}`)
       const s = {
         sessionId,
         path: f.path,
@@ -533,8 +510,8 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
         lastActivity: new Date(ms).toISOString(),
         lastActivityFrom: fromRecord ? ('record' as const) : ('mtime' as const),
         size: f.size,
-        subagentCount: sub?.count ?? 0,
-        subagentSize: sub?.bytes ?? 0,
+        subagentCount: 0,
+        subagentSize: 0,
         messageCount: x.messages,
         messageCountExact: x.complete,
         entrypoint: x.entrypoint,
@@ -549,6 +526,17 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   }
   found.sort((a, b) => b.ms - a.ms || (a.sessionId < b.sessionId ? -1 : 1))
   const sessions = found.slice(0, recent === Infinity ? found.length : recent).map(({ ms: _ms, ...s }) => s)
+  // Subagents of the listed sessions: new-layout files name their session in their path, old-layout
+  // `agent-*.jsonl` files beside the sessions in their records (read for listed projects only).
+  const listed = new Map(sessions.map((s) => [`${s.project}\0${s.sessionId}`, s]))
+  const projectsListed = new Set(sessions.map((s) => s.project))
+  for (const sub of subs) {
+    if (!projectsListed.has(sub.project)) continue
+    const s = listed.get(`${sub.project}\0${sub.sessionId ?? oldLayoutParent(sub) ?? ''}`)
+    if (!s) continue
+    s.subagentCount++
+    s.subagentSize += sub.size
+  }
   return {
     roots,
     filters: { recent: recent === Infinity ? null : recent, today: !!opts.today, since: since ?? null, project: opts.project ?? null, timezone },
