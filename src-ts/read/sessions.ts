@@ -2,7 +2,6 @@
 // only (the way Claude Code's own resume picker reads its metadata), so that listing a large
 // estate costs a few hundred kilobytes per session read, never the whole file.
 import { closeSync, openSync, readSync } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
@@ -335,41 +334,6 @@ export function transcriptFactsSync(path: string, size: number): TranscriptFacts
     })
   } finally {
     closeSync(fd)
-  }
-}
-
-/** Head-and-tail facts of one transcript. Reads are issued together, then parsed. */
-export async function transcriptFacts(path: string, size: number): Promise<TranscriptFacts> {
-  const fh = await open(path, 'r')
-  try {
-    // Read the windows asynchronously, then plan and parse synchronously over what was read.
-    const cache = new Map<string, Buffer>()
-    const load = async (pos: number, len: number) => {
-      const buf = Buffer.allocUnsafe(len)
-      let got = 0
-      while (got < len) {
-        const { bytesRead } = await fh.read(buf, got, len - got, pos + got)
-        if (bytesRead === 0) break
-        got += bytesRead
-      }
-      cache.set(`${pos}:${len}`, buf.subarray(0, got))
-    }
-    // The usual windows first; the planner asks for a wider one only rarely.
-    if (size <= HEAD_BYTES + TAIL_BYTES) await load(0, size)
-    else await Promise.all([load(0, HEAD_BYTES), load(size - Math.min(TAIL_BYTES, size - HEAD_BYTES), Math.min(TAIL_BYTES, size - HEAD_BYTES))])
-    for (;;) {
-      let missing: [number, number] | undefined
-      const facts = readFacts(size, (pos, len) => {
-        const hit = cache.get(`${pos}:${len}`)
-        if (hit) return hit
-        missing ??= [pos, len]
-        return Buffer.alloc(0)
-      })
-      if (!missing) return facts
-      await load(missing[0], missing[1])
-    }
-  } finally {
-    await fh.close()
   }
 }
 
