@@ -188,20 +188,66 @@ function humanText(r: Record<string, unknown>): string | undefined {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
 
+const TYPE_KEY = enc('"type":"')
+const MESSAGE_KEY = enc('"message":')
+const ROLE_ASSISTANT = enc('"role":"assistant"')
+
+/**
+ * Whether the line starting `line` (possibly cut short) is a user or assistant record, judged from
+ * its bytes up to the first `"type":"` key (the unescaped form only occurs as a key) and the nesting
+ * depth there: Claude Code writes a user record's type before its message, and an assistant
+ * record's message (whose own type is "message") before its type. Used only to estimate counts
+ * from samples of large files; exact counts are made by the native parser.
+ */
+function isMessageStart(line: Buffer): boolean {
+  if (line[0] !== 0x7b) return false
+  const at = line.indexOf(TYPE_KEY)
+  if (at < 0) return false
+  let depth = 0
+  let inString = false
+  let inMessage = false
+  for (let p = 0; p < at; p++) {
+    const c = line[p]
+    if (inString) {
+      if (c === 0x5c) p++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      depth++
+      if (depth === 2) inMessage = c === 0x7b && p >= MESSAGE_KEY.length && line.subarray(p - MESSAGE_KEY.length, p).equals(MESSAGE_KEY)
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  if (inString) return false
+  const v0 = at + TYPE_KEY.length
+  const v1 = line.indexOf(0x22, v0)
+  if (v1 < 0) return false
+  const value = line.toString('latin1', v0, v1)
+  if (depth === 1) return value === 'user' || value === 'assistant'
+  return depth === 2 && inMessage && value === 'message' && line.indexOf(ROLE_ASSISTANT, v1) === v1 + 2
+}
+
+/** User and assistant records whose line starts at a byte in [1, limit] of `buf` right after a newline. */
+function messageStarts(buf: Buffer, limit: number): number {
+  let n = 0
+  for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 <= limit; ) {
+    const start = nl + 1
+    const next = buf.indexOf(0x0a, start)
+    if (isMessageStart(buf.subarray(start, next < 0 ? buf.length : next))) n++
+    nl = next
+  }
+  return n
+}
+
 class FactsBuilder {
   f: TranscriptFacts = {
     sessionId: null, cwd: null, entrypoint: null, version: null, title: null, titleSource: null,
     customTitle: null, aiTitle: null, summary: null, firstPrompt: null, lastTimestamp: null,
     messages: 0, complete: false, bytesRead: 0,
   }
-  private countedBytes = 0
-
   snapshot(): () => void {
     const f = { ...this.f }
-    const counted = this.countedBytes
     return () => {
       this.f = { ...f }
-      this.countedBytes = counted
     }
   }
 
@@ -258,14 +304,12 @@ class FactsBuilder {
         break
       }
     }
-    if (ls.length > 0) this.countedBytes += ls[ls.length - 1][1] - ls[0][0]
   }
 
-  finish(size: number, bytesRead: number, complete: boolean): TranscriptFacts {
+  finish(bytesRead: number, complete: boolean): TranscriptFacts {
     const f = this.f
     f.complete = complete
     f.bytesRead = bytesRead
-    if (!complete && this.countedBytes > 0) f.messages = Math.round((f.messages * size) / this.countedBytes)
     const pick: Array<[TitleSource, string | null]> = [
       ['custom-title', f.customTitle],
       ['ai-title', f.aiTitle],
@@ -283,13 +327,20 @@ class FactsBuilder {
   }
 }
 
+/** Files up to this size are read whole (their message count is exact). */
+export const WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES + 128 * 1024
+/** Samples taken between head and tail of a larger file to estimate its message count. */
+const SAMPLES = 8
+const SAMPLE_BYTES = 16 * 1024
+const LOOKAHEAD = 4 * 1024
+
 /** Plans the windows of a file of `size` bytes and builds its facts; `read` does the I/O. */
 function readFacts(size: number, read: (pos: number, len: number) => Buffer): TranscriptFacts {
   const b = new FactsBuilder()
-  if (size <= HEAD_BYTES + TAIL_BYTES) {
+  if (size <= WHOLE_BYTES) {
     const all = read(0, size)
     b.window(all, false, false, true)
-    return b.finish(size, all.length, true)
+    return b.finish(all.length, true)
   }
   let head = read(0, HEAD_BYTES)
   const start = b.snapshot()
@@ -301,10 +352,14 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer): Tr
     b.window(head, false, head.length < size, true)
   }
   const headEnd = head.length
-  if (headEnd >= size) return b.finish(size, headEnd, true)
+  if (headEnd >= size) return b.finish(headEnd, true)
+  // Records starting in the head: its whole lines, and the line it cuts off.
+  const lastNl = head.lastIndexOf(0x0a)
+  const inHead = b.f.messages + (lastNl >= 0 && lastNl + 1 < headEnd && isMessageStart(head.subarray(lastNl + 1)) ? 1 : 0)
   let tailLen = Math.min(TAIL_BYTES, size - headEnd)
   let tail = read(size - tailLen, tailLen)
   const afterHead = b.snapshot()
+  const headMessages = b.f.messages
   const stampBefore = b.f.lastTimestamp
   b.window(tail, true, false, false)
   if (b.f.lastTimestamp === stampBefore && size - headEnd > tailLen) {
@@ -314,8 +369,31 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer): Tr
     tail = read(size - tailLen, tailLen)
     b.window(tail, true, false, false)
   }
-  // A line across a window edge is left out, so counts past the head are never exact here.
-  return b.finish(size, headEnd + tail.length, false)
+  const inTail = b.f.messages - headMessages
+  // Records starting between head and tail, estimated from evenly spaced samples of that span.
+  const firstNl = tail.indexOf(0x0a)
+  const middleEnd = firstNl < 0 ? size : size - tailLen + firstNl + 1
+  const middle = middleEnd - headEnd
+  let bytesRead = headEnd + tail.length
+  let estimate = inHead + inTail
+  if (middle > 0) {
+    const step = middle / SAMPLES
+    let sampled = 0
+    let found = 0
+    for (let k = 0; k < SAMPLES; k++) {
+      const at = headEnd + Math.floor(k * step + Math.max(0, step - SAMPLE_BYTES) / 2)
+      const len = Math.min(SAMPLE_BYTES, middleEnd - at)
+      if (len <= 0) continue
+      // One byte before, to see whether `at` starts a line; some bytes after, to classify the last.
+      const buf = read(at - 1, Math.min(len + LOOKAHEAD, size - at) + 1)
+      bytesRead += buf.length
+      found += messageStarts(buf, len)
+      sampled += len
+    }
+    if (sampled > 0) estimate += Math.round((found * middle) / sampled)
+  }
+  b.f.messages = estimate
+  return b.finish(bytesRead, false)
 }
 
 /** Head-and-tail facts of one transcript, read synchronously. Throws on I/O errors. */
