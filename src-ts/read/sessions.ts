@@ -1,6 +1,7 @@
 // Listing sessions: who, where, what and when, read from the head and tail of each transcript
-// only (the way Claude Code's own resume picker reads its metadata), so that listing a large
-// estate costs a few hundred kilobytes per session read, never the whole file.
+// (the way Claude Code's own resume picker reads its metadata, which it re-appends at the end),
+// plus a few small samples for a message-count estimate, so that listing a large estate costs
+// about half a megabyte per session read at most, never the whole file.
 import { closeSync, openSync, readSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
@@ -21,7 +22,7 @@ const TITLE_CHARS = 80
 
 export type TitleSource = 'custom-title' | 'ai-title' | 'summary' | 'first-prompt'
 
-/** What the head and tail of one transcript say. */
+/** What the head and tail (and, for the count, samples) of one transcript say. */
 export interface TranscriptFacts {
   sessionId: string | null
   cwd: string | null
@@ -35,7 +36,7 @@ export interface TranscriptFacts {
   firstPrompt: string | null
   /** Timestamp of the last record that has one, in the bytes read. */
   lastTimestamp: string | null
-  /** user + assistant records in the bytes read. */
+  /** user + assistant records: exact when `complete`, else estimated from the bytes read. */
   messages: number
   /** True when the whole file was read (messages is then exact). */
   complete: boolean
