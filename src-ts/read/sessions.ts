@@ -1,0 +1,589 @@
+// Listing sessions: who, where, what and when, read from the head and tail of each transcript
+// (the way Claude Code's own resume picker reads its metadata, which it re-appends at the end),
+// plus a few small samples for a message-count estimate, so that listing a large estate costs
+// about half a megabyte per session read at most, never the whole file.
+import { closeSync, openSync, readSync } from 'node:fs'
+import { resolve, sep } from 'node:path'
+import native from '../native.js'
+import type { DiscoveredFile } from '../native.js'
+import { EstateOptions, resolveRoots } from './estate.js'
+import { discoverFiles } from './session-ref.js'
+import { usageError } from '../errors.js'
+
+/** Bytes read from the start of a transcript (cwd, entrypoint, first prompt). */
+export const HEAD_BYTES = 64 * 1024
+/** Bytes read from the end (last activity, titles Claude Code re-appends, version). */
+export const TAIL_BYTES = 256 * 1024
+/** A window is widened to this once when it holds no usable record (one giant line). */
+const WIDE_BYTES = 2 * 1024 * 1024
+/** Allowance for a record timestamp later than its file's mtime (clock skew, restored files). */
+const MTIME_SKEW_MS = 86_400_000
+const TITLE_CHARS = 80
+
+export type TitleSource = 'custom-title' | 'ai-title' | 'summary' | 'first-prompt'
+
+/** What the head and tail (and, for the count, samples) of one transcript say. */
+export interface TranscriptFacts {
+  sessionId: string | null
+  cwd: string | null
+  entrypoint: string | null
+  version: string | null
+  title: string | null
+  titleSource: TitleSource | null
+  customTitle: string | null
+  aiTitle: string | null
+  summary: string | null
+  firstPrompt: string | null
+  /** Timestamp of the last record that has one, in the bytes read. */
+  lastTimestamp: string | null
+  /** user + assistant records: exact when `complete`, else estimated from the bytes read. */
+  messages: number
+  /** True when the whole file was read (messages is then exact). */
+  complete: boolean
+  bytesRead: number
+}
+
+export interface SessionSummary {
+  sessionId: string
+  path: string
+  /** The project folder's name (Claude Code's lossy encoding of the cwd: never decoded). */
+  project: string
+  /** Working directory read from the records (the first one in the file); null when none has one. */
+  cwd: string | null
+  title: string | null
+  titleSource: TitleSource | null
+  /** ISO time of the last record with a timestamp, else of the file's mtime. */
+  lastActivity: string
+  lastActivityFrom: 'record' | 'mtime'
+  /** Bytes of the main transcript. */
+  size: number
+  subagentCount: number
+  /** Bytes of its subagent transcripts, apart from `size`. */
+  subagentSize: number
+  /** user + assistant records: exact when messageCountExact, else extrapolated from the bytes read. */
+  messageCount: number
+  messageCountExact: boolean
+  entrypoint: string | null
+  version: string | null
+  /** A version-5 uuid: the session was spawned programmatically (SDK, teleport, Remote Control). */
+  isV5: boolean
+}
+
+export interface SessionsOptions extends EstateOptions {
+  /** How many sessions (most recent first); default 20. Infinity lists all. */
+  recent?: number
+  /** Only sessions active today (local day in `timezone`). */
+  today?: boolean
+  /** Only sessions active on or after this day (YYYY-MM-DD or YYYYMMDD, in `timezone`). */
+  since?: string
+  /** Only sessions whose cwd is this path or inside it (see README for the rule). */
+  project?: string
+  /** IANA time zone for days (default: the system's). */
+  timezone?: string
+  /** The current time in ms (tests). */
+  now?: number
+}
+
+export interface SessionListing {
+  roots: string[]
+  filters: { recent: number | null; today: boolean; since: string | null; project: string | null; timezone: string }
+  scope: {
+    /** Sessions found under the roots (subagent files excluded). */
+    sessions: number
+    /** Subagent files found. */
+    subagentFiles: number
+    /** Transcripts opened, and bytes read from them. */
+    filesRead: number
+    bytesRead: number
+    /** Sessions not opened because their mtime is too old for --since/--today. */
+    prunedByMtime: number
+  }
+  sessions: SessionSummary[]
+}
+
+// ---------------------------------------------------------------- reading bytes
+
+const enc = (s: string) => Buffer.from(s)
+const PAT = {
+  user: enc('"type":"user"'),
+  customTitle: enc('"type":"custom-title"'),
+  aiTitle: enc('"type":"ai-title"'),
+  titleType: enc('-title"'),
+  summaryLine: enc('{"type":"summary"'),
+  timestamp: enc('"timestamp":"'),
+  cwd: enc('"cwd":"'),
+  sessionId: enc('"sessionId":"'),
+}
+
+function parseLine(buf: Buffer, start: number, end: number): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(buf.toString('utf8', start, end))
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+  } catch {
+    return undefined // a torn or corrupt line is skipped
+  }
+}
+
+/** Complete lines of a window as [start, end) pairs; a line cut by the window's edge is left out. */
+function lines(buf: Buffer, cutStart: boolean, cutEnd: boolean): Array<[number, number]> {
+  const out: Array<[number, number]> = []
+  let pos = 0
+  if (cutStart) {
+    const nl = buf.indexOf(0x0a)
+    if (nl < 0) return out
+    pos = nl + 1
+  }
+  while (pos < buf.length) {
+    const nl = buf.indexOf(0x0a, pos)
+    if (nl < 0) {
+      if (!cutEnd) out.push([pos, buf.length]) // last line without newline: may be torn, parse decides
+      break
+    }
+    if (nl > pos) out.push([pos, nl])
+    pos = nl + 1
+  }
+  return out
+}
+
+/** The index of the line holding byte `at`, or -1 when it falls outside every whole line. */
+function lineAt(ls: Array<[number, number]>, at: number): number {
+  let lo = 0
+  let hi = ls.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (at < ls[mid][0]) hi = mid - 1
+    else if (at >= ls[mid][1]) lo = mid + 1
+    else return mid
+  }
+  return -1
+}
+
+function has(buf: Buffer, s: number, e: number, pat: Buffer): boolean {
+  return buf.subarray(s, e).indexOf(pat) >= 0
+}
+
+function oneLine(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim()
+  return t.length > TITLE_CHARS ? t.slice(0, TITLE_CHARS - 1).trimEnd() + '…' : t
+}
+
+/** The human text of a user record, or undefined for tool results, meta injections and commands. */
+function humanText(r: Record<string, unknown>): string | undefined {
+  if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true || r.toolUseResult !== undefined || r.isSidechain === true) return undefined
+  const m = r.message as { content?: unknown } | undefined
+  let text: string | undefined
+  if (typeof m?.content === 'string') text = m.content
+  else if (Array.isArray(m?.content)) {
+    if (m.content.some((b) => (b as { type?: unknown })?.type === 'tool_result')) return undefined
+    text = m.content
+      .filter((b) => (b as { type?: unknown })?.type === 'text' && typeof (b as { text?: unknown }).text === 'string')
+      .map((b) => (b as { text: string }).text)
+      .join(' ')
+  }
+  if (!text) return undefined
+  const t = text.trim()
+  // Slash commands, their output and injected reminders are markup, not a prompt.
+  if (t === '' || t.startsWith('<') || t.startsWith('Caveat: The messages below')) return undefined
+  return t
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
+
+const TYPE_KEY = enc('"type":"')
+const MESSAGE_KEY = enc('"message":')
+const ROLE_ASSISTANT = enc('"role":"assistant"')
+
+/**
+ * Whether the line starting `line` (possibly cut short) is a user or assistant record, judged from
+ * its bytes up to the first `"type":"` key (the unescaped form only occurs as a key) and the nesting
+ * depth there: Claude Code writes a user record's type before its message, and an assistant
+ * record's message (whose own type is "message") before its type. Used only to estimate counts
+ * from samples of large files; exact counts are made by the native parser.
+ */
+function isMessageStart(line: Buffer): boolean {
+  if (line[0] !== 0x7b) return false
+  const at = line.indexOf(TYPE_KEY)
+  if (at < 0) return false
+  let depth = 0
+  let inString = false
+  let inMessage = false
+  for (let p = 0; p < at; p++) {
+    const c = line[p]
+    if (inString) {
+      if (c === 0x5c) p++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      depth++
+      if (depth === 2) inMessage = c === 0x7b && p >= MESSAGE_KEY.length && line.subarray(p - MESSAGE_KEY.length, p).equals(MESSAGE_KEY)
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  if (inString) return false
+  const v0 = at + TYPE_KEY.length
+  const v1 = line.indexOf(0x22, v0)
+  if (v1 < 0) return false
+  const value = line.toString('latin1', v0, v1)
+  if (depth === 1) return value === 'user' || value === 'assistant'
+  return depth === 2 && inMessage && value === 'message' && line.indexOf(ROLE_ASSISTANT, v1) === v1 + 2
+}
+
+/** User and assistant records whose line starts at a byte in [1, limit] of `buf` right after a newline. */
+function messageStarts(buf: Buffer, limit: number): number {
+  let n = 0
+  for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 <= limit; ) {
+    const start = nl + 1
+    const next = buf.indexOf(0x0a, start)
+    if (isMessageStart(buf.subarray(start, next < 0 ? buf.length : next))) n++
+    nl = next
+  }
+  return n
+}
+
+class FactsBuilder {
+  f: TranscriptFacts = {
+    sessionId: null, cwd: null, entrypoint: null, version: null, title: null, titleSource: null,
+    customTitle: null, aiTitle: null, summary: null, firstPrompt: null, lastTimestamp: null,
+    messages: 0, complete: false, bytesRead: 0,
+  }
+  snapshot(): () => void {
+    const f = { ...this.f }
+    return () => {
+      this.f = { ...f }
+    }
+  }
+
+  /** Reads a window's lines in file order. `head` windows feed the first-record facts. */
+  window(buf: Buffer, cutStart: boolean, cutEnd: boolean, head: boolean): void {
+    const f = this.f
+    const ls = lines(buf, cutStart, cutEnd)
+    if (ls.length > 0) {
+      // Records by type, counted natively over the whole lines (corrupt lines are not records).
+      for (const t of native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary().types) {
+        if (t.name === 'user' || t.name === 'assistant') f.messages += t.count
+      }
+    }
+    // Title records are rare: one search of the window finds both "custom-title" and "ai-title"
+    // types (wherever the key sits); legacy summary records, a fixed old format, start their line.
+    const titleLines = new Set<number>()
+    for (let at = buf.indexOf(PAT.titleType); at >= 0; at = buf.indexOf(PAT.titleType, at + PAT.titleType.length)) {
+      const i = lineAt(ls, at)
+      if (i >= 0 && (has(buf, ls[i][0], ls[i][1], PAT.customTitle) || has(buf, ls[i][0], ls[i][1], PAT.aiTitle))) titleLines.add(i)
+    }
+    ls.forEach(([s, e], i) => {
+      if (e - s > PAT.summaryLine.length && buf[s + 9] === 0x73 && buf.subarray(s, s + PAT.summaryLine.length).equals(PAT.summaryLine)) titleLines.add(i)
+    })
+    for (const i of [...titleLines].sort((x, y) => x - y)) {
+      const r = parseLine(buf, ls[i][0], ls[i][1])
+      if (r?.type === 'custom-title' && str(r.customTitle)) f.customTitle = r.customTitle as string
+      else if (r?.type === 'ai-title' && str(r.aiTitle)) f.aiTitle = r.aiTitle as string
+      else if (r?.type === 'summary' && str(r.summary)) f.summary = r.summary as string
+    }
+    // Head: the first record with a cwd (entrypoint, version, session id from the same), and the first prompt.
+    for (const [s, e] of head ? ls : []) {
+      if (f.cwd !== null && f.firstPrompt !== null) break
+      if (!((f.cwd === null && has(buf, s, e, PAT.cwd)) || (f.firstPrompt === null && has(buf, s, e, PAT.user)))) continue
+      const r = parseLine(buf, s, e)
+      if (!r) continue
+      if (f.cwd === null && str(r.cwd)) {
+        f.cwd = r.cwd as string
+        f.entrypoint ??= str(r.entrypoint)
+        f.version ??= str(r.version)
+      }
+      f.sessionId ??= str(r.sessionId)
+      if (f.firstPrompt === null) f.firstPrompt = humanText(r) ?? null
+    }
+    // The last record with a timestamp, from the end: usually the last line.
+    for (let i = ls.length - 1; i >= 0; i--) {
+      const [s, e] = ls[i]
+      if (!has(buf, s, e, PAT.timestamp)) continue
+      const r = parseLine(buf, s, e)
+      if (r && typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp))) {
+        f.lastTimestamp = r.timestamp
+        if (str(r.version)) f.version = r.version as string // the last version that wrote
+        f.entrypoint ??= str(r.entrypoint)
+        f.cwd ??= str(r.cwd)
+        break
+      }
+    }
+  }
+
+  finish(bytesRead: number, complete: boolean): TranscriptFacts {
+    const f = this.f
+    f.complete = complete
+    f.bytesRead = bytesRead
+    const pick: Array<[TitleSource, string | null]> = [
+      ['custom-title', f.customTitle],
+      ['ai-title', f.aiTitle],
+      ['summary', f.summary],
+      ['first-prompt', f.firstPrompt],
+    ]
+    for (const [source, text] of pick) {
+      if (text && text.trim()) {
+        f.title = oneLine(text)
+        f.titleSource = source
+        break
+      }
+    }
+    return f
+  }
+}
+
+/** Files up to this size are read whole (their message count is exact). */
+export const WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES + 128 * 1024
+/** Samples taken between head and tail of a larger file to estimate its message count. */
+const SAMPLES = 8
+const SAMPLE_BYTES = 16 * 1024
+const LOOKAHEAD = 4 * 1024
+
+/** Plans the windows of a file of `size` bytes and builds its facts; `read` does the I/O. */
+function readFacts(size: number, read: (pos: number, len: number) => Buffer): TranscriptFacts {
+  const b = new FactsBuilder()
+  if (size <= WHOLE_BYTES) {
+    const all = read(0, size)
+    b.window(all, false, false, true)
+    return b.finish(all.length, true)
+  }
+  let head = read(0, HEAD_BYTES)
+  const start = b.snapshot()
+  b.window(head, false, true, true)
+  if (b.f.cwd === null && b.f.messages === 0) {
+    // The head held no whole record (a giant first line): look further, once.
+    start()
+    head = read(0, Math.min(size, WIDE_BYTES))
+    b.window(head, false, head.length < size, true)
+  }
+  const headEnd = head.length
+  if (headEnd >= size) return b.finish(headEnd, true)
+  // Records starting in the head: its whole lines, and the line it cuts off.
+  const lastNl = head.lastIndexOf(0x0a)
+  const inHead = b.f.messages + (lastNl >= 0 && lastNl + 1 < headEnd && isMessageStart(head.subarray(lastNl + 1)) ? 1 : 0)
+  let tailLen = Math.min(TAIL_BYTES, size - headEnd)
+  let tail = read(size - tailLen, tailLen)
+  const afterHead = b.snapshot()
+  const headMessages = b.f.messages
+  const stampBefore = b.f.lastTimestamp
+  b.window(tail, true, false, false)
+  if (b.f.lastTimestamp === stampBefore && size - headEnd > tailLen) {
+    // No timestamped record in the tail: widen it once.
+    afterHead()
+    tailLen = Math.min(WIDE_BYTES, size - headEnd)
+    tail = read(size - tailLen, tailLen)
+    b.window(tail, true, false, false)
+  }
+  const inTail = b.f.messages - headMessages
+  // Records starting between head and tail, estimated from evenly spaced samples of that span.
+  const firstNl = tail.indexOf(0x0a)
+  const middleEnd = firstNl < 0 ? size : size - tailLen + firstNl + 1
+  const middle = middleEnd - headEnd
+  let bytesRead = headEnd + tail.length
+  let estimate = inHead + inTail
+  if (middle > 0) {
+    const step = middle / SAMPLES
+    let sampled = 0
+    let found = 0
+    for (let k = 0; k < SAMPLES; k++) {
+      const at = headEnd + Math.floor(k * step + Math.max(0, step - SAMPLE_BYTES) / 2)
+      const len = Math.min(SAMPLE_BYTES, middleEnd - at)
+      if (len <= 0) continue
+      // One byte before, to see whether `at` starts a line; some bytes after, to classify the last.
+      const buf = read(at - 1, Math.min(len + LOOKAHEAD, size - at) + 1)
+      bytesRead += buf.length
+      found += messageStarts(buf, len)
+      sampled += len
+    }
+    if (sampled > 0) estimate += Math.round((found * middle) / sampled)
+  }
+  b.f.messages = estimate
+  return b.finish(bytesRead, false)
+}
+
+/** Head-and-tail facts of one transcript, read synchronously. Throws on I/O errors. */
+export function transcriptFactsSync(path: string, size: number): TranscriptFacts {
+  const fd = openSync(path, 'r')
+  try {
+    return readFacts(size, (pos, len) => {
+      const buf = Buffer.allocUnsafe(len)
+      let got = 0
+      while (got < len) {
+        const n = readSync(fd, buf, got, len - got, pos + got)
+        if (n === 0) break
+        got += n
+      }
+      return buf.subarray(0, got)
+    })
+  } finally {
+    closeSync(fd)
+  }
+}
+
+// ---------------------------------------------------------------- the listing
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Character 15 of the uuid (the version nibble) is '5': a name-based, programmatically made id. */
+export function isV5Uuid(id: string): boolean {
+  return UUID_RE.test(id) && id[14] === '5'
+}
+
+/** How Claude Code names a project folder: every character but ASCII letters and digits becomes '-'. */
+export function encodeProjectDir(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, '-')
+}
+
+function normalizeDay(flag: string, value: string): string {
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim())
+  if (!m) throw usageError(`${flag} expects a date as YYYY-MM-DD or YYYYMMDD, got '${value}'`)
+  const day = `${m[1]}-${m[2]}-${m[3]}`
+  const d = new Date(`${day}T00:00:00Z`)
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== day) throw usageError(`${flag}: no such date '${value}'`)
+  return day
+}
+
+function dayOf(timezone: string): (ms: number) => string {
+  let fmt: Intl.DateTimeFormat
+  try {
+    fmt = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' })
+  } catch {
+    throw usageError(`unknown time zone '${timezone}'`)
+  }
+  return (ms) => fmt.format(ms)
+}
+
+/**
+ * The --project rule. A folder name (starts with '-', no '/') matches that project folder exactly.
+ * Otherwise PATH is resolved against the current directory and matches sessions whose cwd, read
+ * from their records, is PATH or lies inside it; a session whose records carry no cwd matches when
+ * its folder is PATH encoded the way Claude Code encodes it (encoding forward is exact; the folder
+ * name is never decoded, since `/a/b-c` and `/a/b/c` encode alike).
+ */
+export function projectMatcher(project: string): (s: { cwd: string | null; project: string }) => boolean {
+  if (project.startsWith('-') && !project.includes('/') && !project.includes('\\')) return (s) => s.project === project
+  const abs = resolve(project)
+  const encoded = encodeProjectDir(abs)
+  const under = abs.endsWith(sep) ? abs : abs + sep
+  return (s) => (s.cwd !== null ? s.cwd === abs || s.cwd.startsWith(under) : s.project === encoded)
+}
+
+/** The parent session of an old-layout `agent-*.jsonl` (named in its records), from its first lines. */
+function oldLayoutParent(f: DiscoveredFile): string | undefined {
+  try {
+    const fd = openSync(f.path, 'r')
+    try {
+      const buf = Buffer.allocUnsafe(Math.min(f.size, 64 * 1024))
+      const n = readSync(fd, buf, 0, buf.length, 0)
+      const view = buf.subarray(0, n)
+      for (const [s, e] of lines(view, false, n < f.size)) {
+        if (!has(view, s, e, PAT.sessionId)) continue
+        const r = parseLine(view, s, e)
+        if (r && str(r.sessionId)) return r.sessionId as string
+      }
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    // unreadable: not attributed
+  }
+  return undefined
+}
+
+/**
+ * Lists sessions, most recent activity first. Reads the head and tail of each transcript only,
+ * and only as many transcripts as needed: files are taken newest-mtime first and reading stops
+ * once no remaining file can be among the `recent` most recent (a record is never stamped later
+ * than its file's mtime; a day is allowed for clock skew). Subagent transcripts are counted
+ * against their session, never listed. Throws a ClaudeJsonlError: exit 3 for a missing root,
+ * exit 2 for a bad date, time zone or count. Nothing is written.
+ */
+export async function listSessions(opts: SessionsOptions = {}): Promise<SessionListing> {
+  const recent = opts.recent ?? 20
+  if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0))) throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
+  const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
+  const day = dayOf(timezone)
+  const now = opts.now ?? Date.now()
+  const since = opts.since !== undefined ? normalizeDay('--since', opts.since) : undefined
+  const today = opts.today ? day(now) : undefined
+  const fromDay = [since, today].filter((d): d is string => d !== undefined).sort().pop()
+  const matchProject = opts.project !== undefined ? projectMatcher(opts.project) : undefined
+
+  const { roots } = resolveRoots(opts)
+  const files = discoverFiles(opts)
+  const mains = files.filter((f) => f.kind === 'session')
+  const subs = files.filter((f) => f.kind === 'subagent')
+  // Days start at the earliest offset any zone has (UTC+14); two days of margin as in `stats`.
+  const minMtime = fromDay ? Date.parse(`${fromDay}T00:00:00Z`) - 2 * 86_400_000 : -Infinity
+  const candidates = mains.filter((f) => f.mtimeMs >= minMtime).sort((a, b) => b.mtimeMs - a.mtimeMs)
+  const prunedByMtime = mains.length - candidates.length
+
+  const found: Array<SessionSummary & { ms: number }> = []
+  let filesRead = 0
+  let bytesRead = 0
+  const BATCH = 16
+  for (let i = 0; i < candidates.length; i += BATCH) {
+    if (found.length >= recent) {
+      found.sort((a, b) => b.ms - a.ms)
+      found.length = Math.min(found.length, recent)
+      if (candidates[i].mtimeMs + MTIME_SKEW_MS < found[found.length - 1].ms) break
+    }
+    const batch = candidates.slice(i, i + BATCH)
+    // Synchronous reads: for a few hundred kilobytes a file they beat a trip through the thread
+    // pool by far; the event loop gets a turn between batches.
+    if (i > 0) await new Promise((r) => setImmediate(r))
+    const facts = batch.map((f) => {
+      try {
+        return transcriptFactsSync(f.path, f.size)
+      } catch {
+        return undefined // vanished or unreadable since the walk: left out
+      }
+    })
+    batch.forEach((f, j) => {
+      const x = facts[j]
+      if (!x) return
+      filesRead++
+      bytesRead += x.bytesRead
+      const sessionId = f.sessionId ?? x.sessionId ?? ''
+      const fromRecord = x.lastTimestamp !== null
+      const ms = fromRecord ? Date.parse(x.lastTimestamp!) : f.mtimeMs
+      const s = {
+        sessionId,
+        path: f.path,
+        project: f.project,
+        cwd: x.cwd,
+        title: x.title,
+        titleSource: x.titleSource,
+        lastActivity: new Date(ms).toISOString(),
+        lastActivityFrom: fromRecord ? ('record' as const) : ('mtime' as const),
+        size: f.size,
+        subagentCount: 0,
+        subagentSize: 0,
+        messageCount: x.messages,
+        messageCountExact: x.complete,
+        entrypoint: x.entrypoint,
+        version: x.version,
+        isV5: isV5Uuid(sessionId),
+        ms,
+      }
+      if (fromDay && day(ms) < fromDay) return
+      if (matchProject && !matchProject(s)) return
+      found.push(s)
+    })
+  }
+  found.sort((a, b) => b.ms - a.ms || (a.sessionId < b.sessionId ? -1 : 1))
+  const sessions = found.slice(0, recent === Infinity ? found.length : recent).map(({ ms: _ms, ...s }) => s)
+  // Subagents of the listed sessions: new-layout files name their session in their path, old-layout
+  // `agent-*.jsonl` files beside the sessions in their records (read for listed projects only).
+  const listed = new Map(sessions.map((s) => [`${s.project}\0${s.sessionId}`, s]))
+  const projectsListed = new Set(sessions.map((s) => s.project))
+  for (const sub of subs) {
+    if (!projectsListed.has(sub.project)) continue
+    const s = listed.get(`${sub.project}\0${sub.sessionId ?? oldLayoutParent(sub) ?? ''}`)
+    if (!s) continue
+    s.subagentCount++
+    s.subagentSize += sub.size
+  }
+  return {
+    roots,
+    filters: { recent: recent === Infinity ? null : recent, today: !!opts.today, since: since ?? null, project: opts.project ?? null, timezone },
+    scope: { sessions: mains.length, subagentFiles: subs.length, filesRead, bytesRead, prunedByMtime },
+    sessions,
+  }
+}
