@@ -127,3 +127,17 @@ test('show and timeline are wired into the CLI and take a session prefix', (t) =
   t.is(unknown.code, 3)
   t.regex(unknown.stderr, /^claude-jsonl: no session matches 'nope' \(searched 1 sessions under /)
 })
+
+test('sessions and teleport-id are wired into the CLI', (t) => {
+  const root = writeTree({ 'projects/-home-u-app/4d64fcc3-f878-5f74-b74e-75b4dd3a4f7a.jsonl': [userText('from the phone', 'h1'), assistant({ messageId: 'm1', output: 3, parent: 'h1' })] })
+  const projects = join(root, 'projects')
+  const list = run(['sessions', '--projects', projects, '--json'])
+  t.is(list.code, 0, list.stderr)
+  const s = JSON.parse(list.stdout).sessions[0]
+  t.is(s.isV5, true)
+  t.is(s.messageCount, 2)
+  const tp = run(['teleport-id', 'session_01SJ6FncRfJsipguyykkbvQZ', '--projects', projects])
+  t.is(tp.code, 0, tp.stderr)
+  t.regex(tp.stdout, /4d64fcc3-f878-5f74-b74e-75b4dd3a4f7a/)
+  t.is(run(['teleport-id', 'not-an-id', '--projects', projects]).code, 2)
+})

@@ -11,6 +11,8 @@ import { renderDoctor } from './doctor-command.js'
 import native from '../native.js'
 import { runShow } from './show-command.js'
 import { runTimeline } from './timeline-command.js'
+import { runSessions } from './sessions-command.js'
+import { runTeleport } from './teleport-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -21,6 +23,9 @@ Usage:
   claude-jsonl show SESSION [--tools] [--thinking] [--human-only] [--last N] [--all-branches]
                     [--format text|markdown|json|html] [--out FILE] [--projects DIR]
   claude-jsonl timeline SESSION [--requests] [--last N] [--all-branches] [--json] [--projects DIR]
+  claude-jsonl sessions [PATH...] [--recent N | --all] [--today] [--since DATE] [--project PATH]
+                        [--timezone TZ] [--projects DIR] [--json]
+  claude-jsonl teleport-id ID [--fallback] [--title TEXT] [--projects DIR] [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -113,6 +118,10 @@ export async function main(argv: string[]): Promise<number> {
       return runShow(rest)
     case 'timeline':
       return runTimeline(rest)
+    case 'sessions':
+      return runSessions(rest)
+    case 'teleport-id':
+      return runTeleport(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

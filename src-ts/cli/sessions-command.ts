@@ -45,7 +45,7 @@ export function renderSessions(r: SessionListing): string {
   )
   const notes: string[] = []
   if (r.sessions.some((x) => x.isV5)) notes.push('v5: spawned programmatically (SDK, teleport, Remote Control); pass its uuid to claude --resume.')
-  if (r.sessions.some((x) => !x.messageCountExact)) notes.push('~: estimated from the head and tail read.')
+  if (r.sessions.some((x) => !x.messageCountExact)) notes.push('~: not counted (the file could not be read whole).')
   if (r.sessions.some((x) => x.cwd === null)) notes.push('(folder): no record names a cwd; the folder name is not decoded.')
   return [head, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
 }

@@ -1,7 +1,7 @@
 // Listing sessions: who, where, what and when, read from the head and tail of each transcript
 // (the way Claude Code's own resume picker reads its metadata, which it re-appends at the end),
-// plus a few small samples for a message-count estimate, so that listing a large estate costs
-// about half a megabyte per session read at most, never the whole file.
+// so that choosing what to list costs about half a megabyte per session at most. Only the
+// sessions listed are then read whole, natively, for exact message counts.
 import { closeSync, openSync, readSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
@@ -189,55 +189,7 @@ function humanText(r: Record<string, unknown>): string | undefined {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
 
-const TYPE_KEY = enc('"type":"')
-const MESSAGE_KEY = enc('"message":')
-const ROLE_ASSISTANT = enc('"role":"assistant"')
 
-/**
- * Whether the line starting `line` (possibly cut short) is a user or assistant record, judged from
- * its bytes up to the first `"type":"` key (the unescaped form only occurs as a key) and the nesting
- * depth there: Claude Code writes a user record's type before its message, and an assistant
- * record's message (whose own type is "message") before its type. Used only to estimate counts
- * from samples of large files; exact counts are made by the native parser.
- */
-function isMessageStart(line: Buffer): boolean {
-  if (line[0] !== 0x7b) return false
-  const at = line.indexOf(TYPE_KEY)
-  if (at < 0) return false
-  let depth = 0
-  let inString = false
-  let inMessage = false
-  for (let p = 0; p < at; p++) {
-    const c = line[p]
-    if (inString) {
-      if (c === 0x5c) p++
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x7b || c === 0x5b) {
-      depth++
-      if (depth === 2) inMessage = c === 0x7b && p >= MESSAGE_KEY.length && line.subarray(p - MESSAGE_KEY.length, p).equals(MESSAGE_KEY)
-    } else if (c === 0x7d || c === 0x5d) depth--
-  }
-  if (inString) return false
-  const v0 = at + TYPE_KEY.length
-  const v1 = line.indexOf(0x22, v0)
-  if (v1 < 0) return false
-  const value = line.toString('latin1', v0, v1)
-  if (depth === 1) return value === 'user' || value === 'assistant'
-  return depth === 2 && inMessage && value === 'message' && line.indexOf(ROLE_ASSISTANT, v1) === v1 + 2
-}
-
-/** User and assistant records whose line starts at a byte in [1, limit] of `buf` right after a newline. */
-function messageStarts(buf: Buffer, limit: number): number {
-  let n = 0
-  for (let nl = buf.indexOf(0x0a); nl >= 0 && nl + 1 <= limit; ) {
-    const start = nl + 1
-    const next = buf.indexOf(0x0a, start)
-    if (isMessageStart(buf.subarray(start, next < 0 ? buf.length : next))) n++
-    nl = next
-  }
-  return n
-}
 
 class FactsBuilder {
   f: TranscriptFacts = {
@@ -330,10 +282,6 @@ class FactsBuilder {
 
 /** Files up to this size are read whole (their message count is exact). */
 export const WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES + 128 * 1024
-/** Samples taken between head and tail of a larger file to estimate its message count. */
-const SAMPLES = 8
-const SAMPLE_BYTES = 16 * 1024
-const LOOKAHEAD = 4 * 1024
 
 /** Plans the windows of a file of `size` bytes and builds its facts; `read` does the I/O. */
 function readFacts(size: number, read: (pos: number, len: number) => Buffer): TranscriptFacts {
@@ -355,12 +303,9 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer): Tr
   const headEnd = head.length
   if (headEnd >= size) return b.finish(headEnd, true)
   // Records starting in the head: its whole lines, and the line it cuts off.
-  const lastNl = head.lastIndexOf(0x0a)
-  const inHead = b.f.messages + (lastNl >= 0 && lastNl + 1 < headEnd && isMessageStart(head.subarray(lastNl + 1)) ? 1 : 0)
   let tailLen = Math.min(TAIL_BYTES, size - headEnd)
   let tail = read(size - tailLen, tailLen)
   const afterHead = b.snapshot()
-  const headMessages = b.f.messages
   const stampBefore = b.f.lastTimestamp
   b.window(tail, true, false, false)
   if (b.f.lastTimestamp === stampBefore && size - headEnd > tailLen) {
@@ -370,31 +315,8 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer): Tr
     tail = read(size - tailLen, tailLen)
     b.window(tail, true, false, false)
   }
-  const inTail = b.f.messages - headMessages
-  // Records starting between head and tail, estimated from evenly spaced samples of that span.
-  const firstNl = tail.indexOf(0x0a)
-  const middleEnd = firstNl < 0 ? size : size - tailLen + firstNl + 1
-  const middle = middleEnd - headEnd
-  let bytesRead = headEnd + tail.length
-  let estimate = inHead + inTail
-  if (middle > 0) {
-    const step = middle / SAMPLES
-    let sampled = 0
-    let found = 0
-    for (let k = 0; k < SAMPLES; k++) {
-      const at = headEnd + Math.floor(k * step + Math.max(0, step - SAMPLE_BYTES) / 2)
-      const len = Math.min(SAMPLE_BYTES, middleEnd - at)
-      if (len <= 0) continue
-      // One byte before, to see whether `at` starts a line; some bytes after, to classify the last.
-      const buf = read(at - 1, Math.min(len + LOOKAHEAD, size - at) + 1)
-      bytesRead += buf.length
-      found += messageStarts(buf, len)
-      sampled += len
-    }
-    if (sampled > 0) estimate += Math.round((found * middle) / sampled)
-  }
-  b.f.messages = estimate
-  return b.finish(bytesRead, false)
+  // The message count of a partly read file is completed natively for the listed sessions only.
+  return b.finish(headEnd + tail.length, false)
 }
 
 /** Head-and-tail facts of one transcript, read synchronously. Throws on I/O errors. */
@@ -569,6 +491,24 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   }
   found.sort((a, b) => b.ms - a.ms || (a.sessionId < b.sessionId ? -1 : 1))
   const sessions = found.slice(0, recent === Infinity ? found.length : recent).map(({ ms: _ms, ...s }) => s)
+  // Exact message counts for the listed sessions that were read only in part: one native pass
+  // over just those files (about 1 GB/s), instead of reading every transcript of the estate.
+  const partial = sessions.filter((x) => !x.messageCountExact)
+  if (partial.length > 0) {
+    const scan = await native.scanEstate(
+      partial.map((x) => x.path),
+      'full',
+    )
+    const byPath = new Map(scan.files(true).map((f) => [f.path, f]))
+    scan.release()
+    for (const x of partial) {
+      const f = byPath.get(x.path)
+      if (!f?.summary) continue
+      x.messageCount = f.summary.types.filter((t) => t.name === 'user' || t.name === 'assistant').reduce((a, t) => a + t.count, 0)
+      x.messageCountExact = true
+      bytesRead += f.size
+    }
+  }
   // Subagents of the listed sessions: new-layout files name their session in their path, old-layout
   // `agent-*.jsonl` files beside the sessions in their records (read for listed projects only).
   const listed = new Map(sessions.map((s) => [`${s.project}\0${s.sessionId}`, s]))
