@@ -5,6 +5,7 @@ pub mod estate;
 pub mod hash;
 pub mod read;
 pub mod scan;
+pub mod search;
 
 #[cfg(feature = "node")]
 mod binding;

@@ -1,0 +1,351 @@
+//! The cold pass: files cut into 256 KiB units of whole lines (the scanner's unit size), each
+//! unit's searchable text extracted and tokenized on rayon's pool, and a file's units joined
+//! into its segment as soon as its last unit is done.
+
+use super::extract::{self, Fields, Finders};
+use super::segment::{self, DocMeta, Posting, NO_TIME};
+use super::tokenize;
+use crate::scan::{surrogate, timestamp, Progress};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use simd_json::Node;
+use std::cell::RefCell;
+use std::fs::File;
+use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+#[cfg(windows)]
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, at)
+}
+
+/// Reads `[from, to)` of a file into `buf` (fewer bytes if the file is shorter now).
+pub fn read_span(f: &File, buf: &mut Vec<u8>, from: u64, to: u64) -> io::Result<()> {
+    let start = buf.len();
+    buf.resize(start + (to - from) as usize, 0);
+    let mut filled = start;
+    while filled < buf.len() {
+        let n = read_at(f, &mut buf[filled..], from + (filled - start) as u64)?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    buf.truncate(filled);
+    Ok(())
+}
+
+/// Reads the lines that begin in unit `[start, end)`, finishing the one that crosses `end`.
+/// Returns the file offset of the first owned byte and where it sits in `buf`.
+fn read_unit(f: &File, buf: &mut Vec<u8>, start: u64, end: u64, len: u64) -> io::Result<Option<(u64, usize)>> {
+    buf.clear();
+    let (from, mut begin) = if start > 0 { (start - 1, None) } else { (0, Some(0)) };
+    read_span(f, buf, from, end)?;
+    if begin.is_none() {
+        // A line begins inside the unit only after a newline at or after `start - 1`.
+        match memchr::memchr(b'\n', buf) {
+            Some(p) => begin = Some(p + 1),
+            None => return Ok(None),
+        }
+    }
+    let begin = begin.expect("set above");
+    let mut at = end;
+    let mut step = 64u64 << 10;
+    while at < len && buf.len() > begin && buf.last() != Some(&b'\n') {
+        let before = buf.len();
+        read_span(f, buf, at, (at + step).min(len))?;
+        if buf.len() == before {
+            break;
+        }
+        if let Some(p) = memchr::memchr(b'\n', &buf[before..]) {
+            buf.truncate(before + p + 1);
+            break;
+        }
+        at += (buf.len() - before) as u64;
+        step *= 2;
+    }
+    Ok(Some((from + begin as u64, begin)))
+}
+
+#[derive(Default)]
+struct Stat {
+    tf: u32,
+    best: u32,
+    post: Posting,
+    cur: u32,
+    cur_rec: u32,
+    cur_post: Posting,
+}
+
+impl Stat {
+    fn settle(&mut self) {
+        if self.cur > self.best {
+            self.best = self.cur;
+            self.post = self.cur_post;
+        }
+        self.cur = 0;
+    }
+}
+
+/// What one unit found: per-term statistics with unit-relative line numbers.
+#[derive(Default)]
+struct UnitTerms {
+    terms: FxHashMap<Box<[u8]>, Stat>,
+    lines: u32,
+    tokens: u64,
+    records: u32,
+    first_ms: i64,
+    last_ms: i64,
+}
+
+struct Worker {
+    buf: Vec<u8>,
+    scratch: Vec<u8>,
+    buffers: simd_json::Buffers,
+    tape: Vec<Node<'static>>,
+    token: Vec<u8>,
+    finders: Finders,
+}
+
+impl Default for Worker {
+    fn default() -> Self {
+        Worker {
+            buf: Vec::new(),
+            scratch: Vec::new(),
+            buffers: simd_json::Buffers::new(4096),
+            tape: Vec::new(),
+            token: Vec::new(),
+            finders: Finders::default(),
+        }
+    }
+}
+
+thread_local! {
+    static WORKER: RefCell<Worker> = RefCell::new(Worker::default());
+}
+
+/// Parses one line and hands its searchable strings and timestamp to `f`. Lines with lone
+/// surrogate escapes are repaired in a scratch copy (same length, so offsets hold).
+pub fn with_record_text<R>(
+    scratch: &mut Vec<u8>,
+    buffers: &mut simd_json::Buffers,
+    tape_store: &mut Vec<Node<'static>>,
+    line: &[u8],
+    fields: Fields,
+    f: impl FnOnce(&[&str], Option<&str>) -> R,
+) -> Option<R> {
+    let mut f = Some(f);
+    for attempt in 0..2 {
+        let repair = if attempt == 0 { Vec::new() } else { surrogate::find_lone_surrogates(line) };
+        if attempt == 1 && repair.is_empty() {
+            return None;
+        }
+        scratch.clear();
+        scratch.extend_from_slice(line);
+        surrogate::repair(scratch, &repair);
+        scratch.resize(line.len() + simd_json::INPUT_PADDING, b' ');
+        let mut tape = simd_json::Tape(std::mem::take(tape_store));
+        let mut result = None;
+        let ok = simd_json::fill_tape_padded(scratch, line.len(), buffers, &mut tape).is_ok();
+        if ok {
+            let mut texts = Vec::new();
+            let ts = extract::record_text(&tape.0, fields, &mut texts);
+            result = Some((f.take().expect("called once"))(&texts, ts));
+        }
+        let mut nodes = tape.0;
+        nodes.clear();
+        // SAFETY: the vector is empty, so no node borrows `scratch` any more; only the
+        // allocation is kept for the next line.
+        *tape_store = unsafe { std::mem::transmute::<Vec<Node<'_>>, Vec<Node<'static>>>(nodes) };
+        if ok {
+            return result;
+        }
+    }
+    None
+}
+
+fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTerms {
+    let mut u = UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() };
+    let Worker { scratch, buffers, tape, token, finders, .. } = w;
+    let mut pos = 0usize;
+    let mut line_no = 0u32;
+    let mut rec_id = 0u32;
+    while pos < owned.len() {
+        let end = memchr::memchr(b'\n', &owned[pos..]).map_or(owned.len(), |p| pos + p);
+        line_no += 1;
+        let mut line = &owned[pos..end];
+        let at = pos;
+        pos = end + 1;
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        if line.len() < 2 || !extract::may_hold_text(line, fields, finders) {
+            continue;
+        }
+        let here = Posting { tf: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
+        rec_id += 1;
+        let rid = rec_id;
+        with_record_text(scratch, buffers, tape, line, fields, |texts, ts| {
+            if texts.is_empty() {
+                return;
+            }
+            u.records += 1;
+            if let Some(ms) = ts.and_then(|t| timestamp::parse_ms(t.as_bytes())) {
+                if u.first_ms == NO_TIME || ms < u.first_ms {
+                    u.first_ms = ms;
+                }
+                if u.last_ms == NO_TIME || ms > u.last_ms {
+                    u.last_ms = ms;
+                }
+            }
+            for t in texts {
+                tokenize::tokens(t, token, |tok, _, _| {
+                    u.tokens += 1;
+                    let stat = match u.terms.get_mut(tok) {
+                        Some(s) => s,
+                        None => u.terms.entry(tok.into()).or_default(),
+                    };
+                    stat.tf += 1;
+                    if stat.cur_rec != rid {
+                        stat.settle();
+                        stat.cur_rec = rid;
+                        stat.cur_post = here;
+                    }
+                    stat.cur += 1;
+                });
+            }
+        });
+    }
+    u.lines = line_no;
+    for s in u.terms.values_mut() {
+        s.settle();
+    }
+    u
+}
+
+/// A file to build a segment for.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub path: std::path::PathBuf,
+    pub project: String,
+    pub session_id: String,
+    /// Set for a subagent transcript (then `session_id` is its parent's).
+    pub agent_id: Option<String>,
+    pub size: u64,
+    pub mtime_ms: f64,
+}
+
+fn join(src: &Source, parts: Vec<UnitTerms>) -> Vec<u8> {
+    let mut meta = DocMeta {
+        path: src.path.to_string_lossy().into_owned(),
+        project: src.project.clone(),
+        session_id: src.session_id.clone(),
+        agent_id: src.agent_id.clone().unwrap_or_default(),
+        size: src.size,
+        mtime_ms: src.mtime_ms,
+        first_ms: NO_TIME,
+        last_ms: NO_TIME,
+        ..Default::default()
+    };
+    let mut terms: FxHashMap<Box<[u8]>, (u32, Posting)> = FxHashMap::default();
+    let mut shift = 0u32;
+    for p in parts {
+        meta.tokens += p.tokens;
+        meta.records += p.records;
+        if p.first_ms != NO_TIME && (meta.first_ms == NO_TIME || p.first_ms < meta.first_ms) {
+            meta.first_ms = p.first_ms;
+        }
+        if p.last_ms != NO_TIME && (meta.last_ms == NO_TIME || p.last_ms > meta.last_ms) {
+            meta.last_ms = p.last_ms;
+        }
+        for (t, s) in p.terms {
+            let post = Posting { tf: s.tf, line: s.post.line + shift, ..s.post };
+            match terms.get_mut(&t) {
+                Some((best, have)) => {
+                    have.tf += s.tf;
+                    if s.best > *best {
+                        *best = s.best;
+                        *have = Posting { tf: have.tf, ..post };
+                    }
+                }
+                None => {
+                    terms.insert(t, (s.best, post));
+                }
+            }
+        }
+        shift += p.lines;
+    }
+    meta.lines = shift;
+    segment::encode(&meta, terms.into_iter().map(|(t, (_, p))| (t, p)).collect())
+}
+
+/// Bytes per unit of work, as in the scanner (`scan::units`).
+const UNIT_BYTES: u64 = 256 << 10;
+
+struct Unit {
+    file: usize,
+    index: usize,
+    start: u64,
+    end: u64,
+}
+
+/// Builds one segment per source, in parallel; a file that cannot be read yields its error.
+pub fn build(sources: &[Source], fields: Fields, progress: &Progress) -> Vec<io::Result<Vec<u8>>> {
+    let mut units = Vec::new();
+    for (file, s) in sources.iter().enumerate() {
+        let n = s.size.div_ceil(UNIT_BYTES).max(1);
+        for index in 0..n {
+            let start = index * UNIT_BYTES;
+            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(s.size) });
+        }
+    }
+    progress.bytes_total.fetch_add(sources.iter().map(|s| s.size).sum(), Ordering::Relaxed);
+    progress.files_total.fetch_add(sources.len() as u64, Ordering::Relaxed);
+    units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
+    let remaining: Vec<AtomicU32> =
+        sources.iter().map(|s| AtomicU32::new(s.size.div_ceil(UNIT_BYTES).max(1) as u32)).collect();
+    type Parts = Vec<(usize, io::Result<UnitTerms>)>;
+    let parts: Vec<Mutex<Parts>> = sources.iter().map(|_| Mutex::default()).collect();
+    let whole: Vec<Mutex<Option<io::Result<Vec<u8>>>>> = sources.iter().map(|_| Mutex::default()).collect();
+    units.par_iter().for_each(|u| {
+        let src = &sources[u.file];
+        let r = WORKER.with(|cell| {
+            let w = &mut *cell.borrow_mut();
+            let mut buf = std::mem::take(&mut w.buf);
+            let r = File::open(&src.path).and_then(|f| {
+                Ok(match read_unit(&f, &mut buf, u.start, u.end, src.size)? {
+                    Some((base, begin)) => scan_unit(w, &buf[begin..], base, fields),
+                    None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
+                })
+            });
+            if buf.capacity() > 4 * UNIT_BYTES as usize {
+                buf = Vec::new();
+            }
+            w.buf = buf;
+            if w.scratch.capacity() > 64 << 20 {
+                *w = Worker::default();
+            }
+            r
+        });
+        progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
+        let mut mine = parts[u.file].lock().unwrap_or_else(|e| e.into_inner());
+        mine.push((u.index, r));
+        if remaining[u.file].fetch_sub(1, Ordering::AcqRel) == 1 {
+            let mut done = std::mem::take(&mut *mine);
+            drop(mine);
+            done.sort_by_key(|(i, _)| *i);
+            let joined = done.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<UnitTerms>>>().map(|p| join(src, p));
+            *whole[u.file].lock().unwrap_or_else(|e| e.into_inner()) = Some(joined);
+            progress.files_done.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    whole
+        .into_iter()
+        .map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every unit of every file ran"))
+        .collect()
+}
