@@ -101,6 +101,8 @@ struct UnitTerms {
     records: u32,
     first_ms: i64,
     last_ms: i64,
+    /// The first `sessionId` a record carried (names an old-layout subagent's parent).
+    session_id: Option<String>,
 }
 
 struct Worker {
@@ -137,7 +139,7 @@ pub fn with_record_text<R>(
     tape_store: &mut Vec<Node<'static>>,
     line: &[u8],
     fields: Fields,
-    f: impl FnOnce(&[&str], Option<&str>) -> R,
+    f: impl FnOnce(&[&str], extract::Stamp) -> R,
 ) -> Option<R> {
     let mut f = Some(f);
     for attempt in 0..2 {
@@ -154,8 +156,8 @@ pub fn with_record_text<R>(
         let ok = simd_json::fill_tape_padded(scratch, line.len(), buffers, &mut tape).is_ok();
         if ok {
             let mut texts = Vec::new();
-            let ts = extract::record_text(&tape.0, fields, &mut texts);
-            result = Some((f.take().expect("called once"))(&texts, ts));
+            let stamp = extract::record_text(&tape.0, fields, &mut texts);
+            result = Some((f.take().expect("called once"))(&texts, stamp));
         }
         let mut nodes = tape.0;
         nodes.clear();
@@ -190,12 +192,15 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
         let here = Posting { tf: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
         rec_id += 1;
         let rid = rec_id;
-        with_record_text(scratch, buffers, tape, line, fields, |texts, ts| {
+        with_record_text(scratch, buffers, tape, line, fields, |texts, stamp| {
+            if u.session_id.is_none() {
+                u.session_id = stamp.session_id.map(String::from);
+            }
             if texts.is_empty() {
                 return;
             }
             u.records += 1;
-            if let Some(ms) = ts.and_then(|t| timestamp::parse_ms(t.as_bytes())) {
+            if let Some(ms) = stamp.timestamp.and_then(|t| timestamp::parse_ms(t.as_bytes())) {
                 if u.first_ms == NO_TIME || ms < u.first_ms {
                     u.first_ms = ms;
                 }
@@ -233,6 +238,8 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
 pub struct Source {
     pub path: std::path::PathBuf,
     pub project: String,
+    /// Empty when the path does not say (an old-layout `agent-*.jsonl`): then the first
+    /// `sessionId` in its records is used.
     pub session_id: String,
     /// Set for a subagent transcript (then `session_id` is its parent's).
     pub agent_id: Option<String>,
@@ -255,6 +262,9 @@ fn join(src: &Source, parts: Vec<UnitTerms>) -> Vec<u8> {
     let mut terms: FxHashMap<Box<[u8]>, (u32, Posting)> = FxHashMap::default();
     let mut shift = 0u32;
     for p in parts {
+        if meta.session_id.is_empty() {
+            meta.session_id = p.session_id.unwrap_or_default();
+        }
         meta.tokens += p.tokens;
         meta.records += p.records;
         if p.first_ms != NO_TIME && (meta.first_ms == NO_TIME || p.first_ms < meta.first_ms) {

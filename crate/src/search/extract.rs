@@ -98,24 +98,32 @@ fn strings_in<'i>(tape: &[Node<'i>], at: usize, out: &mut Vec<&'i str>) {
     }
 }
 
-/// What a record contributes: its searchable strings (pushed to `out`) and its timestamp.
-/// Returns the record's `timestamp` string, if any.
-pub fn record_text<'i>(tape: &[Node<'i>], fields: Fields, out: &mut Vec<&'i str>) -> Option<&'i str> {
+/// A record's `timestamp` and `sessionId`, when present.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stamp<'i> {
+    pub timestamp: Option<&'i str>,
+    pub session_id: Option<&'i str>,
+}
+
+/// What a record contributes: its searchable strings (pushed to `out`), and its stamp.
+pub fn record_text<'i>(tape: &[Node<'i>], fields: Fields, out: &mut Vec<&'i str>) -> Stamp<'i> {
+    let mut stamp = Stamp::default();
     if !matches!(tape.first(), Some(Node::Object { .. })) {
-        return None;
+        return stamp;
     }
-    let (mut kind, mut meta, mut message, mut timestamp) = (None, false, None, None);
+    let (mut kind, mut meta, mut message) = (None, false, None);
     for (k, v) in entries(tape, 0) {
         match k {
             "type" => kind = string(tape, v),
             "isMeta" | "isCompactSummary" => meta |= matches!(tape.get(v), Some(Node::Static(StaticNode::Bool(true)))),
             "message" => message = Some(v),
-            "timestamp" => timestamp = string(tape, v),
+            "timestamp" => stamp.timestamp = string(tape, v),
+            "sessionId" => stamp.session_id = string(tape, v),
             _ => {}
         }
     }
-    let Some(message) = message else { return timestamp };
-    let Some(content) = field(tape, message, "content") else { return timestamp };
+    let Some(message) = message else { return stamp };
+    let Some(content) = field(tape, message, "content") else { return stamp };
     match kind {
         Some("user") if !meta => match tape.get(content) {
             Some(Node::String(s)) => out.push(s),
@@ -156,7 +164,7 @@ pub fn record_text<'i>(tape: &[Node<'i>], fields: Fields, out: &mut Vec<&'i str>
         }
         _ => {}
     }
-    timestamp
+    stamp
 }
 
 /// Whether a raw line can hold searchable text for `fields`, decided without parsing. Every

@@ -59,6 +59,7 @@ pub struct Corpus {
     /// Files whose segment came from the index unchanged, and files scanned now.
     pub reused: usize,
     pub rescanned: usize,
+    pub rescanned_bytes: u64,
     /// When the index file now on disk was written (ms since the epoch), if one is used.
     pub index_built_ms: Option<f64>,
     pub index_written: bool,
@@ -95,7 +96,9 @@ fn now_ms() -> f64 {
 
 /// Reads an index file: its segments by path (byte ranges into the returned buffer), or None
 /// when absent, unreadable, for other fields, or damaged in any way (then it is rebuilt).
-fn load_index(path: &Path, fields: Fields) -> Option<(Vec<u8>, f64, Vec<(usize, usize)>)> {
+type Loaded = (Vec<u8>, f64, Vec<(usize, usize)>);
+
+fn load_index(path: &Path, fields: Fields) -> Option<Loaded> {
     let bytes = std::fs::read(path).ok()?;
     if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8] != fields.bits() {
         return None;
@@ -180,6 +183,7 @@ pub fn open(sources: &[Source], fields: Fields, index: Option<&Path>, progress: 
         held,
         reused,
         rescanned: todo.len(),
+        rescanned_bytes: jobs.iter().map(|s| s.size).sum(),
         index_built_ms: built_ms,
         index_written: false,
         index_error: None,
@@ -408,10 +412,10 @@ fn best_record(path: &str, posts: &[Option<Posting>], q: &Query, idfs: &[f64], f
         {
             continue;
         }
-        let made = build::with_record_text(&mut scratch, &mut buffers, &mut tape, &bytes, fields, |texts, ts| {
+        let made = build::with_record_text(&mut scratch, &mut buffers, &mut tape, &bytes, fields, |texts, stamp| {
             let text = texts.join("\n");
             let (value, snippet, phrases) = snippet_of(&text, q, idfs);
-            (value, Best { post: p, timestamp: ts.map(String::from), snippet, phrases })
+            (value, Best { post: p, timestamp: stamp.timestamp.map(String::from), snippet, phrases })
         });
         if let Some((value, b)) = made {
             if best.as_ref().is_none_or(|(v, _)| value > *v) {
