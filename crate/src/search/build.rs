@@ -24,52 +24,63 @@ fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(f, buf, at)
 }
 
-/// Reads `[from, to)` of a file into `buf` (fewer bytes if the file is shorter now).
-pub fn read_span(f: &File, buf: &mut Vec<u8>, from: u64, to: u64) -> io::Result<()> {
-    let start = buf.len();
-    buf.resize(start + (to - from) as usize, 0);
-    let mut filled = start;
-    while filled < buf.len() {
-        let n = read_at(f, &mut buf[filled..], from + (filled - start) as u64)?;
+/// Reads `[from, to)` of a file into `buf`, after its first `filled` bytes; returns the new
+/// fill (less if the file is shorter now). `buf` only ever grows, so refilling it costs no
+/// zeroing.
+fn read_into(f: &File, buf: &mut Vec<u8>, filled: usize, from: u64, to: u64) -> io::Result<usize> {
+    let want = filled + (to - from) as usize;
+    if buf.len() < want {
+        buf.resize(want.next_power_of_two(), 0);
+    }
+    let mut at = filled;
+    while at < want {
+        let n = read_at(f, &mut buf[at..want], from + (at - filled) as u64)?;
         if n == 0 {
             break;
         }
-        filled += n;
+        at += n;
     }
-    buf.truncate(filled);
-    Ok(())
+    Ok(at)
+}
+
+/// Reads `[from, to)` of a file into a fresh vector (fewer bytes if the file is shorter now).
+pub fn read_span(f: &File, from: u64, to: u64) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    let n = read_into(f, &mut buf, 0, from, to)?;
+    buf.truncate(n);
+    Ok(buf)
 }
 
 /// Reads the lines that begin in unit `[start, end)`, finishing the one that crosses `end`.
-/// Returns the file offset of the first owned byte and where it sits in `buf`.
-fn read_unit(f: &File, buf: &mut Vec<u8>, start: u64, end: u64, len: u64) -> io::Result<Option<(u64, usize)>> {
-    buf.clear();
-    let (from, mut begin) = if start > 0 { (start - 1, None) } else { (0, Some(0)) };
-    read_span(f, buf, from, end)?;
-    if begin.is_none() {
+/// Returns the file offset of the first owned byte and the owned range of `buf`.
+fn read_unit(f: &File, buf: &mut Vec<u8>, start: u64, end: u64, len: u64) -> io::Result<Option<(u64, usize, usize)>> {
+    let from = start.saturating_sub(1);
+    let mut filled = read_into(f, buf, 0, from, end)?;
+    let begin = if start == 0 {
+        0
+    } else {
         // A line begins inside the unit only after a newline at or after `start - 1`.
-        match memchr::memchr(b'\n', buf) {
-            Some(p) => begin = Some(p + 1),
+        match memchr::memchr(b'\n', &buf[..filled]) {
+            Some(p) => p + 1,
             None => return Ok(None),
         }
-    }
-    let begin = begin.expect("set above");
+    };
     let mut at = end;
     let mut step = 64u64 << 10;
-    while at < len && buf.len() > begin && buf.last() != Some(&b'\n') {
-        let before = buf.len();
-        read_span(f, buf, at, (at + step).min(len))?;
-        if buf.len() == before {
+    while at < len && filled > begin && buf[filled - 1] != b'\n' {
+        let before = filled;
+        filled = read_into(f, buf, filled, at, (at + step).min(len))?;
+        if filled == before {
             break;
         }
-        if let Some(p) = memchr::memchr(b'\n', &buf[before..]) {
-            buf.truncate(before + p + 1);
+        if let Some(p) = memchr::memchr(b'\n', &buf[before..filled]) {
+            filled = before + p + 1;
             break;
         }
-        at += (buf.len() - before) as u64;
+        at += (filled - before) as u64;
         step *= 2;
     }
-    Ok(Some((from + begin as u64, begin)))
+    Ok(Some((from + begin as u64, begin, filled)))
 }
 
 #[derive(Default)]
@@ -329,11 +340,11 @@ pub fn build(sources: &[Source], fields: Fields, progress: &Progress) -> Vec<io:
             let mut buf = std::mem::take(&mut w.buf);
             let r = File::open(&src.path).and_then(|f| {
                 Ok(match read_unit(&f, &mut buf, u.start, u.end, src.size)? {
-                    Some((base, begin)) => scan_unit(w, &buf[begin..], base, fields),
+                    Some((base, begin, filled)) => scan_unit(w, &buf[begin..filled], base, fields),
                     None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
                 })
             });
-            if buf.capacity() > 4 * UNIT_BYTES as usize {
+            if buf.len() > 4 * UNIT_BYTES as usize {
                 buf = Vec::new();
             }
             w.buf = buf;

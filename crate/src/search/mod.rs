@@ -406,10 +406,9 @@ fn best_record(path: &str, posts: &[Option<Posting>], q: &Query, idfs: &[f64], f
     let file = File::open(path).ok();
     let (mut scratch, mut buffers, mut tape) = (Vec::new(), simd_json::Buffers::new(4096), Vec::new());
     for p in cands {
-        let mut bytes = Vec::new();
         let Some(f) = &file else { break };
-        if build::read_span(f, &mut bytes, p.offset, p.offset + p.len as u64).is_err() || bytes.len() != p.len as usize
-        {
+        let Ok(bytes) = build::read_span(f, p.offset, p.offset + p.len as u64) else { continue };
+        if bytes.len() != p.len as usize {
             continue;
         }
         let made = build::with_record_text(&mut scratch, &mut buffers, &mut tape, &bytes, fields, |texts, stamp| {
