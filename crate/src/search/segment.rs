@@ -173,14 +173,6 @@ impl<'a> Segment<'a> {
             entries_at,
             blob_at,
         };
-        // Every term must lie inside the blob, so lookups cannot read out of bounds.
-        for i in 0..n_terms {
-            let e = entries_at + i * ENTRY;
-            let (off, len) = (u32_at(bytes, e) as usize, u32_at(bytes, e + 4) as usize);
-            if off.checked_add(len)? > blob_len {
-                return None;
-            }
-        }
         Some((seg, total))
     }
 
@@ -192,10 +184,12 @@ impl<'a> Segment<'a> {
         self.n_terms
     }
 
+    /// The i-th term. A damaged entry pointing outside the blob reads as empty rather than
+    /// out of bounds (the entries themselves were bounds-checked by `parse`).
     fn term(&self, i: usize) -> &'a [u8] {
         let e = self.entries_at + i * ENTRY;
         let (off, len) = (u32_at(self.bytes, e) as usize, u32_at(self.bytes, e + 4) as usize);
-        &self.bytes[self.blob_at + off..self.blob_at + off + len]
+        self.bytes.get(self.blob_at.saturating_add(off)..self.blob_at.saturating_add(off).saturating_add(len)).unwrap_or(&[])
     }
 
     fn posting(&self, i: usize) -> Posting {
