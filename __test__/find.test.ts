@@ -87,6 +87,29 @@ test('tool traffic is searched only with tools, so an echo does not outrank the 
   t.true(tools.scope.searched.tools)
 })
 
+test('thinking is searched only with thinking', async (t) => {
+  const root = writeTree({
+    [`projects/-home-u-app/${S(7)}.jsonl`]: [
+      userText('go'),
+      JSON.stringify({ type: 'assistant', timestamp: '2026-03-01T10:00:00.000Z', message: { content: [{ type: 'thinking', thinking: 'maybe the axolotl flag' }] } }),
+    ],
+  })
+  const projects = join(root, 'projects')
+  t.is((await find(['axolotl'], { projects, noIndex: true })).hits.length, 0)
+  const r = await find(['axolotl'], { projects, noIndex: true, thinking: true })
+  t.is(r.hits[0].snippet, 'maybe the axolotl flag')
+})
+
+test('an index that cannot be written is reported and the answer is still complete', async (t) => {
+  const { projects } = estate()
+  const blocker = join(tempDir('cj-find-block-'), 'file')
+  writeFileSync(blocker, 'not a folder')
+  const r = await find(['quokka'], { projects, indexDir: blocker })
+  t.is(r.hits[0].sessionId, S(1))
+  t.like(r.scope.index, { written: false, filesRescanned: 5 })
+  t.truthy(r.scope.index!.error)
+})
+
 test('subagent transcripts are searched and reported under their session', async (t) => {
   const { projects } = estate()
   const r = await find(['wombat'], { projects, noIndex: true })
@@ -153,6 +176,7 @@ test('bad flags and a missing root are one-line errors with their exit codes', a
   t.is(await code(['x', '--limit', '0', '--projects', projects]), 2)
   t.is(await code(['x', '--since', '2026-13-45', '--projects', projects]), 2)
   t.is(await code(['--projects', projects]), 2)
+  t.is(await code(['?!', '--no-index', '--projects', projects]), 2)
   t.is(await code(['x', '--no-index', '--index-dir', '/tmp/i']), 2)
   t.is(await code(['x', '--no-index', '--projects', join(projects, 'missing')]), 3)
 })

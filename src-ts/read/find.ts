@@ -138,6 +138,7 @@ export async function find(terms: string[], opts: FindOptions & { onProgress?: (
     throw inputError(r.failure.path, `${r.failure.message} (estate root from ${src})`)
   }
   const s = r.scope!
+  if (s.terms.length === 0) throw usageError(`no searchable word in '${terms.join(' ')}' (words are letters and digits)`)
   const now = Date.now()
   return {
     query: { terms: s.terms, phrases: s.phrases },
