@@ -200,6 +200,7 @@ declare namespace binding {
     indexError?: string
     filesReused: number
     filesRescanned: number
+    filesAppended: number
     bytesRescanned: number
     failed: DiscoverFailure[]
   }

@@ -144,18 +144,20 @@ test('the index is reused, refreshed when a file grows, rebuilt when one is rewr
   t.regex(renderFind(second), /\nIndex \d+ s old, no file changed\n/)
   t.deepEqual(snapshot(root), before, 'nothing written into the estate')
 
-  // Append a line: that file alone is read again and its new word is found.
+  // Append a line: only that line is read, and its new word is found.
   const grown = join(projects, '-home-u-app', `${S(2)}.jsonl`)
-  appendFileSync(grown, said('found the platypus in the lockfile', '2026-03-05T10:00:00.000Z') + '\n')
+  const line = said('found the platypus in the lockfile', '2026-03-05T10:00:00.000Z') + '\n'
+  appendFileSync(grown, line)
   const third = await find(['platypus'], { projects, indexDir })
-  t.like(third.scope.index, { written: true, filesReused: 4, filesRescanned: 1 })
+  t.like(third.scope.index, { written: true, filesReused: 4, filesRescanned: 1, filesAppended: 1, bytesRescanned: Buffer.byteLength(line) })
+  t.regex(renderFind(third), /\nIndex \d+ s old, 1 files changed \(\d+ B read now, 1 of them only appended to\)\n/)
   t.is(third.hits[0].sessionId, S(2))
   t.is(third.hits[0].line, 6)
 
   // Rewrite it shorter: rebuilt, its old words are gone.
   writeFileSync(grown, userText('only a short memo') + '\n')
   const fourth = await find(['platypus', 'memo'], { projects, indexDir })
-  t.like(fourth.scope.index, { filesRescanned: 1 })
+  t.like(fourth.scope.index, { filesRescanned: 1, filesAppended: 0 })
   t.deepEqual(fourth.hits.map((h) => [h.sessionId, h.matched]), [[S(2), ['memo']]])
 })
 

@@ -704,7 +704,9 @@ pub struct FindScope {
     pub index_written: bool,
     pub index_error: Option<String>,
     pub files_reused: f64,
+    /// Files read now: all of each, or only what was appended to it (`files_appended`).
     pub files_rescanned: f64,
+    pub files_appended: f64,
     pub bytes_rescanned: f64,
     pub failed: Vec<DiscoverFailure>,
 }
@@ -777,6 +779,7 @@ impl Task for FindTask {
             index_error: corpus.index_error.clone(),
             files_reused: corpus.reused as f64,
             files_rescanned: corpus.rescanned as f64,
+            files_appended: corpus.appended as f64,
             bytes_rescanned: corpus.rescanned_bytes as f64,
             failed: corpus
                 .failed

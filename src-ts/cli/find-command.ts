@@ -48,7 +48,8 @@ export function renderFind(r: FindReport): string {
   )
   if (s.index) {
     const i = s.index
-    const refreshed = i.filesRescanned > 0 ? `, ${formatInt(i.filesRescanned)} files (${formatBytes(i.bytesRescanned)}) read now` : ', no file changed'
+    const appended = i.filesAppended > 0 ? `, ${formatInt(i.filesAppended)} of them only appended to` : ''
+    const refreshed = i.filesRescanned > 0 ? `, ${formatInt(i.filesRescanned)} files changed (${formatBytes(i.bytesRescanned)} read now${appended})` : ', no file changed'
     out.push(`Index ${i.ageMs !== undefined ? `${age(i.ageMs)} old` : 'not written'}${refreshed}${i.error ? `; could not write it: ${i.error}` : ''}`)
   } else out.push('No index (--no-index): every transcript read now')
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)

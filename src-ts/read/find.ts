@@ -76,7 +76,9 @@ export interface FindReport {
       ageMs?: number
       written: boolean
       filesReused: number
+      /** Files read now; of those, `filesAppended` only grew and just their new bytes were read. */
       filesRescanned: number
+      filesAppended: number
       bytesRescanned: number
       /** Why the index could not be written (the answer is still complete). */
       error?: string
@@ -163,6 +165,7 @@ export async function find(terms: string[], opts: FindOptions & { onProgress?: (
             written: s.indexWritten,
             filesReused: s.filesReused,
             filesRescanned: s.filesRescanned,
+            filesAppended: s.filesAppended,
             bytesRescanned: s.bytesRescanned,
             ...(s.indexError ? { error: s.indexError } : {}),
           }

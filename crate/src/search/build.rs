@@ -3,7 +3,7 @@
 //! into its segment as soon as its last unit is done.
 
 use super::extract::{self, Fields, Finders};
-use super::segment::{self, DocMeta, Posting, NO_TIME};
+use super::segment::{self, DocMeta, Posting, Segment, NO_TIME, TAIL_BYTES};
 use super::tokenize;
 use crate::scan::{surrogate, timestamp, Progress};
 use rayon::prelude::*;
@@ -200,7 +200,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
         if line.len() < 2 || !extract::may_hold_text(line, fields, finders) {
             continue;
         }
-        let here = Posting { tf: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
+        let here = Posting { tf: 0, best: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
         rec_id += 1;
         let rid = rec_id;
         with_record_text(scratch, buffers, tape, line, fields, |texts, stamp| {
@@ -258,20 +258,35 @@ pub struct Source {
     pub mtime_ms: f64,
 }
 
-fn join(src: &Source, parts: Vec<UnitTerms>) -> Vec<u8> {
-    let mut meta = DocMeta {
-        path: src.path.to_string_lossy().into_owned(),
-        project: src.project.clone(),
-        session_id: src.session_id.clone(),
-        agent_id: src.agent_id.clone().unwrap_or_default(),
-        size: src.size,
-        mtime_ms: src.mtime_ms,
-        first_ms: NO_TIME,
-        last_ms: NO_TIME,
-        ..Default::default()
+/// The hash of a file's last (up to) TAIL_BYTES bytes before `size`, and whether they end
+/// with a newline.
+pub fn tail_of(f: &File, size: u64) -> io::Result<(u64, bool)> {
+    let tail = read_span(f, size.saturating_sub(TAIL_BYTES), size)?;
+    Ok((xxhash_rust::xxh3::xxh3_64(&tail), tail.last() == Some(&b'\n')))
+}
+
+fn join(job: &Job, parts: Vec<UnitTerms>) -> io::Result<Vec<u8>> {
+    let src = job.src;
+    let mut meta = match &job.prev {
+        Some(prev) => prev.meta(),
+        None => {
+            DocMeta { session_id: src.session_id.clone(), first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() }
+        }
     };
-    let mut terms: FxHashMap<Box<[u8]>, (u32, Posting)> = FxHashMap::default();
-    let mut shift = 0u32;
+    meta.path = src.path.to_string_lossy().into_owned();
+    meta.project = src.project.clone();
+    meta.agent_id = src.agent_id.clone().unwrap_or_default();
+    meta.size = src.size;
+    meta.mtime_ms = src.mtime_ms;
+    meta.tail_hash = tail_of(&File::open(&src.path)?, src.size)?.0;
+    let mut terms: FxHashMap<Box<[u8]>, Posting> = FxHashMap::default();
+    if let Some(prev) = &job.prev {
+        terms.reserve(prev.term_count());
+        for (t, p) in prev.terms() {
+            terms.insert(t.into(), p);
+        }
+    }
+    let mut shift = meta.lines;
     for p in parts {
         if meta.session_id.is_empty() {
             meta.session_id = p.session_id.unwrap_or_default();
@@ -285,24 +300,32 @@ fn join(src: &Source, parts: Vec<UnitTerms>) -> Vec<u8> {
             meta.last_ms = p.last_ms;
         }
         for (t, s) in p.terms {
-            let post = Posting { tf: s.tf, line: s.post.line + shift, ..s.post };
+            let post = Posting { tf: s.tf, best: s.best, line: s.post.line + shift, ..s.post };
             match terms.get_mut(&t) {
-                Some((best, have)) => {
-                    have.tf += s.tf;
-                    if s.best > *best {
-                        *best = s.best;
-                        *have = Posting { tf: have.tf, ..post };
+                Some(have) => {
+                    let tf = have.tf + s.tf;
+                    if s.best > have.best {
+                        *have = post;
                     }
+                    have.tf = tf;
                 }
                 None => {
-                    terms.insert(t, (s.best, post));
+                    terms.insert(t, post);
                 }
             }
         }
         shift += p.lines;
     }
     meta.lines = shift;
-    segment::encode(&meta, terms.into_iter().map(|(t, (_, p))| (t, p)).collect())
+    Ok(segment::encode(&meta, terms.into_iter().collect()))
+}
+
+/// One segment to make: the whole file, or (with `prev`) only what was appended after
+/// `from`, merged into the segment it had.
+pub struct Job<'a> {
+    pub src: &'a Source,
+    pub from: u64,
+    pub prev: Option<Segment<'a>>,
 }
 
 /// Bytes per unit of work, as in the scanner (`scan::units`).
@@ -315,26 +338,29 @@ struct Unit {
     end: u64,
 }
 
-/// Builds one segment per source, in parallel; a file that cannot be read yields its error.
-pub fn build(sources: &[Source], fields: Fields, progress: &Progress) -> Vec<io::Result<Vec<u8>>> {
+fn unit_count(j: &Job) -> u64 {
+    (j.src.size - j.from).div_ceil(UNIT_BYTES).max(1)
+}
+
+/// Builds one segment per job, in parallel; a file that cannot be read yields its error.
+pub fn build(jobs: &[Job], fields: Fields, progress: &Progress) -> Vec<io::Result<Vec<u8>>> {
     let mut units = Vec::new();
-    for (file, s) in sources.iter().enumerate() {
-        let n = s.size.div_ceil(UNIT_BYTES).max(1);
-        for index in 0..n {
-            let start = index * UNIT_BYTES;
-            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(s.size) });
+    for (file, j) in jobs.iter().enumerate() {
+        for index in 0..unit_count(j) {
+            let start = j.from + index * UNIT_BYTES;
+            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(j.src.size) });
         }
     }
-    progress.bytes_total.fetch_add(sources.iter().map(|s| s.size).sum(), Ordering::Relaxed);
-    progress.files_total.fetch_add(sources.len() as u64, Ordering::Relaxed);
+    progress.bytes_total.fetch_add(jobs.iter().map(|j| j.src.size - j.from).sum(), Ordering::Relaxed);
+    progress.files_total.fetch_add(jobs.len() as u64, Ordering::Relaxed);
     units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
-    let remaining: Vec<AtomicU32> =
-        sources.iter().map(|s| AtomicU32::new(s.size.div_ceil(UNIT_BYTES).max(1) as u32)).collect();
+    let remaining: Vec<AtomicU32> = jobs.iter().map(|j| AtomicU32::new(unit_count(j) as u32)).collect();
+    let sources = jobs;
     type Parts = Vec<(usize, io::Result<UnitTerms>)>;
     let parts: Vec<Mutex<Parts>> = sources.iter().map(|_| Mutex::default()).collect();
     let whole: Vec<Mutex<Option<io::Result<Vec<u8>>>>> = sources.iter().map(|_| Mutex::default()).collect();
     units.par_iter().for_each(|u| {
-        let src = &sources[u.file];
+        let src = sources[u.file].src;
         let r = WORKER.with(|cell| {
             let w = &mut *cell.borrow_mut();
             let mut buf = std::mem::take(&mut w.buf);
@@ -360,7 +386,11 @@ pub fn build(sources: &[Source], fields: Fields, progress: &Progress) -> Vec<io:
             let mut done = std::mem::take(&mut *mine);
             drop(mine);
             done.sort_by_key(|(i, _)| *i);
-            let joined = done.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<UnitTerms>>>().map(|p| join(src, p));
+            let joined = done
+                .into_iter()
+                .map(|(_, p)| p)
+                .collect::<io::Result<Vec<UnitTerms>>>()
+                .and_then(|p| join(&sources[u.file], p));
             *whole[u.file].lock().unwrap_or_else(|e| e.into_inner()) = Some(joined);
             progress.files_done.fetch_add(1, Ordering::Relaxed);
         }

@@ -10,9 +10,10 @@
 //! contiguous in a hit's best records earns a bonus.
 //!
 //! The index is the segments written to one file outside the estate, refreshed per file by
-//! (size, mtime): an unchanged file's segment is reused, any other is rebuilt from its bytes
-//! (so a file that grew, shrank or was rewritten is re-read whole), then the file is replaced
-//! atomically (temp file, fsync, rename).
+//! (size, mtime): an unchanged file's segment is reused; a file that grew, whose old last 4 KiB
+//! are unchanged and end a line, has only its new bytes read and merged in; any other change
+//! (shrunk, rewritten) rebuilds that file's segment from all its bytes. The index file is then
+//! replaced atomically (temp file, fsync, rename).
 
 pub mod build;
 pub mod extract;
@@ -28,7 +29,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"CJLFIND\x01";
+const MAGIC: &[u8; 8] = b"CJLFIND\x02";
 const HEADER: usize = 8 + 4 + 4 + 8;
 
 /// BM25 parameters (the usual defaults).
@@ -59,6 +60,8 @@ pub struct Corpus {
     /// Files whose segment came from the index unchanged, and files scanned now.
     pub reused: usize,
     pub rescanned: usize,
+    /// Of the files scanned, those that only grew: just their new bytes were read.
+    pub appended: usize,
     pub rescanned_bytes: u64,
     /// When the index file now on disk was written (ms since the epoch), if one is used.
     pub index_built_ms: Option<f64>,
@@ -144,6 +147,14 @@ fn write_index(path: &Path, fields: Fields, built_ms: f64, segments: &[&[u8]]) -
     result
 }
 
+/// Whether the file only grew since its segment was made: the bytes before the old size still
+/// end the same way (hash of the last 4 KiB) and end a line.
+fn appended_only(seg_bytes: &[u8], s: &Source) -> bool {
+    let Some((seg, _)) = Segment::parse(seg_bytes) else { return false };
+    let Ok(f) = File::open(&s.path) else { return false };
+    matches!(build::tail_of(&f, seg.size), Ok((hash, true)) if hash == seg.tail_hash)
+}
+
 /// The documents for `sources`: reused from the index at `index` where (size, mtime) still
 /// match, built from the files otherwise, and the index rewritten when anything changed.
 /// Without `index` everything is scanned and nothing is written.
@@ -156,41 +167,55 @@ pub fn open(sources: &[Source], fields: Fields, index: Option<&Path>, progress: 
         by_path.insert(s.path, (a, z, s.size, s.mtime_ms));
     }
     let mut held: Vec<Option<Held>> = Vec::with_capacity(sources.len());
-    let mut todo = Vec::new();
+    let mut todo: Vec<(usize, build::Job)> = Vec::new();
+    let mut appended = 0;
     for (i, s) in sources.iter().enumerate() {
         let key = s.path.to_string_lossy();
-        match by_path.get(key.as_ref()) {
-            Some(&(a, z, size, mtime)) if size == s.size && mtime == s.mtime_ms => held.push(Some(Held::Index(a, z))),
+        let had = by_path.get(key.as_ref()).copied();
+        match had {
+            Some((a, z, size, mtime)) if size == s.size && mtime == s.mtime_ms => held.push(Some(Held::Index(a, z))),
+            Some((a, z, size, _)) if size > 0 && size < s.size && appended_only(&base[a..z], s) => {
+                held.push(None);
+                appended += 1;
+                let prev = Segment::parse(&base[a..z]).map(|(seg, _)| seg);
+                todo.push((i, build::Job { src: s, from: size, prev }));
+            }
             _ => {
                 held.push(None);
-                todo.push(i);
+                todo.push((i, build::Job { src: s, from: 0, prev: None }));
             }
         }
     }
     let reused = sources.len() - todo.len();
     let stale = ranges.len() != reused;
-    let jobs: Vec<Source> = todo.iter().map(|&i| sources[i].clone()).collect();
+    let rescanned_bytes = todo.iter().map(|(_, j)| j.src.size - j.from).sum();
+    let jobs: Vec<build::Job> =
+        todo.iter().map(|(_, j)| build::Job { src: j.src, from: j.from, prev: j.prev }).collect();
     let mut failed = Vec::new();
-    for (&i, r) in todo.iter().zip(build::build(&jobs, fields, progress)) {
+    for ((i, _), r) in todo.iter().zip(build::build(&jobs, fields, progress)) {
         match r {
-            Ok(seg) => held[i] = Some(Held::Own(seg)),
-            Err(e) => failed.push((sources[i].path.to_string_lossy().into_owned(), crate::io_message(&e))),
+            Ok(seg) => held[*i] = Some(Held::Own(seg)),
+            Err(e) => failed.push((sources[*i].path.to_string_lossy().into_owned(), crate::io_message(&e))),
         }
     }
+    let n_todo = todo.len();
+    drop(jobs);
+    drop(todo);
     let held: Vec<Held> = held.into_iter().flatten().collect();
     let mut corpus = Corpus {
         base,
         held,
         reused,
-        rescanned: todo.len(),
-        rescanned_bytes: jobs.iter().map(|s| s.size).sum(),
+        rescanned: n_todo,
+        appended,
+        rescanned_bytes,
         index_built_ms: built_ms,
         index_written: false,
         index_error: None,
         failed,
     };
     if let Some(path) = index {
-        if !todo.is_empty() || stale || built_ms.is_none() {
+        if n_todo > 0 || stale || built_ms.is_none() {
             let now = now_ms();
             let segs: Vec<&[u8]> = corpus
                 .held

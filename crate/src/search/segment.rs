@@ -4,18 +4,23 @@
 //!
 //! Layout (little endian): u32 total length; u16+bytes path, project, session id, agent id (empty for
 //! a main transcript); u64 size;
-//! f64 mtime ms; i64 first and last timestamp ms (i64::MIN: none); u64 tokens; u32 records
-//! with text; u32 lines; u32 term count; u32 blob length; term entries of 28 bytes each
-//! (u32 term offset in blob, u32 term length, u32 tf, u32 line, u64 record offset, u32 record
-//! length); the blob of term bytes.
+//! f64 mtime ms; u64 hash of the file's last (up to) 4 KiB; i64 first and last timestamp ms
+//! (i64::MIN: none); u64 tokens; u32 records with text; u32 lines; u32 term count; u32 blob
+//! length; term entries of 32 bytes each (u32 term offset in blob, u32 term length, u32 tf,
+//! u32 occurrences in the best record, u32 line, u64 record offset, u32 record length); the
+//! blob of term bytes.
 
 pub const NO_TIME: i64 = i64::MIN;
-const ENTRY: usize = 28;
+/// Bytes at the end of a file whose hash a segment keeps.
+pub const TAIL_BYTES: u64 = 4096;
+const ENTRY: usize = 32;
 
 /// Where a term occurs most often in a document, and how often overall.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Posting {
     pub tf: u32,
+    /// Occurrences in the record below (the record holding the most).
+    pub best: u32,
     pub line: u32,
     pub offset: u64,
     pub len: u32,
@@ -30,6 +35,9 @@ pub struct DocMeta {
     pub agent_id: String,
     pub size: u64,
     pub mtime_ms: f64,
+    /// Hash of the file's last (up to) [`TAIL_BYTES`] bytes: an append is read alone only if
+    /// they are unchanged.
+    pub tail_hash: u64,
     pub first_ms: i64,
     pub last_ms: i64,
     pub tokens: u64,
@@ -55,6 +63,7 @@ pub fn encode(meta: &DocMeta, mut terms: Vec<(Box<[u8]>, Posting)>) -> Vec<u8> {
     put_str(&mut out, &meta.agent_id);
     out.extend_from_slice(&meta.size.to_le_bytes());
     out.extend_from_slice(&meta.mtime_ms.to_le_bytes());
+    out.extend_from_slice(&meta.tail_hash.to_le_bytes());
     out.extend_from_slice(&meta.first_ms.to_le_bytes());
     out.extend_from_slice(&meta.last_ms.to_le_bytes());
     out.extend_from_slice(&meta.tokens.to_le_bytes());
@@ -67,6 +76,7 @@ pub fn encode(meta: &DocMeta, mut terms: Vec<(Box<[u8]>, Posting)>) -> Vec<u8> {
         out.extend_from_slice(&at.to_le_bytes());
         out.extend_from_slice(&(t.len() as u32).to_le_bytes());
         out.extend_from_slice(&p.tf.to_le_bytes());
+        out.extend_from_slice(&p.best.to_le_bytes());
         out.extend_from_slice(&p.line.to_le_bytes());
         out.extend_from_slice(&p.offset.to_le_bytes());
         out.extend_from_slice(&p.len.to_le_bytes());
@@ -90,6 +100,7 @@ pub struct Segment<'a> {
     pub agent_id: &'a str,
     pub size: u64,
     pub mtime_ms: f64,
+    pub tail_hash: u64,
     pub first_ms: i64,
     pub last_ms: i64,
     pub tokens: u64,
@@ -144,6 +155,7 @@ impl<'a> Segment<'a> {
         let agent_id = r.str()?;
         let size = r.u64()?;
         let mtime_ms = f64::from_bits(r.u64()?);
+        let tail_hash = r.u64()?;
         let first_ms = r.u64()? as i64;
         let last_ms = r.u64()? as i64;
         let tokens = r.u64()?;
@@ -164,6 +176,7 @@ impl<'a> Segment<'a> {
             agent_id,
             size,
             mtime_ms,
+            tail_hash,
             first_ms,
             last_ms,
             tokens,
@@ -189,7 +202,9 @@ impl<'a> Segment<'a> {
     fn term(&self, i: usize) -> &'a [u8] {
         let e = self.entries_at + i * ENTRY;
         let (off, len) = (u32_at(self.bytes, e) as usize, u32_at(self.bytes, e + 4) as usize);
-        self.bytes.get(self.blob_at.saturating_add(off)..self.blob_at.saturating_add(off).saturating_add(len)).unwrap_or(&[])
+        self.bytes
+            .get(self.blob_at.saturating_add(off)..self.blob_at.saturating_add(off).saturating_add(len))
+            .unwrap_or(&[])
     }
 
     fn posting(&self, i: usize) -> Posting {
@@ -197,9 +212,10 @@ impl<'a> Segment<'a> {
         let b = self.bytes;
         Posting {
             tf: u32_at(b, e + 8),
-            line: u32_at(b, e + 12),
-            offset: u64::from_le_bytes(b[e + 16..e + 24].try_into().expect("8 bytes")),
-            len: u32_at(b, e + 24),
+            best: u32_at(b, e + 12),
+            line: u32_at(b, e + 16),
+            offset: u64::from_le_bytes(b[e + 20..e + 28].try_into().expect("8 bytes")),
+            len: u32_at(b, e + 28),
         }
     }
 
@@ -217,6 +233,11 @@ impl<'a> Segment<'a> {
         None
     }
 
+    /// Every term with its posting, in term order.
+    pub fn terms(&self) -> impl Iterator<Item = (&'a [u8], Posting)> + '_ {
+        (0..self.n_terms).map(|i| (self.term(i), self.posting(i)))
+    }
+
     pub fn meta(&self) -> DocMeta {
         DocMeta {
             path: self.path.into(),
@@ -225,6 +246,7 @@ impl<'a> Segment<'a> {
             agent_id: self.agent_id.into(),
             size: self.size,
             mtime_ms: self.mtime_ms,
+            tail_hash: self.tail_hash,
             first_ms: self.first_ms,
             last_ms: self.last_ms,
             tokens: self.tokens,
@@ -247,13 +269,14 @@ mod tests {
             agent_id: "a1".into(),
             size: 10,
             mtime_ms: 1.5,
+            tail_hash: 99,
             first_ms: NO_TIME,
             last_ms: 7,
             tokens: 3,
             records: 1,
             lines: 2,
         };
-        let p = |tf| Posting { tf, line: 2, offset: 5, len: 9 };
+        let p = |tf| Posting { tf, best: 1, line: 2, offset: 5, len: 9 };
         let bytes = encode(&meta, vec![(b"zeta".as_slice().into(), p(1)), (b"alpha".as_slice().into(), p(2))]);
         let (seg, len) = Segment::parse(&bytes).unwrap();
         assert_eq!(len, bytes.len());
@@ -261,6 +284,7 @@ mod tests {
         assert_eq!(seg.lookup(b"alpha"), Some(p(2)));
         assert_eq!(seg.lookup(b"zeta"), Some(p(1)));
         assert_eq!(seg.lookup(b"beta"), None);
+        assert_eq!(seg.terms().map(|(t, _)| t).collect::<Vec<_>>(), [b"alpha".as_slice(), b"zeta"]);
         assert!(Segment::parse(&bytes[..bytes.len() - 1]).is_none());
     }
 }

@@ -150,9 +150,37 @@ fn index_is_reused_refreshed_and_rebuilt() {
     fs::write(&src[1].path, &lines).unwrap();
     src[1] = source(&src[1].path, "b");
     let c = open(&src, f, Some(&idx), &Progress::default());
-    assert_eq!((c.reused, c.rescanned, c.index_written), (1, 1, true));
+    assert_eq!((c.reused, c.rescanned, c.appended, c.index_written), (1, 1, 1, true));
+    assert_eq!(c.rescanned_bytes, assistant("gamma arrives").len() as u64 + 1);
     let a = search(&c, &Query::parse(&["gamma".into()]), &Filter::default(), f, 10);
     assert_eq!((ids(&a), a.hits[0].line), (vec!["b"], 2));
+    // Merged with what was there: frequencies add up, and the best record moves when the new
+    // one holds the term more often.
+    let mut more = fs::read_to_string(&src[1].path).unwrap();
+    more.push_str(&(user("words words words") + "\n"));
+    fs::write(&src[1].path, &more).unwrap();
+    src[1] = source(&src[1].path, "b");
+    let c = open(&src, f, Some(&idx), &Progress::default());
+    assert_eq!(c.appended, 1);
+    let b = c.segments()[1].lookup(b"words").unwrap();
+    assert_eq!((b.tf, b.best, b.line), (4, 3, 3));
+    assert_eq!(c.segments()[1].lines, 3);
+    let fresh = open(&src, f, None, &Progress::default());
+    assert_eq!(fresh.segments()[1].bytes()[4..], c.segments()[1].bytes()[4..], "appending equals a rebuild");
+    // A line still being written is read as an append; once it is finished, the old end is
+    // no longer a line end, so the whole file is read again.
+    let mut torn = fs::read_to_string(&src[1].path).unwrap();
+    torn.push_str("{\"type\":\"us");
+    fs::write(&src[1].path, &torn).unwrap();
+    src[1] = source(&src[1].path, "b");
+    let c = open(&src, f, Some(&idx), &Progress::default());
+    assert_eq!((c.rescanned, c.appended), (1, 1));
+    torn.push_str("er\",\"message\":{\"content\":\"epsilon\"}}\n");
+    fs::write(&src[1].path, &torn).unwrap();
+    src[1] = source(&src[1].path, "b");
+    let c = open(&src, f, Some(&idx), &Progress::default());
+    assert_eq!((c.rescanned, c.appended), (1, 0));
+    assert_eq!(search(&c, &Query::parse(&["epsilon".into()]), &Filter::default(), f, 10).hits[0].line, 4);
     // Rewrite b shorter: rebuilt, and the old words are gone.
     fs::write(&src[1].path, user("delta") + "\n").unwrap();
     src[1] = source(&src[1].path, "b");
