@@ -138,6 +138,7 @@ test('the index is reused, refreshed when a file grows, rebuilt when one is rewr
   const first = await find(['quokka'], { projects, indexDir })
   t.like(first.scope.index, { written: true, filesReused: 0, filesRescanned: 5 })
   t.true(existsSync(first.scope.index!.path) && first.scope.index!.path.startsWith(indexDir))
+  t.regex(renderFind(first), /\nIndex built now \([\d.]+ kB read\)\n/)
   const second = await find(['quokka'], { projects, indexDir })
   t.like(second.scope.index, { written: false, filesReused: 5, filesRescanned: 0 })
   t.true(second.scope.index!.ageMs! >= 0)

@@ -49,8 +49,14 @@ export function renderFind(r: FindReport): string {
   if (s.index) {
     const i = s.index
     const appended = i.filesAppended > 0 ? `, ${formatInt(i.filesAppended)} of them only appended to` : ''
-    const refreshed = i.filesRescanned > 0 ? `, ${formatInt(i.filesRescanned)} files changed (${formatBytes(i.bytesRescanned)} read now${appended})` : ', no file changed'
-    out.push(`Index ${i.ageMs !== undefined ? `${age(i.ageMs)} old` : 'not written'}${refreshed}${i.error ? `; could not write it: ${i.error}` : ''}`)
+    const fresh = i.filesReused === 0 && i.filesRescanned > 0
+    const refreshed = fresh
+      ? ` (${formatBytes(i.bytesRescanned)} read)`
+      : i.filesRescanned > 0
+        ? `, ${formatInt(i.filesRescanned)} files changed (${formatBytes(i.bytesRescanned)} read now${appended})`
+        : ', no file changed'
+    const state = i.error ? 'not written' : fresh ? 'built now' : `${age(i.ageMs ?? 0)} old`
+    out.push(`Index ${state}${refreshed}${i.error ? `; could not write it: ${i.error}` : ''}`)
   } else out.push('No index (--no-index): every transcript read now')
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)
   const counts = r.query.terms.map((t, k) => `${t} ${formatInt(s.termFiles[k] ?? 0)}`).join(', ')
