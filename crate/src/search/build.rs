@@ -103,10 +103,70 @@ impl Stat {
     }
 }
 
+/// A unit's terms: their bytes in one arena and their statistics in one vector, so a unit
+/// costs a few allocations rather than one per distinct term.
+#[derive(Default)]
+struct TermTable {
+    arena: Vec<u8>,
+    terms: Vec<(u32, u32, Stat)>,
+}
+
+impl TermTable {
+    fn term(&self, i: usize) -> &[u8] {
+        let (off, len, _) = self.terms[i];
+        &self.arena[off as usize..(off + len) as usize]
+    }
+}
+
+/// Finds a term's slot in a [`TermTable`] by its 64-bit hash; the rare term whose hash is
+/// already taken by another goes to an exact map.
+#[derive(Default)]
+struct TermIndex {
+    by_hash: FxHashMap<u64, u32>,
+    collided: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl TermIndex {
+    fn clear(&mut self) {
+        self.by_hash.clear();
+        self.collided.clear();
+    }
+
+    fn slot<'t>(&mut self, table: &'t mut TermTable, tok: &[u8]) -> &'t mut Stat {
+        self.slot_hashed(table, tok, xxhash_rust::xxh3::xxh3_64(tok))
+    }
+
+    fn slot_hashed<'t>(&mut self, table: &'t mut TermTable, tok: &[u8], h: u64) -> &'t mut Stat {
+        let new = |table: &mut TermTable| {
+            let i = table.terms.len() as u32;
+            table.terms.push((table.arena.len() as u32, tok.len() as u32, Stat::default()));
+            table.arena.extend_from_slice(tok);
+            i
+        };
+        let i = match self.by_hash.get(&h) {
+            Some(&i) if table.term(i as usize) == tok => i,
+            Some(_) => match self.collided.get(tok) {
+                Some(&i) => i,
+                None => {
+                    let i = new(table);
+                    self.collided.insert(tok.into(), i);
+                    i
+                }
+            },
+            None => {
+                let i = new(table);
+                self.by_hash.insert(h, i);
+                i
+            }
+        };
+        &mut table.terms[i as usize].2
+    }
+}
+
 /// What one unit found: per-term statistics with unit-relative line numbers.
 #[derive(Default)]
 struct UnitTerms {
-    terms: FxHashMap<Box<[u8]>, Stat>,
+    table: TermTable,
     lines: u32,
     tokens: u64,
     records: u32,
@@ -123,6 +183,7 @@ struct Worker {
     tape: Vec<Node<'static>>,
     token: Vec<u8>,
     finders: Finders,
+    index: TermIndex,
 }
 
 impl Default for Worker {
@@ -134,6 +195,7 @@ impl Default for Worker {
             tape: Vec::new(),
             token: Vec::new(),
             finders: Finders::default(),
+            index: TermIndex::default(),
         }
     }
 }
@@ -184,7 +246,8 @@ pub fn with_record_text<R>(
 
 fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTerms {
     let mut u = UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() };
-    let Worker { scratch, buffers, tape, token, finders, .. } = w;
+    let Worker { scratch, buffers, tape, token, finders, index, .. } = w;
+    index.clear();
     let mut pos = 0usize;
     let mut line_no = 0u32;
     let mut rec_id = 0u32;
@@ -222,10 +285,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
             for t in texts {
                 tokenize::tokens(t, token, |tok, _, _| {
                     u.tokens += 1;
-                    let stat = match u.terms.get_mut(tok) {
-                        Some(s) => s,
-                        None => u.terms.entry(tok.into()).or_default(),
-                    };
+                    let stat = index.slot(&mut u.table, tok);
                     stat.tf += 1;
                     if stat.cur_rec != rid {
                         stat.settle();
@@ -238,8 +298,11 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
         });
     }
     u.lines = line_no;
-    for s in u.terms.values_mut() {
+    for (_, _, s) in &mut u.table.terms {
         s.settle();
+    }
+    if index.by_hash.capacity() > 1 << 20 {
+        *index = TermIndex::default();
     }
     u
 }
@@ -279,17 +342,11 @@ fn join(job: &Job, parts: Vec<UnitTerms>) -> io::Result<Vec<u8>> {
     meta.size = src.size;
     meta.mtime_ms = src.mtime_ms;
     meta.tail_hash = tail_of(&File::open(&src.path)?, src.size)?.0;
-    let mut terms: FxHashMap<Box<[u8]>, Posting> = FxHashMap::default();
-    if let Some(prev) = &job.prev {
-        terms.reserve(prev.term_count());
-        for (t, p) in prev.terms() {
-            terms.insert(t.into(), p);
-        }
-    }
+    let posting = |s: &Stat, shift: u32| Posting { tf: s.tf, best: s.best, line: s.post.line + shift, ..s.post };
     let mut shift = meta.lines;
-    for p in parts {
+    for p in &parts {
         if meta.session_id.is_empty() {
-            meta.session_id = p.session_id.unwrap_or_default();
+            meta.session_id = p.session_id.clone().unwrap_or_default();
         }
         meta.tokens += p.tokens;
         meta.records += p.records;
@@ -299,18 +356,32 @@ fn join(job: &Job, parts: Vec<UnitTerms>) -> io::Result<Vec<u8>> {
         if p.last_ms != NO_TIME && (meta.last_ms == NO_TIME || p.last_ms > meta.last_ms) {
             meta.last_ms = p.last_ms;
         }
-        for (t, s) in p.terms {
-            let post = Posting { tf: s.tf, best: s.best, line: s.post.line + shift, ..s.post };
-            match terms.get_mut(&t) {
-                Some(have) => {
+    }
+    // One unit and nothing before it (most files): its table is the document's.
+    if let ([p], None) = (parts.as_slice(), &job.prev) {
+        let terms = (0..p.table.terms.len()).map(|i| (p.table.term(i), posting(&p.table.terms[i].2, shift))).collect();
+        meta.lines = shift + p.lines;
+        return Ok(segment::encode(&meta, terms));
+    }
+    let mut terms: FxHashMap<&[u8], Posting> = FxHashMap::default();
+    if let Some(prev) = &job.prev {
+        terms.reserve(prev.term_count());
+        terms.extend(prev.terms());
+    }
+    for p in &parts {
+        for (i, (_, _, s)) in p.table.terms.iter().enumerate() {
+            let post = posting(s, shift);
+            match terms.entry(p.table.term(i)) {
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    let have = e.get_mut();
                     let tf = have.tf + s.tf;
                     if s.best > have.best {
                         *have = post;
                     }
                     have.tf = tf;
                 }
-                None => {
-                    terms.insert(t, post);
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(post);
                 }
             }
         }
@@ -399,4 +470,21 @@ pub fn build(jobs: &[Job], fields: Fields, progress: &Progress) -> Vec<io::Resul
         .into_iter()
         .map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every unit of every file ran"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colliding_hashes_keep_terms_apart() {
+        let (mut table, mut index) = (TermTable::default(), TermIndex::default());
+        index.slot_hashed(&mut table, b"alpha", 7).tf += 1;
+        index.slot_hashed(&mut table, b"omega", 7).tf += 10;
+        index.slot_hashed(&mut table, b"alpha", 7).tf += 1;
+        index.slot_hashed(&mut table, b"omega", 7).tf += 10;
+        index.slot(&mut table, b"beta").tf += 100;
+        let got: Vec<(&[u8], u32)> = (0..table.terms.len()).map(|i| (table.term(i), table.terms[i].2.tf)).collect();
+        assert_eq!(got, [(b"alpha".as_slice(), 2), (b"omega".as_slice(), 20), (b"beta".as_slice(), 100)]);
+    }
 }

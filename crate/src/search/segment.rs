@@ -52,7 +52,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Serializes a document; `terms` need not be sorted.
-pub fn encode(meta: &DocMeta, mut terms: Vec<(Box<[u8]>, Posting)>) -> Vec<u8> {
+pub fn encode(meta: &DocMeta, mut terms: Vec<(&[u8], Posting)>) -> Vec<u8> {
     terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let blob_len: usize = terms.iter().map(|t| t.0.len()).sum();
     let mut out = Vec::with_capacity(64 + meta.path.len() + terms.len() * ENTRY + blob_len);
@@ -277,7 +277,7 @@ mod tests {
             lines: 2,
         };
         let p = |tf| Posting { tf, best: 1, line: 2, offset: 5, len: 9 };
-        let bytes = encode(&meta, vec![(b"zeta".as_slice().into(), p(1)), (b"alpha".as_slice().into(), p(2))]);
+        let bytes = encode(&meta, vec![(b"zeta".as_slice(), p(1)), (b"alpha".as_slice(), p(2))]);
         let (seg, len) = Segment::parse(&bytes).unwrap();
         assert_eq!(len, bytes.len());
         assert_eq!(seg.meta(), meta);
