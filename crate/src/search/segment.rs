@@ -53,7 +53,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// Serializes a document; `terms` need not be sorted.
 pub fn encode(meta: &DocMeta, mut terms: Vec<(&[u8], Posting)>) -> Vec<u8> {
-    terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    terms.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let blob_len: usize = terms.iter().map(|t| t.0.len()).sum();
     let mut out = Vec::with_capacity(64 + meta.path.len() + terms.len() * ENTRY + blob_len);
     out.extend_from_slice(&[0; 4]);
