@@ -1,11 +1,11 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { find } from '../src-ts/read/find.js'
 import { renderFind, runFind } from '../src-ts/cli/find-command.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
-import { REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
+import { REAL, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
 
 const S = (n: number) => `${String(n).padStart(8, '0')}-1111-4222-8333-444455556666`
 
@@ -199,4 +199,22 @@ test('the CLI prints hits, or JSON, and --limit caps them', (t) => {
   const j = JSON.parse(json.stdout)
   t.is(j.hits[0].sessionId, S(1))
   t.is(j.scope.index, null)
+})
+
+const realTest = existsSync(REAL) ? test : test.skip
+
+realTest('on the real transcripts, each hit points at the record it quotes', async (t) => {
+  const r = await find(['test', 'failing', 'temp directory'], { projects: REAL, noIndex: true, limit: 5 })
+  t.is(r.scope.sessions, 12)
+  t.true(r.hits.length >= 3)
+  t.is(r.hits[0].sessionId, 'real-09')
+  for (const h of r.hits) {
+    const bytes = readFileSync(h.path)
+    const rec = JSON.parse(bytes.subarray(h.offset, h.offset + h.length).toString('utf8'))
+    t.is(bytes.subarray(0, h.offset).toString('latin1').split('\n').length, h.line)
+    t.true(rec.type === 'assistant' || (rec.type === 'user' && !rec.isMeta), `${h.sessionId}:${h.line} is ${rec.type}`)
+    const text = typeof rec.message.content === 'string' ? rec.message.content : rec.message.content.filter((b: { type: string }) => b.type === 'text').map((b: { text: string }) => b.text).join('\n')
+    const words = h.snippet.replace(/^…|…$/g, '').split(' ').slice(0, 4).join(' ')
+    t.true(text.replace(/\s+/g, ' ').includes(words), `${h.sessionId}:${h.line} snippet '${words}' comes from the record`)
+  }
 })
