@@ -168,9 +168,12 @@ pub fn record_text<'i>(tape: &[Node<'i>], fields: Fields, out: &mut Vec<&'i str>
 }
 
 /// Whether a raw line can hold searchable text for `fields`, decided without parsing. Every
-/// searchable string sits under an unescaped `"text"`, `"content"`, `"thinking"` or `"input"`
-/// key, and a tool result always carries the unescaped token `"tool_result"` (an unescaped
-/// quote cannot occur inside a JSON string, so neither test is fooled by quoted text).
+/// searchable string sits under an unescaped `"text"`, `"content"` or `"thinking"` key, and a
+/// tool result always carries the unescaped token `"tool_result"` (an unescaped quote cannot
+/// occur inside a JSON string, so quoted text fools neither test). Without `--tools` a line
+/// holding that token is skipped unparsed: tool results are most of an estate's bytes. The
+/// token could also be a value inside a tool_use input; Claude Code writes one content block
+/// per assistant record, so such a record holds no text block to lose.
 pub fn may_hold_text(line: &[u8], fields: Fields, finders: &Finders) -> bool {
     if fields.tools {
         return true;
