@@ -183,6 +183,59 @@ declare namespace binding {
   function activeChain(index: TranscriptIndex, options?: ChainOptions): ActiveChain
   // ---- end chain ----
   // ---- search (issue 6 find) ----
+  interface FindOptions {
+    /** Command-line terms; a quoted part, or an argument of several words, is also a phrase. */
+    terms: string[]
+    tools?: boolean
+    thinking?: boolean
+    limit?: number
+    /** Only sessions whose last searchable record is at or after this time (ms since the epoch). */
+    sinceMs?: number
+    /** A substring of the project folder name. */
+    project?: string
+    /** Folder holding the index; absent: scan everything and write nothing. */
+    indexDir?: string
+  }
+  interface FindHit {
+    score: number
+    sessionId: string
+    agentId?: string
+    project: string
+    path: string
+    line: number
+    offset: number
+    length: number
+    timestamp?: string
+    firstMs?: number
+    lastMs?: number
+    snippet: string
+    matched: string[]
+    phrasesFound: number
+  }
+  interface FindScope {
+    files: number
+    sessions: number
+    bytes: number
+    filesTotal: number
+    sessionsTotal: number
+    bytesTotal: number
+    matchingFiles: number
+    matchingSessions: number
+    terms: string[]
+    phrases: string[][]
+    termFiles: number[]
+    indexPath?: string
+    indexBuiltMs?: number
+    indexWritten: boolean
+    indexError?: string
+    filesReused: number
+    filesRescanned: number
+    filesAppended: number
+    bytesRescanned: number
+    failed: DiscoverFailure[]
+  }
+  interface FindResult { failure?: DiscoverFailure; hits: FindHit[]; scope?: FindScope }
+  function findText(roots: string[], options: FindOptions, progress?: ScanProgress): Promise<FindResult>
   // ---- end search ----
   function version(): string
   function sha256(buffer: Uint8Array): string

@@ -735,4 +735,184 @@ pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> R
 
 // ---- search: text extraction and ranked search (issue 6 find) ----
 
+#[napi(object)]
+pub struct FindOptions {
+    /// Command-line terms; a quoted part, or an argument of several words, is also a phrase.
+    pub terms: Vec<String>,
+    /// Also search tool traffic (tool_use inputs and tool results).
+    pub tools: Option<bool>,
+    /// Also search thinking blocks.
+    pub thinking: Option<bool>,
+    pub limit: Option<u32>,
+    /// Only sessions whose last searchable record is at or after this time (ms since the epoch).
+    pub since_ms: Option<f64>,
+    /// A substring of the project folder name.
+    pub project: Option<String>,
+    /// Folder holding the index; absent: scan everything and write nothing.
+    pub index_dir: Option<String>,
+}
+
+#[napi(object)]
+pub struct FindHit {
+    pub score: f64,
+    pub session_id: String,
+    /// Set when the best match is in one of the session's subagent transcripts.
+    pub agent_id: Option<String>,
+    pub project: String,
+    pub path: String,
+    /// The record the snippet comes from: 1-based line, byte offset and length.
+    pub line: u32,
+    pub offset: f64,
+    pub length: u32,
+    pub timestamp: Option<String>,
+    pub first_ms: Option<f64>,
+    pub last_ms: Option<f64>,
+    pub snippet: String,
+    pub matched: Vec<String>,
+    pub phrases_found: u32,
+}
+
+#[napi(object)]
+pub struct FindScope {
+    /// What the query ran over, after --since and --project.
+    pub files: f64,
+    pub sessions: f64,
+    pub bytes: f64,
+    /// Everything found under the roots.
+    pub files_total: f64,
+    pub sessions_total: f64,
+    pub bytes_total: f64,
+    pub matching_files: f64,
+    pub matching_sessions: f64,
+    pub terms: Vec<String>,
+    pub phrases: Vec<Vec<String>>,
+    /// Files (in scope) holding each term, in `terms` order.
+    pub term_files: Vec<f64>,
+    pub index_path: Option<String>,
+    /// When the index now on disk was written.
+    pub index_built_ms: Option<f64>,
+    pub index_written: bool,
+    pub index_error: Option<String>,
+    pub files_reused: f64,
+    /// Files read now: all of each, or only what was appended to it (`files_appended`).
+    pub files_rescanned: f64,
+    pub files_appended: f64,
+    pub bytes_rescanned: f64,
+    pub failed: Vec<DiscoverFailure>,
+}
+
+#[napi(object)]
+pub struct FindResult {
+    pub failure: Option<DiscoverFailure>,
+    pub hits: Vec<FindHit>,
+    pub scope: Option<FindScope>,
+}
+
+pub struct FindTask {
+    roots: Vec<PathBuf>,
+    options: FindOptions,
+    progress: Arc<scan::Progress>,
+}
+
+fn ms_opt(v: i64) -> Option<f64> {
+    (v != crate::search::segment::NO_TIME).then_some(v as f64)
+}
+
+impl Task for FindTask {
+    type Output = FindResult;
+    type JsValue = FindResult;
+    fn compute(&mut self) -> Result<FindResult> {
+        use crate::search;
+        let files = match estate::discover(&self.roots) {
+            Ok(f) => f,
+            Err(e) => {
+                let failure = DiscoverFailure { path: e.path.to_string_lossy().into_owned(), message: e.message };
+                return Ok(FindResult { failure: Some(failure), hits: vec![], scope: None });
+            }
+        };
+        let o = &self.options;
+        let fields = search::Fields { tools: o.tools.unwrap_or(false), thinking: o.thinking.unwrap_or(false) };
+        let sources: Vec<search::Source> = files
+            .iter()
+            .map(|f| search::Source {
+                path: f.path.clone(),
+                project: f.project.clone(),
+                session_id: f.session_id.clone().unwrap_or_default(),
+                agent_id: f.agent_id.clone(),
+                size: f.size,
+                mtime_ms: f.mtime_ms,
+            })
+            .collect();
+        let index = o.index_dir.as_ref().map(|d| search::index_path(std::path::Path::new(d), &self.roots, fields));
+        let corpus = search::open(&sources, fields, index.as_deref(), &self.progress);
+        let query = search::Query::parse(&o.terms);
+        let filter = search::Filter { since_ms: o.since_ms.map(|v| v as i64), project: o.project.clone() };
+        let ans = search::search(&corpus, &query, &filter, fields, o.limit.unwrap_or(10) as usize);
+        let segs = corpus.segments();
+        let sessions_total =
+            segs.iter().map(|s| (s.project, s.session_id)).collect::<std::collections::HashSet<_>>().len();
+        let scope = FindScope {
+            files: ans.docs as f64,
+            sessions: ans.sessions as f64,
+            bytes: ans.bytes as f64,
+            files_total: files.len() as f64,
+            sessions_total: sessions_total as f64,
+            bytes_total: files.iter().map(|f| f.size as f64).sum(),
+            matching_files: ans.matching_docs as f64,
+            matching_sessions: ans.matching_sessions as f64,
+            terms: query.terms.clone(),
+            phrases: query.phrases.iter().map(|p| p.iter().map(|&k| query.terms[k].clone()).collect()).collect(),
+            term_files: ans.df.iter().map(|&d| d as f64).collect(),
+            index_path: index.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            index_built_ms: corpus.index_built_ms,
+            index_written: corpus.index_written,
+            index_error: corpus.index_error.clone(),
+            files_reused: corpus.reused as f64,
+            files_rescanned: corpus.rescanned as f64,
+            files_appended: corpus.appended as f64,
+            bytes_rescanned: corpus.rescanned_bytes as f64,
+            failed: corpus
+                .failed
+                .iter()
+                .map(|(path, message)| DiscoverFailure { path: path.clone(), message: message.clone() })
+                .collect(),
+        };
+        let hits = ans
+            .hits
+            .into_iter()
+            .map(|h| FindHit {
+                score: h.score,
+                session_id: h.session_id,
+                agent_id: h.agent_id,
+                project: h.project,
+                path: h.path,
+                line: h.line,
+                offset: h.offset as f64,
+                length: h.len,
+                timestamp: h.timestamp,
+                first_ms: ms_opt(h.first_ms),
+                last_ms: ms_opt(h.last_ms),
+                snippet: h.snippet,
+                matched: h.matched,
+                phrases_found: h.phrases_found as u32,
+            })
+            .collect();
+        Ok(FindResult { failure: None, hits, scope: Some(scope) })
+    }
+    fn resolve(&mut self, _env: Env, output: FindResult) -> Result<FindResult> {
+        Ok(output)
+    }
+}
+
+/// Ranked search over the transcripts under `roots`, off the JS thread. Only the snippets of
+/// the hits cross into JS as text.
+#[napi(ts_return_type = "Promise<FindResult>")]
+pub fn find_text(roots: Vec<String>, options: FindOptions, progress: Option<&ScanProgress>) -> AsyncTask<FindTask> {
+    AsyncTask::new(FindTask {
+        roots: roots.into_iter().map(PathBuf::from).collect(),
+        options,
+        progress: progress.map_or_else(|| Arc::new(scan::Progress::default()), |p| p.inner.clone()),
+    })
+}
+
 // ---- end search ----

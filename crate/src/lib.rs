@@ -6,6 +6,7 @@ pub mod graph;
 pub mod hash;
 pub mod read;
 pub mod scan;
+pub mod search;
 
 #[cfg(feature = "node")]
 mod binding;

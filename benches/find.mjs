@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Times `find`: a cold run (every transcript read, no index) and warm queries (index fresh),
+// in one running Node process and through the CLI (with Node's start-up).
+//
+//   node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b c"]
+//
+// ESTATE defaults to .bench-cache/estate (made by `npm run bench`). The index goes to a temp
+// folder that is removed afterwards. Prints a short table and one JSON line.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
+const args = process.argv.slice(2)
+const opt = (name, dflt) => {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : dflt
+}
+const estate = args[0] && !args[0].startsWith('--') ? args[0] : join(repo, '.bench-cache', 'estate')
+const rounds = Number(opt('--rounds', '5'))
+const terms = opt('--terms', 'surrogate parser lone').split(/\s+/)
+if (!existsSync(estate) || !(rounds > 0)) {
+  process.stderr.write(`usage: node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b"] (no estate at ${estate})\n`)
+  process.exit(2)
+}
+
+const { find } = await import(join(repo, 'dist', 'src-ts', 'read', 'find.js'))
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const time = async (f) => {
+  const t0 = process.hrtime.bigint()
+  const r = await f()
+  return [Number(process.hrtime.bigint() - t0) / 1e6, r]
+}
+
+const indexDir = mkdtempSync(join(tmpdir(), 'cj-find-bench-'))
+try {
+  // Cold: no index, every byte read and tokenized (the page cache is warmed by a first pass).
+  await find(terms, { projects: estate, noIndex: true })
+  const cold = []
+  let report
+  for (let i = 0; i < rounds; i++) {
+    const [ms, r] = await time(() => find(terms, { projects: estate, noIndex: true }))
+    cold.push(ms)
+    report = r
+  }
+  const bytes = report.scope.bytesTotal
+  // Building the index (cold plus the write), then warm queries against it.
+  const [buildMs] = await time(() => find(terms, { projects: estate, indexDir }))
+  const warm = []
+  for (let i = 0; i < rounds; i++) warm.push((await time(() => find(terms, { projects: estate, indexDir })))[0])
+  const other = [['needle'], ['timeout', 'retry', 'backoff'], ['"lock file"', 'stale']]
+  const warmOther = []
+  for (const t of other) warmOther.push((await time(() => find(t, { projects: estate, indexDir })))[0])
+  // The CLI, start-up included: a script runs runFind the way main.ts would.
+  const script = join(indexDir, 'cli.mjs')
+  writeFileSync(script, `import { runFind } from ${JSON.stringify(join(repo, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`)
+  const cli = (extra) => {
+    const t0 = process.hrtime.bigint()
+    const r = spawnSync(process.execPath, [script, ...terms, '--projects', estate, ...extra], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(r.stderr)
+    return Number(process.hrtime.bigint() - t0) / 1e6
+  }
+  const cliCold = median(Array.from({ length: 3 }, () => cli(['--no-index'])))
+  const cliWarm = median(Array.from({ length: 3 }, () => cli(['--index-dir', indexDir])))
+  const result = {
+    estate,
+    bytes,
+    sessions: report.scope.sessionsTotal,
+    files: report.scope.filesTotal,
+    terms,
+    coldMs: median(cold),
+    coldMBperS: bytes / 1e6 / (median(cold) / 1000),
+    indexBuildMs: buildMs,
+    warmMs: median(warm),
+    warmOtherQueriesMs: warmOther,
+    cliColdMs: cliCold,
+    cliColdMBperS: bytes / 1e6 / (cliCold / 1000),
+    cliWarmMs: cliWarm,
+    maxRssKiB: process.resourceUsage().maxRSS,
+  }
+  const f = (n) => n.toFixed(0)
+  process.stderr.write(
+    `find on ${(bytes / 1e6).toFixed(0)} MB (${result.sessions} sessions, ${result.files} files), terms: ${terms.join(' ')}\n` +
+      `  cold, in process:  ${f(result.coldMs)} ms  (${f(result.coldMBperS)} MB/s)\n` +
+      `  cold, CLI:         ${f(cliCold)} ms  (${f(result.cliColdMBperS)} MB/s)\n` +
+      `  index build:       ${f(buildMs)} ms\n` +
+      `  warm, in process:  ${f(result.warmMs)} ms  (other queries: ${warmOther.map(f).join(', ')} ms)\n` +
+      `  warm, CLI:         ${f(cliWarm)} ms\n`,
+  )
+  process.stdout.write(JSON.stringify(result) + '\n')
+} finally {
+  rmSync(indexDir, { recursive: true, force: true })
+}

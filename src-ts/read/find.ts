@@ -1,0 +1,194 @@
+// Ranked search over the estate's conversations. The native side walks the estate, refreshes
+// the index (outside the estate) and ranks; this file resolves policy (roots, index folder,
+// dates) and shapes the report. Only the hits' snippets cross from the transcripts into JS.
+import { homedir } from 'node:os'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import native from '../native.js'
+import type { ProgressSnapshot } from '../native.js'
+import type { FindResult } from '#native'
+import { resolveRoots } from './estate.js'
+import type { EstateOptions } from './estate.js'
+import { inputError, usageError } from '../errors.js'
+
+export interface FindOptions extends Omit<EstateOptions, 'paths'> {
+  /** Also search tool traffic: tool_use inputs and tool results. */
+  tools?: boolean
+  /** Also search thinking blocks. */
+  thinking?: boolean
+  /** Hits to return (default 10). */
+  limit?: number
+  /** Only sessions active on or after this local day (YYYY-MM-DD or YYYYMMDD). */
+  since?: string
+  /** Only projects whose folder name contains this (`/` matches the `-` it was encoded to). */
+  project?: string
+  /** Index folder (default $XDG_CACHE_HOME/claude-jsonl/find, else ~/.cache/claude-jsonl/find). */
+  indexDir?: string
+  /** Scan every transcript and write no index. */
+  noIndex?: boolean
+}
+
+export interface FindHit {
+  rank: number
+  score: number
+  sessionId: string
+  /** Set when the best match is in one of the session's subagent transcripts. */
+  agentId?: string
+  project: string
+  /** The transcript holding the snippet's record, and that record's 1-based line and byte span. */
+  path: string
+  line: number
+  offset: number
+  length: number
+  /** The snippet record's timestamp (ISO), when it has one. */
+  timestamp?: string
+  firstActivity?: string
+  lastActivity?: string
+  snippet: string
+  /** Query terms the session holds (a partial match ranks too). */
+  matched: string[]
+  /** Phrases found contiguous in the snippet's record. */
+  phrasesFound: number
+}
+
+export interface FindReport {
+  query: { terms: string[]; phrases: string[][] }
+  scope: {
+    roots: string[]
+    /** Sessions, transcript files (main and subagent) and bytes searched, after --since / --project. */
+    sessions: number
+    files: number
+    bytes: number
+    /** Everything under the roots. */
+    sessionsTotal: number
+    filesTotal: number
+    bytesTotal: number
+    matchingSessions: number
+    /** Files (in scope) holding each query term, in `query.terms` order. */
+    termFiles: number[]
+    searched: { humanText: true; assistantText: true; tools: boolean; thinking: boolean }
+    since?: string
+    project?: string
+    /** Null with --no-index. */
+    index: {
+      path: string
+      /** When the index on disk was written, and how long before this answer. */
+      builtAt?: string
+      ageMs?: number
+      written: boolean
+      filesReused: number
+      /** Files read now; of those, `filesAppended` only grew and just their new bytes were read. */
+      filesRescanned: number
+      filesAppended: number
+      bytesRescanned: number
+      /** Why the index could not be written (the answer is still complete). */
+      error?: string
+    } | null
+    /** Files that could not be read, with why. */
+    skipped: { path: string; problem: string }[]
+    elapsedMs: number
+  }
+  hits: FindHit[]
+}
+
+/** The default index folder: $XDG_CACHE_HOME/claude-jsonl/find, else ~/.cache/claude-jsonl/find. */
+export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache')
+  return join(base, 'claude-jsonl', 'find')
+}
+
+function sinceMs(value: string): { day: string; ms: number } {
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim())
+  if (!m) throw usageError(`--since expects a date as YYYY-MM-DD or YYYYMMDD, got '${value}'`)
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const local = new Date(y, mo - 1, d)
+  if (local.getFullYear() !== y || local.getMonth() !== mo - 1 || local.getDate() !== d) throw usageError(`--since: no such date '${value}'`)
+  return { day: `${m[1]}-${m[2]}-${m[3]}`, ms: local.getTime() }
+}
+
+function inside(dir: string, root: string): boolean {
+  const rel = relative(root, dir)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? undefined : new Date(ms).toISOString())
+
+/** Ranked search (BM25 over sessions) for `terms` across the estate. */
+export async function find(terms: string[], opts: FindOptions & { onProgress?: (p: ProgressSnapshot) => void } = {}): Promise<FindReport> {
+  const started = performance.now()
+  if (terms.length === 0 || terms.every((t) => t.trim() === '')) throw usageError('find needs at least one search term')
+  const limit = opts.limit ?? 10
+  if (!Number.isInteger(limit) || limit < 1) throw usageError(`--limit expects a positive whole number, got '${opts.limit}'`)
+  const since = opts.since === undefined ? undefined : sinceMs(opts.since)
+  const roots = resolveRoots({ projects: opts.projects, env: opts.env })
+  const env = opts.env ?? process.env
+  const indexDir = opts.noIndex ? undefined : resolve(opts.indexDir ?? defaultIndexDir(env))
+  if (indexDir) {
+    const root = roots.roots.find((r) => inside(indexDir, r))
+    if (root) throw usageError(`--index-dir ${indexDir} is inside the estate (${root}); nothing is ever written there`)
+  }
+  const progress = new native.ScanProgress()
+  const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
+  let r: FindResult
+  try {
+    r = await native.findText(roots.roots, { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir }, progress)
+  } finally {
+    if (timer) clearInterval(timer)
+  }
+  opts.onProgress?.(progress.snapshot())
+  if (r.failure) {
+    const src = roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'
+    throw inputError(r.failure.path, `${r.failure.message} (estate root from ${src})`)
+  }
+  const s = r.scope!
+  if (s.terms.length === 0) throw usageError(`no searchable word in '${terms.join(' ')}' (words are letters and digits)`)
+  const now = Date.now()
+  return {
+    query: { terms: s.terms, phrases: s.phrases },
+    scope: {
+      roots: roots.roots,
+      sessions: s.sessions,
+      files: s.files,
+      bytes: s.bytes,
+      sessionsTotal: s.sessionsTotal,
+      filesTotal: s.filesTotal,
+      bytesTotal: s.bytesTotal,
+      matchingSessions: s.matchingSessions,
+      termFiles: s.termFiles,
+      searched: { humanText: true, assistantText: true, tools: opts.tools ?? false, thinking: opts.thinking ?? false },
+      since: since?.day,
+      project: opts.project,
+      index: s.indexPath
+        ? {
+            path: s.indexPath,
+            builtAt: iso(s.indexBuiltMs),
+            ageMs: s.indexBuiltMs === undefined || s.indexBuiltMs === null ? undefined : Math.max(0, now - s.indexBuiltMs),
+            written: s.indexWritten,
+            filesReused: s.filesReused,
+            filesRescanned: s.filesRescanned,
+            filesAppended: s.filesAppended,
+            bytesRescanned: s.bytesRescanned,
+            ...(s.indexError ? { error: s.indexError } : {}),
+          }
+        : null,
+      skipped: s.failed.map((f) => ({ path: f.path, problem: f.message })),
+      elapsedMs: Math.round(performance.now() - started),
+    },
+    hits: r.hits.map((h, i) => ({
+      rank: i + 1,
+      score: Math.round(h.score * 1000) / 1000,
+      sessionId: h.sessionId,
+      ...(h.agentId ? { agentId: h.agentId } : {}),
+      project: h.project,
+      path: h.path,
+      line: h.line,
+      offset: h.offset,
+      length: h.length,
+      timestamp: h.timestamp ?? undefined,
+      firstActivity: iso(h.firstMs),
+      lastActivity: iso(h.lastMs),
+      snippet: h.snippet,
+      matched: h.matched,
+      phrasesFound: h.phrasesFound,
+    })),
+  }
+}
