@@ -141,3 +141,20 @@ test('sessions and teleport-id are wired into the CLI', (t) => {
   t.regex(tp.stdout, /4d64fcc3-f878-5f74-b74e-75b4dd3a4f7a/)
   t.is(run(['teleport-id', 'not-an-id', '--projects', projects]).code, 2)
 })
+
+test('find is wired into the CLI and keeps its index out of the estate', (t) => {
+  const root = writeTree({
+    'projects/-home-u-app/s1.jsonl': [userText('how do we rotate the flamingo credentials', 'h1'), assistant({ messageId: 'm1', output: 3, parent: 'h1' })],
+    'projects/-home-u-app/s2.jsonl': [userText('unrelated question about lunch', 'h2')],
+  })
+  const projects = join(root, 'projects')
+  const before = snapshot(projects)
+  const index = join(root, 'index')
+  const r = run(['find', 'flamingo', 'credentials', '--projects', projects, '--index-dir', index, '--json'])
+  t.is(r.code, 0, r.stderr)
+  const j = JSON.parse(r.stdout)
+  t.is(j.hits.length, 1)
+  t.regex(j.hits[0].snippet, /flamingo/)
+  t.deepEqual(snapshot(projects), before)
+  t.is(run(['find', '--projects', projects]).code, 2)
+})

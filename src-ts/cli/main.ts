@@ -13,6 +13,7 @@ import { runShow } from './show-command.js'
 import { runTimeline } from './timeline-command.js'
 import { runSessions } from './sessions-command.js'
 import { runTeleport } from './teleport-command.js'
+import { runFind } from './find-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -26,6 +27,8 @@ Usage:
   claude-jsonl sessions [PATH...] [--recent N | --all] [--today] [--since DATE] [--project PATH]
                         [--timezone TZ] [--projects DIR] [--json]
   claude-jsonl teleport-id ID [--fallback] [--title TEXT] [--projects DIR] [--json]
+  claude-jsonl find TERMS... [--tools] [--thinking] [--since DATE] [--project NAME] [--limit N]
+                    [--no-index] [--index-dir DIR] [--projects DIR] [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -122,6 +125,8 @@ export async function main(argv: string[]): Promise<number> {
       return runSessions(rest)
     case 'teleport-id':
       return runTeleport(rest)
+    case 'find':
+      return runFind(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)
