@@ -747,6 +747,28 @@ async function main() {
     }
   }
 
+  // find (issue 6): cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
+  const estInput = inputs.find((i) => i.name === 'estate');
+  if (oursBuilt && estInput) {
+    const projects = path.join(estInput.root, 'projects');
+    const r = spawnSync(process.execPath, [path.join(HERE, 'find.mjs'), projects, '--rounds', String(opts.rounds)], { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status === 0) {
+      results.find = JSON.parse(r.stdout.trim().split('\n').pop());
+      const greps = [];
+      for (let i = 0; i < 3; i++) {
+        const t0 = process.hrtime.bigint();
+        spawnSync('grep', ['-rliF', ...results.find.terms.flatMap((t) => ['-e', t]), projects], { encoding: 'utf8', maxBuffer: 1 << 26 });
+        greps.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      results.find.grepMs = median(greps);
+      log(`[bench] find        cold ${fmtS(results.find.coldMs / 1000)} s, warm ${results.find.warmMs.toFixed(0)} ms in process; CLI warm ${results.find.cliWarmMs.toFixed(0)} ms; grep -rliF ${fmtS(results.find.grepMs / 1000)} s`);
+    } else {
+      results.find = { error: tail(r.stderr || r.stdout) };
+      notes.push(`find: benchmark failed: ${tail(r.stderr || r.stdout)}`);
+      exitCode = 1;
+    }
+  }
+
   // Agreement.
   for (const input of inputs) {
     const byTool = {};
@@ -808,6 +830,13 @@ async function main() {
     const so = sgl && S('single/ours');
     const smbs = so && so.medianS ? sgl.bytes / 1e6 / so.medianS : NaN;
     tgt('single 50 MB transcript: stats throughput, CLI wall incl. Node start-up', '≥ 1,000 MB/s (out of reach for any Node CLI: `node -e 0` alone is ~70 ms, a 0.7 GB/s ceiling on 50 MB)', Number.isFinite(smbs) ? `${fmtMBs(smbs)} MB/s` : '-', Number.isFinite(smbs) ? smbs >= 1000 : null, why(sgl, 'single/ours'));
+    const fd = results.find && !results.find.error ? results.find : null;
+    if (fd) {
+      tgt('find: cold run over the estate, in-process API', '≥ 1,000 MB/s', `${fmtMBs(fd.coldMBperS)} MB/s`, fd.coldMBperS >= 1000);
+      tgt('find: cold run over the estate, CLI', '≥ 1,000 MB/s', `${fmtMBs(fd.cliColdMBperS)} MB/s`, fd.cliColdMBperS >= 1000);
+      tgt('find: warm query, CLI incl. Node start-up', '< 200 ms', `${fd.cliWarmMs.toFixed(0)} ms`, fd.cliWarmMs < 200);
+      tgt('find: warm query, in-process API', '< 200 ms', `${fd.warmMs.toFixed(0)} ms`, fd.warmMs < 200);
+    }
     const ep = est && results.inProcess.estate;
     if (ep && ep.mbPerS) tgt('estate: stats throughput, in-process API (information)', '≥ 2,000 MB/s', `${fmtMBs(ep.mbPerS)} MB/s`, ep.mbPerS >= 2000);
     const rss = o ? o.peakRssKiB * 1024 : NaN;
@@ -916,7 +945,25 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
     L.push('');
   }
 
-  L.push('## Targets (issue 2)', '');
+  if (R.find) {
+    L.push('## find (issue 6)', '');
+    if (R.find.error) L.push(`failed: ${String(R.find.error).replace(/\n/g, ' ')}`, '');
+    else {
+      const f = R.find;
+      L.push(`\`node benches/find.mjs\` on the estate (${fmtInt(f.sessions)} sessions, ${fmtInt(f.files)} files), terms: ${f.terms.join(' ')}. Reference: \`grep -rliF\` over the same files (unranked, and it counts echoes in tool output).`, '');
+      L.push('| run | time | MB/s |');
+      L.push('|---|---:|---:|');
+      L.push(`| cold (no index), in process | ${f.coldMs.toFixed(0)} ms | ${fmtMBs(f.coldMBperS)} |`);
+      L.push(`| cold (no index), CLI | ${f.cliColdMs.toFixed(0)} ms | ${fmtMBs(f.cliColdMBperS)} |`);
+      L.push(`| index build | ${f.indexBuildMs.toFixed(0)} ms | |`);
+      L.push(`| warm, in process | ${f.warmMs.toFixed(0)} ms (other queries ${f.warmOtherQueriesMs.map((x) => x.toFixed(0)).join(', ')} ms) | |`);
+      L.push(`| warm, CLI | ${f.cliWarmMs.toFixed(0)} ms | |`);
+      L.push(`| grep -rliF (reference) | ${f.grepMs.toFixed(0)} ms | ${fmtMBs(f.bytes / 1e6 / (f.grepMs / 1000))} |`);
+      L.push('');
+    }
+  }
+
+  L.push('## Targets (issues 2 and 6)', '');
   L.push('| target | threshold | measured | result |');
   L.push('|---|---|---|---|');
   for (const t of R.targets) L.push(`| ${t.target} | ${t.threshold} | ${t.measured} | ${t.result} |`);
