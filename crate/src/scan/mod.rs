@@ -6,11 +6,12 @@
 
 pub mod record;
 pub mod surrogate;
+pub mod tape;
 pub mod timestamp;
 mod units;
 
 pub use record::{Range, Record, Str, Strings, Tables, ToolUse, Usage};
-pub use units::{scan_file, scan_paths, Progress};
+pub use units::{read_span, run, scan_file, scan_paths, Job, Progress, UnitPlace};
 
 use simd_json::{Node, Tape};
 
@@ -218,48 +219,53 @@ impl Parser {
         }
     }
 
-    fn parse_into(&mut self, line: &[u8], repair_at: &[usize], rec: &mut Record, t: &mut Tables) -> Parsed {
+    /// Parses `line` (lone surrogate escapes at `repair_at` rewritten) and hands the tape to
+    /// `f`; None when it is not valid JSON.
+    fn with_tape<R>(&mut self, line: &[u8], repair_at: &[usize], f: impl FnOnce(&[Node]) -> R) -> Option<R> {
         self.scratch.clear();
         self.scratch.extend_from_slice(line);
         surrogate::repair(&mut self.scratch, repair_at);
         self.scratch.resize(line.len() + simd_json::INPUT_PADDING, b' ');
         let mut tape = Tape(std::mem::take(&mut self.tape));
-        let outcome = match simd_json::fill_tape_padded(&mut self.scratch, line.len(), &mut self.buffers, &mut tape) {
-            Ok(()) => {
-                if record::extract(&tape.0, rec, t, self.lean) {
-                    Parsed::Object
-                } else {
-                    Parsed::NonObject
-                }
-            }
-            Err(_) => Parsed::Invalid,
+        let out = match simd_json::fill_tape_padded(&mut self.scratch, line.len(), &mut self.buffers, &mut tape) {
+            Ok(()) => Some(f(&tape.0)),
+            Err(_) => None,
         };
         let mut nodes = tape.0;
         nodes.clear();
         // SAFETY: the vector is empty, so no node borrows the scratch buffer any more; only the
         // allocation is kept for the next line.
         self.tape = unsafe { std::mem::transmute::<Vec<Node<'_>>, Vec<Node<'static>>>(nodes) };
-        outcome
+        out
     }
 
-    /// Parses one line, repairing lone surrogate escapes when the plain parse fails.
-    fn parse(&mut self, line: &[u8], rec: &mut Record, t: &mut Tables) -> (Parsed, bool) {
-        let mark = (t.content_kinds.len(), t.tool_uses.len(), t.tool_results.len());
-        match self.parse_into(line, &[], rec, t) {
-            Parsed::Invalid => {}
-            other => return (other, false),
+    /// Parses one line and hands its tape to `f`. A line that is invalid only because of lone
+    /// UTF-16 surrogate escapes is parsed from a repaired copy. Returns None for invalid JSON,
+    /// else what `f` returned and whether a repair was needed.
+    pub fn parse_with<R>(&mut self, line: &[u8], f: impl FnOnce(&[Node]) -> R) -> Option<(R, bool)> {
+        let mut f = Some(f);
+        if let Some(r) = self.with_tape(line, &[], |t| (f.take().expect("called once"))(t)) {
+            return Some((r, false));
         }
         let lone = surrogate::find_lone_surrogates(line);
         if lone.is_empty() {
-            return (Parsed::Invalid, false);
+            return None;
         }
-        *rec = Record { offset: rec.offset, len: rec.len, line: rec.line, ..Record::default() };
-        t.content_kinds.truncate(mark.0);
-        t.tool_uses.truncate(mark.1);
-        t.tool_results.truncate(mark.2);
-        let p = self.parse_into(line, &lone, rec, t);
-        rec.flags |= record::F_REPAIRED;
-        (p, true)
+        self.with_tape(line, &lone, |t| (f.take().expect("called once"))(t)).map(|r| (r, true))
+    }
+
+    fn parse(&mut self, line: &[u8], rec: &mut Record, t: &mut Tables) -> (Parsed, bool) {
+        let lean = self.lean;
+        match self.parse_with(line, |tape| record::extract(tape, rec, t, lean)) {
+            Some((true, repaired)) => {
+                if repaired {
+                    rec.flags |= record::F_REPAIRED;
+                }
+                (Parsed::Object, repaired)
+            }
+            Some((false, repaired)) => (Parsed::NonObject, repaired),
+            None => (Parsed::Invalid, false),
+        }
     }
 }
 

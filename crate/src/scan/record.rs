@@ -1,8 +1,9 @@
 //! One transcript record as the index keeps it: byte span plus the fields later stages need.
 //! Strings live in a per-scan arena ([`Strings`]); a record holds only spans into it.
 
+use super::tape::{as_bool, as_str, as_u64, entries, width};
 use rustc_hash::FxHashMap as HashMap;
-use simd_json::{Node, StaticNode};
+use simd_json::Node;
 use std::num::NonZeroU32;
 
 /// A span in a [`Strings`] arena. `end` is stored plus one so that `Option<Str>` fits in
@@ -165,60 +166,6 @@ impl Tables {
     }
     pub fn tool_results(&self, r: &Record) -> &[Str] {
         &self.tool_results[r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
-    }
-}
-
-/// Number of tape nodes a value occupies, itself included.
-fn width(n: &Node) -> usize {
-    match n {
-        Node::Object { count, .. } | Node::Array { count, .. } => count + 1,
-        _ => 1,
-    }
-}
-
-/// Iterates `(key, value_index)` over the object whose header is at `tape[at]`.
-fn entries<'t, 'i>(tape: &'t [Node<'i>], at: usize) -> impl Iterator<Item = (&'i str, usize)> + 't
-where
-    'i: 't,
-{
-    let len = match tape.get(at) {
-        Some(Node::Object { len, .. }) => *len,
-        _ => 0,
-    };
-    let mut i = at + 1;
-    let mut left = len;
-    std::iter::from_fn(move || {
-        if left == 0 {
-            return None;
-        }
-        left -= 1;
-        let key = match tape.get(i)? {
-            Node::String(s) => *s,
-            _ => return None,
-        };
-        let v = i + 1;
-        i = v + width(tape.get(v)?);
-        Some((key, v))
-    })
-}
-
-fn as_str<'i>(tape: &[Node<'i>], at: usize) -> Option<&'i str> {
-    match tape.get(at)? {
-        Node::String(s) => Some(*s),
-        _ => None,
-    }
-}
-
-fn as_bool(tape: &[Node], at: usize) -> bool {
-    matches!(tape.get(at), Some(Node::Static(StaticNode::Bool(true))))
-}
-
-fn as_u64(tape: &[Node], at: usize) -> Option<u64> {
-    match tape.get(at)? {
-        Node::Static(StaticNode::U64(v)) => Some(*v),
-        Node::Static(StaticNode::I64(v)) => Some((*v).max(0) as u64),
-        Node::Static(StaticNode::F64(v)) if v.is_finite() && *v >= 0.0 => Some(*v as u64),
-        _ => None,
     }
 }
 

@@ -114,9 +114,34 @@ impl ReadBuf {
     }
 }
 
+/// Reads bytes `[from, to)` of a file into a fresh vector (fewer if the file is shorter now).
+pub fn read_span(f: &File, from: u64, to: u64) -> io::Result<Vec<u8>> {
+    let mut buf = ReadBuf::default();
+    buf.append(f, from, to)?;
+    buf.bytes.truncate(buf.filled);
+    Ok(buf.bytes)
+}
+
 thread_local! {
-    /// Per-worker parse state and read buffer, reused across units and across scans.
-    static WORKER: RefCell<(Parser, ReadBuf)> = RefCell::new((Parser::default(), ReadBuf::default()));
+    /// Each worker's read buffer, reused across units and across runs.
+    static READ: RefCell<ReadBuf> = RefCell::new(ReadBuf::default());
+}
+
+/// Bytes `[from, size)` of one file to process: from 0 for a whole file, or from where an
+/// earlier pass stopped (a line start) for the part appended since.
+pub struct Job<'a> {
+    pub path: &'a Path,
+    pub from: u64,
+    pub size: u64,
+}
+
+/// Where a unit's lines lie in their file.
+pub struct UnitPlace {
+    /// File offset of the first owned byte.
+    pub base: u64,
+    /// The unit begins its file (a BOM may follow) / ends it (a last line may lack its newline).
+    pub file_start: bool,
+    pub file_end: bool,
 }
 
 struct Unit {
@@ -126,66 +151,53 @@ struct Unit {
     end: u64,
 }
 
-/// Scans many files in parallel. Results are in input order; a file that cannot be read
-/// yields its I/O error. Files are never written.
-pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io::Result<Scan>> {
-    let mut sizes = Vec::with_capacity(paths.len());
-    let mut errors: Vec<Option<io::Error>> = Vec::with_capacity(paths.len());
-    for p in paths {
-        match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() => {
-                sizes.push(0);
-                errors.push(Some(io::Error::new(io::ErrorKind::InvalidInput, "is a directory")));
-            }
-            Ok(m) => {
-                sizes.push(m.len());
-                errors.push(None);
-            }
-            Err(e) => {
-                sizes.push(0);
-                errors.push(Some(e));
-            }
-        }
-    }
+/// The one parallel engine under every estate-wide pass (scan, search): each job is cut into
+/// units of whole lines, all units run on rayon's pool biggest first, `per_unit` sees each
+/// unit's bytes (None when no line begins in it), and `join` gets a job's unit results in file
+/// order as soon as its last unit is done, so unit results are freed as the pass goes.
+/// Results are in job order; an I/O error fails only its job.
+pub fn run<T: Send, R: Send>(
+    jobs: &[Job],
+    progress: &Progress,
+    per_unit: impl Fn(usize, Option<(&[u8], UnitPlace)>) -> T + Sync,
+    join: impl Fn(usize, Vec<T>) -> io::Result<R> + Sync,
+) -> Vec<io::Result<R>> {
+    let count = |j: &Job| (j.size.saturating_sub(j.from)).div_ceil(UNIT_BYTES).max(1);
     let mut units = Vec::new();
-    for (file, &len) in sizes.iter().enumerate() {
-        if errors[file].is_some() {
-            continue;
-        }
-        let n = len.div_ceil(UNIT_BYTES).max(1);
-        for index in 0..n {
-            let start = index * UNIT_BYTES;
-            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(len) });
+    for (file, j) in jobs.iter().enumerate() {
+        for index in 0..count(j) {
+            let start = j.from + index * UNIT_BYTES;
+            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(j.size) });
         }
     }
-    let remaining: Vec<AtomicU32> =
-        sizes.iter().map(|&l| AtomicU32::new(l.div_ceil(UNIT_BYTES).max(1) as u32)).collect();
-    progress.bytes_total.store(sizes.iter().sum(), Ordering::Relaxed);
-    progress.files_total.store(paths.len() as u64, Ordering::Relaxed);
-    progress.files_done.store(errors.iter().filter(|e| e.is_some()).count() as u64, Ordering::Relaxed);
+    progress.bytes_total.fetch_add(jobs.iter().map(|j| j.size.saturating_sub(j.from)).sum(), Ordering::Relaxed);
+    progress.files_total.fetch_add(jobs.len() as u64, Ordering::Relaxed);
+    let remaining: Vec<AtomicU32> = jobs.iter().map(|j| AtomicU32::new(count(j) as u32)).collect();
     // Biggest first, so a large file's units do not all land at the end.
     units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
 
-    // A file's units are joined by whichever worker finishes its last one, so unit results
-    // are freed (and their memory reused) as the scan goes rather than all held to the end.
-    let parts: Vec<Mutex<Vec<(usize, io::Result<Scan>)>>> = (0..paths.len()).map(|_| Mutex::default()).collect();
-    let whole: Vec<Mutex<Option<io::Result<Scan>>>> = (0..paths.len()).map(|_| Mutex::default()).collect();
+    type Parts<T> = Vec<(usize, io::Result<T>)>;
+    let parts: Vec<Mutex<Parts<T>>> = jobs.iter().map(|_| Mutex::default()).collect();
+    let whole: Vec<Mutex<Option<io::Result<R>>>> = jobs.iter().map(|_| Mutex::default()).collect();
     units.par_iter().for_each(|u| {
-        let len = sizes[u.file];
-        let r = WORKER.with(|cell| {
-            let (parser, buf) = &mut *cell.borrow_mut();
-            let r = File::open(&paths[u.file]).and_then(|f| {
-                Ok(match buf.read_unit(&f, u.start, u.end, len)? {
+        let job = &jobs[u.file];
+        let r = READ.with(|cell| {
+            let buf = &mut *cell.borrow_mut();
+            let r = File::open(job.path).and_then(|f| {
+                Ok(match buf.read_unit(&f, u.start, u.end, job.size)? {
                     Some(base) => {
                         let owned = buf.owned();
-                        let file_end = base + owned.len() as u64 >= len;
-                        scan_chunk(parser, owned, base, u.start == 0, file_end, mode)
+                        let place = UnitPlace {
+                            base,
+                            file_start: u.start == 0,
+                            file_end: base + owned.len() as u64 >= job.size,
+                        };
+                        per_unit(u.file, Some((owned, place)))
                     }
-                    None => Scan::default(),
+                    None => per_unit(u.file, None),
                 })
             });
             buf.trim();
-            parser.trim();
             r
         });
         progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
@@ -195,18 +207,59 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
             let mut done = std::mem::take(&mut *mine);
             drop(mine);
             done.sort_by_key(|(i, _)| *i);
-            let joined = done.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<Scan>>>().map(Scan::concat);
+            let joined = done.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<T>>>().and_then(|p| join(u.file, p));
             *whole[u.file].lock().unwrap_or_else(|e| e.into_inner()) = Some(joined);
             progress.files_done.fetch_add(1, Ordering::Relaxed);
         }
     });
-
     whole
         .into_iter()
-        .zip(errors)
-        .map(|(w, err)| match err {
+        .map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every unit of every job ran"))
+        .collect()
+}
+
+thread_local! {
+    /// Per-worker parse state of the scanner, reused across units and across scans.
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::default());
+}
+
+/// Scans many files in parallel. Results are in input order; a file that cannot be read
+/// yields its I/O error. Files are never written.
+pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io::Result<Scan>> {
+    let mut errors: Vec<Option<io::Error>> = Vec::with_capacity(paths.len());
+    let mut jobs = Vec::with_capacity(paths.len());
+    for p in paths {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => errors.push(Some(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"))),
+            Ok(m) => {
+                errors.push(None);
+                jobs.push(Job { path: p, from: 0, size: m.len() });
+            }
+            Err(e) => errors.push(Some(e)),
+        }
+    }
+    progress.files_total.fetch_add(errors.iter().filter(|e| e.is_some()).count() as u64, Ordering::Relaxed);
+    progress.files_done.fetch_add(errors.iter().filter(|e| e.is_some()).count() as u64, Ordering::Relaxed);
+    let scanned = run(
+        &jobs,
+        progress,
+        |_, unit| match unit {
+            Some((owned, at)) => PARSER.with(|cell| {
+                let parser = &mut *cell.borrow_mut();
+                let s = scan_chunk(parser, owned, at.base, at.file_start, at.file_end, mode);
+                parser.trim();
+                s
+            }),
+            None => Scan::default(),
+        },
+        |_, parts| Ok(Scan::concat(parts)),
+    );
+    let mut scanned = scanned.into_iter();
+    errors
+        .into_iter()
+        .map(|e| match e {
             Some(e) => Err(e),
-            None => w.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every unit of a readable file ran"),
+            None => scanned.next().expect("one result per readable file"),
         })
         .collect()
 }

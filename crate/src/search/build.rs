@@ -5,83 +5,11 @@
 use super::extract::{self, Fields, Finders};
 use super::segment::{self, DocMeta, Posting, Segment, NO_TIME, TAIL_BYTES};
 use super::tokenize;
-use crate::scan::{surrogate, timestamp, Progress};
-use rayon::prelude::*;
+use crate::scan::{self, timestamp, Parser, Progress};
 use rustc_hash::FxHashMap;
-use simd_json::Node;
 use std::cell::RefCell;
 use std::fs::File;
 use std::io;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
-
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(f, buf, at)
-}
-#[cfg(windows)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(f, buf, at)
-}
-
-/// Reads `[from, to)` of a file into `buf`, after its first `filled` bytes; returns the new
-/// fill (less if the file is shorter now). `buf` only ever grows, so refilling it costs no
-/// zeroing.
-fn read_into(f: &File, buf: &mut Vec<u8>, filled: usize, from: u64, to: u64) -> io::Result<usize> {
-    let want = filled + (to - from) as usize;
-    if buf.len() < want {
-        buf.resize(want.next_power_of_two(), 0);
-    }
-    let mut at = filled;
-    while at < want {
-        let n = read_at(f, &mut buf[at..want], from + (at - filled) as u64)?;
-        if n == 0 {
-            break;
-        }
-        at += n;
-    }
-    Ok(at)
-}
-
-/// Reads `[from, to)` of a file into a fresh vector (fewer bytes if the file is shorter now).
-pub fn read_span(f: &File, from: u64, to: u64) -> io::Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    let n = read_into(f, &mut buf, 0, from, to)?;
-    buf.truncate(n);
-    Ok(buf)
-}
-
-/// Reads the lines that begin in unit `[start, end)`, finishing the one that crosses `end`.
-/// Returns the file offset of the first owned byte and the owned range of `buf`.
-fn read_unit(f: &File, buf: &mut Vec<u8>, start: u64, end: u64, len: u64) -> io::Result<Option<(u64, usize, usize)>> {
-    let from = start.saturating_sub(1);
-    let mut filled = read_into(f, buf, 0, from, end)?;
-    let begin = if start == 0 {
-        0
-    } else {
-        // A line begins inside the unit only after a newline at or after `start - 1`.
-        match memchr::memchr(b'\n', &buf[..filled]) {
-            Some(p) => p + 1,
-            None => return Ok(None),
-        }
-    };
-    let mut at = end;
-    let mut step = 64u64 << 10;
-    while at < len && filled > begin && buf[filled - 1] != b'\n' {
-        let before = filled;
-        filled = read_into(f, buf, filled, at, (at + step).min(len))?;
-        if filled == before {
-            break;
-        }
-        if let Some(p) = memchr::memchr(b'\n', &buf[before..filled]) {
-            filled = before + p + 1;
-            break;
-        }
-        at += (filled - before) as u64;
-        step *= 2;
-    }
-    Ok(Some((from + begin as u64, begin, filled)))
-}
 
 #[derive(Default)]
 struct Stat {
@@ -177,10 +105,7 @@ struct UnitTerms {
 }
 
 struct Worker {
-    buf: Vec<u8>,
-    scratch: Vec<u8>,
-    buffers: simd_json::Buffers,
-    tape: Vec<Node<'static>>,
+    parser: Parser,
     token: Vec<u8>,
     finders: Finders,
     index: TermIndex,
@@ -189,10 +114,7 @@ struct Worker {
 impl Default for Worker {
     fn default() -> Self {
         Worker {
-            buf: Vec::new(),
-            scratch: Vec::new(),
-            buffers: simd_json::Buffers::new(4096),
-            tape: Vec::new(),
+            parser: Parser::default(),
             token: Vec::new(),
             finders: Finders::default(),
             index: TermIndex::default(),
@@ -204,49 +126,26 @@ thread_local! {
     static WORKER: RefCell<Worker> = RefCell::new(Worker::default());
 }
 
-/// Parses one line and hands its searchable strings and timestamp to `f`. Lines with lone
-/// surrogate escapes are repaired in a scratch copy (same length, so offsets hold).
+/// Parses one line (lone surrogate escapes repaired, as in the scanner) and hands its
+/// searchable strings and stamp to `f`; None when the line is not valid JSON.
 pub fn with_record_text<R>(
-    scratch: &mut Vec<u8>,
-    buffers: &mut simd_json::Buffers,
-    tape_store: &mut Vec<Node<'static>>,
+    parser: &mut Parser,
     line: &[u8],
     fields: Fields,
     f: impl FnOnce(&[&str], extract::Stamp) -> R,
 ) -> Option<R> {
-    let mut f = Some(f);
-    for attempt in 0..2 {
-        let repair = if attempt == 0 { Vec::new() } else { surrogate::find_lone_surrogates(line) };
-        if attempt == 1 && repair.is_empty() {
-            return None;
-        }
-        scratch.clear();
-        scratch.extend_from_slice(line);
-        surrogate::repair(scratch, &repair);
-        scratch.resize(line.len() + simd_json::INPUT_PADDING, b' ');
-        let mut tape = simd_json::Tape(std::mem::take(tape_store));
-        let mut result = None;
-        let ok = simd_json::fill_tape_padded(scratch, line.len(), buffers, &mut tape).is_ok();
-        if ok {
+    parser
+        .parse_with(line, |tape| {
             let mut texts = Vec::new();
-            let stamp = extract::record_text(&tape.0, fields, &mut texts);
-            result = Some((f.take().expect("called once"))(&texts, stamp));
-        }
-        let mut nodes = tape.0;
-        nodes.clear();
-        // SAFETY: the vector is empty, so no node borrows `scratch` any more; only the
-        // allocation is kept for the next line.
-        *tape_store = unsafe { std::mem::transmute::<Vec<Node<'_>>, Vec<Node<'static>>>(nodes) };
-        if ok {
-            return result;
-        }
-    }
-    None
+            let stamp = extract::record_text(tape, fields, &mut texts);
+            f(&texts, stamp)
+        })
+        .map(|(r, _)| r)
 }
 
 fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTerms {
     let mut u = UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() };
-    let Worker { scratch, buffers, tape, token, finders, index, .. } = w;
+    let Worker { parser, token, finders, index } = w;
     index.clear();
     let mut pos = 0usize;
     let mut line_no = 0u32;
@@ -266,7 +165,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
         let here = Posting { tf: 0, best: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
         rec_id += 1;
         let rid = rec_id;
-        with_record_text(scratch, buffers, tape, line, fields, |texts, stamp| {
+        with_record_text(parser, line, fields, |texts, stamp| {
             if u.session_id.is_none() {
                 u.session_id = stamp.session_id.map(String::from);
             }
@@ -324,7 +223,7 @@ pub struct Source {
 /// The hash of a file's last (up to) TAIL_BYTES bytes before `size`, and whether they end
 /// with a newline.
 pub fn tail_of(f: &File, size: u64) -> io::Result<(u64, bool)> {
-    let tail = read_span(f, size.saturating_sub(TAIL_BYTES), size)?;
+    let tail = scan::read_span(f, size.saturating_sub(TAIL_BYTES), size)?;
     Ok((xxhash_rust::xxh3::xxh3_64(&tail), tail.last() == Some(&b'\n')))
 }
 
@@ -399,77 +298,25 @@ pub struct Job<'a> {
     pub prev: Option<Segment<'a>>,
 }
 
-/// Bytes per unit of work, as in the scanner (`scan::units`).
-const UNIT_BYTES: u64 = 256 << 10;
-
-struct Unit {
-    file: usize,
-    index: usize,
-    start: u64,
-    end: u64,
-}
-
-fn unit_count(j: &Job) -> u64 {
-    (j.src.size - j.from).div_ceil(UNIT_BYTES).max(1)
-}
-
-/// Builds one segment per job, in parallel; a file that cannot be read yields its error.
+/// Builds one segment per job, in parallel, on the scanner's unit engine; a file that cannot
+/// be read yields its error.
 pub fn build(jobs: &[Job], fields: Fields, progress: &Progress) -> Vec<io::Result<Vec<u8>>> {
-    let mut units = Vec::new();
-    for (file, j) in jobs.iter().enumerate() {
-        for index in 0..unit_count(j) {
-            let start = j.from + index * UNIT_BYTES;
-            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(j.src.size) });
-        }
-    }
-    progress.bytes_total.fetch_add(jobs.iter().map(|j| j.src.size - j.from).sum(), Ordering::Relaxed);
-    progress.files_total.fetch_add(jobs.len() as u64, Ordering::Relaxed);
-    units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
-    let remaining: Vec<AtomicU32> = jobs.iter().map(|j| AtomicU32::new(unit_count(j) as u32)).collect();
-    let sources = jobs;
-    type Parts = Vec<(usize, io::Result<UnitTerms>)>;
-    let parts: Vec<Mutex<Parts>> = sources.iter().map(|_| Mutex::default()).collect();
-    let whole: Vec<Mutex<Option<io::Result<Vec<u8>>>>> = sources.iter().map(|_| Mutex::default()).collect();
-    units.par_iter().for_each(|u| {
-        let src = sources[u.file].src;
-        let r = WORKER.with(|cell| {
-            let w = &mut *cell.borrow_mut();
-            let mut buf = std::mem::take(&mut w.buf);
-            let r = File::open(&src.path).and_then(|f| {
-                Ok(match read_unit(&f, &mut buf, u.start, u.end, src.size)? {
-                    Some((base, begin, filled)) => scan_unit(w, &buf[begin..filled], base, fields),
-                    None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
-                })
-            });
-            if buf.len() > 4 * UNIT_BYTES as usize {
-                buf = Vec::new();
-            }
-            w.buf = buf;
-            if w.scratch.capacity() > 64 << 20 {
-                *w = Worker::default();
-            }
-            r
-        });
-        progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
-        let mut mine = parts[u.file].lock().unwrap_or_else(|e| e.into_inner());
-        mine.push((u.index, r));
-        if remaining[u.file].fetch_sub(1, Ordering::AcqRel) == 1 {
-            let mut done = std::mem::take(&mut *mine);
-            drop(mine);
-            done.sort_by_key(|(i, _)| *i);
-            let joined = done
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect::<io::Result<Vec<UnitTerms>>>()
-                .and_then(|p| join(&sources[u.file], p));
-            *whole[u.file].lock().unwrap_or_else(|e| e.into_inner()) = Some(joined);
-            progress.files_done.fetch_add(1, Ordering::Relaxed);
-        }
-    });
-    whole
-        .into_iter()
-        .map(|w| w.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every unit of every file ran"))
-        .collect()
+    let units: Vec<scan::Job> =
+        jobs.iter().map(|j| scan::Job { path: &j.src.path, from: j.from, size: j.src.size }).collect();
+    scan::run(
+        &units,
+        progress,
+        |_, unit| match unit {
+            Some((owned, at)) => WORKER.with(|cell| {
+                let w = &mut *cell.borrow_mut();
+                let terms = scan_unit(w, owned, at.base, fields);
+                w.parser.trim();
+                terms
+            }),
+            None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
+        },
+        |file, parts| join(&jobs[file], parts),
+    )
 }
 
 #[cfg(test)]

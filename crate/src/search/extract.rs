@@ -3,6 +3,7 @@
 //! a tool result) and assistant text blocks; tool traffic (tool_use inputs, tool results) and
 //! thinking only when asked for. Every other record type passes through unread.
 
+use crate::scan::tape::{as_str as string, entries, field, items};
 use simd_json::{Node, StaticNode};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,66 +17,6 @@ impl Fields {
     pub fn bits(self) -> u8 {
         self.tools as u8 | (self.thinking as u8) << 1
     }
-}
-
-fn width(n: &Node) -> usize {
-    match n {
-        Node::Object { count, .. } | Node::Array { count, .. } => count + 1,
-        _ => 1,
-    }
-}
-
-/// `(key, value index)` of the object whose header is at `tape[at]`.
-fn entries<'t, 'i>(tape: &'t [Node<'i>], at: usize) -> impl Iterator<Item = (&'i str, usize)> + 't
-where
-    'i: 't,
-{
-    let len = match tape.get(at) {
-        Some(Node::Object { len, .. }) => *len,
-        _ => 0,
-    };
-    let mut i = at + 1;
-    let mut left = len;
-    std::iter::from_fn(move || {
-        if left == 0 {
-            return None;
-        }
-        left -= 1;
-        let Some(Node::String(key)) = tape.get(i) else { return None };
-        let v = i + 1;
-        i = v + width(tape.get(v)?);
-        Some((*key, v))
-    })
-}
-
-/// Value indices of the array whose header is at `tape[at]`.
-fn items<'t>(tape: &'t [Node], at: usize) -> impl Iterator<Item = usize> + 't {
-    let len = match tape.get(at) {
-        Some(Node::Array { len, .. }) => *len,
-        _ => 0,
-    };
-    let mut i = at + 1;
-    let mut left = len;
-    std::iter::from_fn(move || {
-        if left == 0 {
-            return None;
-        }
-        left -= 1;
-        let v = i;
-        i += width(tape.get(v)?);
-        Some(v)
-    })
-}
-
-fn string<'i>(tape: &[Node<'i>], at: usize) -> Option<&'i str> {
-    match tape.get(at)? {
-        Node::String(s) => Some(*s),
-        _ => None,
-    }
-}
-
-fn field<'i>(tape: &[Node<'i>], at: usize, name: &str) -> Option<usize> {
-    entries(tape, at).find(|(k, _)| *k == name).map(|(_, v)| v)
 }
 
 /// Every string value under `tape[at]` (keys excluded; ids, types and image data skipped).

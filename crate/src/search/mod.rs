@@ -429,14 +429,14 @@ fn best_record(path: &str, posts: &[Option<Posting>], q: &Query, idfs: &[f64], f
     cands.dedup_by_key(|p| p.offset);
     let mut best: Option<(f64, Best)> = None;
     let file = File::open(path).ok();
-    let (mut scratch, mut buffers, mut tape) = (Vec::new(), simd_json::Buffers::new(4096), Vec::new());
+    let mut parser = crate::scan::Parser::default();
     for p in cands {
         let Some(f) = &file else { break };
-        let Ok(bytes) = build::read_span(f, p.offset, p.offset + p.len as u64) else { continue };
+        let Ok(bytes) = crate::scan::read_span(f, p.offset, p.offset + p.len as u64) else { continue };
         if bytes.len() != p.len as usize {
             continue;
         }
-        let made = build::with_record_text(&mut scratch, &mut buffers, &mut tape, &bytes, fields, |texts, stamp| {
+        let made = build::with_record_text(&mut parser, &bytes, fields, |texts, stamp| {
             let text = texts.join("\n");
             let (value, snippet, phrases) = snippet_of(&text, q, idfs);
             (value, Best { post: p, timestamp: stamp.timestamp.map(String::from), snippet, phrases })
