@@ -9,6 +9,7 @@ import type { FindResult } from '#native'
 import { resolveRoots } from './estate.js'
 import type { EstateOptions } from './estate.js'
 import { inputError, usageError } from '../errors.js'
+import { parseDay } from './days.js'
 
 export interface FindOptions extends Omit<EstateOptions, 'paths'> {
   /** Also search tool traffic: tool_use inputs and tool results. */
@@ -96,13 +97,11 @@ export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'claude-jsonl', 'find')
 }
 
+/** The day and its local midnight (the system's zone). */
 function sinceMs(value: string): { day: string; ms: number } {
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim())
-  if (!m) throw usageError(`--since expects a date as YYYY-MM-DD or YYYYMMDD, got '${value}'`)
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const local = new Date(y, mo - 1, d)
-  if (local.getFullYear() !== y || local.getMonth() !== mo - 1 || local.getDate() !== d) throw usageError(`--since: no such date '${value}'`)
-  return { day: `${m[1]}-${m[2]}-${m[3]}`, ms: local.getTime() }
+  const day = parseDay('--since', value)
+  const [y, mo, d] = day.split('-').map(Number)
+  return { day, ms: new Date(y, mo - 1, d).getTime() }
 }
 
 function inside(dir: string, root: string): boolean {

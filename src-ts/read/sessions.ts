@@ -9,6 +9,7 @@ import type { DiscoveredFile } from '../native.js'
 import { EstateOptions, resolveRoots } from './estate.js'
 import { discoverFiles } from './session-ref.js'
 import { usageError } from '../errors.js'
+import { dayFormatter, parseDay } from './days.js'
 
 /** Bytes read from the start of a transcript (cwd, entrypoint, first prompt). */
 export const HEAD_BYTES = 64 * 1024
@@ -352,25 +353,6 @@ export function encodeProjectDir(cwd: string): string {
   return cwd.replace(/[^a-zA-Z0-9]/g, '-')
 }
 
-function normalizeDay(flag: string, value: string): string {
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim())
-  if (!m) throw usageError(`${flag} expects a date as YYYY-MM-DD or YYYYMMDD, got '${value}'`)
-  const day = `${m[1]}-${m[2]}-${m[3]}`
-  const d = new Date(`${day}T00:00:00Z`)
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== day) throw usageError(`${flag}: no such date '${value}'`)
-  return day
-}
-
-function dayOf(timezone: string): (ms: number) => string {
-  let fmt: Intl.DateTimeFormat
-  try {
-    fmt = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' })
-  } catch {
-    throw usageError(`unknown time zone '${timezone}'`)
-  }
-  return (ms) => fmt.format(ms)
-}
-
 /**
  * The --project rule. A folder name (starts with '-', no '/') matches that project folder exactly.
  * Otherwise PATH is resolved against the current directory and matches sessions whose cwd, read
@@ -420,9 +402,9 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const recent = opts.recent ?? 20
   if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0))) throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
   const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
-  const day = dayOf(timezone)
+  const day = dayFormatter(timezone)
   const now = opts.now ?? Date.now()
-  const since = opts.since !== undefined ? normalizeDay('--since', opts.since) : undefined
+  const since = opts.since !== undefined ? parseDay('--since', opts.since) : undefined
   const today = opts.today ? day(now) : undefined
   const fromDay = [since, today].filter((d): d is string => d !== undefined).sort().pop()
   const matchProject = opts.project !== undefined ? projectMatcher(opts.project) : undefined

@@ -4,6 +4,7 @@ import { costUsd } from './prices.js'
 import type { UsageColumns } from '../native.js'
 import { EstateOptions, fileProblem, scanEstateFiles } from './estate.js'
 import { inputError, usageError } from '../errors.js'
+import { dayFormatter, parseDay } from './days.js'
 
 export type GroupBy = 'day' | 'session' | 'project' | 'model'
 
@@ -84,35 +85,6 @@ export function emptyTotals(): TokenTotals {
   }
 }
 
-function normalizeDay(flag: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value.trim())
-  if (!m) throw usageError(`${flag} expects a date as YYYY-MM-DD or YYYYMMDD, got '${value}'`)
-  const day = `${m[1]}-${m[2]}-${m[3]}`
-  const d = new Date(`${day}T00:00:00Z`)
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== day) throw usageError(`${flag}: no such date '${value}'`)
-  return day
-}
-
-function dayFormatter(timezone: string): (ms: number) => string {
-  let fmt: Intl.DateTimeFormat
-  try {
-    fmt = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' })
-  } catch {
-    throw usageError(`unknown time zone '${timezone}'`)
-  }
-  const cache = new Map<number, string>()
-  return (ms) => {
-    if (Number.isNaN(ms)) return 'unknown'
-    let d = cache.get(ms)
-    if (d === undefined) {
-      d = fmt.format(ms)
-      cache.set(ms, d)
-    }
-    return d
-  }
-}
-
 /** The cost of every bucket (NaN when its model is not priced), pricing each model once. */
 function bucketCosts(u: UsageColumns): Float64Array {
   const out = new Float64Array(u.requests.length)
@@ -155,8 +127,8 @@ function addBucket(t: TokenTotals, u: UsageColumns, i: number, cost: number): vo
 
 /** Token and cost statistics over an estate (or given paths), deduplicated per request. */
 export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
-  const since = normalizeDay('--since', opts.since)
-  const until = normalizeDay('--until', opts.until)
+  const since = opts.since === undefined ? undefined : parseDay('--since', opts.since)
+  const until = opts.until === undefined ? undefined : parseDay('--until', opts.until)
   if (since && until && since > until) throw usageError(`--since ${since} is after --until ${until}`)
   // Days need ICU's time-zone data, slow to start: only build the formatter when days are used.
   const needsDays = opts.by === 'day' || since !== undefined || until !== undefined
