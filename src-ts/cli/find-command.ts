@@ -1,6 +1,6 @@
 // `claude-jsonl find TERMS...`: ranked search; prints hits with snippets, or the report as JSON.
 // Every answer starts with its scope: what was searched, and the index's age when one was used.
-import { parseArgs } from 'node:util'
+import { parseCommand } from './args.js'
 import { find } from '../read/find.js'
 import type { FindReport } from '../read/find.js'
 import { EXIT, usageError } from '../errors.js'
@@ -77,13 +77,7 @@ export function renderFind(r: FindReport): string {
 }
 
 export async function runFind(args: string[]): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (e) {
-    throw usageError(`${(e as Error).message.split('\n')[0]} (see claude-jsonl find --help)`)
-  }
-  const { values, positionals } = parsed
+  const { values, positionals } = parseCommand('find', args, OPTIONS)
   if (values.help) {
     process.stdout.write(FIND_HELP + '\n')
     return EXIT.ok

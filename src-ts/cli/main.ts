@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The claude-jsonl command line. Every failure is one line on stderr and a documented exit
 // code (README, "Exit codes"); nothing is ever written into the estate.
-import { parseArgs } from 'node:util'
+import { parseCommand, print } from './args.js'
 import { stats, GroupBy } from '../read/stats.js'
 import { doctor } from '../read/doctor.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
@@ -38,44 +38,22 @@ SESSION is a transcript path, a session uuid, or a unique prefix of one.
 Exit codes: 0 ok, 1 doctor flagged something, 2 bad usage, 3 missing/unreadable path or
 a file that is not JSONL, 4 internal error.`
 
-const OPTIONS = {
-  projects: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  by: { type: 'string' },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  timezone: { type: 'string' },
-  verbose: { type: 'boolean' },
-} as const
-
-type Flag = keyof typeof OPTIONS
-
-function parse(command: string, args: string[], allowed: Flag[]) {
-  let parsed
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (e) {
-    throw usageError(`${(e as Error).message.split('\n')[0]} (see claude-jsonl --help)`)
-  }
-  for (const key of Object.keys(parsed.values) as Flag[]) {
-    if (key !== 'help' && !allowed.includes(key)) throw usageError(`${command} does not take --${key} (see claude-jsonl --help)`)
-  }
-  return parsed
-}
-
 function progressBar() {
   // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
   const bar = createProgress(process.stderr)
   return { onProgress: (p: { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }) => bar.update(p), done: () => bar.done() }
 }
 
-function print(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : text + '\n')
-}
 
 async function runStats(args: string[]): Promise<number> {
-  const { values, positionals } = parse('stats', args, ['projects', 'json', 'by', 'since', 'until', 'timezone'])
+  const { values, positionals } = parseCommand('stats', args, {
+    projects: { type: 'string' },
+    json: { type: 'boolean' },
+    by: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    timezone: { type: 'string' },
+  })
   if (values.help) return print(HELP), EXIT.ok
   const progress = progressBar()
   try {
@@ -97,7 +75,7 @@ async function runStats(args: string[]): Promise<number> {
 }
 
 async function runDoctor(args: string[]): Promise<number> {
-  const { values, positionals } = parse('doctor', args, ['projects', 'json', 'verbose'])
+  const { values, positionals } = parseCommand('doctor', args, { projects: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } })
   if (values.help) return print(HELP), EXIT.ok
   const progress = progressBar()
   try {

@@ -1,5 +1,5 @@
 // `claude-jsonl sessions`: the most recently active sessions, as a table or JSON.
-import { parseArgs } from 'node:util'
+import { parseCommand } from './args.js'
 import { listSessions, SessionListing } from '../read/sessions.js'
 import { EXIT, usageError } from '../errors.js'
 import { formatBytes, formatInt, renderTable } from './table.js'
@@ -56,27 +56,16 @@ function positiveInt(flag: string, v: string): number {
 }
 
 export async function runSessions(args: string[], write: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        recent: { type: 'string' },
-        all: { type: 'boolean' },
-        today: { type: 'boolean' },
-        since: { type: 'string' },
-        project: { type: 'string' },
-        timezone: { type: 'string' },
-        projects: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (e) {
-    throw usageError(`${(e as Error).message.split('\n')[0]} (see claude-jsonl --help)`)
-  }
+  const parsed = parseCommand('sessions', args, {
+    recent: { type: 'string' },
+    all: { type: 'boolean' },
+    today: { type: 'boolean' },
+    since: { type: 'string' },
+    project: { type: 'string' },
+    timezone: { type: 'string' },
+    projects: { type: 'string' },
+    json: { type: 'boolean' },
+  })
   const v = parsed.values
   if (v.help) return write(`Usage:\n  ${SESSIONS_USAGE}\n`), EXIT.ok
   if (v.all && v.recent !== undefined) throw usageError('--all and --recent cannot be used together')

@@ -1,7 +1,7 @@
 // `claude-jsonl show SESSION`: the conversation on the active chain (the leaf and chain Claude
 // Code itself would resume), as text, markdown, JSON or one self-contained HTML page.
 import { writeFileSync } from 'node:fs'
-import { parseArgs } from 'node:util'
+import { parseCommand, print } from './args.js'
 import { showSession } from '../read/show.js'
 import { renderShow, ShowFormat } from '../read/show-render.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
@@ -20,27 +20,8 @@ export function parseLast(v: string | boolean | undefined): number | undefined {
   return Number(v)
 }
 
-export interface Parsed {
-  values: Record<string, string | boolean | undefined>
-  positionals: string[]
-}
-
-/** node:util parseArgs, strict; a bad flag is a usage error (exit 2). */
-export function parseCommand(command: string, args: string[], options: Record<string, { type: 'string' | 'boolean' }>): Parsed {
-  try {
-    const p = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
-    return { values: p.values as Parsed['values'], positionals: p.positionals }
-  } catch (e) {
-    throw usageError(`${command}: ${(e as Error).message.split('\n')[0]} (see claude-jsonl ${command} --help)`)
-  }
-}
-
 const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined)
 const bool = (v: string | boolean | undefined): boolean => v === true
-
-export function print(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : text + '\n')
-}
 
 export function oneSession(command: string, positionals: string[]): string {
   if (positionals.length !== 1) throw usageError(`${command} takes one SESSION (a path, uuid or uuid prefix), got ${positionals.length} (see claude-jsonl ${command} --help)`)

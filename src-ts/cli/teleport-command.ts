@@ -1,5 +1,5 @@
 // `claude-jsonl teleport-id ID`: the local session uuid of a teleport id, and its transcript.
-import { parseArgs } from 'node:util'
+import { parseCommand } from './args.js'
 import { teleportId, TeleportResult } from '../read/teleport.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 
@@ -37,23 +37,12 @@ export function renderTeleport(r: TeleportResult): string {
  * was searched.
  */
 export async function runTeleport(args: string[], write: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        fallback: { type: 'boolean' },
-        title: { type: 'string' },
-        projects: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (e) {
-    throw usageError(`${(e as Error).message.split('\n')[0]} (see claude-jsonl --help)`)
-  }
+  const parsed = parseCommand('teleport-id', args, {
+    fallback: { type: 'boolean' },
+    title: { type: 'string' },
+    projects: { type: 'string' },
+    json: { type: 'boolean' },
+  })
   const v = parsed.values
   if (v.help) return write(`Usage:\n  ${TELEPORT_USAGE}\n`), EXIT.ok
   if (parsed.positionals.length !== 1) throw usageError(`teleport-id takes one id, got ${parsed.positionals.length} (usage: ${TELEPORT_USAGE})`)

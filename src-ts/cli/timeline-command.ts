@@ -2,7 +2,8 @@
 // models and tokens per request.
 import { timeline, renderTimeline } from '../read/timeline.js'
 import { EXIT } from '../errors.js'
-import { oneSession, parseCommand, parseLast, print } from './show-command.js'
+import { parseCommand, print } from './args.js'
+import { oneSession, parseLast } from './show-command.js'
 
 export const TIMELINE_USAGE = `Usage: claude-jsonl timeline SESSION [--requests] [--last N] [--all-branches] [--json]
                              [--projects DIR]
