@@ -210,11 +210,10 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
             "the parentUuid walk from the leaf meets a record twice (a cycle)".into(),
         );
     }
-    report.sessions = check_sessions(&mut cx, &g, &chain, choice.leaf, choice.pointer_record, file_session);
-    let visible_from = check_compaction(&mut cx, &g, &chain, &mut report);
-    let visible = &chain.records[visible_from..];
+    report.sessions = check_sessions(&mut cx, &chain, choice.leaf, choice.pointer_record, file_session);
+    let visible = check_compaction(&mut cx, &g, &chain, &mut report);
     report.visible_records = visible.len() as u32;
-    let (messages, tool_uses) = check_api(&mut cx, visible);
+    let (messages, tool_uses) = check_api(&mut cx, &visible);
     report.api_messages = messages;
     report.tool_uses = tool_uses;
     report.findings = cx.out;
@@ -401,7 +400,6 @@ fn check_pointer(cx: &mut Ctx, c: &crate::graph::LeafChoice) {
 /// the pointer's session and the file's. Returns the sessions of the file with their counts.
 fn check_sessions(
     cx: &mut Ctx,
-    g: &Graph,
     chain: &crate::graph::Chain,
     leaf: u32,
     pointer: u32,
@@ -475,15 +473,14 @@ fn check_sessions(
         let desc: Vec<String> = counts.iter().map(|(v, n)| format!("{v} ×{n}")).collect();
         cx.warn("mixed-sessions", vec![], format!("records carry {} sessionIds: {}", counts.len(), desc.join(", ")));
     }
-    let _ = g;
     counts
 }
 
 /// Compact pairs: every boundary has exactly one summary child, every summary a boundary parent;
 /// at most one current pair (on the parentUuid-only walk the client loads); the file's last pair
 /// is on the active chain; the current boundary's metadata agrees with the chain. Returns the
-/// position in `chain.records` where the model-visible part starts.
-fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report: &mut Report) -> usize {
+/// model-visible records: what follows the current boundary on the loaded chain.
+fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report: &mut Report) -> Vec<u32> {
     let s = cx.scan;
     let boundaries: Vec<u32> = (0..s.records.len() as u32)
         .filter(|&i| {
@@ -527,10 +524,22 @@ fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report
             );
         }
     }
-    let pos: FxHashMap<u32, usize> = chain.records.iter().enumerate().map(|(k, &r)| (r, k)).collect();
+    // What the client loads: the active chain, except that a live preserved segment on the
+    // file's last boundary (client 2.1.332 `/compact`, notes case 3h) is relinked: its head hangs
+    // off the summary, so the loaded history is boundary, summary, head … leaf.
+    let mut loaded: Vec<u32> = chain.records.clone();
+    if let Some(&last) = boundaries.last() {
+        if let Some((sm, head)) = live_segment(cx, g, last, &summary_of(last)) {
+            if let Some(k) = chain.records.iter().position(|&r| r == head) {
+                loaded = vec![last, sm];
+                loaded.extend_from_slice(&chain.records[k..]);
+            }
+        }
+    }
+    let pos: FxHashMap<u32, usize> = loaded.iter().enumerate().map(|(k, &r)| (r, k)).collect();
     // The segment the client loads: from the leaf back to the first logical (cross-compaction) hop.
     let mut current: Vec<u32> = Vec::new();
-    for &i in chain.records.iter().rev() {
+    for &i in loaded.iter().rev() {
         if is_boundary(s, &s.records[i as usize]) {
             current.push(i);
         }
@@ -579,10 +588,22 @@ fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report
             );
         }
     }
-    let Some(&cur) = current.last() else { return 0 };
+    let Some(&cur) = current.last() else { return loaded };
     let sums = summary_of(cur);
-    check_compact_metadata(cx, g, chain, cur, sums.first().copied());
-    pos[&cur] + 1
+    let on_chain: FxHashSet<u32> = loaded.iter().chain(chain.records.iter()).copied().collect();
+    check_compact_metadata(cx, g, &on_chain, cur, sums.first().copied());
+    loaded.split_off(pos[&cur] + 1)
+}
+
+/// The file's last boundary carries a preserved segment the client applies: its anchor is the
+/// boundary's summary and a parent walk from its tail reaches its head. Returns (summary, head).
+fn live_segment(cx: &Ctx, g: &Graph, b: u32, sums: &[u32]) -> Option<(u32, u32)> {
+    let &sm = sums.first()?;
+    let v = parse_line(cx.bytes, &cx.scan.records[b as usize])?;
+    let seg = get(&v, "compactMetadata").and_then(|m| get(m, "preservedSegment"))?;
+    let at = |k: &str| as_str(get(seg, k)).and_then(|u| g.index_of(u));
+    let (head, anchor, tail) = (at("headUuid")?, at("anchorUuid")?, at("tailUuid")?);
+    (anchor == sm && g.ancestors(tail).0.contains(&head)).then_some((sm, head))
 }
 
 fn join(lines: &[u32]) -> String {
@@ -598,10 +619,9 @@ fn compressor_made(cx: &Ctx, b: u32) -> bool {
     )
 }
 
-fn check_compact_metadata(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, b: u32, summary: Option<u32>) {
+fn check_compact_metadata(cx: &mut Ctx, g: &Graph, on_chain: &FxHashSet<u32>, b: u32, summary: Option<u32>) {
     let s = cx.scan;
     let bl = cx.line(b);
-    let on_chain: FxHashSet<u32> = chain.records.iter().copied().collect();
     if let Some(sm) = summary {
         if let Some(v) = parse_line(cx.bytes, &s.records[sm as usize]) {
             let blocks = blocks_of(&v, cx.line(sm));

@@ -282,3 +282,32 @@ fn unknown_pointer_and_no_conversation() {
     let r = run(&[r#"{"type":"custom-title","customTitle":"x"}"#.to_string()]);
     assert_eq!(errors(&r), vec![("no-conversation", vec![])]);
 }
+
+#[test]
+fn live_preserved_segment_is_relinked_as_the_client_does() {
+    // Client 2.1.332 /compact (notes case 3h): U2…A3 preserved verbatim, later records chain
+    // onto the tail; the boundary and summary hang off the old history by logicalParentUuid.
+    let seg = r#","preservedSegment":{"headUuid":"u2","anchorUuid":"s1","tailUuid":"a3"},"preservedMessages":{"uuids":["u2","a2","r1","a3"]}"#;
+    let l = vec![
+        user("u1", None, 1, "old"),
+        asst("a1", Some("u1"), 2, "m1", &text("old answer")),
+        user("u2", Some("a1"), 3, "kept"),
+        asst("a2", Some("u2"), 4, "m2", &tool_use("t1")),
+        results("r1", "a2", 5, &["t1"]),
+        asst("a3", Some("r1"), 6, "m3", &text("kept answer")),
+        boundary("b1", None, Some("a3"), 7, seg),
+        summary("s1", "b1", 8),
+        user("u4", Some("a3"), 9, "next"),
+        asst("a4", Some("u4"), 10, "m4", &text("ok")),
+    ];
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    // summary+U2 · A2 · R1 · A3 · U4 · A4
+    assert_eq!(r.api_messages, 6);
+    assert_eq!(r.visible_records, 7);
+    // A broken segment (the walk from the tail does not reach the head) is not applied.
+    let broken = l.iter().map(|x| x.replace(r#""headUuid":"u2""#, r#""headUuid":"u4""#)).collect::<Vec<_>>();
+    let codes: Vec<&str> = errors(&run(&broken)).iter().map(|e| e.0).collect();
+    assert_eq!(codes, vec!["compact-pair-unreachable"]);
+}
