@@ -190,11 +190,12 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
     check_uuids(&mut cx, &g);
     let has_conversation = (0..scan.records.len() as u32).any(|i| g.is_conversation(i));
     if !has_conversation {
-        cx.error(
-            "no-conversation",
-            vec![],
-            "no user or assistant record: the client finds no conversation to resume".into(),
-        );
+        let why = if scan.records.iter().any(|r| r.has(record::F_SIDECHAIN)) {
+            "only sidechain records: a subagent transcript, which the client does not resume as a session"
+        } else {
+            "no user or assistant record: the client finds no conversation to resume"
+        };
+        cx.error("no-conversation", vec![], why.into());
     }
     let choice = g.client_leaf();
     report.leaf_rule = choice.rule.name();
@@ -252,14 +253,13 @@ fn check_lines(cx: &mut Ctx) {
 /// Internal planning fields, anywhere in a record (any depth). Lines are prefiltered by the
 /// quoted name, then parsed to confirm it is a key and not text inside a string.
 fn check_internal_fields(cx: &mut Ctx) {
-    let finders: Vec<(String, memchr::memmem::Finder)> = INTERNAL_FIELDS
-        .iter()
-        .map(|f| (f.to_string(), memchr::memmem::Finder::new(&format!("\"{f}\"").into_bytes()).into_owned()))
-        .collect();
+    // Every name ends in `Indexes`: one pass finds the candidate lines.
+    debug_assert!(INTERNAL_FIELDS.iter().all(|f| f.ends_with("Indexes")));
+    let finder = memchr::memmem::Finder::new(b"Indexes\"");
     let s = cx.scan;
     for r in &s.records {
         let Some(line) = cx.bytes.get(r.offset as usize..r.offset as usize + r.len as usize) else { continue };
-        if !finders.iter().any(|(_, f)| f.find(line).is_some()) {
+        if finder.find(line).is_none() {
             continue;
         }
         let Some(v) = parse_line(cx.bytes, r) else { continue };

@@ -311,3 +311,24 @@ fn live_preserved_segment_is_relinked_as_the_client_does() {
     let codes: Vec<&str> = errors(&run(&broken)).iter().map(|e| e.0).collect();
     assert_eq!(codes, vec!["compact-pair-unreachable"]);
 }
+
+#[test]
+fn current_summary_must_have_text_and_preserved_uuids_must_exist() {
+    let mut l = valid_lines();
+    l.pop();
+    l.push(boundary("b1", None, Some("a4"), 8, r#","preservedMessages":{"uuids":["a4","gone"]}"#));
+    l.push(rec("user", "s1", Some("b1"), 9, r#","isCompactSummary":true,"message":{"role":"user","content":"  "}"#));
+    l.push(asst("a5", Some("s1"), 10, "m5", &text("after")));
+    let codes: Vec<&str> = errors(&run(&l)).iter().map(|e| e.0).collect();
+    // The blank summary is also an empty text block of the first API message.
+    assert_eq!(codes, vec!["compact-summary-empty", "compact-preserved-missing", "empty-text-block"]);
+}
+
+#[test]
+fn a_subagent_transcript_is_named_as_such() {
+    let l: Vec<String> =
+        valid_lines().iter().map(|x| x.replace(r#""isSidechain":false"#, r#""isSidechain":true"#)).collect();
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![("no-conversation", vec![])]);
+    assert!(r.findings[0].message.contains("subagent"));
+}
