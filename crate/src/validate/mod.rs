@@ -310,6 +310,27 @@ fn check_uuids(cx: &mut Ctx, g: &Graph) {
     }
     for (i, r) in s.records.iter().enumerate() {
         let i = i as u32;
+        if r.has(record::F_HAS_PARENT_KEY) && r.parent_uuid.is_none() {
+            // The index keeps only string parents: a root's line is read to tell null from junk.
+            let v = parse_line(cx.bytes, r);
+            if let Some(bad) = v
+                .as_ref()
+                .and_then(|v| get(v, "parentUuid"))
+                .filter(|p| !matches!(p, V::Static(simd_json::StaticNode::Null)))
+            {
+                let what = match bad {
+                    V::String(_) => "a string",
+                    V::Array(_) => "an array",
+                    V::Object(_) => "an object",
+                    V::Static(_) => "a number or boolean",
+                };
+                cx.error(
+                    "malformed-parent",
+                    vec![r.line],
+                    format!("line {}: parentUuid is {what}, not a uuid string or null", r.line),
+                );
+            }
+        }
         if !g.canonical(i) {
             continue;
         }

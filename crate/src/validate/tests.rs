@@ -332,3 +332,14 @@ fn a_subagent_transcript_is_named_as_such() {
     assert_eq!(errors(&r), vec![("no-conversation", vec![])]);
     assert!(r.findings[0].message.contains("subagent"));
 }
+
+#[test]
+fn malformed_parent() {
+    let mut l = valid_lines();
+    l[6] = l[6].replace(r#""parentUuid":"r2""#, r#""parentUuid":42"#);
+    let codes: Vec<&str> = errors(&run(&l)).iter().map(|e| e.0).collect();
+    assert_eq!(codes, vec!["malformed-parent"]);
+    l[6] = l[6].replace(r#""parentUuid":42"#, r#""parentUuid":"""#);
+    let codes: Vec<&str> = errors(&run(&l)).iter().map(|e| e.0).collect();
+    assert!(codes.contains(&"malformed-parent"), "{codes:?}");
+}
