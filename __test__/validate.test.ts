@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { validate, ValidationReport } from '../src-ts/read/validate.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
+import native from '../src-ts/native.js'
 import { CLI, REAL, tempDir } from './helpers/transcripts.js'
 
 const hasReal = existsSync(REAL)
@@ -211,4 +212,38 @@ realTest('real transcripts: a defect planted in a valid real file is caught', as
   const r = await validate(join(dir, 'planted.jsonl'))
   t.false(r.valid)
   t.true(r.findings.some((f) => f.code === 'tool-use-without-result' && f.message.includes(id)), JSON.stringify(r.findings))
+})
+
+realTest('real transcripts: an independent JSON.parse emulation of the API view agrees with the native counts', async (t) => {
+  for (const name of Object.keys(REAL_VERDICTS)) {
+    const path = join(REAL, name)
+    const lines = readFileSync(path, 'utf8').split('\n')
+    const idx = await native.scanFile(path)
+    const chain = native.activeChain(idx)
+    const recs = [...chain.indexes].map((i) => JSON.parse(lines[idx.record(i)!.line - 1]))
+    // Only what follows the last compact boundary is sent.
+    const cut = recs.map((r) => r.type === 'system' && r.subtype === 'compact_boundary').lastIndexOf(true)
+    const msgs: { role: string; id?: string; blocks: any[] }[] = []
+    for (const r of recs.slice(cut + 1)) {
+      if ((r.type !== 'user' && r.type !== 'assistant') || r.isSidechain || r.isApiErrorMessage) continue
+      const c = r.message?.content
+      const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : []
+      const last = msgs[msgs.length - 1]
+      const id = r.type === 'assistant' ? r.message?.id : undefined
+      if (last && last.role === r.type && (r.type === 'user' || (id && last.id === id))) last.blocks.push(...blocks)
+      else msgs.push({ role: r.type, id, blocks })
+    }
+    const report = await validate(path)
+    t.is(report.counts.apiMessages, msgs.length, `${name}: API messages`)
+    const uses = msgs.flatMap((m) => (m.role === 'assistant' ? m.blocks.filter((b) => b.type === 'tool_use' || b.type === 'server_tool_use') : []))
+    t.is(report.counts.toolUses, uses.length, `${name}: tool calls`)
+    // Every call answered exactly once by the next message, and every result answers one.
+    msgs.forEach((m, k) => {
+      if (m.role !== 'assistant') return
+      const ids = m.blocks.filter((b) => b.type === 'tool_use').map((b) => b.id)
+      const next = msgs[k + 1]
+      const answers = next?.role === 'user' ? next.blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []
+      t.deepEqual([...answers].sort(), [...ids].sort(), `${name}: results of message ${k}`)
+    })
+  }
 })

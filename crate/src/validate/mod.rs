@@ -10,6 +10,17 @@
 //! Every finding has a stable code, a severity, the 1-based lines involved and one line of
 //! text. Errors make a file invalid; warnings are what the real client accepts or repairs and
 //! a reader should know about (see `shared/notes/claude-code-client.md`).
+//!
+//! Where the seed's strict rules and the real client (2.1.332) differ, this is what was decided:
+//! - the leaf is the client's: a stale pointer (its record has descendants on the default chain)
+//!   is ignored as the client ignores it, and reported (`pointer-stale`, a warning);
+//! - the API rules apply to what the model is sent: the records after the current compact
+//!   boundary, with a live `preservedSegment` relinked as the client does (K4, K6, case 3h);
+//! - a tool call left unanswered at the very end is an interrupted turn (R10), a warning;
+//! - a compact boundary's `logicalParentUuid` may name a record of an earlier file (K7), a warning;
+//! - kept strict although the client repairs them silently: dangling parents (the client
+//!   re-attaches by timestamp, case 4c), duplicate uuids (4e), orphan results (4f), sessionId
+//!   returns or a chain ending in another session than the file's (4j: the client ignores it).
 
 use crate::graph::{Graph, Link, Pointer, NONE};
 use crate::scan::{record, surrogate, BadKind, Scan};
