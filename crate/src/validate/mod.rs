@@ -215,13 +215,7 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
     check_pointer(&mut cx, &choice);
     let chain = g.active_chain(choice.leaf);
     report.chain_records = chain.records.len() as u32;
-    if chain.looped {
-        cx.error(
-            "parent-cycle",
-            vec![report.leaf_line.unwrap_or(0)],
-            "the parentUuid walk from the leaf meets a record twice (a cycle)".into(),
-        );
-    }
+    check_cycles(&mut cx, &g, chain.looped);
     report.sessions = check_sessions(&mut cx, &chain, choice.leaf, choice.pointer_record, file_session);
     let visible = check_compaction(&mut cx, &g, &chain, &mut report);
     report.visible_records = visible.len() as u32;
@@ -230,6 +224,35 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
     report.tool_uses = tool_uses;
     report.findings = cx.out;
     report
+}
+
+/// Parent cycles anywhere in the file (the client stops its walk there: no hang, but the records
+/// above the cycle are lost). Each cycle is reported once, with its records' lines.
+fn check_cycles(cx: &mut Ctx, g: &Graph, chain_looped: bool) {
+    let n = cx.scan.records.len();
+    let mut state = vec![0u8; n]; // 0 unseen, 1 on the current walk, 2 done
+    for start in 0..n as u32 {
+        let mut path = Vec::new();
+        let mut at = start;
+        while at != NONE && state[at as usize] == 0 {
+            state[at as usize] = 1;
+            path.push(at);
+            at = g.parent[at as usize];
+        }
+        if at != NONE && state[at as usize] == 1 {
+            let from = path.iter().position(|&x| x == at).unwrap_or(0);
+            let lines: Vec<u32> = path[from..].iter().map(|&x| cx.line(x)).collect();
+            let on_chain = if chain_looped { ", on the active chain" } else { "" };
+            cx.error(
+                "parent-cycle",
+                lines.clone(),
+                format!("{} records form a parentUuid cycle{on_chain} (lines {})", lines.len(), join(&lines)),
+            );
+        }
+        for x in path {
+            state[x as usize] = 2;
+        }
+    }
 }
 
 /// Every non-blank line is a JSON object; a cut-short last line is reported too.

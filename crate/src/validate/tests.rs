@@ -343,3 +343,20 @@ fn malformed_parent() {
     let codes: Vec<&str> = errors(&run(&l)).iter().map(|e| e.0).collect();
     assert!(codes.contains(&"malformed-parent"), "{codes:?}");
 }
+
+#[test]
+fn parent_cycles_on_and_off_the_chain() {
+    let mut l = valid_lines();
+    // The root points at the leaf (notes case 4h).
+    l[0] = user("u1", Some("a4"), 1, "hi");
+    let r = run(&l);
+    let cyc: Vec<_> = errors(&r).into_iter().filter(|e| e.0 == "parent-cycle").collect();
+    assert_eq!(cyc.len(), 1, "{:?}", errors(&r));
+    assert_eq!(cyc[0].1, vec![1, 2, 3, 4, 6, 7], "the cycle's members");
+    // Two records pointing at each other, away from the chain.
+    let mut l = valid_lines();
+    l.insert(7, user("x1", Some("x2"), 20, "a"));
+    l.insert(8, user("x2", Some("x1"), 21, "b"));
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![("parent-cycle", vec![8, 9])]);
+}
