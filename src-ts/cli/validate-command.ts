@@ -1,9 +1,8 @@
 // `claude-jsonl validate FILE`: exit 0 valid, 1 invalid, 3 unreadable / not JSONL / not a
 // Claude Code transcript.
 import { renderValidation, validate } from '../read/validate.js'
-import { EXIT } from '../errors.js'
+import { EXIT, usageError } from '../errors.js'
 import { parseCommand, print } from './show-command.js'
-import { usageError } from '../errors.js'
 
 export const VALIDATE_USAGE = `Usage: claude-jsonl validate FILE [--json]
 Exit codes: 0 valid, 1 invalid (errors listed), 3 unreadable, not JSONL, or not a Claude Code transcript.`
