@@ -819,6 +819,11 @@ fn check_api(cx: &mut Ctx, visible: &[u32]) -> (u32, u32) {
     let mut tool_ids: FxHashMap<String, Vec<u32>> = FxHashMap::default();
     let mut tool_uses = 0u32;
     for m in &msgs {
+        if m.blocks.is_empty() {
+            let who = if m.assistant { "an assistant" } else { "a user" };
+            let l = m.lines.clone();
+            cx.error("empty-message", l, format!("line {}: {who} message with no content block", m.lines[0]));
+        }
         for b in &m.blocks {
             if b.blank_text {
                 let who = if m.assistant { "assistant" } else { "user" };

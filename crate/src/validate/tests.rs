@@ -360,3 +360,10 @@ fn parent_cycles_on_and_off_the_chain() {
     let r = run(&l);
     assert_eq!(errors(&r), vec![("parent-cycle", vec![8, 9])]);
 }
+
+#[test]
+fn empty_message() {
+    let mut l = valid_lines();
+    l[6] = asst("a4", Some("r2"), 7, "m2", "");
+    assert_eq!(errors(&run(&l)), vec![("empty-message", vec![7])]);
+}
