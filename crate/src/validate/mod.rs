@@ -20,7 +20,8 @@
 //! - a compact boundary's `logicalParentUuid` may name a record of an earlier file (K7), a warning;
 //! - kept strict although the client repairs them silently: dangling parents (the client
 //!   re-attaches by timestamp, case 4c), duplicate uuids (4e), orphan results (4f), sessionId
-//!   returns or a chain ending in another session than the file's (4j: the client ignores it).
+//!   returns or a chain ending in another session than the file's (4j: the client ignores it),
+//!   a last-prompt naming no record (2f: the client falls back as if there were none).
 
 use crate::graph::{Graph, Link, Pointer, NONE};
 use crate::scan::{record, surrogate, BadKind, Scan};
