@@ -237,6 +237,38 @@ declare namespace binding {
   interface FindResult { failure?: DiscoverFailure; hits: FindHit[]; scope?: FindScope }
   function findText(roots: string[], options: FindOptions, progress?: ScanProgress): Promise<FindResult>
   // ---- end search ----
+  // ---- validate (issue 5) ----
+  interface ValidationFinding {
+    code: string
+    severity: 'error' | 'warning'
+    /** 1-based lines involved (at most 20; the message gives full counts). */
+    lines: number[]
+    message: string
+  }
+  interface ValidationSession { sessionId: string; records: number }
+  interface ValidationResult {
+    bytes: number
+    lines: number
+    records: number
+    firstLine: 'empty' | 'object' | 'non-object' | 'invalid'
+    types: TypeCount[]
+    findings: ValidationFinding[]
+    leafLine?: number
+    leafRule: 'last-prompt' | 'last-prompt-interior' | 'last-conversation-record' | 'none'
+    pointer: 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
+    chainRecords: number
+    visibleRecords: number
+    apiMessages: number
+    toolUses: number
+    compactBoundaries: number
+    sessions: ValidationSession[]
+  }
+  interface ValidateOptions {
+    /** The session the file is named after: the active chain must end in it. */
+    fileSessionId?: string
+  }
+  function validateFile(path: string, options?: ValidateOptions): Promise<ValidationResult>
+  // ---- end validate ----
   function version(): string
   function sha256(buffer: Uint8Array): string
   function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex

@@ -22,6 +22,8 @@ export { teleportId, teleportUuid, uuid5, parseTeleportId } from './read/telepor
 export type { TeleportOptions, TeleportResult } from './read/teleport.js'
 export { find, defaultIndexDir } from './read/find.js'
 export type { FindOptions, FindHit, FindReport } from './read/find.js'
+export { validate, renderValidation } from './read/validate.js'
+export type { ValidationReport, ValidationIssue } from './read/validate.js'
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'

@@ -916,3 +916,110 @@ pub fn find_text(roots: Vec<String>, options: FindOptions, progress: Option<&Sca
 }
 
 // ---- end search ----
+
+// ---- validate (issue 5) ----
+
+#[napi(object)]
+pub struct ValidationFinding {
+    pub code: String,
+    /// 'error' | 'warning'
+    pub severity: String,
+    /// 1-based lines involved (at most 20; the message gives full counts).
+    pub lines: Vec<u32>,
+    pub message: String,
+}
+
+#[napi(object)]
+pub struct ValidationSession {
+    pub session_id: String,
+    pub records: u32,
+}
+
+/// What the validator found in one transcript, with the scan facts the caller needs to decide
+/// whether the file is a Claude Code transcript at all.
+#[napi(object)]
+pub struct ValidationResult {
+    pub bytes: f64,
+    pub lines: f64,
+    pub records: u32,
+    /// 'empty' | 'object' | 'non-object' | 'invalid'
+    pub first_line: String,
+    pub types: Vec<TypeCount>,
+    pub findings: Vec<ValidationFinding>,
+    pub leaf_line: Option<u32>,
+    pub leaf_rule: String,
+    pub pointer: String,
+    pub chain_records: u32,
+    pub visible_records: u32,
+    pub api_messages: u32,
+    pub tool_uses: u32,
+    pub compact_boundaries: u32,
+    pub sessions: Vec<ValidationSession>,
+}
+
+#[napi(object)]
+pub struct ValidateOptions {
+    /// The session the file is named after: the active chain must end in it.
+    pub file_session_id: Option<String>,
+}
+
+pub struct ValidateTask {
+    path: PathBuf,
+    file_session: Option<String>,
+}
+
+impl Task for ValidateTask {
+    type Output = ValidationResult;
+    type JsValue = ValidationResult;
+    fn compute(&mut self) -> Result<ValidationResult> {
+        let bytes = std::fs::read(&self.path)
+            .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))?;
+        let s = scan::scan_bytes(&bytes, Mode::Full);
+        let r = crate::validate::validate(&s, &bytes, self.file_session.as_deref());
+        Ok(ValidationResult {
+            bytes: s.bytes as f64,
+            lines: s.counts.lines as f64,
+            records: s.records.len() as u32,
+            first_line: first_line_name(s.first_line).to_string(),
+            types: s
+                .type_counts()
+                .into_iter()
+                .map(|(name, count)| TypeCount { name: name.to_string(), count: count as f64 })
+                .collect(),
+            findings: r
+                .findings
+                .into_iter()
+                .map(|f| ValidationFinding {
+                    code: f.code.to_string(),
+                    severity: f.severity.name().to_string(),
+                    lines: f.lines,
+                    message: f.message,
+                })
+                .collect(),
+            leaf_line: r.leaf_line,
+            leaf_rule: r.leaf_rule.to_string(),
+            pointer: r.pointer.to_string(),
+            chain_records: r.chain_records,
+            visible_records: r.visible_records,
+            api_messages: r.api_messages,
+            tool_uses: r.tool_uses,
+            compact_boundaries: r.compact_boundaries,
+            sessions: r
+                .sessions
+                .into_iter()
+                .map(|(session_id, records)| ValidationSession { session_id, records })
+                .collect(),
+        })
+    }
+    fn resolve(&mut self, _env: Env, output: ValidationResult) -> Result<ValidationResult> {
+        Ok(output)
+    }
+}
+
+/// Validates one transcript file off the JS thread (see `crate::validate`).
+#[napi(ts_return_type = "Promise<ValidationResult>")]
+pub fn validate_file(path: String, options: Option<ValidateOptions>) -> AsyncTask<ValidateTask> {
+    AsyncTask::new(ValidateTask { path: PathBuf::from(path), file_session: options.and_then(|o| o.file_session_id) })
+}
+
+// ---- end validate ----

@@ -14,6 +14,7 @@ import { runTimeline } from './timeline-command.js'
 import { runSessions } from './sessions-command.js'
 import { runTeleport } from './teleport-command.js'
 import { runFind } from './find-command.js'
+import { runValidate } from './validate-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -29,6 +30,7 @@ Usage:
   claude-jsonl teleport-id ID [--fallback] [--title TEXT] [--projects DIR] [--json]
   claude-jsonl find TERMS... [--tools] [--thinking] [--since DATE] [--project NAME] [--limit N]
                     [--no-index] [--index-dir DIR] [--projects DIR] [--json]
+  claude-jsonl validate FILE [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -105,6 +107,8 @@ export async function main(argv: string[]): Promise<number> {
       return runTeleport(rest)
     case 'find':
       return runFind(rest)
+    case 'validate':
+      return runValidate(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

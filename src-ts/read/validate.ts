@@ -1,0 +1,103 @@
+// `validate`: is a transcript coherent, and would it resume as one well-formed API conversation?
+// The checks run natively (crate/src/validate) over the record index and the record graph; this
+// side decides what is not a transcript at all (exit 3) and shapes the report.
+import { basename } from 'node:path'
+import native from '../native.js'
+import type { ValidationFinding, ValidationResult } from '#native'
+import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { KNOWN_TYPES } from './doctor.js'
+
+export type ValidationIssue = ValidationFinding
+
+export interface ValidationReport {
+  path: string
+  /** No finding of severity 'error'. */
+  valid: boolean
+  errors: number
+  warnings: number
+  /** Errors first, then warnings; each with a stable code, its lines and one line of text. */
+  findings: ValidationIssue[]
+  /** The leaf the client resumes from and how it was chosen (see `show`). */
+  leaf: { line?: number; rule: ValidationResult['leafRule']; pointer: ValidationResult['pointer'] }
+  counts: {
+    lines: number
+    records: number
+    /** Active chain, spliced fragments and tool results included. */
+    chainRecords: number
+    /** Of those, after the current compact boundary: what the model is sent. */
+    visibleRecords: number
+    /** After merging fragments of one message.id and consecutive user records. */
+    apiMessages: number
+    toolUses: number
+    compactBoundaries: number
+  }
+  sessions: { sessionId: string; records: number }[]
+  /** The session the file name names, when it is a uuid (the chain must end in it). */
+  fileSessionId?: string
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Validates one transcript file. Resolves with the report whatever the verdict; throws a
+ * ClaudeJsonlError (exit code 3) when the file cannot be read, is not JSONL, or is not a Claude
+ * Code transcript (no record has a Claude Code type: a Codex rollout, for instance).
+ */
+export async function validate(path: string): Promise<ValidationReport> {
+  const stem = basename(path).replace(/\.jsonl$/i, '')
+  const fileSessionId = UUID.test(stem) ? stem : undefined
+  let r: ValidationResult
+  try {
+    r = await native.validateFile(path, { fileSessionId })
+  } catch (e) {
+    const msg = (e as Error).message
+    throw msg.startsWith(path) ? new ClaudeJsonlError(msg, EXIT.input, path) : inputError(path, msg)
+  }
+  if (r.records === 0) {
+    if (r.firstLine === 'invalid' || r.firstLine === 'non-object') {
+      throw inputError(path, `not JSONL (line 1 is ${r.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`)
+    }
+    throw inputError(path, 'no records: not a transcript')
+  }
+  if (!r.types.some((t) => KNOWN_TYPES.has(t.name))) {
+    const seen = r.types.slice(0, 4).map((t) => t.name || '(no type)').join(', ')
+    throw inputError(path, `not a Claude Code transcript (no record has a Claude Code type; types: ${seen})`)
+  }
+  const findings = [...r.findings.filter((f) => f.severity === 'error'), ...r.findings.filter((f) => f.severity !== 'error')]
+  const errors = r.findings.filter((f) => f.severity === 'error').length
+  return {
+    path,
+    valid: errors === 0,
+    errors,
+    warnings: r.findings.length - errors,
+    findings,
+    leaf: { line: r.leafLine, rule: r.leafRule, pointer: r.pointer },
+    counts: {
+      lines: r.lines,
+      records: r.records,
+      chainRecords: r.chainRecords,
+      visibleRecords: r.visibleRecords,
+      apiMessages: r.apiMessages,
+      toolUses: r.toolUses,
+      compactBoundaries: r.compactBoundaries,
+    },
+    sessions: r.sessions,
+    fileSessionId,
+  }
+}
+
+/** The text report: a verdict line, then one line per finding. */
+export function renderValidation(v: ValidationReport): string {
+  const c = v.counts
+  const verdict = v.valid ? 'valid' : `INVALID (${v.errors} error${v.errors === 1 ? '' : 's'})`
+  const warn = v.warnings > 0 ? `, ${v.warnings} warning${v.warnings === 1 ? '' : 's'}` : ''
+  const out = [
+    `${v.path}: ${verdict}${warn}`,
+    `  leaf line ${v.leaf.line ?? '-'} (${v.leaf.rule}, pointer ${v.leaf.pointer}); ${c.records} records, ${c.chainRecords} on the active chain, ${c.apiMessages} API messages, ${c.toolUses} tool calls, ${c.compactBoundaries} compact boundaries`,
+  ]
+  for (const f of v.findings) {
+    const lines = f.lines.length > 0 ? ` [line${f.lines.length > 1 ? 's' : ''} ${f.lines.join(',')}]` : ''
+    out.push(`  ${f.severity} ${f.code}${lines}: ${f.message}`)
+  }
+  return out.join('\n')
+}
