@@ -2,7 +2,7 @@
 // Claude Code transcript.
 import { renderValidation, validate } from '../read/validate.js'
 import { EXIT, usageError } from '../errors.js'
-import { parseCommand, print } from './show-command.js'
+import { parseCommand, print } from './args.js'
 
 export const VALIDATE_USAGE = `Usage: claude-jsonl validate FILE [--json]
 Exit codes: 0 valid, 1 invalid (errors listed), 3 unreadable, not JSONL, or not a Claude Code transcript.`
