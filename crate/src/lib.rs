@@ -7,6 +7,7 @@ pub mod hash;
 pub mod read;
 pub mod scan;
 pub mod search;
+pub mod store;
 
 #[cfg(feature = "node")]
 mod binding;
