@@ -90,7 +90,7 @@ fn check_lines(parser: &mut Parser, text: &[u8], what: &str) -> Result<usize, St
         let body = &line[..line.len() - 1];
         let ok = parser.parse_with(body, |tape| matches!(tape.first(), Some(Node::Object { .. }))).map(|(o, _)| o);
         if ok != Some(true) {
-            return Err(format!("corrupt store: {what} holds a line that is not a JSON object"));
+            return Err(format!("corrupt store: {what} is not a JSON object"));
         }
         n += 1;
     }
@@ -165,7 +165,7 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
             s.frames = 1;
             let rest = &bytes[nl + 1..];
             let whole = memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1);
-            s.records = check_lines(&mut parser, &rest[..whole], "a record")?;
+            s.records = check_lines(&mut parser, &rest[..whole], "a record line")?;
             s.data = rest[..whole].to_vec();
             if whole < rest.len() {
                 s.torn = Some(Torn { at: (nl + 1 + whole) as u64, kept: Vec::new(), kept_records: 0 });
@@ -192,7 +192,7 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                     }
                     let text = decode_torn(body, fpos)?;
                     let whole = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
-                    let n = check_lines(&mut parser, &text[..whole], "a torn frame")?;
+                    let n = check_lines(&mut parser, &text[..whole], "a line of the torn frame")?;
                     s.data.extend_from_slice(&text[..whole]);
                     s.records += n;
                     s.torn = Some(Torn { at: pos as u64, kept: text[..whole].to_vec(), kept_records: n });
