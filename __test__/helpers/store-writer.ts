@@ -1,8 +1,9 @@
 // Crash-test child: appends deterministic events to one store session as fast as it can and
 // prints `committed N` (fd 1, synchronously) each time events 0..N-1 are known durable. The
-// parent kills it with SIGKILL at a random moment.
+// parent kills it with SIGKILL at a random moment. The line also gives the file's size then
+// (no other write can have started), so the parent can simulate losing unacknowledged bytes.
 //   node store-writer.js ROOT COMPRESSION SEED WINDOW_MS
-import { writeSync } from 'node:fs'
+import { statSync, writeSync } from 'node:fs'
 import { Store, type StoredEvent } from '../../src-ts/archive/store.js'
 
 /** A small deterministic PRNG (mulberry32). */
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   } catch {
     await store.create({ ...SESSION, createdAt: '2026-11-30T00:00:00.000Z' })
   }
+  const path = store.locate(SESSION).path
   const r = rng(seed)
   let committed = next
   for (;;) {
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
         store.append(SESSION.id, events).then(() => {
           if (end > committed) {
             committed = end
-            writeSync(1, `committed ${end}\n`)
+            writeSync(1, `committed ${end} ${statSync(path).size}\n`)
           }
         }),
       )
