@@ -67,6 +67,7 @@ test('append refuses a seq that does not continue the log, and data that is not 
   await t.throwsAsync(s.append(META.id, [{ seq: 0, type: 'tool/result', data: { n: 1n } }]), { message: /tool\/result: data is not JSON-serialisable/ })
   await s.append(META.id, [ev(0)])
   await s.dispose()
+  await t.throwsAsync(s.append(META.id, [ev(1)]), { message: 'store: disposed' })
 })
 
 test('the batching window is fixed: later events join the batch without extending it', async (t) => {
@@ -118,6 +119,7 @@ test('one writer per session: a second store gets an error naming the file', asy
   const b = new Store({ root })
   await t.throwsAsync(b.load(META.id), { message: `${path}: another writer holds this session (one writer per session)` })
   await t.throwsAsync(b.create(META), { message: `${path}: session already exists` })
+  await t.throwsAsync(b.create({ ...META, cwd: '/elsewhere' }), { message: `${path}: session ${META.id} already exists (under another cwd)` })
   t.is((await b.inspect(META.id)).events.length, 1, 'readers are not blocked')
   await a.dispose()
   await b.load(META.id)

@@ -180,6 +180,8 @@ interface Active {
   waiters: Waiter[]
   timer?: NodeJS.Timeout
   writing?: Promise<void>
+  /** set when a rollback failed: the file's end is unknown, so no more appends */
+  broken?: ClaudeJsonlError
 }
 
 export class Store {
@@ -221,6 +223,8 @@ export class Store {
     const depth = meta.delegationDepth ?? 0
     if (!Number.isInteger(depth) || depth < 0) throw storeError(path, 'delegationDepth must be a non-negative integer')
     if (await exists(path)) throw storeError(path, 'session already exists')
+    const elsewhere = await this.find(meta.id, true)
+    if (elsewhere) throw storeError(elsewhere, `session ${meta.id} already exists (under another cwd)`)
     const header: SessionHeader = {
       type: 'session',
       version: SESSION_FORMAT_VERSION,
@@ -243,9 +247,10 @@ export class Store {
   /** Queues events; resolves once the batch holding them is durable (fsynced). The first
    * event's seq must continue the log; seqs must be consecutive. */
   append(id: string, events: readonly StoredEvent[]): Promise<void> {
-    this.live()
+    if (this.disposed) return Promise.reject(new ClaudeJsonlError('store: disposed', EXIT.usage))
     const s = this.active.get(id)
     if (!s) return Promise.reject(new ClaudeJsonlError(`store: session ${id} is not open (create or load it first)`, EXIT.usage))
+    if (s.broken) return Promise.reject(s.broken)
     if (!Array.isArray(events) || events.length === 0) return Promise.reject(storeError(s.path, 'append needs at least one event'))
     const lines: string[] = []
     for (let i = 0; i < events.length; i++) {
@@ -338,7 +343,8 @@ export class Store {
         await fh.truncate(prev)
         await fh.sync()
       } catch (err2) {
-        throw storeError(s.path, `write failed (${(err as Error).message}) and rollback failed (${(err2 as Error).message})`)
+        s.broken = storeError(s.path, `write failed (${(err as Error).message}) and rollback failed (${(err2 as Error).message}); load the session again before appending`)
+        throw s.broken
       }
       throw storeError(s.path, `write failed, rolled back to ${prev} bytes (${(err as Error).message})`)
     }
