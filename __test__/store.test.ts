@@ -137,7 +137,7 @@ test('a same-id publish race never clobbers: the loser gets an error naming the 
   await t.throwsAsync(b.append(META.id, [ev(0, 'from b')]), { message: /session already exists \(not overwritten\)/ })
   await a.dispose()
   await b.dispose()
-  t.deepEqual((await new Store({ root }).load(META.id)).events, [ev(0, 'from a')])
+  t.deepEqual((await new Store({ root }).inspect(META.id)).events, [ev(0, 'from a')])
 })
 
 async function stored(compression: Compression, batches = 3) {
