@@ -259,6 +259,7 @@ declare namespace binding {
     release(): void
   }
   function storeEncodeBatch(lines: Uint8Array, compression: StoreCompression): Buffer
+  function storeEncodeBatchAsync(lines: Uint8Array, compression: StoreCompression): Promise<Buffer>
   function storeReadHeader(path: string, compression: StoreCompression): Buffer
   function storeLoad(path: string, compression: StoreCompression, repair: boolean): Promise<StoreLoaded>
   function storeLock(path: string): StoreLock

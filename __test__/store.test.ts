@@ -127,6 +127,20 @@ test('one writer per session: a second store gets an error naming the file', asy
   await b.dispose()
 })
 
+test('a session folder left without a transcript (crash before the first publish) counts as absent', async (t) => {
+  const root = join(tmp(), 'r')
+  const s = new Store({ root, writeBatchMaxDelayMs: 1 })
+  mkdirSync(dirname(s.locate(META).path), { recursive: true })
+  writeFileSync(join(dirname(s.locate(META).path), '.session.jsonl.tmp-1-abcd'), 'partial')
+  await t.throwsAsync(s.load(META.id), { message: /no such stored session/ })
+  t.is(await s.readStoredRevision(META.id), undefined)
+  t.deepEqual(await s.list(), [])
+  await s.create(META)
+  await s.append(META.id, [ev(0)])
+  await s.dispose()
+  t.is((await new Store({ root }).list()).length, 1)
+})
+
 test('a same-id publish race never clobbers: the loser gets an error naming the file', async (t) => {
   const root = join(tmp(), 'r')
   const a = new Store({ root, writeBatchMaxDelayMs: 1 })

@@ -934,6 +934,28 @@ pub fn store_encode_batch(lines: &[u8], compression: String) -> Result<Buffer> {
     store::encode_batch(lines, enc).map(Buffer::from).map_err(|e| Error::new(Status::InvalidArg, e))
 }
 
+pub struct StoreEncodeTask {
+    lines: Vec<u8>,
+    enc: Encoding,
+}
+
+impl Task for StoreEncodeTask {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        store::encode_batch(&self.lines, self.enc).map_err(|e| Error::new(Status::InvalidArg, e))
+    }
+    fn resolve(&mut self, _env: Env, out: Vec<u8>) -> Result<Buffer> {
+        Ok(out.into())
+    }
+}
+
+/// `storeEncodeBatch` on the libuv pool, so compressing a large batch never blocks the event loop.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn store_encode_batch_async(lines: &[u8], compression: String) -> Result<AsyncTask<StoreEncodeTask>> {
+    Ok(AsyncTask::new(StoreEncodeTask { lines: lines.to_vec(), enc: encoding_of(&compression)? }))
+}
+
 /// The header line of a store file, reading only its first frame (or line).
 #[napi]
 pub fn store_read_header(path: String, compression: String) -> Result<Buffer> {

@@ -326,7 +326,7 @@ export class Store {
   }
 
   private async persist(s: Active, text: Buffer): Promise<void> {
-    const batch = native.storeEncodeBatch(text, this.compression)
+    const batch = await native.storeEncodeBatchAsync(text, this.compression)
     if (!s.materialized) return this.publish(s, batch)
     const fh = s.fh!
     const prev = s.size
@@ -356,7 +356,7 @@ export class Store {
   private async publish(s: Active, batch: Buffer): Promise<void> {
     const dir = join(s.path, '..')
     await this.makeDirs(dir)
-    const header = native.storeEncodeBatch(Buffer.from(JSON.stringify(s.header) + '\n', 'utf8'), this.compression)
+    const header = await native.storeEncodeBatchAsync(Buffer.from(JSON.stringify(s.header) + '\n', 'utf8'), this.compression)
     const bytes = Buffer.concat([header, batch])
     const tmp = join(dir, `.${TRANSCRIPT_NAME}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
     const fh = await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_RDWR, 0o644)
@@ -438,8 +438,9 @@ export class Store {
     const found: string[] = []
     for (const project of await this.projects()) {
       const dir = join(this.root, project, name)
-      if (!(await exists(dir))) continue
-      found.push(await this.transcriptIn(dir, true) as string)
+      // a folder without a transcript is a first publish that never happened (e.g. a crash)
+      const t = (await exists(dir)) ? await this.transcriptIn(dir, false) : undefined
+      if (t) found.push(t)
     }
     if (found.length === 0 && optional) return undefined
     if (found.length === 0) throw new ClaudeJsonlError(`${join(this.root, '*', name)}: no such stored session`, EXIT.input, this.root)
