@@ -960,7 +960,9 @@ pub fn store_encode_batch_async(lines: &[u8], compression: String) -> Result<Asy
 #[napi]
 pub fn store_read_header(path: String, compression: String) -> Result<Buffer> {
     let enc = encoding_of(&compression)?;
-    store::read_header(std::path::Path::new(&path), enc).map(Buffer::from).map_err(|e| Error::new(Status::GenericFailure, e))
+    store::read_header(std::path::Path::new(&path), enc)
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, e))
 }
 
 #[napi(object)]
@@ -1032,7 +1034,8 @@ impl StoreLock {
 /// process or another store in this one) is an error naming the file.
 #[napi]
 pub fn store_lock(path: String) -> Result<StoreLock> {
-    let f = std::fs::File::open(&path).map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))?;
+    let f = std::fs::File::open(&path)
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))?;
     match f.try_lock() {
         Ok(()) => Ok(StoreLock { file: Some(f) }),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::new(
