@@ -275,6 +275,27 @@ declare namespace binding {
   function scanFile(path: string, mode?: ScanMode): Promise<TranscriptIndex>
   interface ScanEstateOptions { minMtimeMs?: number }
   function scanEstate(paths: string[], mode?: ScanMode, progress?: ScanProgress, options?: ScanEstateOptions): Promise<EstateScan>
+  // ---- store (issue 4) ----
+  type StoreCompression = 'zstd' | 'none'
+  interface StoreLoaded {
+    header: Buffer
+    data: Buffer
+    records: number
+    fileLen: number
+    frames: number
+    tornAt?: number
+    tornKept: number
+    repaired: boolean
+  }
+  class StoreLock {
+    release(): void
+  }
+  function storeEncodeBatch(lines: Uint8Array, compression: StoreCompression): Buffer
+  function storeEncodeBatchAsync(lines: Uint8Array, compression: StoreCompression): Promise<Buffer>
+  function storeReadHeader(path: string, compression: StoreCompression): Buffer
+  function storeLoad(path: string, compression: StoreCompression, repair: boolean): Promise<StoreLoaded>
+  function storeLock(path: string): StoreLock
+  // ---- end store ----
 }
 
 export = binding

@@ -1023,3 +1023,136 @@ pub fn validate_file(path: String, options: Option<ValidateOptions>) -> AsyncTas
 }
 
 // ---- end validate ----
+
+// ---- store (issue 4) ----
+
+use crate::store::{self, Encoding};
+
+fn encoding_of(s: &str) -> Result<Encoding> {
+    Encoding::parse(s)
+        .ok_or_else(|| Error::new(Status::InvalidArg, format!("unknown compression '{s}' (expected 'zstd' or 'none')")))
+}
+
+/// Encodes one batch of whole JSONL lines as the bytes to append (a checksummed frame with its
+/// extent marker, or the lines themselves for 'none').
+#[napi]
+pub fn store_encode_batch(lines: &[u8], compression: String) -> Result<Buffer> {
+    let enc = encoding_of(&compression)?;
+    store::encode_batch(lines, enc).map(Buffer::from).map_err(|e| Error::new(Status::InvalidArg, e))
+}
+
+pub struct StoreEncodeTask {
+    lines: Vec<u8>,
+    enc: Encoding,
+}
+
+impl Task for StoreEncodeTask {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        store::encode_batch(&self.lines, self.enc).map_err(|e| Error::new(Status::InvalidArg, e))
+    }
+    fn resolve(&mut self, _env: Env, out: Vec<u8>) -> Result<Buffer> {
+        Ok(out.into())
+    }
+}
+
+/// `storeEncodeBatch` on the libuv pool, so compressing a large batch never blocks the event loop.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn store_encode_batch_async(lines: &[u8], compression: String) -> Result<AsyncTask<StoreEncodeTask>> {
+    Ok(AsyncTask::new(StoreEncodeTask { lines: lines.to_vec(), enc: encoding_of(&compression)? }))
+}
+
+/// The header line of a store file, reading only its first frame (or line).
+#[napi]
+pub fn store_read_header(path: String, compression: String) -> Result<Buffer> {
+    let enc = encoding_of(&compression)?;
+    store::read_header(std::path::Path::new(&path), enc)
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, e))
+}
+
+#[napi(object)]
+pub struct StoreLoaded {
+    pub header: Buffer,
+    /// Record lines after the header, each ending in a newline.
+    pub data: Buffer,
+    pub records: f64,
+    pub file_len: f64,
+    pub frames: f64,
+    /// Where a torn tail began (the file was, or would be, cut back there).
+    pub torn_at: Option<f64>,
+    /// Whole records recovered from the torn frame (re-encoded when repaired).
+    pub torn_kept: f64,
+    pub repaired: bool,
+}
+
+pub struct StoreLoadTask {
+    path: PathBuf,
+    enc: Encoding,
+    repair: bool,
+}
+
+impl Task for StoreLoadTask {
+    type Output = (store::Scanned, bool);
+    type JsValue = StoreLoaded;
+    fn compute(&mut self) -> Result<Self::Output> {
+        store::load(&self.path, self.enc, self.repair).map_err(|e| Error::new(Status::GenericFailure, e))
+    }
+    fn resolve(&mut self, _env: Env, (s, repaired): Self::Output) -> Result<StoreLoaded> {
+        Ok(StoreLoaded {
+            header: s.header.into(),
+            data: s.data.into(),
+            records: s.records as f64,
+            file_len: s.file_len as f64,
+            frames: s.frames as f64,
+            torn_at: s.torn.as_ref().map(|t| t.at as f64),
+            torn_kept: s.torn.as_ref().map_or(0.0, |t| t.kept_records as f64),
+            repaired,
+        })
+    }
+}
+
+/// Reads and validates a whole store file on the libuv pool; with `repair`, a torn tail is cut
+/// and its surviving records re-encoded (the caller must hold the session's writer lock).
+#[napi(ts_return_type = "Promise<StoreLoaded>")]
+pub fn store_load(path: String, compression: String, repair: bool) -> Result<AsyncTask<StoreLoadTask>> {
+    Ok(AsyncTask::new(StoreLoadTask { path: PathBuf::from(path), enc: encoding_of(&compression)?, repair }))
+}
+
+/// An exclusive advisory lock (flock) on a store file, held until `release` or process exit
+/// (so a killed writer never leaves a stale lock).
+#[napi]
+pub struct StoreLock {
+    file: Option<std::fs::File>,
+}
+
+#[napi]
+impl StoreLock {
+    #[napi]
+    pub fn release(&mut self) {
+        if let Some(f) = self.file.take() {
+            let _ = f.unlock();
+        }
+    }
+}
+
+/// Takes the writer lock of a store file without blocking; a lock held elsewhere (another
+/// process or another store in this one) is an error naming the file.
+#[napi]
+pub fn store_lock(path: String) -> Result<StoreLock> {
+    let f = std::fs::File::open(&path)
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))?;
+    match f.try_lock() {
+        Ok(()) => Ok(StoreLock { file: Some(f) }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::new(
+            Status::GenericFailure,
+            format!("{path}: another writer holds this session (one writer per session)"),
+        )),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(Error::new(Status::GenericFailure, format!("{path}: cannot lock: {}", io_message(&e))))
+        }
+    }
+}
+
+// ---- end store ----

@@ -8,6 +8,7 @@ pub mod read;
 pub mod scan;
 pub mod search;
 pub mod validate;
+pub mod store;
 
 #[cfg(feature = "node")]
 mod binding;

@@ -1,0 +1,479 @@
+//! The durable session store's file format (issue 4): one logical JSONL log per session, whose
+//! first line is an immutable header, stored either as plain JSONL (`Encoding::None`) or as a
+//! standard concatenation of Zstandard frames (`Encoding::Zstd`): one checksummed frame holding
+//! the header line, then one checksummed frame per persisted append batch.
+//!
+//! Every data frame is preceded by a 16-byte skippable frame (magic 0x184D2A5C, size 8, tag
+//! `CJL1`, the data frame's byte length as u32 LE) that pins the frame's extent. `zstd -dc`
+//! skips it, and it lets the reader tell a torn last frame (the file ends before the declared
+//! length and the decoder wanted more) from a damaged one (anything else that does not decode
+//! to exactly the declared length with a good checksum). Only the former is recoverable.
+
+use crate::scan::Parser;
+use simd_json::Node;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Zstd,
+    None,
+}
+
+impl Encoding {
+    pub fn parse(s: &str) -> Option<Encoding> {
+        match s {
+            "zstd" => Some(Encoding::Zstd),
+            "none" => Some(Encoding::None),
+            _ => None,
+        }
+    }
+}
+
+pub const INTENT_MAGIC: u32 = 0x184D_2A5C;
+pub const INTENT_TAG: &[u8; 4] = b"CJL1";
+pub const INTENT_LEN: usize = 16;
+/// zstd's default level; the seed offers no level switch.
+pub const LEVEL: i32 = 3;
+
+/// Encodes one batch of whole JSONL lines (each ending in `\n`) as the bytes to append.
+pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
+    if lines.is_empty() || lines.last() != Some(&b'\n') {
+        return Err("a batch must be whole lines ending in a newline".into());
+    }
+    match enc {
+        Encoding::None => Ok(lines.to_vec()),
+        Encoding::Zstd => {
+            let mut c = zstd::bulk::Compressor::new(LEVEL).map_err(|e| e.to_string())?;
+            c.include_checksum(true).map_err(|e| e.to_string())?;
+            c.include_contentsize(true).map_err(|e| e.to_string())?;
+            let frame = c.compress(lines).map_err(|e| e.to_string())?;
+            let len = u32::try_from(frame.len()).map_err(|_| "a batch frame over 4 GiB".to_string())?;
+            let mut out = Vec::with_capacity(INTENT_LEN + frame.len());
+            out.extend_from_slice(&INTENT_MAGIC.to_le_bytes());
+            out.extend_from_slice(&8u32.to_le_bytes());
+            out.extend_from_slice(INTENT_TAG);
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&frame);
+            Ok(out)
+        }
+    }
+}
+
+/// A torn tail found by `scan`: the file is to be cut back to `at`, and `kept` (whole lines
+/// decoded from the torn frame, also present in `Scanned::data`) re-encoded as one batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Torn {
+    pub at: u64,
+    pub kept: Vec<u8>,
+    pub kept_records: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scanned {
+    /// The header line, without its newline.
+    pub header: Vec<u8>,
+    /// Every record line after the header, each ending in `\n` (torn-frame survivors included).
+    pub data: Vec<u8>,
+    pub records: usize,
+    pub file_len: u64,
+    /// Batches (frames, or for `none` the header line counts as one) that are complete.
+    pub frames: usize,
+    pub torn: Option<Torn>,
+}
+
+/// Counts the lines of decoded batch text and checks each is a JSON object.
+fn check_lines(parser: &mut Parser, text: &[u8], what: &str) -> Result<usize, String> {
+    let mut n = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let body = &line[..line.len() - 1];
+        let ok = parser.parse_with(body, |tape| matches!(tape.first(), Some(Node::Object { .. }))).map(|(o, _)| o);
+        if ok != Some(true) {
+            return Err(format!("corrupt store: {what} is not a JSON object"));
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
+    let size = zstd::zstd_safe::get_frame_content_size(frame)
+        .ok()
+        .flatten()
+        .ok_or_else(|| format!("corrupt store: bad frame header at byte {at}"))?;
+    if size > (1u64 << 32) {
+        return Err(format!("corrupt store: implausible frame size at byte {at}"));
+    }
+    let mut d = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
+    let out = d
+        .decompress(frame, size as usize)
+        .map_err(|e| format!("corrupt store: frame at byte {at} does not decode ({e})"))?;
+    if out.len() as u64 != size || out.last() != Some(&b'\n') {
+        return Err(format!("corrupt store: frame at byte {at} does not hold whole lines"));
+    }
+    Ok(out)
+}
+
+/// Decodes as much of a torn frame as there is; Err if the bytes themselves are bad or the
+/// frame completes (then it is not torn, it is shorter than declared: damage).
+fn decode_torn(part: &[u8], at: usize) -> Result<Vec<u8>, String> {
+    use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+    let mut d = Decoder::new().map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut input = InBuffer::around(part);
+    loop {
+        let mut ob = OutBuffer::around(&mut chunk[..]);
+        let hint = d
+            .run(&mut input, &mut ob)
+            .map_err(|e| format!("corrupt store: frame at byte {at} does not decode ({e})"))?;
+        let produced = ob.pos();
+        out.extend_from_slice(&chunk[..produced]);
+        if hint == 0 {
+            return Err(format!("corrupt store: frame at byte {at} is shorter than declared"));
+        }
+        if input.pos() == part.len() && produced < chunk.len() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a whole store file's bytes: validates every complete frame (or line) and finds a torn
+/// tail. Errors are one phrase; the caller names the file.
+pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
+    let mut parser = Parser::default();
+    if bytes.is_empty() {
+        return Err("corrupt store: empty file (no header)".into());
+    }
+    let mut s = Scanned {
+        header: Vec::new(),
+        data: Vec::new(),
+        records: 0,
+        file_len: bytes.len() as u64,
+        frames: 0,
+        torn: None,
+    };
+    match enc {
+        Encoding::None => {
+            let Some(nl) = memchr::memchr(b'\n', bytes) else {
+                return Err("corrupt store: no complete header line".into());
+            };
+            check_lines(&mut parser, &bytes[..=nl], "the header line")?;
+            s.header = bytes[..nl].to_vec();
+            s.frames = 1;
+            let rest = &bytes[nl + 1..];
+            let whole = memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1);
+            s.records = check_lines(&mut parser, &rest[..whole], "a record line")?;
+            s.data = rest[..whole].to_vec();
+            if whole < rest.len() {
+                s.torn = Some(Torn { at: (nl + 1 + whole) as u64, kept: Vec::new(), kept_records: 0 });
+            }
+        }
+        Encoding::Zstd => {
+            let mut pos = 0usize;
+            while pos < bytes.len() {
+                let rest = &bytes[pos..];
+                if rest.len() < INTENT_LEN {
+                    if s.frames == 0 || !is_intent_prefix(rest) {
+                        return Err(format!("corrupt store: damaged frame marker at byte {pos}"));
+                    }
+                    s.torn = Some(Torn { at: pos as u64, kept: Vec::new(), kept_records: 0 });
+                    break;
+                }
+                let len =
+                    parse_intent(rest).ok_or_else(|| format!("corrupt store: damaged frame marker at byte {pos}"))?;
+                let body = &rest[INTENT_LEN..];
+                let fpos = pos + INTENT_LEN;
+                if body.len() < len {
+                    if s.frames == 0 {
+                        return Err("corrupt store: no complete header frame".into());
+                    }
+                    let text = decode_torn(body, fpos)?;
+                    let whole = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
+                    let n = check_lines(&mut parser, &text[..whole], "a line of the torn frame")?;
+                    s.data.extend_from_slice(&text[..whole]);
+                    s.records += n;
+                    s.torn = Some(Torn { at: pos as u64, kept: text[..whole].to_vec(), kept_records: n });
+                    break;
+                }
+                let frame = &body[..len];
+                match zstd::zstd_safe::find_frame_compressed_size(frame) {
+                    Ok(n) if n == len => {}
+                    _ => {
+                        return Err(format!(
+                            "corrupt store: frame at byte {fpos} is not one frame of the declared length"
+                        ))
+                    }
+                }
+                let text = decode_frame(frame, fpos)?;
+                if s.frames == 0 {
+                    if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
+                        return Err("corrupt store: the header frame does not hold exactly one line".into());
+                    }
+                    check_lines(&mut parser, &text, "the header frame")?;
+                    s.header = text[..text.len() - 1].to_vec();
+                } else {
+                    s.records += memchr::memchr_iter(b'\n', &text).count();
+                    s.data.extend_from_slice(&text);
+                }
+                s.frames += 1;
+                pos = fpos + len;
+            }
+        }
+    }
+    Ok(s)
+}
+
+fn is_intent_prefix(rest: &[u8]) -> bool {
+    let mut full = Vec::with_capacity(12);
+    full.extend_from_slice(&INTENT_MAGIC.to_le_bytes());
+    full.extend_from_slice(&8u32.to_le_bytes());
+    full.extend_from_slice(INTENT_TAG);
+    let n = rest.len().min(12);
+    rest[..n] == full[..n]
+}
+
+fn parse_intent(b: &[u8]) -> Option<usize> {
+    if u32::from_le_bytes(b[0..4].try_into().ok()?) != INTENT_MAGIC
+        || u32::from_le_bytes(b[4..8].try_into().ok()?) != 8
+        || &b[8..12] != INTENT_TAG
+    {
+        return None;
+    }
+    let len = u32::from_le_bytes(b[12..16].try_into().ok()?) as usize;
+    (len > 0).then_some(len)
+}
+
+/// Reads only the header line: the first frame (zstd) or the first line (none).
+pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, String> {
+    let name = path.display();
+    let mut f = File::open(path).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
+    let mut parser = Parser::default();
+    match enc {
+        Encoding::Zstd => {
+            let mut intent = [0u8; INTENT_LEN];
+            f.read_exact(&mut intent).map_err(|_| format!("{name}: corrupt store: no complete header frame"))?;
+            let len = parse_intent(&intent)
+                .ok_or_else(|| format!("{name}: corrupt store: damaged frame marker at byte 0"))?;
+            if len > 64 << 20 {
+                return Err(format!("{name}: corrupt store: implausible header frame length"));
+            }
+            let mut frame = vec![0u8; len];
+            f.read_exact(&mut frame).map_err(|_| format!("{name}: corrupt store: no complete header frame"))?;
+            match zstd::zstd_safe::find_frame_compressed_size(&frame) {
+                Ok(n) if n == len => {}
+                _ => {
+                    return Err(format!(
+                        "{name}: corrupt store: the header frame is not one frame of the declared length"
+                    ))
+                }
+            }
+            let text = decode_frame(&frame, INTENT_LEN).map_err(|e| format!("{name}: {e}"))?;
+            if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
+                return Err(format!("{name}: corrupt store: the header frame does not hold exactly one line"));
+            }
+            check_lines(&mut parser, &text, "the header frame").map_err(|e| format!("{name}: {e}"))?;
+            Ok(text[..text.len() - 1].to_vec())
+        }
+        Encoding::None => {
+            let mut buf = Vec::new();
+            let mut chunk = vec![0u8; 64 << 10];
+            loop {
+                let n = f.read(&mut chunk).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
+                if n == 0 {
+                    return Err(format!("{name}: corrupt store: no complete header line"));
+                }
+                let from = buf.len();
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+                    let end = from + i;
+                    check_lines(&mut parser, &buf[..=end], "the header line").map_err(|e| format!("{name}: {e}"))?;
+                    buf.truncate(end);
+                    return Ok(buf);
+                }
+            }
+        }
+    }
+}
+
+/// Reads a store file; with `repair`, a torn tail is cut back to its start (fsync) and the
+/// surviving whole records re-encoded as one batch (fsync). Errors name the file.
+pub fn load(path: &Path, enc: Encoding, repair: bool) -> Result<(Scanned, bool), String> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
+    let s = scan(&bytes, enc).map_err(|e| format!("{name}: {e}"))?;
+    let mut repaired = false;
+    if repair {
+        if let Some(t) = &s.torn {
+            let io = |e: std::io::Error| format!("{name}: repair failed: {}", crate::io_message(&e));
+            let mut f = OpenOptions::new().write(true).open(path).map_err(io)?;
+            f.set_len(t.at).map_err(io)?;
+            f.sync_all().map_err(io)?;
+            if !t.kept.is_empty() {
+                let enc_bytes = encode_batch(&t.kept, enc).map_err(|e| format!("{name}: {e}"))?;
+                use std::io::Seek;
+                f.seek(std::io::SeekFrom::Start(t.at)).map_err(io)?;
+                if let Err(e) = f.write_all(&enc_bytes).and_then(|_| f.sync_all()) {
+                    let _ = f.set_len(t.at);
+                    let _ = f.sync_all();
+                    return Err(io(e));
+                }
+            }
+            repaired = true;
+        }
+    }
+    Ok((s, repaired))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Vec<u8> {
+        b"{\"type\":\"session\",\"version\":0,\"id\":\"s1\",\"createdAt\":\"2026-11-30T00:00:00Z\"}\n".to_vec()
+    }
+    fn batch(from: usize, n: usize) -> Vec<u8> {
+        (from..from + n)
+            .map(|i| format!("{{\"seq\":{i},\"type\":\"user/text\",\"data\":{{\"text\":\"hello {i} world\"}}}}\n"))
+            .collect::<String>()
+            .into_bytes()
+    }
+    /// A small store: header frame + three batches; returns bytes, the records text, and the end
+    /// offset of each frame.
+    fn build(enc: Encoding) -> (Vec<u8>, Vec<u8>, Vec<usize>) {
+        let mut file = encode_batch(&header(), enc).unwrap();
+        let mut ends = vec![file.len()];
+        let mut text = Vec::new();
+        for (from, n) in [(0, 2), (2, 3), (5, 1)] {
+            let b = batch(from, n);
+            file.extend(encode_batch(&b, enc).unwrap());
+            text.extend(b);
+            ends.push(file.len());
+        }
+        (file, text, ends)
+    }
+
+    #[test]
+    fn round_trip_both_encodings() {
+        for enc in [Encoding::Zstd, Encoding::None] {
+            let (file, text, _) = build(enc);
+            let s = scan(&file, enc).unwrap();
+            assert_eq!(s.header, header()[..header().len() - 1]);
+            assert_eq!(s.data, text);
+            assert_eq!(s.records, 6);
+            assert_eq!(s.torn, None);
+        }
+    }
+
+    #[test]
+    fn zstd_store_is_standard_zstd() {
+        let (file, text, _) = build(Encoding::Zstd);
+        let mut all = header();
+        all.extend(text);
+        assert_eq!(zstd::stream::decode_all(&file[..]).unwrap(), all);
+    }
+
+    #[test]
+    fn truncation_at_every_offset_keeps_committed_records() {
+        for enc in [Encoding::Zstd, Encoding::None] {
+            let (file, text, ends) = build(enc);
+            let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+            for cut in 1..file.len() {
+                let got = scan(&file[..cut], enc);
+                if cut < ends[0] {
+                    assert!(got.is_err(), "{enc:?} cut {cut}: no header must be refused");
+                    continue;
+                }
+                let s = got.unwrap_or_else(|e| panic!("{enc:?} cut {cut}: {e}"));
+                // every record of a complete batch is there, and only original records, in order
+                let complete = ends.iter().filter(|&&e| e <= cut).count() - 1;
+                let committed: usize = [2, 3, 1][..complete].iter().sum();
+                assert!(s.records >= committed, "{enc:?} cut {cut}");
+                assert_eq!(s.data, lines[..s.records].concat(), "{enc:?} cut {cut}");
+                let clean = match enc {
+                    Encoding::Zstd => ends.contains(&cut),
+                    Encoding::None => file[cut - 1] == b'\n',
+                };
+                assert_eq!(s.torn.is_some(), !clean, "{enc:?} cut {cut}");
+                // repair, then the store reads clean with the same records
+                if let Some(t) = &s.torn {
+                    let mut fixed = file[..t.at as usize].to_vec();
+                    if !t.kept.is_empty() {
+                        fixed.extend(encode_batch(&t.kept, enc).unwrap());
+                    }
+                    let again = scan(&fixed, enc).unwrap();
+                    assert_eq!(again.torn, None);
+                    assert_eq!(again.data, s.data);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn byte_flip_at_every_offset_is_refused_or_harmless() {
+        let enc = Encoding::Zstd;
+        let (file, text, _) = build(enc);
+        let mut refused = 0;
+        for at in 0..file.len() {
+            for mask in [0x01u8, 0x80, 0xff] {
+                let mut bad = file.clone();
+                bad[at] ^= mask;
+                match scan(&bad, enc) {
+                    Err(e) => {
+                        assert!(e.starts_with("corrupt store"), "{e}");
+                        refused += 1;
+                    }
+                    // a flip zstd ignores (e.g. a window-size bit) must change nothing
+                    Ok(s) => {
+                        assert_eq!(
+                            (s.data.as_slice(), s.records, s.torn),
+                            (text.as_slice(), 6, None),
+                            "flip {mask:#x} at {at}"
+                        )
+                    }
+                }
+            }
+        }
+        assert!(refused > file.len() * 2, "{refused}");
+    }
+
+    #[test]
+    fn none_mode_flip_is_refused_or_cuts_only_the_last_line() {
+        let enc = Encoding::None;
+        let (file, text, _) = build(enc);
+        for at in 0..file.len() - 1 {
+            let mut bad = file.clone();
+            bad[at] ^= 0x80;
+            if let Ok(s) = scan(&bad, enc) {
+                panic!("flip at {at} accepted: {} records", s.records);
+            }
+        }
+        // the last newline lost: that record is an incomplete line and is cut
+        let s = scan(&file[..file.len() - 1], enc).unwrap();
+        assert_eq!(s.records, 5);
+        assert!(text.starts_with(&s.data));
+    }
+
+    #[test]
+    fn file_repair_truncates_and_reencodes() {
+        let dir = std::env::temp_dir().join(format!("cj-store-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("session.jsonl.zstd");
+        let (file, text, ends) = build(Encoding::Zstd);
+        let cut = ends[2] + (ends[3] - ends[2]) * 3 / 4;
+        std::fs::write(&path, &file[..cut]).unwrap();
+        let (s, repaired) = load(&path, Encoding::Zstd, true).unwrap();
+        assert!(repaired);
+        let (again, r2) = load(&path, Encoding::Zstd, true).unwrap();
+        assert!(!r2);
+        assert_eq!(again.data, s.data);
+        assert!(text.starts_with(&s.data));
+        assert_eq!(read_header(&path, Encoding::Zstd).unwrap(), header()[..header().len() - 1]);
+        std::fs::write(&path, b"garbage").unwrap();
+        let e = load(&path, Encoding::Zstd, false).unwrap_err();
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
