@@ -1,27 +1,13 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { CLI, assistant, userText, writeTree } from './helpers/transcripts.js'
+import { CLI, assistant, userText, writeTree, snapshot } from './helpers/transcripts.js'
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env } })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
-function snapshot(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      const s = statSync(p)
-      if (s.isDirectory()) walk(p)
-      else out.push(`${p} ${s.size} ${s.mtimeMs}`)
-    }
-  }
-  walk(dir)
-  return out
-}
 
 const estate = () =>
   writeTree({

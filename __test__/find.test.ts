@@ -1,11 +1,11 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { find } from '../src-ts/read/find.js'
 import { renderFind, runFind } from '../src-ts/cli/find-command.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
-import { REAL, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
+import { REAL, REPO, tempDir, userText, writeTree, snapshot } from './helpers/transcripts.js'
 
 const S = (n: number) => `${String(n).padStart(8, '0')}-1111-4222-8333-444455556666`
 
@@ -20,19 +20,6 @@ function toolUse(command: string): string {
 }
 const filler = (n: number) => Array.from({ length: n }, (_, i) => said(`routine progress note ${i} about the build and the tests`))
 
-function snapshot(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      const s = statSync(p)
-      if (s.isDirectory()) walk(p)
-      else out.push(`${p} ${s.size} ${s.mtimeMs}`)
-    }
-  }
-  walk(dir)
-  return out
-}
 
 /** A small estate: rare and common terms spread so that the right order is known. */
 function estate() {

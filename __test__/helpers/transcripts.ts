@@ -1,6 +1,6 @@
 // Small, explicit transcript builders for tests: each record is what Claude Code writes,
 // with only the fields a test needs.
-import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,4 +66,19 @@ export function writeTree(files: Record<string, string[] | string>, root = tempD
     writeFileSync(p, Array.isArray(content) ? content.join('\n') + '\n' : content)
   }
   return root
+}
+
+/** Every file under `dir` with its size and mtime: equal before and after proves nothing was written. */
+export function snapshot(dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name)
+      const s = statSync(p)
+      if (s.isDirectory()) walk(p)
+      else out.push(`${p} ${s.size} ${s.mtimeMs}`)
+    }
+  }
+  walk(dir)
+  return out
 }
