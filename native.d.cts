@@ -296,6 +296,11 @@ declare namespace binding {
   function storeLoad(path: string, compression: StoreCompression, repair: boolean): Promise<StoreLoaded>
   function storeLock(path: string): StoreLock
   // ---- end store ----
+  // ---- compress (issue 3) ----
+  interface MemberSet { key: string; json: string }
+  interface OutputPart { records?: Uint32Array; record?: number; set?: MemberSet[]; line?: string }
+  function assembleTranscript(source: Uint8Array, index: TranscriptIndex, parts: OutputPart[]): Buffer
+  // ---- end compress ----
 }
 
 export = binding

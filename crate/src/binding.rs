@@ -1156,3 +1156,51 @@ pub fn store_lock(path: String) -> Result<StoreLock> {
 }
 
 // ---- end store ----
+
+// ---- compress (issue 3): candidate assembly from source spans ----
+
+/// A top-level member to set on a kept record: its key and its new value as JSON text.
+#[napi(object)]
+pub struct MemberSet {
+    pub key: String,
+    pub json: String,
+}
+
+/// One piece of a rewritten transcript: exactly one of `records` (source records copied
+/// verbatim), `record` + `set` (one source record with members replaced or appended), or `line`
+/// (a new JSON line).
+#[napi(object)]
+pub struct OutputPart {
+    pub records: Option<Uint32Array>,
+    pub record: Option<u32>,
+    pub set: Option<Vec<MemberSet>>,
+    pub line: Option<String>,
+}
+
+/// Builds a transcript from `source` (the bytes `index` was scanned from) and the parts, in
+/// order, with the source's BOM and line terminator. Kept bytes are copied, never re-serialised.
+#[napi]
+pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<OutputPart>) -> Result<Buffer> {
+    use crate::compress::json_span::MemberEdit;
+    use crate::compress::output::{assemble, Layout, Part};
+    if index.scan.bytes != source.len() as u64 {
+        return Err(Error::new(Status::InvalidArg, "the source buffer is not the one the index was scanned from"));
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    for p in &parts {
+        out.push(match (&p.records, p.record, &p.set, &p.line) {
+            (Some(rs), None, None, None) => Part::Records(rs.as_ref()),
+            (None, Some(record), Some(set), None) => Part::Edited {
+                record,
+                edits: set.iter().map(|m| MemberEdit { key: &m.key, json: m.json.as_bytes() }).collect(),
+            },
+            (None, None, None, Some(line)) => Part::Line(line.as_bytes()),
+            _ => return Err(Error::new(Status::InvalidArg, "an output part needs exactly one of records, record+set, line")),
+        });
+    }
+    assemble(source, &index.scan, &out, &Layout::of(&index.scan))
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+}
+
+// ---- end compress ----
