@@ -7,8 +7,9 @@ pub mod hash;
 pub mod read;
 pub mod scan;
 pub mod search;
-pub mod validate;
 pub mod store;
+pub mod topology;
+pub mod validate;
 
 #[cfg(feature = "node")]
 mod binding;
