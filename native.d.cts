@@ -269,6 +269,69 @@ declare namespace binding {
   }
   function validateFile(path: string, options?: ValidateOptions): Promise<ValidationResult>
   // ---- end validate ----
+  // ---- topology (issue 5) ----
+  interface PlanOptions {
+    leafPolicy?: 'strict' | 'client' | 'auto'
+    /** A uuid: resume from this record (reported as 'active-chain-manual-override'). */
+    resumeLeaf?: string
+    /** Legacy compatibility mode: the physical tail is kept, no branch isolation. */
+    preservePhysicalTail?: boolean
+    maxPostLastPromptExtension?: number
+    checkpointPolicy?: 'active-correlated' | 'preserve-recent' | 'none'
+    maxFileHistorySnapshots?: number
+    targetRatio?: number
+    minRecentRecords?: number
+  }
+  interface PlanWarning { code: string; lines: number[]; message: string }
+  interface LineageRun { sessionId: string; start: number; end: number }
+  type TopologyStatus =
+    | 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop'
+    | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
+  type PreserveMode = 'active-chain' | 'active-chain-manual-override' | 'active-chain-client-leaf' | 'physical-tail'
+  interface TopologyPlan {
+    status: TopologyStatus
+    message: string
+    offendingLines: number[]
+    recovery: string[]
+    warnings: PlanWarning[]
+    leafPolicy: 'strict' | 'client' | 'auto'
+    preserveMode: PreserveMode
+    leafReason: string
+    leaf?: number
+    leafUuid?: string
+    strictLeaf?: number
+    clientLeaf?: number
+    pointer?: number
+    pointerState: 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
+    extension: Uint32Array
+    chain: Uint32Array
+    /** Per chain record: 0 parent chain, 1 spliced fragment, 2 spliced tool result, 3 preserved segment. */
+    chainOrigins: Uint8Array
+    relinked: Uint32Array
+    precompact: Uint32Array
+    priorCompact: Uint32Array
+    segmentLive: boolean
+    lineageRuns: LineageRun[]
+    legalCuts: Uint32Array
+    promptCuts: Uint8Array
+    cutBytes: Float64Array
+    cut?: number
+    summaryIndexes: Uint32Array
+    rawKeepIndexes: Uint32Array
+    sideKeepIndexes: Uint32Array
+    controlProjectionIndexes: Uint32Array
+    excludedBranchIndexes: Uint32Array
+    excludedUnattributedIndexes: Uint32Array
+    metadataIndexes: Uint32Array
+    inputBytes: number
+    /** Per record: its 1-based line. */
+    recordLines: Uint32Array
+    /** Per record: an index into typeNames ('' for a record without a type). */
+    recordTypes: Uint16Array
+    typeNames: string[]
+  }
+  function planTranscript(index: TranscriptIndex, buffer: Uint8Array, options?: PlanOptions): TopologyPlan
+  // ---- end topology ----
   function version(): string
   function sha256(buffer: Uint8Array): string
   function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex

@@ -24,6 +24,21 @@ export { find, defaultIndexDir } from './read/find.js'
 export type { FindOptions, FindHit, FindReport } from './read/find.js'
 export { validate, renderValidation } from './read/validate.js'
 export type { ValidationReport, ValidationIssue } from './read/validate.js'
+export { plan, planIndex, renderPlan, stopMessage, lineSetDigest } from './compress/plan.js'
+export type {
+  PlanOptions,
+  PlanReport,
+  PlanStop,
+  ResumeLeafInfo,
+  CutInfo,
+  ExclusionReason,
+  TranscriptPlan,
+  TopologyPlan,
+  TopologyStatus,
+  PreserveMode,
+  LeafPolicy,
+  CheckpointPolicy,
+} from './compress/plan.js'
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'

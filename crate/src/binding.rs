@@ -1204,3 +1204,194 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
 }
 
 // ---- end compress ----
+// ---- topology (issue 5) ----
+
+#[napi(object)]
+pub struct PlanOptions {
+    /// 'strict' | 'client' | 'auto' (default).
+    pub leaf_policy: Option<String>,
+    /// A uuid: resume from this record (reported as 'active-chain-manual-override').
+    pub resume_leaf: Option<String>,
+    /// Legacy compatibility mode: the physical tail is kept, no branch isolation.
+    pub preserve_physical_tail: Option<bool>,
+    /// Default 0.
+    pub max_post_last_prompt_extension: Option<u32>,
+    /// 'active-correlated' (default) | 'preserve-recent' | 'none'.
+    pub checkpoint_policy: Option<String>,
+    /// Snapshots kept as side records at most (default 80).
+    pub max_file_history_snapshots: Option<u32>,
+    /// Bytes of the kept suffix over input bytes (default 0.30).
+    pub target_ratio: Option<f64>,
+    /// Records the kept suffix holds at least (default 10).
+    pub min_recent_records: Option<u32>,
+}
+
+#[napi(object)]
+pub struct PlanWarning {
+    pub code: String,
+    pub lines: Vec<u32>,
+    pub message: String,
+}
+
+#[napi(object)]
+pub struct LineageRun {
+    pub session_id: String,
+    /// Chain positions start..end.
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The topology plan of one transcript (see `crate::topology`). Indexes are record indexes of
+/// the TranscriptIndex; chain positions index `chain`.
+#[napi(object)]
+pub struct TopologyPlan {
+    pub status: String,
+    /// One line; empty when valid.
+    pub message: String,
+    /// 1-based lines.
+    pub offending_lines: Vec<u32>,
+    /// Options that would recover from the stop.
+    pub recovery: Vec<String>,
+    pub warnings: Vec<PlanWarning>,
+    pub leaf_policy: String,
+    pub preserve_mode: String,
+    pub leaf_reason: String,
+    pub leaf: Option<u32>,
+    pub leaf_uuid: Option<String>,
+    pub strict_leaf: Option<u32>,
+    pub client_leaf: Option<u32>,
+    pub pointer: Option<u32>,
+    pub pointer_state: String,
+    pub extension: Uint32Array,
+    pub chain: Uint32Array,
+    /// Per chain record: 0 parent chain, 1 spliced fragment, 2 spliced tool result, 3 preserved segment.
+    pub chain_origins: Uint8Array,
+    pub relinked: Uint32Array,
+    pub precompact: Uint32Array,
+    pub prior_compact: Uint32Array,
+    pub segment_live: bool,
+    pub lineage_runs: Vec<LineageRun>,
+    pub legal_cuts: Uint32Array,
+    pub prompt_cuts: Uint8Array,
+    pub cut_bytes: Float64Array,
+    pub cut: Option<u32>,
+    pub summary_indexes: Uint32Array,
+    pub raw_keep_indexes: Uint32Array,
+    pub side_keep_indexes: Uint32Array,
+    pub control_projection_indexes: Uint32Array,
+    pub excluded_branch_indexes: Uint32Array,
+    pub excluded_unattributed_indexes: Uint32Array,
+    pub metadata_indexes: Uint32Array,
+    pub input_bytes: f64,
+    /// Per record: its 1-based line.
+    pub record_lines: Uint32Array,
+    /// Per record: an index into `type_names` ('' for a record without a type).
+    pub record_types: Uint16Array,
+    pub type_names: Vec<String>,
+}
+
+fn topology_options(o: Option<PlanOptions>) -> Result<crate::topology::Options> {
+    use crate::topology::{CheckpointPolicy, LeafPolicy, Options};
+    let mut out = Options::default();
+    let Some(o) = o else { return Ok(out) };
+    let bad = |what: &str, v: &str, allowed: &str| {
+        Error::new(Status::InvalidArg, format!("unknown {what} '{v}' (expected {allowed})"))
+    };
+    if let Some(v) = o.leaf_policy {
+        out.leaf_policy = LeafPolicy::parse(&v).ok_or_else(|| bad("leaf policy", &v, "strict, client or auto"))?;
+    }
+    if let Some(v) = o.checkpoint_policy {
+        out.checkpoint_policy = CheckpointPolicy::parse(&v)
+            .ok_or_else(|| bad("checkpoint policy", &v, "active-correlated, preserve-recent or none"))?;
+    }
+    out.resume_leaf = o.resume_leaf;
+    out.preserve_physical_tail = o.preserve_physical_tail.unwrap_or(false);
+    out.max_extension = o.max_post_last_prompt_extension.unwrap_or(out.max_extension);
+    out.max_checkpoints = o.max_file_history_snapshots.unwrap_or(out.max_checkpoints);
+    if let Some(r) = o.target_ratio {
+        if !(r > 0.0 && r <= 1.0) {
+            return Err(Error::new(Status::InvalidArg, format!("target ratio {r} is not in (0, 1]")));
+        }
+        out.target_ratio = r;
+    }
+    out.min_recent_records = o.min_recent_records.unwrap_or(out.min_recent_records);
+    Ok(out)
+}
+
+/// Plans a transcript: leaf, chain, strict status, cut and the six-way partition. `buffer` is
+/// the bytes `index` was scanned from. Topology problems come back as a status, not a throw.
+#[napi]
+pub fn plan_transcript(index: &TranscriptIndex, buffer: &[u8], options: Option<PlanOptions>) -> Result<TopologyPlan> {
+    use crate::topology::SetKind;
+    let opts = topology_options(options)?;
+    if buffer.len() as u64 != index.scan.bytes {
+        return Err(Error::new(Status::InvalidArg, "the buffer is not the one the index was scanned from".to_string()));
+    }
+    let p = crate::topology::plan(&index.scan, buffer, &opts);
+    let s = &index.scan;
+    let u32s = |v: &[u32]| Uint32Array::new(v.to_vec());
+    let mut names: Vec<(String, u16)> = Vec::new();
+    Ok(TopologyPlan {
+        status: p.status.name().to_string(),
+        message: p.message.clone(),
+        offending_lines: p.lines.clone(),
+        recovery: p.recovery.clone(),
+        warnings: p
+            .warnings
+            .iter()
+            .map(|w| PlanWarning { code: w.code.to_string(), lines: w.lines.clone(), message: w.message.clone() })
+            .collect(),
+        leaf_policy: p.leaf_policy.name().to_string(),
+        preserve_mode: p.preserve_mode.name().to_string(),
+        leaf_reason: p.leaf_reason.clone(),
+        leaf: opt_index(p.leaf),
+        leaf_uuid: opt_index(p.leaf).and_then(|l| s.tables.strings.opt(s.records[l as usize].uuid).map(str::to_string)),
+        strict_leaf: opt_index(p.strict_leaf),
+        client_leaf: opt_index(p.client_leaf),
+        pointer: opt_index(p.pointer),
+        pointer_state: p.pointer_state.name().to_string(),
+        extension: u32s(&p.extension),
+        chain: u32s(&p.chain),
+        chain_origins: Uint8Array::new(p.origins.clone()),
+        relinked: u32s(&p.relinked),
+        precompact: u32s(&p.precompact),
+        prior_compact: u32s(&p.prior_compact),
+        segment_live: p.segment_live,
+        lineage_runs: p
+            .runs
+            .iter()
+            .map(|r| LineageRun { session_id: r.session.clone(), start: r.start, end: r.end })
+            .collect(),
+        legal_cuts: u32s(&p.legal_cuts),
+        prompt_cuts: Uint8Array::new(p.prompt_cuts.iter().map(|&b| b as u8).collect()),
+        cut_bytes: Float64Array::new(p.cut_bytes.iter().map(|&b| b as f64).collect()),
+        cut: p.cut,
+        summary_indexes: Uint32Array::new(p.set(SetKind::Summary)),
+        raw_keep_indexes: Uint32Array::new(p.set(SetKind::RawKeep)),
+        side_keep_indexes: Uint32Array::new(p.set(SetKind::SideKeep)),
+        control_projection_indexes: Uint32Array::new(p.set(SetKind::ControlProjection)),
+        excluded_branch_indexes: Uint32Array::new(p.set(SetKind::ExcludedBranch)),
+        excluded_unattributed_indexes: Uint32Array::new(p.set(SetKind::ExcludedUnattributed)),
+        metadata_indexes: u32s(&p.metadata),
+        input_bytes: p.input_bytes as f64,
+        record_lines: Uint32Array::new(s.records.iter().map(|r| r.line).collect()),
+        record_types: Uint16Array::new(
+            s.records.iter().map(|r| type_code(&mut names, r.kind.map_or("", |k| s.str(k)))).collect(),
+        ),
+        type_names: names.into_iter().map(|(n, _)| n).collect(),
+    })
+}
+
+/// The code of a type name in first-seen order.
+fn type_code(names: &mut Vec<(String, u16)>, t: &str) -> u16 {
+    match names.iter().find(|(n, _)| n == t) {
+        Some((_, c)) => *c,
+        None => {
+            let c = names.len().min(u16::MAX as usize) as u16;
+            names.push((t.to_string(), c));
+            c
+        }
+    }
+}
+
+// ---- end topology ----

@@ -9,6 +9,7 @@ pub mod read;
 pub mod scan;
 pub mod search;
 pub mod store;
+pub mod topology;
 pub mod validate;
 
 #[cfg(feature = "node")]

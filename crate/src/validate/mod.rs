@@ -117,14 +117,14 @@ pub fn parse_line(bytes: &[u8], r: &record::Record) -> Option<V> {
     simd_json::to_owned_value(&mut buf).ok()
 }
 
-fn get<'v>(v: &'v V, key: &str) -> Option<&'v V> {
+pub(crate) fn get<'v>(v: &'v V, key: &str) -> Option<&'v V> {
     match v {
         V::Object(o) => o.get(key),
         _ => None,
     }
 }
 
-fn as_str(v: Option<&V>) -> Option<&str> {
+pub(crate) fn as_str(v: Option<&V>) -> Option<&str> {
     match v {
         Some(V::String(s)) => Some(s.as_str()),
         _ => None,
@@ -655,11 +655,17 @@ fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report
 /// boundary's summary and a parent walk from its tail reaches its head. Returns (summary, head).
 fn live_segment(cx: &Ctx, g: &Graph, b: u32, sums: &[u32]) -> Option<(u32, u32)> {
     let &sm = sums.first()?;
-    let v = parse_line(cx.bytes, &cx.scan.records[b as usize])?;
+    preserved_segment(cx.scan, cx.bytes, g, b, sm).map(|(head, _)| (sm, head))
+}
+
+/// Boundary `b`'s `compactMetadata.preservedSegment`, when the client would apply it: its anchor
+/// is `b`'s summary `sm` and a parent walk from its tail reaches its head. Returns (head, tail).
+pub(crate) fn preserved_segment(scan: &Scan, bytes: &[u8], g: &Graph, b: u32, sm: u32) -> Option<(u32, u32)> {
+    let v = parse_line(bytes, &scan.records[b as usize])?;
     let seg = get(&v, "compactMetadata").and_then(|m| get(m, "preservedSegment"))?;
     let at = |k: &str| as_str(get(seg, k)).and_then(|u| g.index_of(u));
     let (head, anchor, tail) = (at("headUuid")?, at("anchorUuid")?, at("tailUuid")?);
-    (anchor == sm && g.ancestors(tail).0.contains(&head)).then_some((sm, head))
+    (anchor == sm && g.ancestors(tail).0.contains(&head)).then_some((head, tail))
 }
 
 fn join(lines: &[u32]) -> String {

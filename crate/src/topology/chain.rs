@@ -1,0 +1,287 @@
+//! The model-visible chain from the chosen leaf and the strict checks on it.
+
+use super::{
+    is_boundary, is_summary, kind_is, line, uuid_of, LeafPolicy, Options, Plan, PreserveMode, Run, Status, Stop,
+    Warning, ORIGIN_PRESERVED,
+};
+use crate::graph::{Graph, Link, Origin, NONE};
+use crate::scan::{record, Scan};
+use crate::validate::{get, parse_line, preserved_segment};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Duplicate uuids anywhere make the uuid index ambiguous: blocking (the seed), whatever branch
+/// they are on.
+pub(super) fn duplicate_uuids(s: &Scan, g: &Graph) -> Option<Stop> {
+    if g.duplicates.is_empty() {
+        return None;
+    }
+    let dup: FxHashSet<&str> = g.duplicates.iter().map(|&i| uuid_of(s, i)).collect();
+    let lines: Vec<u32> =
+        (0..s.records.len() as u32).filter(|&i| dup.contains(uuid_of(s, i))).map(|i| line(s, i)).collect();
+    let first = uuid_of(s, g.duplicates[0]);
+    Some(Stop {
+        status: Status::DuplicateUuid,
+        message: format!(
+            "{} uuid(s) are used by more than one record (first: {first}; lines {}): the uuid index is ambiguous",
+            dup.len(),
+            join(&lines, 12)
+        ),
+        lines,
+        recovery: vec![],
+    })
+}
+
+pub(super) fn join(lines: &[u32], max: usize) -> String {
+    let mut out: Vec<String> = lines.iter().take(max).map(|l| l.to_string()).collect();
+    if lines.len() > max {
+        out.push(format!("… {} more", lines.len() - max));
+    }
+    out.join(", ")
+}
+
+/// The summary child of boundary `b`.
+fn summary_of(g: &Graph, b: u32) -> Option<u32> {
+    g.children(b).iter().copied().find(|&c| is_summary(g.scan(), c))
+}
+
+/// Fills the chain: the active chain from the leaf (fragments and results spliced), a live
+/// preserved segment applied as the client applies it (K6), then cut to start at the last
+/// compact boundary on it (K4). Also the sessionId runs along it.
+pub(super) fn build(p: &mut Plan, g: &Graph, bytes: &[u8]) {
+    let s = g.scan();
+    let full = g.active_chain(p.leaf);
+    let mut chain: Vec<u32> = full.records.clone();
+    let mut origins: Vec<u8> = full.origins.iter().map(|o| *o as u8).collect();
+    let mut dropped: Vec<u32> = Vec::new();
+    let last_boundary = (0..s.records.len() as u32)
+        .rev()
+        .find(|&i| g.canonical(i) && is_boundary(s, i) && !s.records[i as usize].has(record::F_SIDECHAIN));
+    let live = last_boundary
+        .and_then(|b| summary_of(g, b).map(|sm| (b, sm)))
+        .and_then(|(b, sm)| preserved_segment(s, bytes, g, b, sm).map(|(head, tail)| (b, sm, head, tail)));
+    if let Some((b, sm, head, tail)) = live {
+        if let Some(k) = chain.iter().position(|&r| r == head) {
+            // Records written after the compaction chain onto the tail: the walk from the leaf
+            // reaches the head through the old history, which the client drops.
+            dropped = chain[..k].to_vec();
+            chain = [b, sm].into_iter().chain(chain[k..].iter().copied()).collect();
+            origins = [0, 0].into_iter().chain(origins[k..].iter().copied()).collect();
+            p.relinked.push(head);
+            p.segment_live = true;
+        } else if let Some(k) = chain.iter().position(|&r| r == sm) {
+            // Records hanging off the summary: the client moves them after the tail.
+            let (mut seg, _) = g.ancestors(tail);
+            if let Some(h) = seg.iter().position(|&r| r == head) {
+                seg.truncate(h + 1);
+            }
+            seg.reverse();
+            let rest = chain.split_off(k + 1);
+            let rest_origins = origins.split_off(k + 1);
+            if let Some(&first) = rest.first() {
+                p.relinked.push(first);
+            }
+            p.relinked.push(head);
+            origins.extend(std::iter::repeat_n(ORIGIN_PRESERVED, seg.len()));
+            chain.extend(seg);
+            chain.extend(rest);
+            origins.extend(rest_origins);
+            p.segment_live = true;
+        }
+    }
+    let start = chain.iter().rposition(|&r| is_boundary(s, r)).unwrap_or(0);
+    dropped.extend_from_slice(&chain[..start]);
+    dropped.sort_unstable();
+    p.precompact = dropped;
+    p.chain = chain.split_off(start);
+    p.origins = origins.split_off(start);
+    if let Some(&first) = p.chain.first() {
+        if is_boundary(s, first) {
+            p.prior_compact.push(first);
+            if let Some(&second) = p.chain.get(1).filter(|&&x| is_summary(s, x)) {
+                p.prior_compact.push(second);
+            }
+        } else if is_summary(s, first) {
+            p.prior_compact.push(first);
+        }
+    }
+    // sessionId runs along the parent chain (spliced records follow their owners).
+    for (k, &i) in p.chain.iter().enumerate() {
+        if p.origins[k] == Origin::Fragment as u8 || p.origins[k] == Origin::ToolResult as u8 {
+            if let Some(run) = p.runs.last_mut() {
+                run.end = k as u32 + 1;
+            }
+            continue;
+        }
+        let Some(v) = s.records[i as usize].session_id.map(|v| s.str(v)) else {
+            if let Some(run) = p.runs.last_mut() {
+                run.end = k as u32 + 1;
+            }
+            continue;
+        };
+        match p.runs.last_mut() {
+            Some(run) if run.session == v => run.end = k as u32 + 1,
+            _ => p.runs.push(Run { session: v.to_string(), start: k as u32, end: k as u32 + 1 }),
+        }
+    }
+}
+
+/// The seed's structural statuses, on the chain only: damage elsewhere does not block.
+pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
+    let s = g.scan();
+    let on: FxHashSet<u32> = p.chain.iter().copied().collect();
+    let relinked: FxHashSet<u32> = p.relinked.iter().copied().collect();
+    let spliced = |k: usize| p.origins[k] == Origin::Fragment as u8 || p.origins[k] == Origin::ToolResult as u8;
+    let recover = vec!["--preserve-physical-tail (compatibility mode: no branch isolation)".to_string()];
+    // malformed-parent: an empty string, or a parentUuid that is neither a string nor null.
+    for (k, &i) in p.chain.iter().enumerate() {
+        let r = &s.records[i as usize];
+        let bad = match r.parent_uuid {
+            Some(v) => s.str(v).is_empty().then_some("an empty string"),
+            None if r.has(record::F_HAS_PARENT_KEY) && !spliced(k) => parse_line(bytes, r)
+                .and_then(|v| {
+                    get(&v, "parentUuid")
+                        .map(|x| !matches!(x, simd_json::OwnedValue::Static(simd_json::StaticNode::Null)))
+                })
+                .unwrap_or(false)
+                .then_some("neither a uuid string nor null"),
+            None => None,
+        };
+        if let Some(what) = bad {
+            let l = r.line;
+            p.stop(Stop {
+                status: Status::MalformedParent,
+                lines: vec![l],
+                message: format!("line {l}: parentUuid is {what}, on the active chain"),
+                recovery: recover.clone(),
+            });
+            return;
+        }
+    }
+    // dangling: a parent the client re-attaches by timestamp (a guess), or a root whose parent
+    // is missing (accepted outside strict: nothing earlier exists to attach to).
+    for (k, &i) in p.chain.iter().enumerate() {
+        if spliced(k) {
+            continue;
+        }
+        let l = line(s, i);
+        let parent = s.tables.strings.opt(s.records[i as usize].parent_uuid).unwrap_or("");
+        match g.link[i as usize] {
+            Link::Reattached => {
+                let to = line(s, g.parent[i as usize]);
+                p.stop(Stop {
+                    status: Status::Dangling,
+                    lines: vec![l, to],
+                    message: format!("line {l}: parentUuid {parent} names no record; the client would re-attach it by timestamp to line {to}"),
+                    recovery: recover.clone(),
+                });
+                return;
+            }
+            Link::Dangling if opts.leaf_policy == LeafPolicy::Strict || k > 0 => {
+                p.stop(Stop {
+                    status: Status::Dangling,
+                    lines: vec![l],
+                    message: format!("line {l}: parentUuid {parent} names no record of this file (the active chain starts mid-history)"),
+                    recovery: recover.clone(),
+                });
+                return;
+            }
+            Link::Dangling => p.warnings.push(Warning {
+                code: "dangling-root",
+                lines: vec![l],
+                message: format!("line {l}: the chain's first record names a parent that is not in the file (a file that starts mid-session); the client loads the same history"),
+            }),
+            _ => {}
+        }
+    }
+    // loop: the walk from the leaf met a record twice inside the current chain.
+    let (anc, looped) = g.ancestors(p.leaf);
+    if looped {
+        let repeat = g.parent[*anc.last().unwrap() as usize];
+        if on.contains(&repeat) {
+            let from = anc.iter().position(|&x| x == repeat).unwrap_or(0);
+            let mut lines: Vec<u32> = anc[from..].iter().map(|&x| line(s, x)).collect();
+            lines.sort_unstable();
+            p.stop(Stop {
+                status: Status::Loop,
+                message: format!(
+                    "{} records form a parentUuid cycle on the active chain (lines {})",
+                    lines.len(),
+                    join(&lines, 12)
+                ),
+                lines,
+                recovery: recover.clone(),
+            });
+            return;
+        }
+    }
+    // non-monotonic: a child physically before its parent, except same-session
+    // attachment -> attachment. Outside strict, the client's own write-order inversions are
+    // accepted too: the client writes a tool result or attachment a line before the record it
+    // hangs off, with a later timestamp (seen in real 2.1.1xx files); it loads them by uuid.
+    let mut inverted: Vec<u32> = Vec::new();
+    for (k, &i) in p.chain.iter().enumerate() {
+        let par = g.parent[i as usize];
+        if spliced(k) || relinked.contains(&i) || g.link[i as usize] != Link::Parent || !on.contains(&par) || i > par {
+            continue;
+        }
+        let (r, pr) = (&s.records[i as usize], &s.records[par as usize]);
+        let same_session = r.session_id.map(|v| s.str(v)) == pr.session_id.map(|v| s.str(v));
+        if same_session && kind_is(s, i, "attachment") && kind_is(s, par, "attachment") {
+            continue;
+        }
+        let written_later = matches!((r.timestamp_ms, pr.timestamp_ms), (Some(c), Some(q)) if c >= q);
+        if same_session && written_later && opts.leaf_policy != LeafPolicy::Strict {
+            inverted.push(r.line);
+            continue;
+        }
+        let (l, pl) = (line(s, i), line(s, par));
+        p.stop(Stop {
+            status: Status::NonMonotonic,
+            lines: vec![l, pl],
+            message: format!("line {l} comes before its parent (line {pl}) on the active chain"),
+            recovery: recover.clone(),
+        });
+        return;
+    }
+    if !inverted.is_empty() {
+        p.warnings.push(Warning {
+            code: "write-order-inversion",
+            message: format!(
+                "{} chain record(s) are written a line before their parent, with a later timestamp (the client's own write order; accepted outside strict)",
+                inverted.len()
+            ),
+            lines: inverted,
+        });
+    }
+    // session lineage: one-way runs only; the final run is the pointer's session.
+    let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
+    for run in &p.runs {
+        if let Some(&first) = seen.get(run.session.as_str()) {
+            let l = line(s, p.chain[run.start as usize]);
+            p.stop(Stop {
+                status: Status::SessionMismatch,
+                lines: vec![first, l],
+                message: format!("line {l}: the active chain returns to session {} after leaving it (only one-way lineages are accepted)", run.session),
+                recovery: recover.clone(),
+            });
+            return;
+        }
+        seen.insert(&run.session, line(s, p.chain[run.start as usize]));
+    }
+    if p.preserve_mode == PreserveMode::ActiveChain && p.pointer != NONE {
+        let pr = &s.records[p.pointer as usize];
+        if let (Some(ps), Some(fin)) = (pr.session_id.map(|v| s.str(v)), p.runs.last()) {
+            if ps != fin.session {
+                p.stop(Stop {
+                    status: Status::SessionMismatch,
+                    lines: vec![pr.line, line(s, p.leaf)],
+                    message: format!(
+                        "line {}: the last last-prompt is session {ps}, the active chain ends in session {}",
+                        pr.line, fin.session
+                    ),
+                    recovery: vec![format!("--resume-leaf {}", uuid_of(s, p.leaf))],
+                });
+            }
+        }
+    }
+}

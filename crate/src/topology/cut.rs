@@ -1,0 +1,223 @@
+//! Where the recent raw suffix may start (never inside an API turn or a merged user message),
+//! where it does start (byte ratio, minimum records, a human prompt when one is in reach), and
+//! the six-way partition of every record.
+
+use super::{kind_is, CheckpointPolicy, Options, Plan, PreserveMode, Warning};
+use crate::graph::{Graph, NONE};
+use crate::scan::record;
+use crate::validate::{as_str, get, parse_line};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The six sets of the seed's partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetKind {
+    Summary = 0,
+    RawKeep = 1,
+    SideKeep = 2,
+    ControlProjection = 3,
+    ExcludedBranch = 4,
+    ExcludedUnattributed = 5,
+}
+
+impl SetKind {
+    pub const ALL: [SetKind; 6] = [
+        SetKind::Summary,
+        SetKind::RawKeep,
+        SetKind::SideKeep,
+        SetKind::ControlProjection,
+        SetKind::ExcludedBranch,
+        SetKind::ExcludedUnattributed,
+    ];
+}
+
+/// Session-scoped metadata whose latest value is projected at the end of a rewritten file (R14).
+pub const SESSION_METADATA: &[&str] = &[
+    "custom-title",
+    "ai-title",
+    "tag",
+    "agent-name",
+    "agent-color",
+    "agent-setting",
+    "mode",
+    "permission-mode",
+    "worktree-state",
+    "pr-link",
+];
+
+/// A record the API view sends (or merges into a neighbour): user, assistant, attachment.
+fn relevant(g: &Graph, i: u32) -> bool {
+    let s = g.scan();
+    !s.records[i as usize].has(record::F_SIDECHAIN)
+        && (kind_is(s, i, "user") || kind_is(s, i, "assistant") || kind_is(s, i, "attachment"))
+}
+
+/// A prompt a human typed: a user record that is not meta, not a compact summary, and carries
+/// text rather than tool results.
+fn human_prompt(g: &Graph, i: u32) -> bool {
+    let s = g.scan();
+    let r = &s.records[i as usize];
+    kind_is(s, i, "user")
+        && !r.has(record::F_META)
+        && !r.has(record::F_COMPACT_SUMMARY)
+        && !r.has(record::F_SIDECHAIN)
+        && s.tables.tool_results(r).is_empty()
+        && (r.has(record::F_CONTENT_STRING) || s.tables.kinds(r).iter().any(|k| s.str(*k) == "text"))
+}
+
+pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
+    let s = g.scan();
+    let n = p.chain.len();
+    if n == 0 {
+        return;
+    }
+    let run_start = p.runs.last().map_or(0, |r| r.start as usize);
+    // Something must be summarised: at least the first record, the prior pair, earlier sessions.
+    let min_cut = p.prior_compact.len().max(run_start).max(1);
+    // Spans that must stay on one side: one message.id's fragments; one tool id's use and results.
+    let mut spans: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+    let mut tools: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+    let widen = |m: &mut FxHashMap<_, (usize, usize)>, key, k: usize| {
+        let e = m.entry(key).or_insert((k, k));
+        e.0 = e.0.min(k);
+        e.1 = e.1.max(k);
+    };
+    for (k, &i) in p.chain.iter().enumerate() {
+        let r = &s.records[i as usize];
+        if kind_is(s, i, "assistant") {
+            if let Some(m) = r.message_id {
+                widen(&mut spans, s.str(m), k);
+            }
+            for u in s.tables.tool_uses(r) {
+                widen(&mut tools, s.str(u.id), k);
+            }
+        }
+        for id in s.tables.tool_results(r) {
+            widen(&mut tools, s.str(*id), k);
+        }
+    }
+    let mut diff = vec![0i32; n + 2];
+    for &(lo, hi) in spans.values().chain(tools.values()) {
+        if hi > lo {
+            diff[lo + 1] += 1;
+            diff[hi + 1] -= 1;
+        }
+    }
+    let mut suffix = vec![0u64; n + 1];
+    for k in (0..n).rev() {
+        suffix[k] = suffix[k + 1] + s.records[p.chain[k] as usize].len as u64 + 1;
+    }
+    let mut inside = 0i32;
+    let mut prev: Option<usize> = None;
+    for k in 0..n {
+        inside += diff[k];
+        let i = p.chain[k];
+        if !relevant(g, i) {
+            continue;
+        }
+        let starts_message = kind_is(s, i, "assistant")
+            || match prev {
+                None => true,
+                Some(q) => q < min_cut || kind_is(s, p.chain[q], "assistant"),
+            };
+        if k >= min_cut && inside == 0 && starts_message {
+            let prompt = p.chain[k..].iter().take_while(|&&x| !kind_is(s, x, "assistant")).any(|&x| human_prompt(g, x));
+            p.legal_cuts.push(k as u32);
+            p.prompt_cuts.push(prompt);
+            p.cut_bytes.push(suffix[k]);
+        }
+        prev = Some(k);
+    }
+}
+
+pub(super) fn choose(p: &mut Plan, opts: &Options) {
+    if p.legal_cuts.is_empty() {
+        if !p.chain.is_empty() {
+            p.warnings.push(Warning {
+                code: "no-legal-cut",
+                lines: vec![],
+                message:
+                    "no position on the chain can start a kept suffix without splitting an API turn or a merged message"
+                        .into(),
+            });
+        }
+        return;
+    }
+    let n = p.chain.len() as u32;
+    let target = opts.target_ratio * p.input_bytes as f64;
+    let all: Vec<usize> = (0..p.legal_cuts.len()).collect();
+    let mut enough: Vec<usize> =
+        all.iter().copied().filter(|&j| n - p.legal_cuts[j] >= opts.min_recent_records.max(1)).collect();
+    if enough.is_empty() {
+        enough.push(0);
+    }
+    let fits: Vec<usize> = enough.iter().copied().filter(|&j| p.cut_bytes[j] as f64 <= target).collect();
+    // The largest suffix within the target; a human prompt is "in reach" when starting there
+    // keeps at least half of that suffix's bytes.
+    let j = match fits.first() {
+        None => *enough.last().unwrap(),
+        Some(&best) => {
+            fits.iter().copied().find(|&j| p.prompt_cuts[j] && p.cut_bytes[j] * 2 >= p.cut_bytes[best]).unwrap_or(best)
+        }
+    };
+    p.cut = Some(p.legal_cuts[j]);
+}
+
+pub(super) fn partition(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
+    const UNSET: u8 = u8::MAX;
+    let s = g.scan();
+    let n = s.records.len();
+    let mut set = vec![UNSET; n];
+    let cut = p.cut.map_or(p.chain.len(), |c| c as usize);
+    for (k, &i) in p.chain.iter().enumerate() {
+        set[i as usize] = if k < cut { SetKind::Summary as u8 } else { SetKind::RawKeep as u8 };
+    }
+    let tail_from = p.chain.get(cut).copied().unwrap_or(NONE);
+    let physical = p.preserve_mode == PreserveMode::PhysicalTail && tail_from != NONE;
+    if physical {
+        for i in tail_from as usize..n {
+            if set[i] == UNSET && s.records[i].uuid.is_some() {
+                set[i] = SetKind::RawKeep as u8;
+            }
+        }
+    }
+    if p.pointer != NONE {
+        set[p.pointer as usize] = SetKind::ControlProjection as u8;
+    }
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    for i in (0..n).rev() {
+        let Some(k) = s.records[i].kind.map(|v| s.str(v)) else { continue };
+        if set[i] == UNSET && SESSION_METADATA.contains(&k) && seen.insert(k) {
+            set[i] = SetKind::ControlProjection as u8;
+            p.metadata.push(i as u32);
+        }
+    }
+    p.metadata.reverse();
+    let kept: FxHashSet<&str> = (0..n)
+        .filter(|&i| set[i] == SetKind::RawKeep as u8)
+        .filter_map(|i| s.records[i].uuid.map(|u| s.str(u)))
+        .collect();
+    let mut budget = opts.max_checkpoints;
+    for i in (0..n).rev() {
+        if budget == 0 || set[i] != UNSET || !kind_is(s, i as u32, "file-history-snapshot") {
+            continue;
+        }
+        let keep = match opts.checkpoint_policy {
+            CheckpointPolicy::None => false,
+            CheckpointPolicy::PreserveRecent => physical && i as u32 >= tail_from,
+            CheckpointPolicy::ActiveCorrelated => parse_line(bytes, &s.records[i])
+                .is_some_and(|v| as_str(get(&v, "messageId")).is_some_and(|m| kept.contains(m))),
+        };
+        if keep {
+            set[i] = SetKind::SideKeep as u8;
+            budget -= 1;
+        }
+    }
+    for (i, k) in set.iter_mut().enumerate() {
+        if *k == UNSET {
+            *k =
+                if s.records[i].uuid.is_some() { SetKind::ExcludedBranch } else { SetKind::ExcludedUnattributed } as u8;
+        }
+    }
+    assert!(set.iter().all(|&k| (k as usize) < SetKind::ALL.len()), "the partition covers every record");
+    p.sets = set.into_iter().map(|k| SetKind::ALL[k as usize]).collect();
+}

@@ -1,0 +1,526 @@
+use super::*;
+use crate::scan::{scan_bytes, Mode};
+
+thread_local! {
+    static CLOCK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// One record line of session `s1` unless `extra` sets another; timestamps rise with each call.
+fn rec(kind: &str, uuid: &str, parent: Option<&str>, extra: &str) -> String {
+    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    let session = if extra.contains("\"sessionId\"") { String::new() } else { r#","sessionId":"s1""#.to_string() };
+    let t = CLOCK.with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    format!(
+        r#"{{"parentUuid":{p},"type":"{kind}","uuid":"{uuid}","timestamp":"2026-01-01T{:02}:{:02}:{:02}.000Z"{session}{extra}}}"#,
+        t / 3600 % 24,
+        t / 60 % 60,
+        t % 60
+    )
+}
+fn user(uuid: &str, parent: Option<&str>) -> String {
+    rec("user", uuid, parent, &format!(r#","message":{{"role":"user","content":"prompt {uuid}"}}"#))
+}
+fn meta(uuid: &str, parent: Option<&str>) -> String {
+    rec("user", uuid, parent, r#","isMeta":true,"message":{"role":"user","content":"<local-command-caveat>"}"#)
+}
+fn asst(uuid: &str, parent: Option<&str>, msg: &str, tool: Option<&str>) -> String {
+    let content = match tool {
+        Some(t) => format!(r#"[{{"type":"tool_use","id":"{t}","name":"Bash","input":{{}}}}]"#),
+        None => r#"[{"type":"text","text":"ok"}]"#.to_string(),
+    };
+    rec("assistant", uuid, parent, &format!(r#","message":{{"id":"{msg}","role":"assistant","content":{content}}}"#))
+}
+fn result(uuid: &str, parent: Option<&str>, tool: &str) -> String {
+    rec(
+        "user",
+        uuid,
+        parent,
+        &format!(
+            r#","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{tool}","content":"x"}}]}}"#
+        ),
+    )
+}
+fn pointer(leaf: &str) -> String {
+    format!(r#"{{"type":"last-prompt","lastPrompt":"x","leafUuid":"{leaf}","sessionId":"s1"}}"#)
+}
+
+struct Fixture {
+    scan: Scan,
+    bytes: Vec<u8>,
+}
+
+fn fx(lines: &[String]) -> Fixture {
+    let bytes = (lines.join("\n") + "\n").into_bytes();
+    Fixture { scan: scan_bytes(&bytes, Mode::Full), bytes }
+}
+
+impl Fixture {
+    fn plan(&self, o: Options) -> Plan {
+        let p = plan(&self.scan, &self.bytes, &o);
+        // The partition covers every record exactly once, whatever the status.
+        assert_eq!(p.sets.len(), self.scan.records.len());
+        p
+    }
+    fn uuids(&self, idx: &[u32]) -> Vec<&str> {
+        idx.iter().map(|&i| uuid_of(&self.scan, i)).collect()
+    }
+    fn leaf(&self, p: &Plan) -> &str {
+        uuid_of(&self.scan, p.leaf)
+    }
+}
+
+fn policy(l: LeafPolicy) -> Options {
+    Options { leaf_policy: l, min_recent_records: 0, ..Options::default() }
+}
+
+/// U1 A1 U2 A2(tool t1) R2 A3, pointer naming A3.
+fn linear(ptr: Option<&str>) -> Fixture {
+    let mut l = vec![
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", Some("t1")),
+        result("r2", Some("a2"), "t1"),
+        asst("a3", Some("r2"), "m3", None),
+    ];
+    if let Some(p) = ptr {
+        l.push(pointer(p));
+    }
+    fx(&l)
+}
+
+#[test]
+fn linear_with_pointer_at_leaf_is_valid() {
+    let f = linear(Some("a3"));
+    for pol in [LeafPolicy::Strict, LeafPolicy::Client, LeafPolicy::Auto] {
+        let p = f.plan(policy(pol));
+        assert_eq!(p.status, Status::Valid, "{pol:?}: {}", p.message);
+        assert_eq!(p.preserve_mode, PreserveMode::ActiveChain);
+        assert_eq!(f.leaf(&p), "a3");
+        assert_eq!(f.uuids(&p.chain), ["u1", "a1", "u2", "a2", "r2", "a3"]);
+        assert_eq!(p.set(SetKind::ControlProjection), vec![6]);
+    }
+}
+
+#[test]
+fn absent_pointer_strict_stops_auto_takes_client_leaf() {
+    let f = linear(None);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!(p.status, Status::Absent);
+    assert!(p.recovery.iter().any(|r| r.starts_with("--leaf-policy client")));
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid);
+    assert_eq!(p.preserve_mode, PreserveMode::ClientLeaf);
+    assert_eq!(f.leaf(&p), "a3");
+    assert!(p.leaf_reason.contains("no last-prompt"), "{}", p.leaf_reason);
+}
+
+#[test]
+fn pointer_without_leaf_uuid_is_malformed_under_strict_and_old_format_under_auto() {
+    let mut l: Vec<String> = (0..1).map(|_| user("u1", None)).collect();
+    l.push(asst("a1", Some("u1"), "m1", None));
+    l.push(r#"{"type":"last-prompt","lastPrompt":"x","sessionId":"s1"}"#.into());
+    let f = fx(&l);
+    assert_eq!(f.plan(policy(LeafPolicy::Strict)).status, Status::Malformed);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.preserve_mode), (Status::Valid, PreserveMode::ClientLeaf));
+    // A leafUuid that is there but not a string is malformed in every policy but client.
+    l[2] = r#"{"type":"last-prompt","leafUuid":7,"sessionId":"s1"}"#.into();
+    let f = fx(&l);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Malformed);
+    assert_eq!(p.lines, vec![3]);
+    assert!(p.message.contains("not a string"));
+    assert_eq!(f.plan(policy(LeafPolicy::Client)).status, Status::Valid);
+}
+
+#[test]
+fn older_pointer_is_never_used_instead_of_a_malformed_latest() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        pointer("a1"),
+        r#"{"type":"last-prompt","leafUuid":""}"#.into(),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!((p.status, p.lines.clone()), (Status::Malformed, vec![4]));
+}
+
+#[test]
+fn unknown_pointer_is_dangling_and_names_the_client_leaf() {
+    let f = linear(Some("nope"));
+    for pol in [LeafPolicy::Strict, LeafPolicy::Auto] {
+        let p = f.plan(policy(pol));
+        assert_eq!(p.status, Status::Dangling);
+        assert_eq!(p.lines, vec![7]);
+        assert!(p.recovery.iter().any(|r| r.contains("--leaf-policy client (leaf line 6)")), "{:?}", p.recovery);
+    }
+}
+
+#[test]
+fn stale_pointer_with_linear_continuation() {
+    // The pointer names U2; A2, R2, A3 follow it after the pointer line.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        pointer("u2"),
+        asst("a2", Some("u2"), "m2", Some("t1")),
+        result("r2", Some("a2"), "t1"),
+        asst("a3", Some("r2"), "m3", None),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!(p.status, Status::ExtensionUnsafe, "{}", p.message);
+    assert!(p.lines.contains(&4) && p.lines.contains(&3));
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(p.preserve_mode, PreserveMode::ClientLeaf);
+    assert_eq!(f.leaf(&p), "a3");
+    assert!(p.leaf_reason.contains("stale"), "{}", p.leaf_reason);
+}
+
+#[test]
+fn stale_pointer_with_a_branch_below_stops_naming_both_leaves() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        pointer("a1"),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        user("u2b", Some("a1")),
+        asst("a2b", Some("u2b"), "m2b", None),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::ExtensionBranch, "{}", p.message);
+    assert!(p.message.contains("strict leaf line 2") && p.message.contains("client leaf line 7"), "{}", p.message);
+    assert!(p.recovery.iter().any(|r| r.starts_with("--resume-leaf a1")), "{:?}", p.recovery);
+    assert!(p.recovery.iter().any(|r| r.starts_with("--leaf-policy client")));
+    let p = f.plan(policy(LeafPolicy::Client));
+    assert_eq!((p.status, f.leaf(&p)), (Status::Valid, "a2b"));
+    assert_eq!(p.set(SetKind::ExcludedBranch).len(), 2);
+}
+
+#[test]
+fn interior_pointer_on_one_branch_truncates_with_a_warning() {
+    // main: U2 A2 A3 (pointer -> U2, A2 written after the pointer); alt: U2b A2b written last.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        pointer("u2"),
+        asst("a2", Some("u2"), "m2", None),
+        user("u2b", Some("a1")),
+        asst("a2b", Some("u2b"), "m2b", None),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(f.leaf(&p), "u2");
+    assert!(p.warnings.iter().any(|w| w.code == "pointer-truncates"));
+    assert_eq!(f.uuids(&p.chain), ["u1", "a1", "u2"]);
+}
+
+#[test]
+fn extension_accepts_only_a_bounded_tool_result_closure() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", Some("t1")),
+        pointer("a1"),
+        result("r1", Some("a1"), "t1"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!(p.status, Status::ExtensionLimit, "{}", p.message);
+    assert_eq!(p.recovery[0], "--max-post-last-prompt-extension 1");
+    let p = f.plan(Options { max_extension: 1, ..policy(LeafPolicy::Strict) });
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!((f.leaf(&p), f.uuids(&p.extension)), ("r1", vec!["r1"]));
+    // A result of another session is unsafe.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", Some("t1")),
+        pointer("a1"),
+        rec(
+            "user",
+            "r1",
+            Some("a1"),
+            r#","sessionId":"s2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}"#,
+        ),
+    ]);
+    let p = f.plan(Options { max_extension: 5, ..policy(LeafPolicy::Strict) });
+    assert_eq!(p.status, Status::ExtensionUnsafe, "{}", p.message);
+}
+
+#[test]
+fn duplicate_uuid_anywhere_blocks() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("x", Some("a1")),
+        user("x", Some("u1")),
+        pointer("a1"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::DuplicateUuid);
+    assert_eq!(p.lines, vec![3, 4]);
+}
+
+#[test]
+fn malformed_parent_on_the_chain_blocks_but_not_on_an_excluded_branch() {
+    let root =
+        r#"{"parentUuid":5,"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"hi"}}"#;
+    let f = fx(&[root.into(), asst("a1", Some("u1"), "m1", None), pointer("a1")]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.lines.clone()), (Status::MalformedParent, vec![1]));
+    let f = fx(&[user("u0", None), asst("a0", Some("u0"), "m0", None), root.into(), pointer("a0")]);
+    assert_eq!(f.plan(policy(LeafPolicy::Auto)).status, Status::Valid);
+}
+
+#[test]
+fn dangling_parents() {
+    // A first record whose parent is not in the file: accepted outside strict.
+    let f = fx(&[user("u1", Some("gone")), asst("a1", Some("u1"), "m1", None), pointer("a1")]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid);
+    assert!(p.warnings.iter().any(|w| w.code == "dangling-root"));
+    assert_eq!(f.plan(policy(LeafPolicy::Strict)).status, Status::Dangling);
+    // A mid-chain parent the client re-attaches by timestamp: dangling everywhere.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("gone")),
+        asst("a2", Some("u2"), "m2", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Client));
+    assert_eq!((p.status, p.lines.clone()), (Status::Dangling, vec![3, 2]));
+    // The same damage on an excluded branch does not block.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("z", Some("gone")),
+        asst("z2", Some("z"), "mz", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(f.uuids(&p.set(SetKind::ExcludedBranch)), ["z", "z2"]);
+}
+
+#[test]
+fn loop_on_the_chain_blocks() {
+    let f = fx(&[
+        user("u1", Some("a2")),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Loop, "{}", p.message);
+    assert_eq!(p.lines, vec![1, 2, 3, 4]);
+}
+
+#[test]
+fn physical_inversion_blocks_except_attachment_to_attachment() {
+    // The child's timestamp is earlier than its parent's: blocking in every policy.
+    let (a1, u1) = (asst("a1", Some("u1"), "m1", None), user("u1", None));
+    let f = fx(&[a1, u1, pointer("a1")]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.lines.clone()), (Status::NonMonotonic, vec![1, 2]));
+    // The client's own write order (child a line early, later timestamp): accepted outside strict.
+    let (u1, a1) = (user("u1", None), asst("a1", Some("u1"), "m1", Some("t1")));
+    let r1 = result("r1", Some("a1"), "t1");
+    let f = fx(&[u1, r1, a1, pointer("r1")]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(p.warnings.iter().any(|w| w.code == "write-order-inversion" && w.lines == [2]));
+    assert_eq!(f.plan(policy(LeafPolicy::Strict)).status, Status::NonMonotonic);
+    let att = |u: &str, p: Option<&str>| rec("attachment", u, p, r#","attachment":{"type":"x"}"#);
+    let f = fx(&[
+        user("u1", None),
+        att("t2", Some("t1")),
+        att("t1", Some("u1")),
+        asst("a1", Some("t2"), "m1", None),
+        pointer("a1"),
+    ]);
+    assert_eq!(f.plan(policy(LeafPolicy::Auto)).status, Status::Valid);
+}
+
+#[test]
+fn session_lineage() {
+    let s = |id: &str| format!(r#","sessionId":"{id}","message":{{"role":"user","content":"p"}}"#);
+    let sa = |id: &str| {
+        format!(
+            r#","sessionId":"{id}","message":{{"id":"m-{id}","role":"assistant","content":[{{"type":"text","text":"ok"}}]}}"#
+        )
+    };
+    let ptr = |id: &str| format!(r#"{{"type":"last-prompt","leafUuid":"b2","sessionId":"{id}"}}"#);
+    let one_way = |last: &str| {
+        fx(&[
+            rec("user", "a1", None, &s("A")),
+            rec("assistant", "a2", Some("a1"), &sa("A")),
+            rec("user", "b1", Some("a2"), &s(last)),
+            rec("assistant", "b2", Some("b1"), &sa(last)),
+            ptr(last),
+        ])
+    };
+    let f = one_way("B");
+    let p = f.plan(Options { target_ratio: 1.0, ..policy(LeafPolicy::Strict) });
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(p.runs.len(), 2);
+    assert!(p.legal_cuts.iter().all(|&c| c >= 2), "earlier runs are forced into the summary: {:?}", p.legal_cuts);
+    assert_eq!(f.uuids(&p.set(SetKind::Summary)), ["a1", "a2"]);
+    let f = one_way("A");
+    // A then A again is one run; make it return: A, B, A.
+    let f2 = fx(&[
+        rec("user", "a1", None, &s("A")),
+        rec("assistant", "a2", Some("a1"), &sa("B")),
+        rec("user", "b1", Some("a2"), &s("A")),
+        rec("assistant", "b2", Some("b1"), &sa("A")),
+        ptr("A"),
+    ]);
+    assert_eq!(f2.plan(policy(LeafPolicy::Strict)).status, Status::SessionMismatch);
+    assert_eq!(f.plan(policy(LeafPolicy::Strict)).status, Status::Valid);
+    // The pointer's session must be the final run's.
+    let f3 = fx(&[
+        rec("user", "a1", None, &s("A")),
+        rec("assistant", "a2", Some("a1"), &sa("A")),
+        rec("user", "b1", Some("a2"), &s("B")),
+        rec("assistant", "b2", Some("b1"), &sa("B")),
+        ptr("A"),
+    ]);
+    assert_eq!(f3.plan(policy(LeafPolicy::Strict)).status, Status::SessionMismatch);
+}
+
+#[test]
+fn manual_override_and_physical_tail() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        user("u2b", Some("a1")),
+        asst("a2b", Some("u2b"), "m2b", None),
+        pointer("a2b"),
+    ]);
+    let p = f.plan(Options { resume_leaf: Some("a2".into()), ..policy(LeafPolicy::Auto) });
+    assert_eq!((p.status, p.preserve_mode, f.leaf(&p)), (Status::Valid, PreserveMode::ManualOverride, "a2"));
+    let p = f.plan(Options { resume_leaf: Some("zz".into()), ..policy(LeafPolicy::Auto) });
+    assert_eq!(p.status, Status::Dangling);
+    // Physical tail: the cut is physical, branch records after it are kept raw.
+    let p = f.plan(Options { preserve_physical_tail: true, target_ratio: 1.0, ..policy(LeafPolicy::Auto) });
+    assert_eq!(p.preserve_mode, PreserveMode::PhysicalTail);
+    let cut = p.cut.expect("a cut") as usize;
+    let first = p.chain[cut];
+    assert!(p.set(SetKind::RawKeep).iter().all(|&i| i >= first));
+}
+
+#[test]
+fn cut_never_splits_a_turn_or_a_merged_user_message() {
+    // Parallel tool calls: two fragments of m2, results parented to their own fragment.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        meta("c1", Some("a1")),
+        user("u2", Some("c1")),
+        asst("f1", Some("u2"), "m2", Some("t1")),
+        asst("f2", Some("f1"), "m2", Some("t2")),
+        result("r1", Some("f1"), "t1"),
+        result("r2", Some("f2"), "t2"),
+        asst("a3", Some("r2"), "m3", None),
+        user("u4", Some("a3")),
+        asst("a4", Some("u4"), "m4", None),
+        pointer("a4"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(f.uuids(&p.chain), ["u1", "a1", "c1", "u2", "f1", "f2", "r1", "r2", "a3", "u4", "a4"]);
+    let starts: Vec<&str> = p.legal_cuts.iter().map(|&c| uuid_of(&f.scan, p.chain[c as usize])).collect();
+    // Not u2 (merged with the meta record before it), not f2 (a second fragment), not r1/r2
+    // (results of a kept call), not a3's results.
+    assert_eq!(starts, ["a1", "c1", "f1", "a3", "u4", "a4"]);
+    assert!(!p.legal_cuts.contains(&0), "something is always summarised");
+    let prompts: Vec<bool> = p.prompt_cuts.clone();
+    assert_eq!(prompts, [false, true, false, false, true, false]);
+    // With a tiny ratio the cut still lands on a prompt when one fits.
+    let p = f.plan(Options { target_ratio: 0.25, ..policy(LeafPolicy::Auto) });
+    assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("u4"));
+    // min_recent_records pushes it earlier.
+    let p = f.plan(Options { target_ratio: 0.25, min_recent_records: 8, ..policy(LeafPolicy::Auto) });
+    assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("c1"));
+    assert_eq!(p.set(SetKind::Summary).len(), 2);
+}
+
+fn compacted(segment: bool) -> Fixture {
+    let seg = if segment {
+        r#","compactMetadata":{"trigger":"manual","preTokens":5,"preservedSegment":{"headUuid":"u2","anchorUuid":"s","tailUuid":"a2"}}"#
+    } else {
+        r#","compactMetadata":{"trigger":"manual","preTokens":5}"#
+    };
+    fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        rec("system", "b", None, &format!(r#","subtype":"compact_boundary","logicalParentUuid":"a2"{seg}"#)),
+        rec("user", "s", Some("b"), r#","isCompactSummary":true,"message":{"role":"user","content":"SUMMARY"}"#),
+        user("u3", Some(if segment { "a2" } else { "s" })),
+        asst("a3", Some("u3"), "m3", None),
+        pointer("a3"),
+    ])
+}
+
+#[test]
+fn chain_starts_at_the_last_compact_boundary() {
+    let f = compacted(false);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(f.uuids(&p.chain), ["b", "s", "u3", "a3"]);
+    assert_eq!(f.uuids(&p.prior_compact), ["b", "s"]);
+    assert_eq!(f.uuids(&p.precompact), ["u1", "a1", "u2", "a2"]);
+    assert!(p.legal_cuts.iter().all(|&c| c >= 2));
+    assert_eq!(f.uuids(&p.set(SetKind::ExcludedBranch)), ["u1", "a1", "u2", "a2"]);
+}
+
+#[test]
+fn live_preserved_segment_is_spliced() {
+    let f = compacted(true);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(p.segment_live);
+    assert_eq!(f.uuids(&p.chain), ["b", "s", "u2", "a2", "u3", "a3"]);
+    assert_eq!(f.uuids(&p.precompact), ["u1", "a1"]);
+    assert_eq!(f.uuids(&p.relinked), ["u2"]);
+}
+
+#[test]
+fn control_projection_and_checkpoints() {
+    let mut l = vec![
+        r#"{"type":"custom-title","customTitle":"old","sessionId":"s1"}"#.to_string(),
+        user("u1", None),
+        r#"{"type":"file-history-snapshot","messageId":"u1","snapshot":{}}"#.to_string(),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        r#"{"type":"file-history-snapshot","messageId":"u2","snapshot":{}}"#.to_string(),
+        asst("a2", Some("u2"), "m2", None),
+        r#"{"type":"custom-title","customTitle":"new","sessionId":"s1"}"#.to_string(),
+        r#"{"type":"permission-mode","permissionMode":"plan","sessionId":"s1"}"#.to_string(),
+        r#"{"type":"queue-operation","operation":"enqueue"}"#.to_string(),
+        pointer("a1"),
+    ];
+    l.push(pointer("a2"));
+    let f = fx(&l);
+    let p = f.plan(Options { target_ratio: 0.4, ..policy(LeafPolicy::Auto) });
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("u2"));
+    assert_eq!(p.set(SetKind::ControlProjection), vec![7, 8, 11]);
+    assert_eq!(p.set(SetKind::SideKeep), vec![5]);
+    assert_eq!(p.set(SetKind::ExcludedUnattributed), vec![0, 2, 9, 10]);
+    let p =
+        f.plan(Options { target_ratio: 0.4, checkpoint_policy: CheckpointPolicy::None, ..policy(LeafPolicy::Auto) });
+    assert!(p.set(SetKind::SideKeep).is_empty());
+}

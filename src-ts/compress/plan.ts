@@ -1,0 +1,434 @@
+// `plan`: the topology of one transcript as a compression would see it (issue 5). No writes.
+//
+// Shape (stable: fields are only ever added, never renamed):
+//
+//   plan(source: string | Buffer, options?: PlanOptions): Promise<TranscriptPlan>
+//   planIndex(index, buffer, options?, input?): TranscriptPlan     (when you already scanned it)
+//
+//   TranscriptPlan = {
+//     report:   PlanReport       JSON-safe, report schema 1 (the seed's names, camelCase);
+//                                what `claude-jsonl plan --json` prints
+//     topology: TopologyPlan     the native plan (crate/src/topology), record indexes into `index`:
+//       status, message, offendingLines (1-based), recovery (options that apply)  — errors as data
+//       leaf / leafUuid / strictLeaf / clientLeaf / pointer, pointerState, leafPolicy, preserveMode,
+//       leafReason, extension (records accepted after the pointer)
+//       chain (root first: from the last compact boundary on the chain to the leaf, spliced
+//         fragments/results/preserved segment included), chainOrigins, relinked (chain records the
+//         client links to another parent than their parentUuid: relink them when kept),
+//         precompact (reachable only through logicalParentUuid: earlier history, never current),
+//         priorCompact (the boundary+summary at chain[0..]), segmentLive, lineageRuns
+//       legalCuts (chain positions where the kept suffix may start), promptCuts (per legal cut:
+//         starts at a human prompt), cutBytes (per legal cut: bytes of the suffix), cut (chosen
+//         position, or undefined when there is no legal cut)
+//       summaryIndexes, rawKeepIndexes, sideKeepIndexes, controlProjectionIndexes,
+//         excludedBranchIndexes, excludedUnattributedIndexes (mutually exclusive, covering every
+//         record index), metadataIndexes (the latest value per session metadata type; part of
+//         controlProjectionIndexes together with the pointer)
+//     index:    TranscriptIndex  the scan (offsets()/lengths() give each record's bytes in `buffer`)
+//     buffer:   Buffer           the file's bytes
+//   }
+//
+// A topology stop is `report.status !== 'valid'` (with `report.stop`): not a throw. Only an
+// unreadable input, or one that is not a Claude Code transcript, throws (ClaudeJsonlError, exit 3);
+// an option the plan cannot honour throws a usage error (exit 2).
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import native from '../native.js'
+import type { TranscriptIndex } from '../native.js'
+import type { PlanOptions as NativePlanOptions, PlanWarning, TopologyPlan, TopologyStatus, PreserveMode } from '#native'
+import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
+import { KNOWN_TYPES } from '../read/doctor.js'
+
+export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning }
+
+export type LeafPolicy = 'strict' | 'client' | 'auto'
+export type CheckpointPolicy = 'active-correlated' | 'preserve-recent' | 'none'
+
+export interface PlanOptions {
+  /** Default 'auto': the pointer's leaf when it names one; the client's leaf when the pointer is absent or stale over a linear continuation; otherwise a stop. */
+  leafPolicy?: LeafPolicy
+  /** Resume from this record (uuid): reported as 'active-chain-manual-override'. */
+  resumeLeaf?: string
+  /** Legacy compatibility mode: keep the physical tail; no branch isolation. */
+  preservePhysicalTail?: boolean
+  /** Tool-result-only records accepted after the pointer (default 0). */
+  maxPostLastPromptExtension?: number
+  /** Default 'active-correlated'; 'preserve-recent' only with preservePhysicalTail. */
+  checkpointPolicy?: CheckpointPolicy
+  /** Snapshots kept at most (default 80). */
+  maxFileHistorySnapshots?: number
+  /** Bytes of the kept raw suffix over input bytes (default 0.30; planning only). */
+  targetRatio?: number
+  /** Records the kept suffix holds at least, when the chain allows (default 10). */
+  minRecentRecords?: number
+}
+
+export interface ResumeLeafInfo {
+  status: TopologyStatus
+  preserveMode: PreserveMode
+  leafPolicy: LeafPolicy
+  /** How the leaf was chosen, one line. */
+  reason: string
+  selectedLeafUuid?: string
+  selectedLeafLine?: number
+  pointerLine?: number
+  pointerLeafUuid?: string
+  pointerState: TopologyPlan['pointerState']
+  strictLeafUuid?: string
+  strictLeafLine?: number
+  clientLeafUuid?: string
+  clientLeafLine?: number
+  /** Records accepted after the pointer by maxPostLastPromptExtension. */
+  extensionRecords: number
+  /** SHA-256 of the chain's line numbers (content-free). */
+  activeChainDigest: string
+}
+
+export interface PlanStop {
+  status: TopologyStatus
+  lines: number[]
+  message: string
+  recovery: string[]
+}
+
+export interface CutInfo {
+  /** Chain position of the first kept record. */
+  position: number
+  firstKeptLine: number
+  firstKeptUuid?: string
+  /** The suffix starts at a human prompt. */
+  promptStart: boolean
+  recentRecordsPreserved: number
+  keptBytes: number
+  /** keptBytes / inputBytes. */
+  ratio: number
+  /** Every legal cut position (chain positions), ascending; with its suffix bytes and whether it starts at a prompt. */
+  legalPositions: number[]
+  legalBytes: number[]
+  legalPromptStarts: boolean[]
+}
+
+export interface ExclusionReason {
+  reason: string
+  count: number
+}
+
+export interface PlanReport {
+  reportSchemaVersion: 1
+  /** Basename of the input, or '<buffer>'. */
+  input: string
+  inputBytes: number
+  inputRecords: number
+  inputLines: number
+  sourceSha256: string
+  status: TopologyStatus
+  valid: boolean
+  stop?: PlanStop
+  warnings: PlanWarning[]
+  leafPolicy: LeafPolicy
+  preserveMode: PreserveMode
+  /** Physical-tail compatibility mode gives no branch isolation. */
+  branchIsolation: boolean
+  selectedLeafUuid?: string
+  resumeLeafInfo: ResumeLeafInfo
+  sourceActiveChainLength: number
+  /** Line of the chain's first record (the last compact boundary on the chain, when there is one). */
+  activeChainStartLine?: number
+  priorCompactRecordCount: number
+  priorCompactLastPositionInActiveChain?: number
+  preservedSegmentApplied: boolean
+  precompactRecords: number
+  lineageRuns: { sessionId: string; startPosition: number; endPosition: number }[]
+  cut: CutInfo | null
+  requestedTargetRatio: number
+  minRecentRecords: number
+  checkpointPolicy: CheckpointPolicy
+  fileHistorySnapshotsPreserved: number
+  summarizedRecords: number
+  rawKeepRecords: number
+  sideKeepRecords: number
+  controlProjectionRecords: number
+  summarySourceLines: number[]
+  rawKeepSourceLines: number[]
+  sideKeepSourceLines: number[]
+  controlProjectionSourceLines: number[]
+  excludedBranchCount: number
+  excludedBranchDigest: string
+  excludedUnattributedCount: number
+  excludedUnattributedDigest: string
+  /** Why records are excluded, counts only. */
+  excludedBranchReasons: ExclusionReason[]
+  excludedUnattributedReasons: ExclusionReason[]
+  /** Lines that are not JSON objects: no record, left out. */
+  unparsedLines: number
+}
+
+export interface TranscriptPlan {
+  report: PlanReport
+  topology: TopologyPlan
+  index: TranscriptIndex
+  buffer: Buffer
+}
+
+const DEFAULTS = { targetRatio: 0.3, minRecentRecords: 10 }
+
+function nativeOptions(o: PlanOptions): NativePlanOptions {
+  if (o.leafPolicy !== undefined && !['strict', 'client', 'auto'].includes(o.leafPolicy)) {
+    throw usageError(`--leaf-policy must be strict, client or auto, not '${o.leafPolicy}'`)
+  }
+  if (o.checkpointPolicy !== undefined && !['active-correlated', 'preserve-recent', 'none'].includes(o.checkpointPolicy)) {
+    throw usageError(`--checkpoint-policy must be active-correlated, preserve-recent or none, not '${o.checkpointPolicy}'`)
+  }
+  if (o.checkpointPolicy === 'preserve-recent' && !o.preservePhysicalTail) {
+    throw usageError('--checkpoint-policy preserve-recent needs --preserve-physical-tail (it keeps snapshots of inactive branches)')
+  }
+  const int = (v: number | undefined, name: string) => {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 0xffffffff)) throw usageError(`${name} must be a whole number >= 0, not '${v}'`)
+    return v
+  }
+  if (o.targetRatio !== undefined && !(o.targetRatio > 0 && o.targetRatio <= 1)) throw usageError(`--target-ratio must be in (0, 1], not '${o.targetRatio}'`)
+  return {
+    leafPolicy: o.leafPolicy,
+    resumeLeaf: o.resumeLeaf,
+    preservePhysicalTail: o.preservePhysicalTail,
+    maxPostLastPromptExtension: int(o.maxPostLastPromptExtension, '--max-post-last-prompt-extension'),
+    checkpointPolicy: o.checkpointPolicy,
+    maxFileHistorySnapshots: int(o.maxFileHistorySnapshots, '--max-file-history-snapshots'),
+    targetRatio: o.targetRatio,
+    minRecentRecords: int(o.minRecentRecords, '--min-recent-records'),
+  }
+}
+
+/** SHA-256 of a line-number set: content-free (numbers only), order-independent. */
+export function lineSetDigest(lines: ArrayLike<number>): string {
+  const sorted = Array.from(lines).sort((a, b) => a - b)
+  return createHash('sha256').update(sorted.join('\n')).digest('hex')
+}
+
+/** Plans a transcript file or buffer. Resolves with the plan whatever its status. */
+export async function plan(source: string | Buffer, options: PlanOptions = {}): Promise<TranscriptPlan> {
+  const opts = nativeOptions(options)
+  let buffer: Buffer
+  let input = '<buffer>'
+  if (typeof source === 'string') {
+    input = basename(source)
+    try {
+      buffer = await readFile(source)
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException
+      const why = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EISDIR' ? 'is a folder, not a transcript file' : err.code === 'EACCES' ? 'permission denied' : err.message
+      throw inputError(source, why)
+    }
+  } else {
+    buffer = source
+  }
+  const index = native.scanBuffer(buffer, 'full')
+  const label = typeof source === 'string' ? source : '<buffer>'
+  const summary = index.summary()
+  if (index.length === 0) {
+    if (summary.firstLine === 'invalid' || summary.firstLine === 'non-object') {
+      throw inputError(label, `not JSONL (line 1 is ${summary.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`)
+    }
+    throw inputError(label, 'no records: not a transcript')
+  }
+  if (!summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
+    throw inputError(label, 'not a Claude Code transcript (no record has a Claude Code type)')
+  }
+  return planScanned(index, buffer, opts, options, input)
+}
+
+/** Plans a transcript already scanned: `buffer` must be the bytes `index` was scanned from. */
+export function planIndex(index: TranscriptIndex, buffer: Buffer, options: PlanOptions = {}, input = '<buffer>'): TranscriptPlan {
+  return planScanned(index, buffer, nativeOptions(options), options, input)
+}
+
+function planScanned(index: TranscriptIndex, buffer: Buffer, opts: NativePlanOptions, options: PlanOptions, input: string): TranscriptPlan {
+  let topology: TopologyPlan
+  try {
+    topology = native.planTranscript(index, buffer, opts)
+  } catch (e) {
+    throw new ClaudeJsonlError((e as Error).message.split('\n')[0], EXIT.usage)
+  }
+  return { report: buildReport(index, buffer, topology, options, input), topology, index, buffer }
+}
+
+function buildReport(index: TranscriptIndex, buffer: Buffer, t: TopologyPlan, options: PlanOptions, input: string): PlanReport {
+  const lineOf = (i: number) => t.recordLines[i] ?? 0
+  const uuidOf = (i: number | undefined) => (i === undefined ? undefined : index.record(i)?.uuid)
+  const lines = (a: Uint32Array) => Array.from(a, lineOf)
+  const summary = index.summary()
+  const chainLines = lines(t.chain)
+  const ptr = t.pointer === undefined ? undefined : index.record(t.pointer)
+  const resumeLeafInfo: ResumeLeafInfo = {
+    status: t.status,
+    preserveMode: t.preserveMode,
+    leafPolicy: t.leafPolicy as LeafPolicy,
+    reason: t.leafReason,
+    selectedLeafUuid: t.leafUuid,
+    selectedLeafLine: t.leaf === undefined ? undefined : lineOf(t.leaf),
+    pointerLine: ptr?.line,
+    pointerLeafUuid: ptr?.leafUuid,
+    pointerState: t.pointerState,
+    strictLeafUuid: uuidOf(t.strictLeaf),
+    strictLeafLine: t.strictLeaf === undefined ? undefined : lineOf(t.strictLeaf),
+    clientLeafUuid: uuidOf(t.clientLeaf),
+    clientLeafLine: t.clientLeaf === undefined ? undefined : lineOf(t.clientLeaf),
+    extensionRecords: t.extension.length,
+    activeChainDigest: lineSetDigest(chainLines),
+  }
+  let cut: CutInfo | null = null
+  if (t.cut !== undefined) {
+    const j = Array.from(t.legalCuts).indexOf(t.cut)
+    const first = t.chain[t.cut]
+    cut = {
+      position: t.cut,
+      firstKeptLine: lineOf(first),
+      firstKeptUuid: uuidOf(first),
+      promptStart: t.promptCuts[j] === 1,
+      recentRecordsPreserved: t.chain.length - t.cut,
+      keptBytes: t.cutBytes[j],
+      ratio: t.inputBytes > 0 ? t.cutBytes[j] / t.inputBytes : 0,
+      legalPositions: Array.from(t.legalCuts),
+      legalBytes: Array.from(t.cutBytes),
+      legalPromptStarts: Array.from(t.promptCuts, (b) => b === 1),
+    }
+  }
+  const snapshots = Array.from(t.sideKeepIndexes).filter((i) => typeOf(t, i) === 'file-history-snapshot').length
+  const valid = t.status === 'valid'
+  const priorLast = t.priorCompact.length > 0 ? t.priorCompact.length - 1 : undefined
+  return {
+    reportSchemaVersion: 1,
+    input,
+    inputBytes: buffer.length,
+    inputRecords: index.length,
+    inputLines: summary.lines,
+    sourceSha256: createHash('sha256').update(buffer).digest('hex'),
+    status: t.status,
+    valid,
+    stop: valid ? undefined : { status: t.status, lines: t.offendingLines, message: t.message, recovery: t.recovery },
+    warnings: t.warnings,
+    leafPolicy: t.leafPolicy as LeafPolicy,
+    preserveMode: t.preserveMode,
+    branchIsolation: t.preserveMode !== 'physical-tail',
+    selectedLeafUuid: t.leafUuid,
+    resumeLeafInfo,
+    sourceActiveChainLength: t.chain.length,
+    activeChainStartLine: chainLines[0],
+    priorCompactRecordCount: t.priorCompact.length,
+    priorCompactLastPositionInActiveChain: priorLast,
+    preservedSegmentApplied: t.segmentLive,
+    precompactRecords: t.precompact.length,
+    lineageRuns: t.lineageRuns.map((r) => ({ sessionId: r.sessionId, startPosition: r.start, endPosition: r.end })),
+    cut,
+    requestedTargetRatio: options.targetRatio ?? DEFAULTS.targetRatio,
+    minRecentRecords: options.minRecentRecords ?? DEFAULTS.minRecentRecords,
+    checkpointPolicy: options.checkpointPolicy ?? 'active-correlated',
+    fileHistorySnapshotsPreserved: snapshots,
+    summarizedRecords: t.summaryIndexes.length,
+    rawKeepRecords: t.rawKeepIndexes.length,
+    sideKeepRecords: t.sideKeepIndexes.length,
+    controlProjectionRecords: t.controlProjectionIndexes.length,
+    summarySourceLines: lines(t.summaryIndexes),
+    rawKeepSourceLines: lines(t.rawKeepIndexes),
+    sideKeepSourceLines: lines(t.sideKeepIndexes),
+    controlProjectionSourceLines: lines(t.controlProjectionIndexes),
+    excludedBranchCount: t.excludedBranchIndexes.length,
+    excludedBranchDigest: lineSetDigest(lines(t.excludedBranchIndexes)),
+    excludedUnattributedCount: t.excludedUnattributedIndexes.length,
+    excludedUnattributedDigest: lineSetDigest(lines(t.excludedUnattributedIndexes)),
+    excludedBranchReasons: branchReasons(t),
+    excludedUnattributedReasons: unattributedReasons(t),
+    unparsedLines: summary.badJsonLines + summary.nonObjectLines,
+  }
+}
+
+function count(reasons: Map<string, number>): ExclusionReason[] {
+  return [...reasons].map(([reason, n]) => ({ reason, count: n })).sort((a, b) => b.count - a.count)
+}
+
+function typeOf(t: TopologyPlan, i: number): string {
+  return t.typeNames[t.recordTypes[i]] || 'untyped'
+}
+
+/** Why uuid records are off the plan: earlier history, after the leaf, or another branch. */
+function branchReasons(t: TopologyPlan): ExclusionReason[] {
+  const pre = new Set(t.precompact)
+  const leaf = t.leaf ?? -1
+  const out = new Map<string, number>()
+  for (const i of t.excludedBranchIndexes) {
+    const type = typeOf(t, i)
+    const conversation = type === 'user' || type === 'assistant'
+    const reason = pre.has(i)
+      ? 'before the last compact boundary (reachable only through logicalParentUuid)'
+      : t.leaf === undefined
+        ? 'no leaf chosen'
+        : conversation
+          ? i > leaf
+            ? 'conversation records off the active chain, after the leaf (abandoned or post-pointer)'
+            : 'conversation records off the active chain (rewound or abandoned branches, sidechains)'
+          : `${type} records off the active chain`
+    out.set(reason, (out.get(reason) ?? 0) + 1)
+  }
+  return count(out)
+}
+
+function unattributedReasons(t: TopologyPlan): ExclusionReason[] {
+  const out = new Map<string, number>()
+  for (const i of t.excludedUnattributedIndexes) {
+    const type = typeOf(t, i)
+    const reason =
+      type === 'file-history-snapshot'
+        ? 'file-history-snapshot not correlated with a kept record (checkpoint policy)'
+        : type === 'last-prompt'
+          ? 'older last-prompt pointers'
+          : `${type} records (no structural attribution, or an older value)`
+    out.set(reason, (out.get(reason) ?? 0) + 1)
+  }
+  return count(out)
+}
+
+/** The one-line stop message: status, offending lines, recovery. */
+export function stopMessage(r: PlanReport): string {
+  const s = r.stop
+  if (!s) return ''
+  const lines = s.lines.length > 0 ? ` [line${s.lines.length > 1 ? 's' : ''} ${s.lines.slice(0, 12).join(',')}]` : ''
+  const recovery = s.recovery.length > 0 ? `; recovery: ${s.recovery.join(' or ')}` : '; no option recovers it'
+  return `topology ${s.status}${lines}: ${s.message}${recovery}`
+}
+
+/** The text report of `claude-jsonl plan`. */
+export function renderPlan(r: PlanReport, path: string): string {
+  const out: string[] = []
+  const li = r.resumeLeafInfo
+  out.push(`${path}: topology ${r.status} (leaf policy ${r.leafPolicy}, ${r.preserveMode}${r.branchIsolation ? '' : ', NO branch isolation'})`)
+  if (r.stop) out.push(`  stop: ${stopMessage(r)}`)
+  if (li.selectedLeafLine !== undefined) out.push(`  leaf: line ${li.selectedLeafLine} (${li.selectedLeafUuid ?? 'no uuid'}): ${li.reason}`)
+  else if (li.clientLeafLine !== undefined) out.push(`  client leaf would be line ${li.clientLeafLine}; pointer: ${li.pointerState}${li.pointerLine ? ` (line ${li.pointerLine})` : ''}`)
+  if (r.sourceActiveChainLength > 0) {
+    const start = r.priorCompactRecordCount > 0 ? `, starts at the compact boundary on line ${r.activeChainStartLine}` : ''
+    const seg = r.preservedSegmentApplied ? ', preserved segment spliced' : ''
+    const pre = r.precompactRecords > 0 ? `; ${r.precompactRecords} earlier records only through logicalParentUuid` : ''
+    out.push(`  chain: ${r.sourceActiveChainLength} records${start}${seg}${pre}`)
+    if (r.lineageRuns.length > 1) out.push(`  lineage: ${r.lineageRuns.map((x) => `${x.sessionId} (${x.endPosition - x.startPosition})`).join(' -> ')}; earlier sessions are summarised`)
+  }
+  if (r.cut) {
+    const c = r.cut
+    out.push(
+      `  cut: chain position ${c.position} (line ${c.firstKeptLine}${c.promptStart ? ', a human prompt' : ''}): keeps ${c.recentRecordsPreserved} records, ${c.keptBytes} bytes (${(c.ratio * 100).toFixed(1)}% of the input; target ${(r.requestedTargetRatio * 100).toFixed(0)}%); ${c.legalPositions.length} legal cut positions`,
+    )
+  } else if (r.sourceActiveChainLength > 0) {
+    out.push('  cut: none (no legal position)')
+  }
+  out.push(
+    `  partition: summary ${r.summarizedRecords}, raw ${r.rawKeepRecords}, side ${r.sideKeepRecords} (${r.fileHistorySnapshotsPreserved} snapshots, ${r.checkpointPolicy}), control ${r.controlProjectionRecords}, excluded branch ${r.excludedBranchCount}, excluded unattributed ${r.excludedUnattributedCount}`,
+  )
+  for (const x of r.excludedBranchReasons) out.push(`  excluded (branch): ${x.count} ${x.reason}`)
+  for (const x of r.excludedUnattributedReasons) out.push(`  excluded (unattributed): ${x.count} ${x.reason}`)
+  if (r.unparsedLines > 0) out.push(`  ${r.unparsedLines} line(s) are not JSON objects (left out)`)
+  for (const w of r.warnings) {
+    const lines = w.lines.length > 0 ? ` [line${w.lines.length > 1 ? 's' : ''} ${w.lines.slice(0, 12).join(',')}]` : ''
+    out.push(`  warning ${w.code}${lines}: ${w.message}`)
+  }
+  return out.join('\n')
+}
