@@ -1,0 +1,3 @@
+//! Compression of one transcript (issue 3): the pieces that run over its bytes natively.
+
+pub mod estimate;
