@@ -364,6 +364,17 @@ declare namespace binding {
   interface OutputPart { records?: Uint32Array; record?: number; set?: MemberSet[]; line?: string }
   function assembleTranscript(source: Uint8Array, index: TranscriptIndex, parts: OutputPart[]): Buffer
   // ---- end compress ----
+  // ---- estimate (issue 3) ----
+  /**
+   * Local token estimate per record (ASCII 1/4, Han/Kana/Hangul 1.3, non-BMP/symbols/marks 1.5,
+   * other 0.8 per character; 12 per user/assistant/attachment record; 1600 per image block) over
+   * the complete message payload. `buffer` must be the bytes `index` was scanned from; `records`
+   * are record indexes (default: all). Other record types estimate to 0.
+   */
+  function estimateRecordTokens(buffer: Uint8Array, index: TranscriptIndex, records?: Uint32Array): Float64Array
+  /** Local token estimate of one text, with no record allowance. */
+  function estimateTextTokens(text: string): number
+  // ---- end estimate ----
 }
 
 export = binding

@@ -1395,3 +1395,25 @@ fn type_code(names: &mut Vec<(String, u16)>, t: &str) -> u16 {
 }
 
 // ---- end topology ----
+// ---- estimate (issue 3) ----
+
+/// The local token estimate of each record in `records` (all records when absent), read from
+/// `buffer`, the bytes `index` was scanned from (see `crate::compress::estimate`).
+#[napi]
+pub fn estimate_record_tokens(
+    buffer: &[u8],
+    index: &TranscriptIndex,
+    records: Option<Uint32Array>,
+) -> Result<Float64Array> {
+    crate::compress::estimate::record_tokens(&index.scan, buffer, records.as_deref())
+        .map(Float64Array::new)
+        .map_err(|m| Error::new(Status::InvalidArg, m))
+}
+
+/// The local token estimate of one text, with no record allowance.
+#[napi]
+pub fn estimate_text_tokens(text: String) -> f64 {
+    crate::compress::estimate::text_tokens(&text)
+}
+
+// ---- end estimate ----

@@ -1,5 +1,7 @@
-//! Compression's byte-level work: locating and editing members of kept records, and assembling
-//! the candidate transcript from source spans.
+//! Compression of one transcript (issue 3), the parts that run over its bytes natively: the
+//! token estimate, locating and editing members of kept records, and assembling the candidate
+//! from source spans.
 
+pub mod estimate;
 pub mod json_span;
 pub mod output;
