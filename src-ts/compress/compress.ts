@@ -1,0 +1,323 @@
+// `compress` in candidate mode: one transcript in, a new transcript out (issue 3). The output is
+//   side records (correlated file-history snapshots)
+//   + one new compact pair (boundary, summary)
+//   + the recent raw suffix, byte for byte, in original order (only the first record's
+//     parentUuid changes, plus any record the client itself relinks)
+//   + the latest value of each session-scoped metadata record
+//   + one final last-prompt copied from the authoritative pointer, leaf and session updated.
+// It is validated on disk before it becomes visible; any failure writes nothing.
+import { createHash } from 'node:crypto'
+import { readFileSync, statSync, type Stats } from 'node:fs'
+import { basename, resolve } from 'node:path'
+import native from '../native.js'
+import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { publishFile } from '../atomic-write.js'
+import { KNOWN_TYPES } from '../read/doctor.js'
+import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
+import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
+import { checkOutputPath } from './paths.js'
+import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
+import type { OutputPart } from '#native'
+
+export const ENGINE_VERSION = 'v10'
+export const MODEL_PACK_SCHEMA_VERSION = 11
+export const REPORT_SCHEMA_VERSION = 1
+
+/** What a summariser is given: the plan (its summaryIndexes are the records to summarise). */
+export interface SummaryRequest {
+  plan: TranscriptPlan
+  /** The original transcript's path, named in the summary so the model can read details. */
+  sourcePath: string
+  charBudget: number
+  options: CompressOptions
+}
+
+export interface SummaryResult {
+  text: string
+  /** 'deterministic-fallback' | 'model-assisted-v11' */
+  mode: string
+  /** Extra compactMetadata / report fields (pack digests, truncation, verbatim policy, ...). */
+  metadata?: Record<string, unknown>
+}
+
+export type Summarizer = (request: SummaryRequest) => Promise<SummaryResult>
+
+export interface CompressOptions extends BudgetOptions {
+  /** Replace an existing output file. */
+  force?: boolean
+  /** Write `<out>.report.json` beside the candidate (default true). */
+  report?: boolean
+  /** Test hook: runs after the candidate is built, before the source is re-checked. */
+  beforePublish?: () => void | Promise<void>
+}
+
+export interface CompressReport extends PlanReport {
+  engineVersion: string
+  modelPackSchemaVersion: number
+  output: string
+  outputBytes: number
+  ratio: number
+  semanticSummaryMode: string
+  summaryChars: number
+  inputEstimatedMessageTokens: number
+  outputEstimatedMessageTokens: number
+  targetEstimatedTokens?: number
+  boundaryUuid: string
+  summaryUuid: string
+  firstRecentUuid?: string
+  recentRecordsPreserved: number
+  parentRepairs: { line: number; uuid?: string; from?: string | null; to: string }[]
+  finalLastPromptAppended: boolean
+  metadataRecordsProjected: number
+  validation: { valid: boolean; errors: number; warnings: number; findings: { code: string; message: string }[] }
+  summaryMetadata: Record<string, unknown>
+}
+
+interface Source {
+  path: string
+  buffer: Buffer
+  stat: Stats
+  sha256: string
+}
+
+function readSource(path: string): Source {
+  let stat: Stats
+  let buffer: Buffer
+  try {
+    stat = statSync(path)
+    if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
+    buffer = readFileSync(path)
+  } catch (e) {
+    if (e instanceof ClaudeJsonlError) throw e
+    const code = (e as NodeJS.ErrnoException).code
+    throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message)
+  }
+  return { path, buffer, stat, sha256: native.sha256(buffer) }
+}
+
+/** The source must be exactly what was read: a session still being written is refused. */
+function checkSourceUnchanged(src: Source): void {
+  let now: Stats
+  try {
+    now = statSync(src.path)
+  } catch {
+    throw new ClaudeJsonlError(`${src.path}: the source disappeared during the run; nothing written`, EXIT.input, src.path)
+  }
+  const same = now.size === src.stat.size && now.mtimeMs === src.stat.mtimeMs && now.ino === src.stat.ino
+  if (!same || native.sha256(readFileSync(src.path)) !== src.sha256) {
+    throw new ClaudeJsonlError(`${src.path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, src.path)
+  }
+}
+
+function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {
+  const off = plan.index.offsets()[i]
+  const len = plan.index.lengths()[i]
+  return JSON.parse(plan.buffer.subarray(off, off + len).toString('utf8')) as Record<string, unknown>
+}
+
+/**
+ * Compresses `input` into a candidate at `out`. Resolves with the report; throws a
+ * ClaudeJsonlError (topology stop, gate failure, bad input) with nothing written.
+ */
+export async function compress(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
+  checkOutputPath(input, out)
+  const charBudget = summaryCharBudget(options)
+  const src = readSource(input)
+  const index = native.scanBuffer(src.buffer, 'full')
+  const summary = index.summary()
+  if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
+    throw inputError(input, index.length === 0 ? 'no records: not a transcript' : 'not a Claude Code transcript (no record has a Claude Code type)')
+  }
+  const first = planIndex(index, src.buffer, options, basename(input))
+  if (first.report.status !== 'valid') throw new ClaudeJsonlError(stopMessage(first.report), EXIT.flagged, input)
+  const { plan, tokens } = planWithBudget(first, options)
+  const t = plan.topology
+  if (t.cut === undefined) {
+    throw new ClaudeJsonlError(`${input}: no legal cut: every position would split an API turn or a merged message; nothing written`, EXIT.flagged, input)
+  }
+  if (t.summaryIndexes.length === 0) {
+    throw new ClaudeJsonlError(`${input}: nothing to summarise (the whole active chain fits the kept suffix; lower --target-ratio); nothing written`, EXIT.flagged, input)
+  }
+
+  const uuidOf = (i: number) => index.record(i)?.uuid
+  const lineOf = (i: number) => t.recordLines[i]
+  const kept = Array.from(t.chain.subarray(t.cut))
+  const firstKept = kept[0]
+  const firstJson = recordJson(plan, firstKept)
+
+  const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options })
+  if (!sum.text.trim()) throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
+
+  // Synthetic records are stamped just before the first kept record (never "now", R12).
+  const anchorTs = typeof firstJson.timestamp === 'string' ? firstJson.timestamp : undefined
+  const boundaryTs = (anchorTs && isoBefore(anchorTs, 2)) ?? new Date(0).toISOString()
+  const summaryTs = (anchorTs && isoBefore(anchorTs, 1)) ?? new Date(1).toISOString()
+
+  const leafUuid = t.leafUuid ?? uuidOf(kept[kept.length - 1])!
+  const leafSession = index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
+  const inputTokens = sumTokens(tokens, t.chain)
+  const keptTokens = sumTokens(tokens, kept)
+  const summaryTokens = native.estimateTextTokens(sum.text) + 12
+  const outputTokens = keptTokens + summaryTokens
+  if (options.targetEstimatedTokens !== undefined && outputTokens > options.targetEstimatedTokens) {
+    throw new ClaudeJsonlError(
+      `${input}: the candidate's estimated message tokens (${Math.ceil(outputTokens)}) exceed --target-estimated-tokens ${options.targetEstimatedTokens} even with the shortest legal suffix (${kept.length} records); nothing written`,
+      EXIT.flagged,
+      input,
+    )
+  }
+
+  const rawLines = Array.from(t.rawKeepIndexes, lineOf)
+  const compactMetadata: Record<string, unknown> = {
+    trigger: 'manual',
+    preTokens: Math.round(inputTokens),
+    codexOfflineCompression: true,
+    codexOfflineCompressionVersion: ENGINE_VERSION,
+    compressor: 'claude-jsonl',
+    modelPackSchemaVersion: MODEL_PACK_SCHEMA_VERSION,
+    reportSchemaVersion: REPORT_SCHEMA_VERSION,
+    semanticSummaryMode: sum.mode,
+    sourceSha256: src.sha256,
+    sourceSha256Prefix: src.sha256.slice(0, 16),
+    preserveMode: t.preserveMode,
+    selectedLeafUuid: leafUuid,
+    resumeLeafInfo: publicLeafInfo(plan.report),
+    recentRecordStart: lineOf(firstKept),
+    recentRecordEnd: lineOf(kept[kept.length - 1]),
+    recentRecordCount: kept.length,
+    summarizedRecordCount: t.summaryIndexes.length,
+    summarySourceLinesDigest: lineSetDigest(Array.from(t.summaryIndexes, lineOf)),
+    rawKeepSourceLinesDigest: lineSetDigest(rawLines),
+    checkpointPolicy: plan.report.checkpointPolicy,
+    fileHistorySnapshotsPreserved: plan.report.fileHistorySnapshotsPreserved,
+    excludedBranchCount: plan.report.excludedBranchCount,
+    excludedBranchDigest: plan.report.excludedBranchDigest,
+    excludedUnattributedCount: plan.report.excludedUnattributedCount,
+    excludedUnattributedDigest: plan.report.excludedUnattributedDigest,
+    preEstimatedTokens: Math.round(inputTokens),
+    postEstimatedTokens: Math.round(outputTokens),
+    ...(options.targetEstimatedTokens !== undefined ? { targetEstimatedTokens: options.targetEstimatedTokens } : {}),
+    ...(sum.metadata ?? {}),
+  }
+  const pair = buildCompactPair({
+    common: commonFieldsOf(firstJson),
+    boundaryTimestamp: boundaryTs,
+    summaryTimestamp: summaryTs,
+    summaryText: sum.text,
+    compactMetadata,
+  })
+  // The kept suffix as the client reads it, so its one segment can be recorded (R13).
+  const meta = JSON.parse(pair.boundaryLine) as { compactMetadata: Record<string, unknown> }
+  meta.compactMetadata.preservedSegment = { headUuid: uuidOf(firstKept), anchorUuid: pair.summaryUuid, tailUuid: leafUuid }
+  const boundaryLine = JSON.stringify(meta)
+
+  // Parent edits: the first kept record hangs off the summary; a kept record whose parent is
+  // not kept (the client relinks it: preserved-segment heads, bridged progress) takes its chain
+  // predecessor, as the client would.
+  // Kept records go out in physical order (as Claude Code wrote them); the chain order only
+  // tells which record the client puts before each.
+  const physical = Array.from(t.rawKeepIndexes).sort((a, b) => a - b)
+  const chainPos = new Map(kept.map((i, k) => [i, k]))
+  const keptUuids = new Set(physical.map(uuidOf).filter((u): u is string => u !== undefined))
+  const parentRepairs: CompressReport['parentRepairs'] = []
+  const parts: OutputPart[] = []
+  if (t.sideKeepIndexes.length) parts.push({ records: t.sideKeepIndexes })
+  parts.push({ line: boundaryLine }, { line: pair.summaryLine })
+  let run: number[] = []
+  const flush = () => {
+    if (run.length) parts.push({ records: Uint32Array.from(run) })
+    run = []
+  }
+  for (const i of physical) {
+    const r = index.record(i)!
+    const k = chainPos.get(i)
+    let to: string | undefined
+    if (k === 0) to = pair.summaryUuid
+    else if (k !== undefined && r.parentUuid && (!keptUuids.has(r.parentUuid) || t.relinked.includes(i))) to = uuidOf(kept[k - 1])
+    if (to === undefined || to === r.parentUuid) {
+      run.push(i)
+      continue
+    }
+    flush()
+    parts.push({ record: i, set: [{ key: 'parentUuid', json: JSON.stringify(to) }] })
+    if (k !== 0) parentRepairs.push({ line: lineOf(i), uuid: r.uuid ?? undefined, from: r.parentUuid ?? null, to })
+  }
+  flush()
+  const metadata = Array.from(t.metadataIndexes)
+  if (metadata.length) parts.push({ records: Uint32Array.from(metadata) })
+  const pointerSet = [
+    { key: 'leafUuid', json: JSON.stringify(leafUuid) },
+    ...(leafSession ? [{ key: 'sessionId', json: JSON.stringify(leafSession) }] : []),
+  ]
+  if (t.pointer !== undefined) parts.push({ record: t.pointer, set: pointerSet })
+  else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
+
+  const bytes = native.assembleTranscript(src.buffer, index, parts)
+  let validation: CompressReport['validation'] | undefined
+  await options.beforePublish?.()
+  await publishFile(out, bytes, {
+    replace: options.force,
+    check: async (temp) => {
+      const v = await native.validateFile(temp, { fileSessionId: leafSession })
+      const errors = v.findings.filter((f) => f.severity === 'error')
+      validation = {
+        valid: errors.length === 0,
+        errors: errors.length,
+        warnings: v.findings.length - errors.length,
+        findings: v.findings.map((f) => ({ code: f.code, message: f.message })),
+      }
+      if (errors.length) {
+        throw new ClaudeJsonlError(`candidate failed validation (${errors[0].code}: ${errors[0].message}); nothing written`, EXIT.internal)
+      }
+      checkSourceUnchanged(src)
+    },
+  })
+
+  const report: CompressReport = {
+    ...plan.report,
+    engineVersion: ENGINE_VERSION,
+    modelPackSchemaVersion: MODEL_PACK_SCHEMA_VERSION,
+    output: basename(out),
+    outputBytes: bytes.length,
+    ratio: bytes.length / Math.max(1, src.buffer.length),
+    semanticSummaryMode: sum.mode,
+    summaryChars: sum.text.length,
+    inputEstimatedMessageTokens: Math.round(inputTokens),
+    outputEstimatedMessageTokens: Math.round(outputTokens),
+    targetEstimatedTokens: options.targetEstimatedTokens,
+    boundaryUuid: pair.boundaryUuid,
+    summaryUuid: pair.summaryUuid,
+    firstRecentUuid: uuidOf(firstKept),
+    recentRecordsPreserved: physical.length,
+    parentRepairs,
+    finalLastPromptAppended: true,
+    metadataRecordsProjected: metadata.length,
+    validation: validation!,
+    summaryMetadata: sum.metadata ?? {},
+  }
+  if (options.report !== false) {
+    try {
+      await publishFile(`${out}.report.json`, JSON.stringify(report, null, 2) + '\n', { replace: true })
+    } catch (e) {
+      throw new ClaudeJsonlError(`${out}: candidate written, but its report could not be (${(e as Error).message})`, EXIT.internal, out)
+    }
+  }
+  return report
+}
+
+function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {
+  let s = 0
+  for (let k = 0; k < records.length; k++) s += tokens[records[k]]
+  return s
+}
+
+/** The resume-leaf decision without line lists: what the compact metadata carries. */
+function publicLeafInfo(r: PlanReport): Record<string, unknown> {
+  const { status, preserveMode, leafPolicy, reason, selectedLeafUuid, pointerState, activeChainDigest, extensionRecords } = r.resumeLeafInfo
+  return { status, preserveMode, leafPolicy, reason, selectedLeafUuid, pointerState, activeChainDigest, extensionRecords }
+}
+
+/** SHA-256 hex of a string (for digests of summary text and the like). */
+export function sha256Text(s: string): string {
+  return createHash('sha256').update(s).digest('hex')
+}

@@ -1,0 +1,51 @@
+// The kept suffix under a token ceiling: `--target-estimated-tokens N` narrows the byte-ratio
+// plan to the largest legal suffix whose estimated tokens, plus a reserve for the summary, stay
+// within N. The choice depends only on the transcript and the options, so `pack` and `compress`
+// (which must summarise exactly the same records) always agree on it.
+import native from '../native.js'
+import { usageError } from '../errors.js'
+import { planIndex, type PlanOptions, type TranscriptPlan } from './plan.js'
+
+export interface BudgetOptions extends PlanOptions {
+  /** Hard ceiling on the candidate's estimated message tokens (>= 1000). */
+  targetEstimatedTokens?: number
+  /** Characters the summary may take (>= 4000). */
+  summaryCharBudget?: number
+}
+
+export const SUMMARY_CHAR_BUDGET_DEFAULT = 60_000
+export const SUMMARY_CHAR_BUDGET_MIN = 4000
+
+export function summaryCharBudget(o: BudgetOptions): number {
+  const b = o.summaryCharBudget ?? SUMMARY_CHAR_BUDGET_DEFAULT
+  if (!Number.isInteger(b) || b < SUMMARY_CHAR_BUDGET_MIN) throw usageError(`--summary-char-budget must be a whole number >= ${SUMMARY_CHAR_BUDGET_MIN}, not '${o.summaryCharBudget}'`)
+  return b
+}
+
+/** Tokens held back for the compact pair: the summary at its full budget, as ASCII. */
+export function summaryReserveTokens(o: BudgetOptions): number {
+  return Math.ceil(summaryCharBudget(o) / 4) + 2 * 12
+}
+
+/**
+ * Plans, then (with a token ceiling) moves the cut later until the kept suffix fits. Returns the
+ * plan whose partition is final, and the per-record token estimates of the source.
+ */
+export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: TranscriptPlan; tokens: Float64Array } {
+  const tokens = native.estimateRecordTokens(plan.buffer, plan.index)
+  const n = o.targetEstimatedTokens
+  if (n === undefined) return { plan, tokens }
+  if (!Number.isInteger(n) || n < 1000) throw usageError(`--target-estimated-tokens must be a whole number >= 1000, not '${n}'`)
+  const t = plan.topology
+  if (t.status !== 'valid' || t.cut === undefined) return { plan, tokens }
+  const room = n - summaryReserveTokens(o)
+  // Suffix tokens per chain position, from the leaf back.
+  const suffix = new Float64Array(t.chain.length + 1)
+  for (let k = t.chain.length - 1; k >= 0; k--) suffix[k] = suffix[k + 1] + tokens[t.chain[k]]
+  if (suffix[t.cut] <= room) return { plan, tokens }
+  const j = Array.from(t.legalCuts).findIndex((c) => c >= t.cut! && suffix[c] <= room)
+  if (j < 0) return { plan, tokens } // nothing fits: the candidate gate reports it
+  const ratio = (t.cutBytes[j] + 0.5) / Math.max(1, t.inputBytes)
+  const narrowed = planIndex(plan.index, plan.buffer, { ...o, targetRatio: Math.min(1, ratio), minRecentRecords: 0 }, plan.report.input)
+  return { plan: narrowed, tokens }
+}
