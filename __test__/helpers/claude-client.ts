@@ -273,6 +273,9 @@ export interface ResumeResult {
    * user message (reminders + prompt), client-inserted system-role messages and the client's
    * `cache_control` markers. Undefined when the client sent no such request. */
   history?: ApiMessage[]
+  /** The client's final user message (its reminders, trailing user records of the transcript,
+   * the prompt), without cache_control markers. */
+  finalMessage?: ApiMessage
   /** Records the client appended to the transcript (parsed). */
   appended: any[]
   /** With traceConnections: non-loopback connect() calls (empty is good); undefined when strace is missing. */
@@ -395,6 +398,7 @@ export async function resumeWithRealClient(transcript: Buffer | string, opts: Re
       stderr: run.stderr,
       requests: mock.requests,
       history: request ? loadedHistory(request.body.messages) : undefined,
+      finalMessage: request ? stripCacheControl(request.body.messages.filter((m: ApiMessage) => m.role !== 'system').at(-1)) : undefined,
       appended,
     }
     if (opts.traceConnections) result.foreignConnections = trace ? foreignConnects(readFileSync(traceLog, 'utf8')) : undefined
