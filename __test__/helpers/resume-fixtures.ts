@@ -186,6 +186,7 @@ export function fixtures(): Fixture[] {
         .text('A5', 'T3', 'A5: finished'),
       'reminders moved in front of the prompt; the one after the result folded into it',
     ),
+    f('session ends on a tool call', linearBase().call('A4', 'A3', 'toolu_end'), 'an interrupted error result, then "No response requested." (case 4b)'),
     f(
       'tool call without a result, then a prompt',
       linearBase().call('A4', 'A3', 'toolu_lost').user('U5', 'A4', 'U5: never mind').text('A5', 'U5', 'A5: ok'),

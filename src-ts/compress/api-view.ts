@@ -48,7 +48,7 @@ export interface ApiView {
 export const NO_RESPONSE = 'No response requested.'
 /** The result the client fills in for a tool call the session ended on. */
 export const INTERRUPTED_TOOL_RESULT =
-  "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. "
+  "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]"
 
 type Rec = Record<string, any>
 
@@ -296,7 +296,7 @@ function assemble(input: Item[]): { messages: ApiMessage[]; pending?: ApiBlock[]
   const last = merged[merged.length - 1]
   let pending: ApiBlock[] | undefined
   if (last?.role === 'assistant' && toolUses(last.blocks).length > 0) {
-    merged.push({ role: 'user', blocks: toolUses(last.blocks).map((id) => ({ type: 'tool_result', tool_use_id: id, is_error: true, content: INTERRUPTED_TOOL_RESULT })), record: -1 })
+    merged.push({ role: 'user', blocks: toolUses(last.blocks).map((id) => ({ type: 'tool_result', content: INTERRUPTED_TOOL_RESULT, is_error: true, tool_use_id: id })), record: -1 })
   }
   const end = merged[merged.length - 1]
   if (end?.role === 'user') {
