@@ -1,0 +1,120 @@
+// The real Claude Code client (2.1.332, installed from the npm registry into a cache on first
+// use) resumes hand-built and real transcripts headless against a mock API on 127.0.0.1; what it
+// sends must equal our API view of the same bytes (src-ts/compress/api-view.ts). See
+// shared/notes/claude-code-client.md and __test__/helpers/claude-client.ts.
+import test from 'ava'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import native from '../src-ts/native.js'
+import { apiView } from '../src-ts/compress/api-view.js'
+import { CLIENT_MODEL, CLIENT_VERSION, ensureClaudeClient, PROMPT, resumeWithRealClient, ResumeResult } from './helpers/claude-client.js'
+import { firstMismatch } from './helpers/api-match.js'
+import { FIXTURE_SESSION, fixtures, Transcript } from './helpers/resume-fixtures.js'
+import { assertResumesLike } from './helpers/resume-like.js'
+import { REAL } from './helpers/transcripts.js'
+
+const CLIENT_TIMEOUT = 180_000
+
+test.before(async () => {
+  // The first run downloads ~400 MB: give it time once, here.
+  await ensureClaudeClient()
+})
+
+/** The uuid of the record the client resumed from: the parent of the first record it appended. */
+function resumedFrom(r: ResumeResult): string | undefined {
+  return r.appended.find((a) => typeof a.parentUuid === 'string')?.parentUuid
+}
+
+function leafUuid(bytes: Buffer): string | undefined {
+  const idx = native.scanBuffer(bytes, 'full')
+  const chain = native.activeChain(idx)
+  return chain.leaf === undefined ? undefined : idx.record(chain.leaf)?.uuid
+}
+
+const describe = (m: unknown) => JSON.stringify(m)?.slice(0, 600)
+
+/** The client's history equals our view, and its final message is [reminders] + pending + prompt. */
+async function resumeAndCompare(t: any, bytes: Buffer, sessionId: string, label: string, trace = false): Promise<ResumeResult> {
+  const r = await resumeWithRealClient(bytes, { sessionId, traceConnections: trace })
+  t.is(r.exitCode, 0, `${label}: client exit code; stderr: ${r.stderr.slice(0, 500)}`)
+  t.truthy(r.history, `${label}: the client sent no conversation request`)
+  const view = apiView(bytes, { model: CLIENT_MODEL })
+  const k = firstMismatch(r.history ?? [], view.messages)
+  t.is(k, -1, `${label}: first differing message ${k} of ${r.history?.length} (ours ${view.messages.length})\n  client: ${describe(r.history?.[k])}\n  ours:   ${describe(view.messages[k])}`)
+  const final = r.finalMessage?.content as any[]
+  const tail = [...(view.pending ?? []), { type: 'text', text: PROMPT }]
+  t.deepEqual(final.slice(-tail.length), tail, `${label}: the client's final message ends with the trailing records and the prompt`)
+  t.is(resumedFrom(r), leafUuid(bytes), `${label}: the client resumed from the leaf our graph chose`)
+  return r
+}
+
+test.serial('the pinned client is installed and answers --version', async (t) => {
+  const bin = await ensureClaudeClient()
+  t.true(existsSync(bin))
+  t.is(CLIENT_VERSION, '2.1.332')
+})
+
+test.serial('a resume reaches only the loopback mock', async (t) => {
+  t.timeout(CLIENT_TIMEOUT)
+  const r = await resumeAndCompare(t, fixtures()[0].bytes, FIXTURE_SESSION, 'linear', true)
+  t.true(r.requests.length >= 1)
+  t.true(r.requests.every((q) => q.url.startsWith('/v1/messages')), r.requests.map((q) => q.url).join(', '))
+  if (r.foreignConnections === undefined) t.log('strace is not installed: connections were not traced')
+  else t.deepEqual(r.foreignConnections, [], 'connect() calls to addresses other than 127.0.0.1')
+})
+
+for (const fx of fixtures()) {
+  test.serial(`fixture resumes as our API view: ${fx.name}`, async (t) => {
+    t.timeout(CLIENT_TIMEOUT)
+    await resumeAndCompare(t, fx.bytes, FIXTURE_SESSION, `${fx.name} (${fx.expect})`)
+  })
+}
+
+test.serial('fixture expectations from the notes hold in the view', (t) => {
+  const texts = (name: string) => JSON.stringify(apiView(fixtures().find((f) => f.name === name)!.bytes, { model: CLIENT_MODEL }).messages)
+  t.true(texts('rewound, last-prompt on the main leaf').includes('A3: the build passed'))
+  t.false(texts('rewound, last-prompt on the main leaf').includes('U2-alt'))
+  t.true(texts('rewound, no last-prompt').includes('A2-alt: docs written'))
+  t.true(texts('interior pointer on one branch').endsWith('"No response requested."}]}]'))
+  t.false(texts('compact pair + suffix').includes('U1: set up'))
+  t.true(texts('compact + preservedSegment').includes('U2: run the build'))
+  t.false(texts('compact + preservedSegment').includes('U1: set up'))
+  t.false(texts('tool call without a result, then a prompt').includes('toolu_lost'))
+})
+
+/** Claude Code transcripts among the shared real ones (others, e.g. Codex rollouts, have no conversation chain). */
+function realClaudeTranscripts(): string[] {
+  if (!existsSync(REAL)) return []
+  return readdirSync(REAL)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort()
+    .filter((n) => native.activeChain(native.scanBuffer(readFileSync(join(REAL, n)), 'full')).indexes.length > 0)
+}
+
+test.serial('real transcripts resume as our API view', async (t) => {
+  t.timeout(CLIENT_TIMEOUT * 4)
+  const names = realClaudeTranscripts()
+  if (names.length === 0) return t.fail(`no real transcripts at ${REAL}`)
+  t.true(names.length >= 8, `found ${names.join(', ')}`)
+  for (const name of names) {
+    const bytes = readFileSync(join(REAL, name))
+    const sid = bytes.toString('utf8', 0, 4096).match(/"sessionId":"([0-9a-f-]{36})"/)?.[1] ?? FIXTURE_SESSION
+    await resumeAndCompare(t, bytes, sid, name)
+  }
+})
+
+test.serial('assertResumesLike accepts summary + exact suffix and rejects a changed suffix', async (t) => {
+  t.timeout(CLIENT_TIMEOUT)
+  const original = fixtures()[0].bytes
+  const compressed = (suffixText: string) =>
+    new Transcript()
+      .compact('B1', null, 'S1', 'SUMMARY: set up and asked for a build.')
+      .call('A2', 'S1', 'toolu_build')
+      .result('R2', 'A2', 'toolu_build', 'build ok')
+      .text('A3', 'R2', suffixText)
+      .lastPrompt('A3')
+      .bytes()
+  const ok = await assertResumesLike(original, compressed('A3: the build passed'), { excludedTexts: ['U1: set up the project'] })
+  t.is(ok.suffixMessages, 3)
+  await t.throwsAsync(assertResumesLike(original, compressed('A3: something else')), { message: /differs from the original/ })
+})
