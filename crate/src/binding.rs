@@ -1195,7 +1195,12 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
                 edits: set.iter().map(|m| MemberEdit { key: &m.key, json: m.json.as_bytes() }).collect(),
             },
             (None, None, None, Some(line)) => Part::Line(line.as_bytes()),
-            _ => return Err(Error::new(Status::InvalidArg, "an output part needs exactly one of records, record+set, line")),
+            _ => {
+                return Err(Error::new(
+                    Status::InvalidArg,
+                    "an output part needs exactly one of records, record+set, line",
+                ))
+            }
         });
     }
     assemble(source, &index.scan, &out, &Layout::of(&index.scan))

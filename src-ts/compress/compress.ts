@@ -7,7 +7,7 @@
 //   + one final last-prompt copied from the authoritative pointer, leaf and session updated.
 // It is validated on disk before it becomes visible; any failure writes nothing.
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync, type Stats } from 'node:fs'
+import { readFileSync, statSync, type BigIntStats } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import native from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
@@ -76,15 +76,15 @@ export interface CompressReport extends PlanReport {
 interface Source {
   path: string
   buffer: Buffer
-  stat: Stats
+  stat: BigIntStats
   sha256: string
 }
 
 function readSource(path: string): Source {
-  let stat: Stats
+  let stat: BigIntStats
   let buffer: Buffer
   try {
-    stat = statSync(path)
+    stat = statSync(path, { bigint: true })
     if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
     buffer = readFileSync(path)
   } catch (e) {
@@ -95,16 +95,17 @@ function readSource(path: string): Source {
   return { path, buffer, stat, sha256: native.sha256(buffer) }
 }
 
-/** The source must be exactly what was read: a session still being written is refused. */
+/** The source must be exactly what was read: a session still being written is refused. Size,
+ * inode and nanosecond change/modify times catch any write (re-hashing 50 MB would not add more). */
 function checkSourceUnchanged(src: Source): void {
-  let now: Stats
+  let now: BigIntStats
   try {
-    now = statSync(src.path)
+    now = statSync(src.path, { bigint: true })
   } catch {
     throw new ClaudeJsonlError(`${src.path}: the source disappeared during the run; nothing written`, EXIT.input, src.path)
   }
-  const same = now.size === src.stat.size && now.mtimeMs === src.stat.mtimeMs && now.ino === src.stat.ino
-  if (!same || native.sha256(readFileSync(src.path)) !== src.sha256) {
+  const was = src.stat
+  if (now.size !== was.size || now.ino !== was.ino || now.mtimeNs !== was.mtimeNs || now.ctimeNs !== was.ctimeNs) {
     throw new ClaudeJsonlError(`${src.path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, src.path)
   }
 }
@@ -116,10 +117,10 @@ function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {
 }
 
 /**
- * Compresses `input` into a candidate at `out`. Resolves with the report; throws a
+ * Compresses `input` into a candidate at `out` with the given summariser. Resolves with the report; throws a
  * ClaudeJsonlError (topology stop, gate failure, bad input) with nothing written.
  */
-export async function compress(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
+export async function compressWith(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
   checkOutputPath(input, out)
   const charBudget = summaryCharBudget(options)
   const src = readSource(input)
@@ -128,7 +129,7 @@ export async function compress(input: string, out: string, summarize: Summarizer
   if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : 'not a Claude Code transcript (no record has a Claude Code type)')
   }
-  const first = planIndex(index, src.buffer, options, basename(input))
+  const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
   if (first.report.status !== 'valid') throw new ClaudeJsonlError(stopMessage(first.report), EXIT.flagged, input)
   const { plan, tokens } = planWithBudget(first, options)
   const t = plan.topology

@@ -32,7 +32,7 @@ export function summaryReserveTokens(o: BudgetOptions): number {
  * plan whose partition is final, and the per-record token estimates of the source.
  */
 export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: TranscriptPlan; tokens: Float64Array } {
-  const tokens = native.estimateRecordTokens(plan.buffer, plan.index)
+  const tokens = chainTokens(plan)
   const n = o.targetEstimatedTokens
   if (n === undefined) return { plan, tokens }
   if (!Number.isInteger(n) || n < 1000) throw usageError(`--target-estimated-tokens must be a whole number >= 1000, not '${n}'`)
@@ -43,9 +43,21 @@ export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: 
   const suffix = new Float64Array(t.chain.length + 1)
   for (let k = t.chain.length - 1; k >= 0; k--) suffix[k] = suffix[k + 1] + tokens[t.chain[k]]
   if (suffix[t.cut] <= room) return { plan, tokens }
-  const j = Array.from(t.legalCuts).findIndex((c) => c >= t.cut! && suffix[c] <= room)
-  if (j < 0) return { plan, tokens } // nothing fits: the candidate gate reports it
+  const cuts = Array.from(t.legalCuts)
+  let j = cuts.findIndex((c) => c >= t.cut! && suffix[c] <= room)
+  if (j < 0) j = cuts.length - 1 // nothing fits: the shortest suffix, which the candidate gate then rejects
+  if (cuts[j] === t.cut) return { plan, tokens }
   const ratio = (t.cutBytes[j] + 0.5) / Math.max(1, t.inputBytes)
-  const narrowed = planIndex(plan.index, plan.buffer, { ...o, targetRatio: Math.min(1, ratio), minRecentRecords: 0 }, plan.report.input)
+  const narrowed = planIndex(plan.index, plan.buffer, { ...o, targetRatio: Math.min(1, ratio), minRecentRecords: 0 }, plan.report.input, plan.report.sourceSha256)
   return { plan: narrowed, tokens }
+}
+
+/** Estimated tokens per record index; only the active chain's records are estimated (the rest
+ * never reaches the output), others are 0. */
+export function chainTokens(plan: TranscriptPlan): Float64Array {
+  const t = plan.topology
+  const perChain = native.estimateRecordTokens(plan.buffer, plan.index, t.chain)
+  const tokens = new Float64Array(plan.index.length)
+  for (let k = 0; k < t.chain.length; k++) tokens[t.chain[k]] = perChain[k]
+  return tokens
 }

@@ -239,21 +239,21 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
 }
 
 /** Plans a transcript already scanned: `buffer` must be the bytes `index` was scanned from. */
-export function planIndex(index: TranscriptIndex, buffer: Buffer, options: PlanOptions = {}, input = '<buffer>'): TranscriptPlan {
-  return planScanned(index, buffer, nativeOptions(options), options, input)
+export function planIndex(index: TranscriptIndex, buffer: Buffer, options: PlanOptions = {}, input = '<buffer>', sourceSha256?: string): TranscriptPlan {
+  return planScanned(index, buffer, nativeOptions(options), options, input, sourceSha256)
 }
 
-function planScanned(index: TranscriptIndex, buffer: Buffer, opts: NativePlanOptions, options: PlanOptions, input: string): TranscriptPlan {
+function planScanned(index: TranscriptIndex, buffer: Buffer, opts: NativePlanOptions, options: PlanOptions, input: string, sourceSha256?: string): TranscriptPlan {
   let topology: TopologyPlan
   try {
     topology = native.planTranscript(index, buffer, opts)
   } catch (e) {
     throw new ClaudeJsonlError((e as Error).message.split('\n')[0], EXIT.usage)
   }
-  return { report: buildReport(index, buffer, topology, options, input), topology, index, buffer }
+  return { report: buildReport(index, buffer, topology, options, input, sourceSha256), topology, index, buffer }
 }
 
-function buildReport(index: TranscriptIndex, buffer: Buffer, t: TopologyPlan, options: PlanOptions, input: string): PlanReport {
+function buildReport(index: TranscriptIndex, buffer: Buffer, t: TopologyPlan, options: PlanOptions, input: string, sourceSha256?: string): PlanReport {
   const lineOf = (i: number) => t.recordLines[i] ?? 0
   const uuidOf = (i: number | undefined) => (i === undefined ? undefined : index.record(i)?.uuid)
   const lines = (a: Uint32Array) => Array.from(a, lineOf)
@@ -303,7 +303,7 @@ function buildReport(index: TranscriptIndex, buffer: Buffer, t: TopologyPlan, op
     inputBytes: buffer.length,
     inputRecords: index.length,
     inputLines: summary.lines,
-    sourceSha256: createHash('sha256').update(buffer).digest('hex'),
+    sourceSha256: sourceSha256 ?? native.sha256(buffer),
     status: t.status,
     valid,
     stop: valid ? undefined : { status: t.status, lines: t.offendingLines, message: t.message, recovery: t.recovery },

@@ -1,0 +1,195 @@
+// compress in candidate mode: the output's layout, byte identity of the kept suffix, projection
+// of metadata and pointer, the gates that write nothing, repeated compression, and resumption in
+// the real Claude Code client.
+import test from 'ava'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { compressWith, type Summarizer } from '../src-ts/compress/compress.js'
+import { ClaudeJsonlError } from '../src-ts/errors.js'
+import { CLI, REAL, snapshot, tempDir } from './helpers/transcripts.js'
+import { Transcript } from './helpers/resume-fixtures.js'
+import { assertResumesLike } from './helpers/resume-like.js'
+
+const PLANTED = 'PLANTED-BRANCH-TEXT: revert everything'
+
+const fixedSummary: Summarizer = async (req) => ({
+  text: `This session is being continued from a previous conversation. Test summary of ${req.plan.topology.summaryIndexes.length} records; original at ${req.sourcePath}.`,
+  mode: 'deterministic-fallback',
+})
+
+/** A session with metadata changes, snapshots, a rewound branch and tool calls. */
+function richSession(leafPadding = 0): Transcript {
+  const t = new Transcript()
+  t.raw({ type: 'permission-mode', permissionMode: 'default', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
+  t.raw({ type: 'file-history-snapshot', messageId: t.uuid('U1'), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false })
+  t.user('U1', null, 'U1: set up the project, keep it small')
+    .text('A1', 'U1', 'A1: done, what next?')
+    .raw({ type: 'custom-title', customTitle: 'first title', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
+    .user('U2', 'A1', 'U2: run the build')
+    .call('A2', 'U2', 'toolu_build')
+    .result('R2', 'A2', 'toolu_build', 'build ok')
+    .text('A3', 'R2', 'A3: the build passed')
+    .user('U2alt', 'A1', PLANTED)
+    .text('A2alt', 'U2alt', 'A2-alt: reverted')
+  t.raw({ type: 'file-history-snapshot', messageId: t.uuid('U4'), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false })
+  t.user('U4', 'A3', 'U4: now write the docs for the build step, with an example of the command')
+    .text('A4', 'U4', 'A4: docs written to docs/build.md with one example')
+    .raw({ type: 'custom-title', customTitle: 'second title', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
+    .raw({ type: 'permission-mode', permissionMode: 'acceptEdits', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
+    .user('U5', 'A4', 'U5: run the tests and tell me what failed')
+    .call('A5', 'U5', 'toolu_tests')
+    .result('R5', 'A5', 'toolu_tests', '2 passed, 1 failed: test_docs')
+    .text('A6', 'R5', 'A6: one test failed, test_docs; the example path is wrong' + ' detail'.repeat(leafPadding))
+  t.raw({ type: 'last-prompt', lastPrompt: 'U5: run the tests', leafUuid: t.uuid('A6'), sessionId: '5e551011-0000-4000-8000-00000000c11e', explicit: true })
+  return t
+}
+
+function writeSession(bytes: Buffer): { dir: string; input: string; out: string } {
+  const dir = tempDir('cj-compress-')
+  const input = join(dir, '5e551011-0000-4000-8000-00000000c11e.jsonl')
+  writeFileSync(input, bytes)
+  return { dir, input, out: join(dir, 'candidate.jsonl') }
+}
+
+const lines = (b: Buffer) => b.toString('utf8').split('\n').filter((l) => l !== '')
+
+test('the candidate is side records, one compact pair, the suffix byte for byte, latest metadata, one pointer', async (t) => {
+  const src = richSession()
+  const { input, out } = writeSession(src.bytes())
+  const report = await compressWith(input, out, fixedSummary, { targetRatio: 0.45, minRecentRecords: 1 })
+  t.true(report.validation.valid, JSON.stringify(report.validation))
+  const inLines = lines(readFileSync(input))
+  const outLines = lines(readFileSync(out))
+  const recs = outLines.map((l) => JSON.parse(l))
+  const kinds = recs.map((r) => r.type + (r.subtype ? '/' + r.subtype : '') + (r.isCompactSummary ? '/summary' : ''))
+  const b = kinds.indexOf('system/compact_boundary')
+  t.is(kinds.filter((k) => k === 'system/compact_boundary').length, 1)
+  t.is(kinds[b + 1], 'user/summary')
+  t.true(kinds.slice(0, b).every((k) => k === 'file-history-snapshot'), kinds.join(','))
+  // Only the snapshot of a kept record survives.
+  t.deepEqual(recs.slice(0, b).map((r) => r.messageId), [src.uuid('U4')])
+  const boundary = recs[b]
+  const summary = recs[b + 1]
+  t.is(summary.parentUuid, boundary.uuid)
+  t.is(boundary.parentUuid, null)
+  t.is(boundary.compactMetadata.summaryUuid, summary.uuid)
+  t.is(boundary.compactMetadata.codexOfflineCompressionVersion, 'v10')
+  t.is(boundary.compactMetadata.selectedLeafUuid, src.uuid('A6'))
+  t.is(summary.message.content.startsWith('This session is being continued'), true)
+  // Claude Code's layout: parentUuid first, compact separators.
+  t.true(outLines[b].startsWith('{"parentUuid":null,"isSidechain":false,'))
+  t.true(outLines[b + 1].startsWith(`{"parentUuid":"${boundary.uuid}","isSidechain":false,`))
+  t.regex(outLines[b + 1], /"uuid":"[0-9a-f-]{36}","timestamp":"/)
+  // The suffix: the source lines of U4..A6, in order; only U4's parentUuid changed.
+  const suffixNames = ['U4', 'A4', 'U5', 'A5', 'R5', 'A6']
+  const suffix = outLines.slice(b + 2, b + 2 + suffixNames.length)
+  const sourceOf = (name: string) => inLines.find((l) => JSON.parse(l).uuid === src.uuid(name))!
+  t.is(suffix[0], sourceOf('U4').replace(`"parentUuid":"${src.uuid('A3')}"`, `"parentUuid":"${summary.uuid}"`))
+  t.deepEqual(suffix.slice(1), suffixNames.slice(1).map(sourceOf))
+  // Synthetic timestamps just before the first kept record, never "now".
+  const firstTs = Date.parse(JSON.parse(suffix[0]).timestamp)
+  t.is(Date.parse(boundary.timestamp), firstTs - 2)
+  t.is(Date.parse(summary.timestamp), firstTs - 1)
+  // Then the latest metadata values and the pointer, deep-copied with unknown fields.
+  const tail = recs.slice(b + 2 + suffixNames.length)
+  t.deepEqual(tail.map((r) => r.type), ['custom-title', 'permission-mode', 'last-prompt'])
+  t.is(tail[0].customTitle, 'second title')
+  t.is(tail[1].permissionMode, 'acceptEdits')
+  t.like(tail[2], { leafUuid: src.uuid('A6'), lastPrompt: 'U5: run the tests', explicit: true })
+  // Nothing of the rewound branch, nor of the summarised records' bodies.
+  const text = readFileSync(out, 'utf8')
+  t.false(text.includes('PLANTED-BRANCH-TEXT'))
+  t.false(text.includes('U2: run the build'))
+  // The report beside it.
+  const sidecar = JSON.parse(readFileSync(`${out}.report.json`, 'utf8'))
+  t.is(sidecar.reportSchemaVersion, 1)
+  t.is(sidecar.recentRecordsPreserved, 6)
+  t.is(sidecar.excludedBranchCount, 2)
+})
+
+test('CRLF, BOM and lone-surrogate escapes in kept records survive byte for byte', async (t) => {
+  const src = new Transcript()
+    .user('U1', null, 'U1: first')
+    .text('A1', 'U1', 'A1: ok')
+    .user('U2', 'A1', 'U2: second \ud83d half an emoji')
+    .text('A2', 'U2', 'A2: ok')
+    .lastPrompt('A2')
+  const body = src.bytes().toString('utf8').replace(/\n/g, '\r\n')
+  const { input, out } = writeSession(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]))
+  await compressWith(input, out, fixedSummary, { targetRatio: 0.5, minRecentRecords: 1 })
+  const bytes = readFileSync(out)
+  t.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf])
+  const text = bytes.toString('utf8').slice(1)
+  t.true(text.split('\r\n').slice(0, -1).every((l) => !l.includes('\n')))
+  t.true(text.includes('"U2: second \\ud83d half an emoji"'))
+})
+
+test('every gate writes nothing: path rules, topology stop, token ceiling, a source changed during the run', async (t) => {
+  // The leaf alone is over 1000 estimated tokens: no suffix fits the ceiling below.
+  const { dir, input, out } = writeSession(richSession(800).bytes())
+  const before = snapshot(dir)
+  const fails = async (p: Promise<unknown>, code: number, re: RegExp) => {
+    const e = await t.throwsAsync(p)
+    t.true(e instanceof ClaudeJsonlError)
+    t.is((e as ClaudeJsonlError).exitCode, code, e!.message)
+    t.regex(e!.message, re)
+    // Only the input may differ (the live-source case appends to it): no output, no temp file.
+    t.deepEqual(snapshot(dir).filter((l) => !l.startsWith(input)), before.filter((l) => !l.startsWith(input)))
+  }
+  await fails(compressWith(input, input, fixedSummary), 2, /must differ from the input/)
+  const claude = join(dir, '.claude', 'projects', 'p')
+  mkdirSync(claude, { recursive: true })
+  await fails(compressWith(input, join(claude, 'x.jsonl'), fixedSummary), 2, /inside a \.claude tree/)
+  await fails(compressWith(input, out, fixedSummary, { targetEstimatedTokens: 1000, summaryCharBudget: 4000, minRecentRecords: 1 }), 1, /exceed --target-estimated-tokens 1000/)
+  await fails(
+    compressWith(input, out, fixedSummary, { minRecentRecords: 1, beforePublish: () => appendFileSync(input, '{"type":"x"}\n') }),
+    3,
+    /changed during the run/,
+  )
+  t.false(existsSync(out))
+})
+
+test('a topology stop names the status and the recovery option, exit 1, nothing written', async (t) => {
+  const src = new Transcript().user('U1', null, 'U1: a').text('A1', 'U1', 'A1: b').user('U2', 'A1', 'U2: c').text('A2', 'U2', 'A2: d')
+  src.records.push({ ...src.records[1], message: { role: 'assistant', content: [{ type: 'text', text: 'dup' }] } })
+  const { dir, input, out } = writeSession(src.lastPrompt('A2').bytes())
+  const before = snapshot(dir)
+  const r = spawnSync(process.execPath, [CLI, 'compress', input, '--out', out, '--summary', 'deterministic'], { encoding: 'utf8' })
+  t.is(r.status, 1, r.stderr)
+  t.regex(r.stderr, /^claude-jsonl: .*duplicate-uuid/)
+  t.is(r.stderr.trim().split('\n').length, 1)
+  t.deepEqual(snapshot(dir), before)
+})
+
+test('repeated compression folds the old pair into one new summary', async (t) => {
+  const { input, out } = writeSession(richSession().bytes())
+  await compressWith(input, out, fixedSummary, { targetRatio: 0.6, minRecentRecords: 1 })
+  const again = join(tempDir('cj-compress-'), 'again.jsonl')
+  const r = await compressWith(out, again, fixedSummary, { targetRatio: 0.3, minRecentRecords: 1 })
+  t.true(r.validation.valid)
+  t.is(r.priorCompactRecordCount, 2)
+  const recs = lines(readFileSync(again)).map((l) => JSON.parse(l))
+  t.is(recs.filter((x) => x.subtype === 'compact_boundary').length, 1)
+  t.is(recs.filter((x) => x.isCompactSummary).length, 1)
+})
+
+test.serial('the real client resumes a candidate as summary + the original suffix, without the rewound branch', async (t) => {
+  const { input, out } = writeSession(richSession().bytes())
+  await compressWith(input, out, fixedSummary, { targetRatio: 0.45, minRecentRecords: 1 })
+  const r = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
+  t.is(r.suffixMessages, 6)
+})
+
+for (const name of ['real-05.jsonl', 'real-08.jsonl', 'real-12.jsonl']) {
+  test.serial(`the real client resumes the candidate of ${name} like the original's recent suffix`, async (t) => {
+    const dir = tempDir('cj-compress-')
+    const out = join(dir, 'candidate.jsonl')
+    const report = await compressWith(join(REAL, name), out, fixedSummary)
+    t.true(report.validation.valid)
+    const r = await assertResumesLike(readFileSync(join(REAL, name)), readFileSync(out))
+    t.true(r.suffixMessages > 5)
+    // The CLI's validator agrees.
+    t.notThrows(() => execFileSync(process.execPath, [CLI, 'validate', out]))
+  })
+}
