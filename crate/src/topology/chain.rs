@@ -11,14 +11,27 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Duplicate uuids anywhere make the uuid index ambiguous: blocking (the seed), whatever branch
 /// they are on.
-pub(super) fn duplicate_uuids(s: &Scan, g: &Graph) -> Option<Stop> {
-    if g.duplicates.is_empty() {
+///
+/// A byte-identical copy of a record (Claude Code re-appends a compacted session's segment on
+/// resume, and the client keeps one copy) leaves the index unambiguous: not a stop.
+pub(super) fn duplicate_uuids(s: &Scan, g: &Graph, bytes: &[u8]) -> Option<Stop> {
+    let span = |i: u32| {
+        let r = &s.records[i as usize];
+        &bytes[r.offset as usize..r.offset as usize + r.len as usize]
+    };
+    let ambiguous: Vec<u32> = g
+        .duplicates
+        .iter()
+        .copied()
+        .filter(|&i| g.index_of(uuid_of(s, i)).is_none_or(|c| span(c) != span(i)))
+        .collect();
+    if ambiguous.is_empty() {
         return None;
     }
-    let dup: FxHashSet<&str> = g.duplicates.iter().map(|&i| uuid_of(s, i)).collect();
+    let dup: FxHashSet<&str> = ambiguous.iter().map(|&i| uuid_of(s, i)).collect();
     let lines: Vec<u32> =
         (0..s.records.len() as u32).filter(|&i| dup.contains(uuid_of(s, i))).map(|i| line(s, i)).collect();
-    let first = uuid_of(s, g.duplicates[0]);
+    let first = uuid_of(s, ambiguous[0]);
     Some(Stop {
         status: Status::DuplicateUuid,
         message: format!(

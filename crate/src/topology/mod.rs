@@ -337,7 +337,7 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
             lines,
         });
     }
-    if let Some(stop) = chain::duplicate_uuids(scan, &g) {
+    if let Some(stop) = chain::duplicate_uuids(scan, &g, bytes) {
         p.stop(stop);
     }
     leaf::choose(&mut p, &g, bytes, &choice, opts);
