@@ -26,6 +26,8 @@ export { validate, renderValidation } from './read/validate.js'
 export type { ValidationReport, ValidationIssue } from './read/validate.js'
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
+export { apiView, renderAttachment, NO_RESPONSE, INTERRUPTED_TOOL_RESULT, OPAQUE } from './compress/api-view.js'
+export type { ApiView, ApiViewOptions, ApiMessage, ApiBlock } from './compress/api-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
 export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
 export type {
