@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
 import { apiView } from '../src-ts/compress/api-view.js'
-import { CLIENT_MODEL, CLIENT_VERSION, ensureClaudeClient, PROMPT, resumeWithRealClient, ResumeResult } from './helpers/claude-client.js'
+import { CLIENT_MODEL, CLIENT_VERSION, encodeProjectDir, ensureClaudeClient, PROMPT, resumeWithRealClient, ResumeResult, startMockApi } from './helpers/claude-client.js'
 import { firstMismatch } from './helpers/api-match.js'
 import { FIXTURE_SESSION, fixtures, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
@@ -127,4 +127,33 @@ test.serial('assertResumesLike accepts summary + exact suffix and rejects a chan
   const ok = await assertResumesLike(original, compressed('A3: the build passed'), { excludedTexts: ['U1: set up the project'] })
   t.is(ok.suffixMessages, 3)
   await t.throwsAsync(assertResumesLike(original, compressed('A3: something else')), { message: /differs from the original/ })
+})
+
+test('the mock answers streamed and plain message requests, counts tokens, 404s the rest and logs all', async (t) => {
+  const mock = await startMockApi(10_000)
+  try {
+    const post = (path: string, body: unknown) => fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const plain = await (await post('/v1/messages', { model: 'm', messages: [] })).json()
+    t.like(plain, { role: 'assistant', model: 'm', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' })
+    t.is(typeof plain.usage.input_tokens, 'number')
+    const stream = await post('/v1/messages?beta=true', { model: 'm', stream: true, messages: [] })
+    t.is(stream.headers.get('content-type'), 'text/event-stream')
+    const events = (await stream.text()).split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice(7))
+    t.deepEqual(events, ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+    t.deepEqual(await (await post('/v1/messages/count_tokens', { messages: [] })).json(), { input_tokens: 12 })
+    t.is((await fetch(`${mock.url}/api/anything`)).status, 404)
+    t.deepEqual(mock.requests.map((r) => `${r.method} ${r.url}`), ['POST /v1/messages', 'POST /v1/messages?beta=true', 'POST /v1/messages/count_tokens', 'GET /api/anything'])
+    t.is(mock.requests[0].body.model, 'm')
+  } finally {
+    await mock.close()
+  }
+})
+
+test('project folder names are encoded as the client encodes them', (t) => {
+  t.is(encodeProjectDir('/tmp/a b/my.proj_x'), '-tmp-a-b-my-proj-x')
+  t.is(encodeProjectDir('/tmp/é@x'), '-tmp---x')
+  const long = `/tmp/${'a'.repeat(250)}`
+  const enc = encodeProjectDir(long)
+  t.is(enc.slice(0, 200), long.replace(/[^A-Za-z0-9]/g, '-').slice(0, 200))
+  t.regex(enc.slice(200), /^-[0-9a-z]+$/)
 })

@@ -144,6 +144,17 @@ export function fixtures(): Fixture[] {
         .text('A2', 'Rb', 'A2: both read'),
       'one assistant message with thinking and both calls, one user message with both results (Ra is off the chain)',
     ),
+    f(
+      'parallel tool calls, results written out of call order',
+      new Transcript()
+        .user('U1', null, 'U1: two commands')
+        .call('A1a', 'U1', 'toolu_first', 'msg_two')
+        .call('A1b', 'A1a', 'toolu_second', 'msg_two')
+        .result('Rb', 'A1b', 'toolu_second', 'second output')
+        .result('Ra', 'A1a', 'toolu_first', 'first output')
+        .text('A2', 'Ra', 'A2: both ran'),
+      'the results in file order, second first (seen in real-06; the graph splices them in call order)',
+    ),
     f('rewound, last-prompt on the main leaf', branched().lastPrompt('A3'), 'main branch (case 2a)'),
     f('rewound, last-prompt on the alt leaf', branched().lastPrompt('A2alt'), 'alt branch (case 2b)'),
     f('rewound, no last-prompt', branched(), 'alt branch: the last record in the file (case 2c)'),
