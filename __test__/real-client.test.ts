@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
 import { apiView } from '../src-ts/compress/api-view.js'
-import { CLIENT_MODEL, CLIENT_VERSION, ensureClaudeClient, PROMPT, resumeWithRealClient, ResumeResult } from './helpers/claude-client.js'
+import { CLIENT_MODEL, CLIENT_VERSION, encodeProjectDir, ensureClaudeClient, PROMPT, resumeWithRealClient, ResumeResult, startMockApi } from './helpers/claude-client.js'
 import { firstMismatch } from './helpers/api-match.js'
 import { FIXTURE_SESSION, fixtures, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
@@ -80,21 +80,31 @@ test.serial('fixture expectations from the notes hold in the view', (t) => {
   t.true(texts('compact + preservedSegment').includes('U2: run the build'))
   t.false(texts('compact + preservedSegment').includes('U1: set up'))
   t.false(texts('tool call without a result, then a prompt').includes('toolu_lost'))
+  t.false(texts('two last-prompts: the last one wins').includes('U2-alt'))
+  t.true(texts('pointer to an unknown uuid').includes('A2-alt: docs written'))
+  t.true(texts('compact boundary whose history is absent').startsWith('[{"role":"user","content":[{"type":"text","text":"SUMMARY: earlier work in another file.\\n"}'))
+  t.false(texts('two compactions: only the last counts').includes('SUMMARY ONE'))
+  t.false(texts('thinking written by another model').includes('"thinking"'))
+  t.true(texts('a tool result whose call is gone').includes('"content":"(no content)"'))
+  t.true(texts('a uuid reused by a later record').includes('A3-DUP'))
+  t.false(texts('a uuid reused by a later record').includes('A3: the build passed'))
+  t.true(texts('a parent uuid that names no record').includes('U1: set up the project'))
 })
 
 /** Claude Code transcripts among the shared real ones (others, e.g. Codex rollouts, have no conversation chain). */
 function realClaudeTranscripts(): string[] {
-  if (!existsSync(REAL)) return []
   return readdirSync(REAL)
     .filter((n) => n.endsWith('.jsonl'))
     .sort()
     .filter((n) => native.activeChain(native.scanBuffer(readFileSync(join(REAL, n)), 'full')).indexes.length > 0)
 }
 
-test.serial('real transcripts resume as our API view', async (t) => {
+const realTest = existsSync(REAL) ? test.serial : test.serial.skip
+if (!existsSync(REAL)) console.warn(`real transcripts not found at ${REAL}: the real-transcript resume test is skipped`)
+
+realTest('real transcripts resume as our API view', async (t) => {
   t.timeout(CLIENT_TIMEOUT * 4)
   const names = realClaudeTranscripts()
-  if (names.length === 0) return t.fail(`no real transcripts at ${REAL}`)
   t.true(names.length >= 8, `found ${names.join(', ')}`)
   for (const name of names) {
     const bytes = readFileSync(join(REAL, name))
@@ -117,4 +127,33 @@ test.serial('assertResumesLike accepts summary + exact suffix and rejects a chan
   const ok = await assertResumesLike(original, compressed('A3: the build passed'), { excludedTexts: ['U1: set up the project'] })
   t.is(ok.suffixMessages, 3)
   await t.throwsAsync(assertResumesLike(original, compressed('A3: something else')), { message: /differs from the original/ })
+})
+
+test('the mock answers streamed and plain message requests, counts tokens, 404s the rest and logs all', async (t) => {
+  const mock = await startMockApi(10_000)
+  try {
+    const post = (path: string, body: unknown) => fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const plain = await (await post('/v1/messages', { model: 'm', messages: [] })).json()
+    t.like(plain, { role: 'assistant', model: 'm', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' })
+    t.is(typeof plain.usage.input_tokens, 'number')
+    const stream = await post('/v1/messages?beta=true', { model: 'm', stream: true, messages: [] })
+    t.is(stream.headers.get('content-type'), 'text/event-stream')
+    const events = (await stream.text()).split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice(7))
+    t.deepEqual(events, ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+    t.deepEqual(await (await post('/v1/messages/count_tokens', { messages: [] })).json(), { input_tokens: 12 })
+    t.is((await fetch(`${mock.url}/api/anything`)).status, 404)
+    t.deepEqual(mock.requests.map((r) => `${r.method} ${r.url}`), ['POST /v1/messages', 'POST /v1/messages?beta=true', 'POST /v1/messages/count_tokens', 'GET /api/anything'])
+    t.is(mock.requests[0].body.model, 'm')
+  } finally {
+    await mock.close()
+  }
+})
+
+test('project folder names are encoded as the client encodes them', (t) => {
+  t.is(encodeProjectDir('/tmp/a b/my.proj_x'), '-tmp-a-b-my-proj-x')
+  t.is(encodeProjectDir('/tmp/é@x'), '-tmp---x')
+  const long = `/tmp/${'a'.repeat(250)}`
+  const enc = encodeProjectDir(long)
+  t.is(enc.slice(0, 200), long.replace(/[^A-Za-z0-9]/g, '-').slice(0, 200))
+  t.regex(enc.slice(200), /^-[0-9a-z]+$/)
 })

@@ -41,6 +41,8 @@ export type {
 } from './compress/plan.js'
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
+export { apiView, renderAttachment, NO_RESPONSE, INTERRUPTED_TOOL_RESULT, OPAQUE } from './compress/api-view.js'
+export type { ApiView, ApiViewOptions, ApiMessage, ApiBlock } from './compress/api-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
 export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
 export type {

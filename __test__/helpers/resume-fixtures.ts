@@ -74,16 +74,24 @@ export class Transcript {
   }
 
   /** A compact pair: boundary (parentUuid null, logicalParentUuid) and its summary child. */
-  compact(boundary: string, logicalParent: string | null, summary: string, text: string, metadata: Rec = {}): this {
+  compact(boundary: string, logicalParent: string | null, summary: string, text: unknown, metadata: Rec = {}): this {
     this.base('system', boundary, null, {
       subtype: 'compact_boundary',
       content: 'Conversation compacted',
       isMeta: false,
       level: 'info',
-      logicalParentUuid: logicalParent === null ? null : this.uuid(logicalParent),
+      logicalParentUuid: logicalParent === null ? null : logicalParent.includes('-') ? logicalParent : this.uuid(logicalParent),
       compactMetadata: { trigger: 'manual', preTokens: 12345, ...metadata },
     })
     this.user(summary, boundary, text, { isCompactSummary: true, isVisibleInTranscriptOnly: true })
+    return this
+  }
+
+  /** Changes a field of the message of the record named `name` (e.g. its model). */
+  patch(name: string, change: (r: Rec) => void): this {
+    const r = this.records.find((x) => x.uuid === this.uuid(name))
+    if (!r) throw new Error(`no record ${name}`)
+    change(r)
     return this
   }
 
@@ -136,6 +144,17 @@ export function fixtures(): Fixture[] {
         .text('A2', 'Rb', 'A2: both read'),
       'one assistant message with thinking and both calls, one user message with both results (Ra is off the chain)',
     ),
+    f(
+      'parallel tool calls, results written out of call order',
+      new Transcript()
+        .user('U1', null, 'U1: two commands')
+        .call('A1a', 'U1', 'toolu_first', 'msg_two')
+        .call('A1b', 'A1a', 'toolu_second', 'msg_two')
+        .result('Rb', 'A1b', 'toolu_second', 'second output')
+        .result('Ra', 'A1a', 'toolu_first', 'first output')
+        .text('A2', 'Ra', 'A2: both ran'),
+      'the results in file order, second first (seen in real-06; the graph splices them in call order)',
+    ),
     f('rewound, last-prompt on the main leaf', branched().lastPrompt('A3'), 'main branch (case 2a)'),
     f('rewound, last-prompt on the alt leaf', branched().lastPrompt('A2alt'), 'alt branch (case 2b)'),
     f('rewound, no last-prompt', branched(), 'alt branch: the last record in the file (case 2c)'),
@@ -187,6 +206,59 @@ export function fixtures(): Fixture[] {
       'reminders moved in front of the prompt; the one after the result folded into it',
     ),
     f('session ends on a tool call', linearBase().call('A4', 'A3', 'toolu_end'), 'an interrupted error result, then "No response requested." (case 4b)'),
+    f('two last-prompts: the last one wins', branched().lastPrompt('A2alt').lastPrompt('A3'), 'main branch (case 2g)'),
+    f('pointer to an unknown uuid', branched().raw({ type: 'last-prompt', leafUuid: '00000000-0000-4000-8000-0000deadbeef', sessionId: FIXTURE_SESSION }), 'as with no pointer: alt branch (case 2f)'),
+    f(
+      'compact boundary whose history is absent',
+      new Transcript()
+        .compact('B1', '00000000-0000-4000-8000-00000000f00d', 'S1', 'SUMMARY: earlier work in another file.')
+        .user('U4', 'S1', 'U4: go on')
+        .text('A4', 'U4', 'A4: going on'),
+      'summary merged with U4 (case 3b)',
+    ),
+    f(
+      'summary as blocks, followed by an assistant record',
+      linearBase()
+        .compact('B1', 'A3', 'S1', [{ type: 'text', text: 'SUMMARY: in blocks.' }])
+        .text('A4', 'S1', 'A4: continuing after the summary'),
+      'the summary is a user message of its own (cases 3c, 3g)',
+    ),
+    f(
+      'two compactions: only the last counts',
+      linearBase()
+        .compact('B1', 'A3', 'S1', 'SUMMARY ONE')
+        .user('U4', 'S1', 'U4: more')
+        .text('A4', 'U4', 'A4: more done')
+        .compact('B2', 'A4', 'S2', 'SUMMARY TWO')
+        .user('U5', 'S2', 'U5: last part')
+        .text('A5', 'U5', 'A5: all done'),
+      'SUMMARY TWO + U5, A5 (case 3d)',
+    ),
+    f(
+      'thinking written by another model',
+      new Transcript()
+        .user('U1', null, 'U1: think about it')
+        .assistant('A1', 'U1', [{ type: 'thinking', thinking: 'hmm', signature: 'c2ln' }, { type: 'text', text: 'A1: thought' }])
+        .patch('A1', (r) => ((r.message as Rec).model = 'claude-opus-4-5-20251101'))
+        .user('U2', 'A1', 'U2: and now?')
+        .text('A2', 'U2', 'A2: now this'),
+      'the thinking block is not sent (case 5b)',
+    ),
+    f(
+      'a tool result whose call is gone',
+      linearBase().result('R9', 'A3', 'toolu_gone', 'orphan output').text('A4', 'R9', 'A4: after the orphan'),
+      'the result is removed, the message becomes "(no content)" (case 4f)',
+    ),
+    f(
+      'a parent uuid that names no record',
+      linearBase().user('U4', 'A3', 'U4: next').patch('U4', (r) => (r.parentUuid = '00000000-0000-4000-8000-00000000dead')).text('A4', 'U4', 'A4: next done'),
+      're-attached to the newest earlier record (case 4c)',
+    ),
+    f(
+      'a uuid reused by a later record',
+      linearBase().text('A3', 'R2', 'A3-DUP: the later copy'),
+      'the later record takes the earlier one\'s place (case 4e)',
+    ),
     f(
       'tool call without a result, then a prompt',
       linearBase().call('A4', 'A3', 'toolu_lost').user('U5', 'A4', 'U5: never mind').text('A5', 'U5', 'A5: ok'),

@@ -1,17 +1,25 @@
 // The API view of a transcript: the `messages` the real Claude Code client (2.1.332) sends to the
 // model when it resumes the file, minus its own final user message (reminders + the new prompt).
 // The native graph chooses the leaf and the active chain (fragments and tool results spliced in,
-// as the client does); this module applies the client's observed loading rules to the records
-// on it (shared/notes/claude-code-client.md, checked by __test__/real-client.test.ts):
+// as the client does); this module applies the client's loading rules to the records on it, as
+// observed with the client itself (shared/notes/claude-code-client.md; probes and the sample
+// transcripts in __test__/real-client.test.ts):
 // - only what follows the last compact boundary of the loaded chain is sent (a live
 //   `preservedSegment` is relinked after the summary first); the summary is a user message;
-// - consecutive user records become one user message (string content turned into text blocks);
-//   consecutive assistant records sharing `message.id` become one assistant message;
-// - thinking blocks are sent only when the record's model is the request's model;
-// - an assistant message whose tool calls are not all answered by the next user message is
-//   dropped; tool results that answer nothing are removed;
-// - a chain that ends on a user message (or a tool call) gets the client's synthetic answers.
-// Records are parsed here with JSON.parse from their byte spans; nothing is re-serialised.
+// - attachment records become system-reminder texts (renderAttachment) that move up in front of
+//   the user records they follow, up to an assistant message, a tool result or another reminder;
+// - consecutive user records become one user message: a lone record keeps string content, merged
+//   ones become text blocks, and a text followed by a non-reminder text gets a newline; a
+//   reminder after a tool result is folded into that result's content; tool results lead;
+// - consecutive assistant records sharing `message.id` become one message (different ids do not
+//   merge); thinking blocks are sent only when the record's model is the request's model;
+// - within one user message, tool results are in file order (the graph splices them in call order);
+// - an assistant record whose calls no result answers is dropped (unless the history ends on
+//   it: the client answers it as interrupted); results that answer no call are removed;
+// - a history that ends on a user prompt or a tool result gets "No response requested."; one
+//   that ends on records starting with a meta record (a local command's caveat) does not: those
+//   go into the client's final message (`pending`).
+// Records are parsed with JSON.parse from their byte spans; nothing is re-serialised.
 import native from '../native.js'
 import type { ActiveChain } from '#native'
 import type { RecordInfo, TranscriptIndex } from '../native.js'
@@ -38,7 +46,8 @@ export interface ApiView {
   /** Blocks of trailing user records that the client puts into its final user message, between
    * its reminders and the new prompt (undefined when the history is closed by an answer). */
   pending?: ApiBlock[]
-  /** Record indexes the messages were built from (after the compact cut), in order. */
+  /** Indexes of the records the messages are built from (after the compact cut, before the
+   * tool repairs), in order. */
   records: number[]
   chain: ActiveChain
   model?: string
