@@ -16,6 +16,7 @@ import { runTeleport } from './teleport-command.js'
 import { runFind } from './find-command.js'
 import { runValidate } from './validate-command.js'
 import { runPlan } from './plan-command.js'
+import { runCompress } from './compress-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -33,13 +34,16 @@ Usage:
                     [--no-index] [--index-dir DIR] [--projects DIR] [--json]
   claude-jsonl validate FILE [--json]
   claude-jsonl plan FILE [--json] [--leaf-policy strict|client|auto] [--resume-leaf UUID] ...
+  claude-jsonl compress SESSION --out FILE [--summary deterministic|model] [--model-summary FILE]
+                        [--target-estimated-tokens N] [--force] [--json] ...
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
 else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively).
 SESSION is a transcript path, a session uuid, or a unique prefix of one.
 
-Exit codes: 0 ok, 1 doctor flagged something, 2 bad usage, 3 missing/unreadable path or
+Exit codes: 0 ok, 1 flagged or refused (doctor findings, validate errors, a topology stop, a
+compress gate), 2 bad usage, 3 missing/unreadable path or
 a file that is not JSONL, 4 internal error.`
 
 function progressBar() {
@@ -113,6 +117,8 @@ export async function main(argv: string[]): Promise<number> {
       return runValidate(rest)
     case 'plan':
       return runPlan(rest)
+    case 'compress':
+      return runCompress(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

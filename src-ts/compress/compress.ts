@@ -18,6 +18,7 @@ import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
+import { summarizerFor, type SummaryOptions } from './summarize.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -42,7 +43,7 @@ export interface SummaryResult {
 
 export type Summarizer = (request: SummaryRequest) => Promise<SummaryResult>
 
-export interface CompressOptions extends BudgetOptions {
+export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** Replace an existing output file. */
   force?: boolean
   /** Write `<out>.report.json` beside the candidate (default true). */
@@ -304,6 +305,15 @@ export async function compressWith(input: string, out: string, summarize: Summar
     }
   }
   return report
+}
+
+/**
+ * Compresses `input` into a candidate at `out` with the summary the options choose
+ * (deterministic by default). Resolves with the report; throws a ClaudeJsonlError with nothing
+ * written.
+ */
+export async function compress(input: string, out: string, options: CompressOptions = {}): Promise<CompressReport> {
+  return compressWith(input, out, summarizerFor(options), options)
 }
 
 function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {

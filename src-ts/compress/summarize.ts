@@ -1,0 +1,100 @@
+// Which summary a compression applies: the deterministic one built from the summarised records
+// (the default), or a model's, checked by every rule of protocol v11 against the evidence pack of
+// exactly the same records: read from a file, printed by a command the pack is piped to, or asked
+// of the Messages API.
+import { readFileSync } from 'node:fs'
+import { inputError, usageError } from '../errors.js'
+import type { Summarizer, SummaryRequest, SummaryResult } from './compress.js'
+import { composeSummary, validateModelSummary, type AcceptedModelSummary } from './model-summary.js'
+import { buildPack, type Pack } from './pack.js'
+import { readSummaryInputs, type SummaryInputs } from './summary-inputs.js'
+import { runAnthropicSummarizer, runSummarizerCommand } from './summarizers.js'
+
+export interface SummaryOptions {
+  /** 'deterministic' (default when no model summary source is given) or 'model'. */
+  summary?: 'deterministic' | 'model'
+  /** A model summary written from `claude-jsonl pack` of the same session and options. */
+  modelSummary?: string
+  /** A shell command that reads the pack on stdin and prints the summary. */
+  summarizerCmd?: string
+  /** 'anthropic': ask the Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL). */
+  summarizer?: 'anthropic'
+  /** The model for --summarizer anthropic. */
+  model?: string
+  /** An external handoff summary, shown to the model as H anchors. */
+  handoff?: string
+  modelPackCharBudget?: number
+  modelPackEstimatedTokenBudget?: number
+  preservePriorSummariesVerbatim?: boolean
+  summarizerTimeoutMs?: number
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw inputError(path, `cannot read ${what}: ${code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`)
+  }
+}
+
+/** The pack of the records a plan summarises (what `pack` writes and a model summary answers). */
+export function packFor(request: Pick<SummaryRequest, 'plan'>, inputs: SummaryInputs, o: SummaryOptions): Pack {
+  const p = request.plan
+  return buildPack(
+    { bytes: p.buffer, index: p.index, summaryIndexes: p.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file') },
+    { charBudget: o.modelPackCharBudget, tokenBudget: o.modelPackEstimatedTokenBudget },
+  )
+}
+
+export function summarizerFor(o: SummaryOptions): Summarizer {
+  const sources = [o.modelSummary !== undefined, o.summarizerCmd !== undefined, o.summarizer !== undefined].filter(Boolean).length
+  if (sources > 1) throw usageError('give at most one of --model-summary, --summarizer-cmd, --summarizer')
+  if (o.summarizer !== undefined && o.summarizer !== 'anthropic') throw usageError(`--summarizer must be anthropic, not '${o.summarizer}'`)
+  const mode = o.summary ?? (sources ? 'model' : 'deterministic')
+  if (mode !== 'deterministic' && mode !== 'model') throw usageError(`--summary must be deterministic or model, not '${mode}'`)
+  if (mode === 'model' && !sources) throw usageError('--summary model needs --model-summary FILE, --summarizer-cmd CMD or --summarizer anthropic')
+  if (mode === 'deterministic' && sources) throw usageError('--summary deterministic takes no model summary source')
+  return async (req: SummaryRequest): Promise<SummaryResult> => {
+    const p = req.plan
+    const inputs = readSummaryInputs(p.buffer, p.index, p.topology.summaryIndexes)
+    let model: AcceptedModelSummary | undefined
+    let pack: Pack | undefined
+    if (mode === 'model') {
+      pack = packFor(req, inputs, o)
+      const text = o.modelSummary !== undefined
+        ? readText(o.modelSummary, 'the model summary')
+        : o.summarizerCmd !== undefined
+          ? await runSummarizerCommand(pack.text, { command: o.summarizerCmd, timeoutMs: o.summarizerTimeoutMs })
+          : await runAnthropicSummarizer(pack.text, { model: o.model, timeoutMs: o.summarizerTimeoutMs })
+      model = validateModelSummary(text, pack.manifest)
+    }
+    const cut = p.report.cut
+    const composed = composeSummary(
+      inputs,
+      { transcriptPath: req.sourcePath, charBudget: req.charBudget, preservePriorSummariesVerbatim: o.preservePriorSummariesVerbatim, firstKeptLine: cut?.firstKeptLine, keptRecords: cut?.recentRecordsPreserved },
+      model,
+    )
+    const m = pack?.manifest
+    return {
+      text: composed.text,
+      mode: composed.kind === 'model-assisted' ? 'model-assisted-v11' : 'deterministic-fallback',
+      metadata: {
+        priorSummaryVerbatimPolicy: o.preservePriorSummariesVerbatim ? (composed.preserveMode === 'verbatim' ? 'verbatim' : 'fallback-folded') : 'folded',
+        ...(composed.fallbackReason ? { priorSummaryVerbatimFallbackReason: composed.fallbackReason } : {}),
+        ...(m
+          ? {
+              modelPackRequestDigest: m.digests.pack_request_digest,
+              modelSummaryDigests: m.digests,
+              modelPackEstimatedTokens: Math.ceil(m.estimatedTokens),
+              modelPackEstimatedTokenBudget: m.tokenBudget,
+              modelPackCharBudget: m.charBudget,
+              modelPackTruncated: m.optional.truncated,
+              modelPackOptionalEvidenceOmitted: m.optional.total - m.optional.included,
+              modelPackOmittedDigest: m.optional.omittedDigest,
+            }
+          : {}),
+      },
+    }
+  }
+}
