@@ -15,6 +15,7 @@ import { runSessions } from './sessions-command.js'
 import { runTeleport } from './teleport-command.js'
 import { runFind } from './find-command.js'
 import { runValidate } from './validate-command.js'
+import { runPack } from './pack-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -31,6 +32,8 @@ Usage:
   claude-jsonl find TERMS... [--tools] [--thinking] [--since DATE] [--project NAME] [--limit N]
                     [--no-index] [--index-dir DIR] [--projects DIR] [--json]
   claude-jsonl validate FILE [--json]
+  claude-jsonl pack SESSION --out PACK.md [--handoff FILE] [--model-pack-char-budget N]
+                    [--model-pack-estimated-token-budget N] [--projects DIR] [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -109,6 +112,8 @@ export async function main(argv: string[]): Promise<number> {
       return runFind(rest)
     case 'validate':
       return runValidate(rest)
+    case 'pack':
+      return runPack(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)
