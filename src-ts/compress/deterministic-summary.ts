@@ -142,10 +142,11 @@ function candidates(inputs: SummaryInputs): Candidate[] {
   for (const e of inputs.entries) {
     if (e.priorSummary === undefined) continue
     add(S.Timeline, 1, 5, e.line, `- L${e.line} Earlier history, from a prior compact summary (${e.priorSummary.length} chars):`)
+    // Claude Code's own framing sentences carry no history; the rest of each line does.
     const lines = e.priorSummary
       .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !/^(This session is being continued|If you need specific details|Please continue the conversation)/.test(l))
+      .map((l) => l.replace(/^This session is being continued from a previous conversation[^.]*\.\s*(?:The summary below covers the earlier portion of the conversation\.)?/, '').trim())
+      .filter((l) => l !== '' && !/^(If you need specific details|Please continue the conversation)/.test(l))
     lines.forEach((l, i) => add(S.Timeline, 3, 4 - i / lines.length, e.line + (i + 1) / (lines.length + 1), `- L${e.line} (prior summary) ${oneLine(l, 400)}`))
   }
 
