@@ -374,6 +374,55 @@ declare namespace binding {
   function estimateRecordTokens(buffer: Uint8Array, index: TranscriptIndex, records?: Uint32Array): Float64Array
   /** Local token estimate of one text, with no record allowance. */
   function estimateTextTokens(text: string): number
+  interface SummaryInputOptions {
+    /** Strings inside tool inputs and toolUseResult are cut to this many characters (400). */
+    stringChars?: number
+    /** Tool results are cut to this many characters, head and tail kept (1200). */
+    resultChars?: number
+  }
+  interface SummaryBlock {
+    /** 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | another block type */
+    kind: string
+    /** text/thinking in full; tool_result content as text, cut */
+    text?: string
+    name?: string
+    /** tool_use id, or the tool_use_id a tool_result answers */
+    id?: string
+    /** tool_use input as compact JSON, long strings cut */
+    input?: string
+    isError?: boolean
+    /** characters before cutting (text, thinking, tool_result) */
+    chars: number
+    cut?: boolean
+  }
+  interface SummaryRecord {
+    record: number
+    /** 1-based physical line */
+    line: number
+    type?: string
+    subtype?: string
+    role?: string
+    uuid?: string
+    timestamp?: string
+    isMeta?: boolean
+    isCompactSummary?: boolean
+    isApiErrorMessage?: boolean
+    /** message.content when it is a string, in full */
+    content?: string
+    blocks: SummaryBlock[]
+    /** top-level toolUseResult: a string, or an object's scalar members, as compact JSON (long strings cut) */
+    toolUseResult?: string
+    /** a system record's content, else its error as compact JSON */
+    systemText?: string
+    /** false when the line is not a JSON object */
+    parsed?: boolean
+  }
+  /**
+   * What a summary can use from records `records` (in that order), as a JSON array of
+   * SummaryRecord (absent values and false flags left out); `buffer` is the bytes `index` was
+   * scanned from. One string and one JSON.parse cost far less than Node-API objects.
+   */
+  function summaryRecordsJson(buffer: Uint8Array, index: TranscriptIndex, records: Uint32Array, options?: SummaryInputOptions): string
   // ---- end estimate ----
 }
 

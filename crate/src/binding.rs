@@ -1421,4 +1421,31 @@ pub fn estimate_text_tokens(text: String) -> f64 {
     crate::compress::estimate::text_tokens(&text)
 }
 
+#[napi(object)]
+pub struct SummaryInputOptions {
+    /// Strings inside tool inputs and toolUseResult are cut to this many characters (400).
+    pub string_chars: Option<u32>,
+    /// Tool results are cut to this many characters, head and tail kept (1200).
+    pub result_chars: Option<u32>,
+}
+
+/// The summary inputs of records `records` (in that order) as one JSON array string (see
+/// `crate::compress::summary_inputs::to_json`), read from `buffer`, the bytes `index` was
+/// scanned from.
+#[napi]
+pub fn summary_records_json(
+    buffer: &[u8],
+    index: &TranscriptIndex,
+    records: Uint32Array,
+    options: Option<SummaryInputOptions>,
+) -> Result<String> {
+    use crate::compress::summary_inputs::{items_json, Limits};
+    let mut lim = Limits::default();
+    if let Some(o) = options {
+        lim.string_chars = o.string_chars.map_or(lim.string_chars, |v| v as usize);
+        lim.result_chars = o.result_chars.map_or(lim.result_chars, |v| v as usize);
+    }
+    items_json(&index.scan, buffer, &records, lim).map_err(|m| Error::new(Status::InvalidArg, m))
+}
+
 // ---- end estimate ----

@@ -17,6 +17,7 @@ import { runFind } from './find-command.js'
 import { runValidate } from './validate-command.js'
 import { runPlan } from './plan-command.js'
 import { runCompress } from './compress-command.js'
+import { runPack } from './pack-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -36,6 +37,8 @@ Usage:
   claude-jsonl plan FILE [--json] [--leaf-policy strict|client|auto] [--resume-leaf UUID] ...
   claude-jsonl compress SESSION --out FILE [--summary deterministic|model] [--model-summary FILE]
                         [--target-estimated-tokens N] [--force] [--json] ...
+  claude-jsonl pack SESSION --out PACK.md [--handoff FILE] [--model-pack-char-budget N]
+                    [--model-pack-estimated-token-budget N] [--projects DIR] [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -119,6 +122,8 @@ export async function main(argv: string[]): Promise<number> {
       return runPlan(rest)
     case 'compress':
       return runCompress(rest)
+    case 'pack':
+      return runPack(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

@@ -5,3 +5,4 @@
 pub mod estimate;
 pub mod json_span;
 pub mod output;
+pub mod summary_inputs;

@@ -1,0 +1,123 @@
+import test from 'ava'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import native from '../src-ts/native.js'
+import { cutText, readSummaryInputs } from '../src-ts/compress/summary-inputs.js'
+import { deterministicSummary, SECTION_HEADINGS } from '../src-ts/compress/deterministic-summary.js'
+import { composeSummary } from '../src-ts/compress/model-summary.js'
+import { PLANTED, planted } from './helpers/summary-fixture.js'
+import { REAL } from './helpers/transcripts.js'
+
+const hasReal = existsSync(REAL)
+const realTest = hasReal ? test : test.skip
+if (!hasReal) console.warn(`real transcripts not found at ${REAL}: those tests are skipped`)
+
+/** The L anchor of the line of `text` that contains `needle`. */
+function anchoredLine(text: string, needle: string): string | undefined {
+  return text.split('\n').find((l) => l.includes(needle) && /^- L\d+ /.test(l))
+}
+
+test('estimator: the binding gives each character class its weight', (t) => {
+  t.is(native.estimateTextTokens('abcd'), 1)
+  t.is(native.estimateTextTokens('漢字かな한국'), 6 * 1.3)
+  t.is(native.estimateTextTokens('😀€\u0301'), 3 * 1.5)
+  t.is(native.estimateTextTokens('éЖ'), 1.6)
+  const p = planted()
+  const all = native.estimateRecordTokens(p.bytes, p.index)
+  t.is(all.length, p.index.length)
+  t.is(all[0], 0, 'a metadata record is not a message')
+  t.true(all[2] > 12, 'a prompt is its text plus the record allowance')
+  t.deepEqual([...native.estimateRecordTokens(p.bytes, p.index, new Uint32Array([2]))], [all[2]])
+  t.throws(() => native.estimateRecordTokens(p.bytes, p.index, new Uint32Array([999])), { message: /out of range/ })
+})
+
+test('summary inputs: prompts, thinking, todos, commands with failures, created and edited files', (t) => {
+  const { inputs } = planted()
+  t.truthy(inputs.entries.find((e) => e.priorSummary?.includes(PLANTED.prior)))
+  t.truthy(inputs.entries.find((e) => e.human?.includes(PLANTED.constraint)))
+  t.truthy(inputs.entries.find((e) => e.thinking.includes(PLANTED.thinking)))
+  t.deepEqual(inputs.todos.at(-1)?.todos.map((x) => x.status), ['completed', 'in_progress'])
+  const bash = inputs.commands.find((c) => c.command === PLANTED.failedCommand)
+  t.true(bash?.failed)
+  t.is(bash?.outcome?.exitCode, 1)
+  t.true(bash?.validation)
+  t.deepEqual(inputs.fileChanges.map((f) => [f.path, f.created]), [[PLANTED.created, true], [PLANTED.edited, false]])
+  t.is(inputs.firstLine, 2)
+  t.is(inputs.lastLine, 15)
+})
+
+test('deterministic summary: nine sections in order, preamble, transcript path, planted facts anchored', (t) => {
+  const { inputs } = planted()
+  const s = deterministicSummary(inputs, { transcriptPath: '/home/u/.claude/projects/p/s.jsonl', firstKeptLine: 16, keptRecords: 4 })
+  t.true(s.text.startsWith('This session is being continued from a previous conversation.'))
+  t.true(s.text.includes('read the full transcript at: /home/u/.claude/projects/p/s.jsonl'))
+  const headings = s.text.split('\n').filter((l) => l.startsWith('#'))
+  t.deepEqual(headings, SECTION_HEADINGS.map((h) => `## ${h}`))
+  for (const needle of [PLANTED.constraint, PLANTED.todo, PLANTED.failedCommand, PLANTED.failure, PLANTED.rejected, PLANTED.decision, PLANTED.edited, PLANTED.created, PLANTED.prior, PLANTED.japanese]) {
+    t.truthy(anchoredLine(s.text, needle.slice(0, 40)), `anchored line for ${needle}`)
+  }
+  t.regex(anchoredLine(s.text, PLANTED.failedCommand) ?? '', /FAILED \(exit 1\): AssertionError/)
+  t.regex(anchoredLine(s.text, PLANTED.created) ?? '', /File created/)
+  t.regex(s.text, /continues verbatim after this summary from line 16 \(4 records\)/)
+  // Every body line cites a line of the source.
+  const body = s.text.split('\n').filter((l) => l.startsWith('- '))
+  t.true(body.every((l) => /^- L\d+ /.test(l)))
+})
+
+test('deterministic summary: the budget holds, user wording outranks tool detail', (t) => {
+  const { inputs } = planted()
+  const full = deterministicSummary(inputs, { transcriptPath: '/t.jsonl' })
+  for (const budget of [1800, 2500, 4000]) {
+    const s = deterministicSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: budget })
+    t.true(s.text.length <= budget, `${s.text.length} <= ${budget}`)
+    if (budget < 2400) t.true(s.included < full.included)
+  }
+  const small = deterministicSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 2200 }).text
+  t.truthy(anchoredLine(small, PLANTED.constraint.slice(0, 30)), 'the user constraint survives a small budget')
+  t.is(anchoredLine(small, 'Ran `'), undefined)
+})
+
+test('cutText never splits a surrogate pair', (t) => {
+  const s = 'ab😀cd'
+  t.is(cutText(s, 4), 'ab…')
+  t.is(cutText(s, 5), 'ab😀…')
+  t.is(cutText(s, 10), s)
+})
+
+test('composeSummary: deterministic text within the budget; verbatim prior summaries or a reported fallback', (t) => {
+  const { inputs } = planted()
+  const folded = composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 4000 })
+  t.true(folded.text.length <= 4000)
+  t.is(folded.preserveMode, 'folded')
+  t.throws(() => composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 3999 }), { message: /at least 4000/ })
+  const verbatim = composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 4000, preservePriorSummariesVerbatim: true })
+  t.is(verbatim.preserveMode, 'verbatim')
+  t.true(verbatim.text.includes(inputs.entries[0].priorSummary as string))
+  t.true(verbatim.text.length <= 6000)
+  const big = inputs.entries[0].priorSummary + '\n' + 'x'.repeat(7000)
+  const bigInputs = { ...inputs, entries: inputs.entries.map((e, i) => (i === 0 ? { ...e, priorSummary: big } : e)) }
+  const fallback = composeSummary(bigInputs, { transcriptPath: '/t.jsonl', charBudget: 4000, preservePriorSummariesVerbatim: true })
+  t.is(fallback.preserveMode, 'folded')
+  t.regex(fallback.fallbackReason ?? '', /do not fit 1\.5 × --summary-char-budget/)
+  t.true(fallback.text.length <= 4000)
+})
+
+realTest('deterministic summary on every real transcript: nine sections, anchors in the summarised set, budget', (t) => {
+  for (const name of readdirSync(REAL).filter((f) => f.endsWith('.jsonl'))) {
+    const bytes = readFileSync(join(REAL, name))
+    const index = native.scanBuffer(bytes)
+    const chain = native.activeChain(index).indexes
+    const older = chain.subarray(0, Math.floor(chain.length * 0.7))
+    const inputs = readSummaryInputs(bytes, index, older)
+    const lines = new Set(inputs.entries.map((e) => e.line))
+    for (const budget of [4000, 60000]) {
+      const s = deterministicSummary(inputs, { transcriptPath: join(REAL, name), charBudget: budget })
+      t.true(s.text.length <= budget, `${name}: ${s.text.length} <= ${budget}`)
+      t.deepEqual(s.text.split('\n').filter((l) => l.startsWith('## ')), SECTION_HEADINGS.map((h) => `## ${h}`), name)
+      for (const m of s.text.matchAll(/^- L(\d+) /gm)) t.true(lines.has(Number(m[1])) || inputs.entries.length === 0, `${name}: L${m[1]} is summarised`)
+    }
+    const humans = inputs.entries.filter((e) => e.human !== undefined)
+    const s = deterministicSummary(inputs, { transcriptPath: name }).text
+    if (humans.length) t.true(s.includes(`- L${humans.at(-1)!.line} Latest user request:`), `${name}: latest request`)
+  }
+})

@@ -1,0 +1,519 @@
+//! What a summary needs from each summarised record, read natively so that only the texts a
+//! summary can use cross into JS: full human, assistant and thinking text and prior compact
+//! summaries; tool calls with their inputs as compact JSON whose long strings are cut; tool
+//! results cut to a head and a tail. Records are parsed in parallel with the scanner's parser.
+
+use crate::scan::tape::{as_bool, as_str, entries, items};
+use crate::scan::{Parser, Scan};
+use rayon::prelude::*;
+use simd_json::{Node, StaticNode};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Strings inside tool inputs and `toolUseResult` are cut to this many characters.
+    pub string_chars: usize,
+    /// Tool results are cut to this many characters (head and tail kept).
+    pub result_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { string_chars: 400, result_chars: 1200 }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block {
+    /// 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | any other block type
+    pub kind: String,
+    pub text: Option<String>,
+    pub name: Option<String>,
+    pub id: Option<String>,
+    /// tool_use: the input as compact JSON, long strings cut.
+    pub input: Option<String>,
+    pub is_error: bool,
+    /// Characters of the text before it was cut.
+    pub chars: u32,
+    pub cut: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Item {
+    pub record: u32,
+    pub line: u32,
+    pub kind: Option<String>,
+    pub subtype: Option<String>,
+    pub role: Option<String>,
+    pub uuid: Option<String>,
+    pub timestamp: Option<String>,
+    pub is_meta: bool,
+    pub is_compact_summary: bool,
+    pub is_api_error_message: bool,
+    /// `message.content` when it is a string (in full).
+    pub content: Option<String>,
+    pub blocks: Vec<Block>,
+    /// Top-level `toolUseResult`: a string, or an object's scalar members, as compact JSON with
+    /// long strings cut.
+    pub tool_use_result: Option<String>,
+    /// A system record's text: `content`, else its `error` as compact JSON.
+    pub system_text: Option<String>,
+    pub parsed: bool,
+}
+
+/// `s` cut to at most `max` characters: the head, and when `tail` the last quarter too.
+fn cut(s: &str, max: usize, tail: bool) -> (String, bool) {
+    if s.len() <= max {
+        return (s.to_string(), false);
+    }
+    let n = s.chars().count();
+    if n <= max {
+        return (s.to_string(), false);
+    }
+    let at = |k: usize| s.char_indices().nth(k).map_or(s.len(), |(i, _)| i);
+    if !tail {
+        return (format!("{}…[+{} chars]", &s[..at(max)], n - max), true);
+    }
+    let (head, back) = (max - max / 4, max / 4);
+    (format!("{}…[{} chars cut]…{}", &s[..at(head)], n - head - back, &s[at(n - back)..]), true)
+}
+
+fn escape_into(s: &str, out: &mut String) {
+    out.push('"');
+    let b = s.as_bytes();
+    let mut run = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c >= 0x20 && c != b'"' && c != b'\\' {
+            continue;
+        }
+        // Runs between escapes are copied whole; every escaped byte is ASCII, so the slices
+        // lie on char boundaries.
+        out.push_str(&s[run..i]);
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c => out.push_str(&format!("\\u{:04x}", c)),
+        }
+        run = i + 1;
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+/// Writes the value at `tape[at]` as compact JSON with strings cut; returns the index after it.
+fn json_into(tape: &[Node], at: usize, max: usize, out: &mut String) -> usize {
+    match tape.get(at) {
+        Some(Node::String(s)) => {
+            escape_into(&cut(s, max, false).0, out);
+            at + 1
+        }
+        Some(Node::Object { len, .. }) => {
+            out.push('{');
+            let mut i = at + 1;
+            for k in 0..*len {
+                if k > 0 {
+                    out.push(',');
+                }
+                if let Some(Node::String(key)) = tape.get(i) {
+                    escape_into(key, out);
+                }
+                out.push(':');
+                i = json_into(tape, i + 1, max, out);
+            }
+            out.push('}');
+            i
+        }
+        Some(Node::Array { len, .. }) => {
+            out.push('[');
+            let mut i = at + 1;
+            for k in 0..*len {
+                if k > 0 {
+                    out.push(',');
+                }
+                i = json_into(tape, i, max, out);
+            }
+            out.push(']');
+            i
+        }
+        Some(Node::Static(s)) => {
+            match s {
+                StaticNode::Null => out.push_str("null"),
+                StaticNode::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                StaticNode::U64(v) => out.push_str(&v.to_string()),
+                StaticNode::I64(v) => out.push_str(&v.to_string()),
+                StaticNode::F64(v) => out.push_str(&v.to_string()),
+                #[allow(unreachable_patterns)]
+                _ => out.push_str("null"),
+            }
+            at + 1
+        }
+        None => at + 1,
+    }
+}
+
+fn json(tape: &[Node], at: usize, max: usize) -> String {
+    let mut s = String::new();
+    json_into(tape, at, max, &mut s);
+    s
+}
+
+/// A `toolUseResult`: a string (cut), or an object's scalar members only (nested patches and
+/// file copies are what a summary never needs, and most of the bytes).
+fn top_scalars(tape: &[Node], at: usize, max: usize) -> String {
+    let mut out = String::new();
+    match tape.get(at) {
+        Some(Node::Object { .. }) => {
+            out.push('{');
+            for (k, v) in entries(tape, at) {
+                if matches!(tape.get(v), Some(Node::Object { .. } | Node::Array { .. })) {
+                    continue;
+                }
+                if out.len() > 1 {
+                    out.push(',');
+                }
+                escape_into(k, &mut out);
+                out.push(':');
+                json_into(tape, v, max, &mut out);
+            }
+            out.push('}');
+        }
+        Some(Node::Array { .. }) => out.push_str("[]"),
+        _ => {
+            json_into(tape, at, max, &mut out);
+        }
+    }
+    out
+}
+
+fn field<'i>(tape: &[Node<'i>], at: usize, name: &str) -> Option<usize> {
+    entries(tape, at).find(|(k, _)| *k == name).map(|(_, v)| v)
+}
+
+fn text_of(tape: &[Node], at: Option<usize>) -> Option<String> {
+    at.and_then(|v| as_str(tape, v)).map(str::to_string)
+}
+
+/// A tool result's content as plain text: a string, or its text blocks joined by newlines.
+fn result_text(tape: &[Node], at: usize) -> String {
+    match tape.get(at) {
+        Some(Node::String(s)) => s.to_string(),
+        Some(Node::Array { .. }) => items(tape, at)
+            .map(|b| match field(tape, b, "type").and_then(|t| as_str(tape, t)) {
+                Some("text") => field(tape, b, "text").and_then(|t| as_str(tape, t)).unwrap_or("").to_string(),
+                Some(other) => format!("[{other}]"),
+                None => String::new(),
+            })
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn block(tape: &[Node], at: usize, lim: Limits) -> Block {
+    let kind = field(tape, at, "type").and_then(|t| as_str(tape, t)).unwrap_or("").to_string();
+    let mut b = Block { kind, ..Block::default() };
+    match b.kind.as_str() {
+        "text" | "thinking" => {
+            b.text = text_of(tape, field(tape, at, &b.kind.clone()));
+            b.chars = b.text.as_deref().map_or(0, |t| t.chars().count() as u32);
+        }
+        "tool_use" | "server_tool_use" => {
+            b.name = text_of(tape, field(tape, at, "name"));
+            b.id = text_of(tape, field(tape, at, "id"));
+            b.input = field(tape, at, "input").map(|v| json(tape, v, lim.string_chars));
+        }
+        "tool_result" => {
+            b.id = text_of(tape, field(tape, at, "tool_use_id"));
+            b.is_error = field(tape, at, "is_error").is_some_and(|v| as_bool(tape, v));
+            let full = field(tape, at, "content").map_or(String::new(), |v| result_text(tape, v));
+            b.chars = full.chars().count() as u32;
+            let (t, c) = cut(&full, lim.result_chars, true);
+            b.text = Some(t);
+            b.cut = c;
+        }
+        _ => {}
+    }
+    b
+}
+
+/// Extracts one parsed record.
+pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
+    if !matches!(tape.first(), Some(Node::Object { .. })) {
+        return;
+    }
+    it.parsed = true;
+    let (mut message, mut content_field, mut error) = (None, None, None);
+    for (k, v) in entries(tape, 0) {
+        match k {
+            "type" => it.kind = text_of(tape, Some(v)),
+            "subtype" => it.subtype = text_of(tape, Some(v)),
+            "uuid" => it.uuid = text_of(tape, Some(v)),
+            "timestamp" => it.timestamp = text_of(tape, Some(v)),
+            "isMeta" => it.is_meta = as_bool(tape, v),
+            "isCompactSummary" => it.is_compact_summary = as_bool(tape, v),
+            "isApiErrorMessage" => it.is_api_error_message = as_bool(tape, v),
+            "message" => message = Some(v),
+            "content" => content_field = Some(v),
+            "error" => error = Some(v),
+            "toolUseResult" => it.tool_use_result = Some(top_scalars(tape, v, lim.string_chars)),
+            _ => {}
+        }
+    }
+    if let Some(m) = message {
+        it.role = text_of(tape, field(tape, m, "role"));
+        if let Some(c) = field(tape, m, "content") {
+            match tape.get(c) {
+                Some(Node::String(s)) => it.content = Some(s.to_string()),
+                Some(Node::Array { .. }) => it.blocks = items(tape, c).map(|b| block(tape, b, lim)).collect(),
+                _ => {}
+            }
+        }
+    }
+    if it.kind.as_deref() == Some("system") {
+        it.system_text = content_field
+            .and_then(|v| as_str(tape, v).map(str::to_string))
+            .or_else(|| error.map(|v| json(tape, v, lim.string_chars)));
+    }
+}
+
+/// The summary items of records `indexes` of `scan`, read from `bytes` (the scanned file).
+pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, String> {
+    let n = scan.records.len();
+    if let Some(bad) = indexes.iter().find(|&&i| i as usize >= n) {
+        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
+    }
+    indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, parser, i, lim)).collect()
+}
+
+/// Writes `"key":value` members: strings escaped, absent options and false flags left out.
+struct Members<'o> {
+    out: &'o mut String,
+    first: bool,
+}
+
+impl<'o> Members<'o> {
+    fn open(out: &'o mut String) -> Self {
+        out.push('{');
+        Members { out, first: true }
+    }
+    fn key(&mut self, k: &str) {
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        self.out.push('"');
+        self.out.push_str(k);
+        self.out.push_str("\":");
+    }
+    fn str(&mut self, k: &str, v: &Option<String>) {
+        if let Some(v) = v {
+            self.key(k);
+            escape_into(v, self.out);
+        }
+    }
+    fn flag(&mut self, k: &str, v: bool) {
+        if v {
+            self.key(k);
+            self.out.push_str("true");
+        }
+    }
+    fn num(&mut self, k: &str, v: u32) {
+        self.key(k);
+        self.out.push_str(&v.to_string());
+    }
+    fn close(self) {
+        self.out.push('}');
+    }
+}
+
+/// The items as one JSON array (camelCase keys, absent values and false flags left out):
+/// one string crosses into JS and one JSON.parse there costs far less than building the
+/// objects member by member through Node-API.
+pub fn to_json(items: &[Item]) -> String {
+    let mut out = String::with_capacity(items.len() * 256);
+    out.push('[');
+    for (n, it) in items.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        item_json(it, &mut out);
+    }
+    out.push(']');
+    out
+}
+
+fn item_json(it: &Item, out: &mut String) {
+    let mut m = Members::open(out);
+    m.num("record", it.record);
+    m.num("line", it.line);
+    m.str("type", &it.kind);
+    m.str("subtype", &it.subtype);
+    m.str("role", &it.role);
+    m.str("uuid", &it.uuid);
+    m.str("timestamp", &it.timestamp);
+    m.flag("isMeta", it.is_meta);
+    m.flag("isCompactSummary", it.is_compact_summary);
+    m.flag("isApiErrorMessage", it.is_api_error_message);
+    m.str("content", &it.content);
+    m.str("toolUseResult", &it.tool_use_result);
+    m.str("systemText", &it.system_text);
+    m.flag("parsed", it.parsed);
+    m.key("blocks");
+    m.out.push('[');
+    for (k, b) in it.blocks.iter().enumerate() {
+        if k > 0 {
+            m.out.push(',');
+        }
+        let mut bm = Members::open(m.out);
+        bm.key("kind");
+        escape_into(&b.kind, bm.out);
+        bm.str("text", &b.text);
+        bm.str("name", &b.name);
+        bm.str("id", &b.id);
+        bm.str("input", &b.input);
+        bm.flag("isError", b.is_error);
+        bm.num("chars", b.chars);
+        bm.flag("cut", b.cut);
+        bm.close();
+    }
+    m.out.push(']');
+    m.close();
+}
+
+/// [`items_of`] and [`to_json`] in one parallel pass: each record is serialised on the thread
+/// that parsed it.
+pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<String, String> {
+    let n = scan.records.len();
+    if let Some(bad) = indexes.iter().find(|&&i| i as usize >= n) {
+        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
+    }
+    let parts: Vec<String> = indexes
+        .par_chunks(64)
+        .map_init(Parser::default, |parser, chunk| {
+            let mut out = String::new();
+            for &i in chunk {
+                let it = item_at(scan, bytes, parser, i, lim)?;
+                out.push(',');
+                item_json(&it, &mut out);
+            }
+            Ok(out)
+        })
+        .collect::<Result<_, String>>()?;
+    let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 2);
+    out.push('[');
+    for p in &parts {
+        out.push_str(p);
+    }
+    if out.len() > 1 {
+        out.remove(1);
+    }
+    out.push(']');
+    Ok(out)
+}
+
+fn item_at(scan: &Scan, bytes: &[u8], parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
+    let r = &scan.records[i as usize];
+    let at = r.offset as usize;
+    let line = bytes.get(at..at + r.len as usize).ok_or_else(|| {
+        format!("record {i} lies beyond the end of the buffer: it is not the buffer the index was made from")
+    })?;
+    let mut it = Item { record: i, line: r.line, ..Item::default() };
+    parser.parse_with(line, |tape| item_of(tape, lim, &mut it));
+    Ok(it)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(line: &str, lim: Limits) -> Item {
+        let mut it = Item::default();
+        Parser::default().parse_with(line.as_bytes(), |t| item_of(t, lim, &mut it));
+        it
+    }
+
+    #[test]
+    fn human_text_and_flags() {
+        let it = item(
+            r#"{"type":"user","uuid":"u1","timestamp":"t","isMeta":true,"message":{"role":"user","content":"héllo"}}"#,
+            Limits::default(),
+        );
+        assert_eq!(it.content.as_deref(), Some("héllo"));
+        assert!(it.is_meta && !it.is_compact_summary);
+        assert_eq!((it.role.as_deref(), it.uuid.as_deref()), (Some("user"), Some("u1")));
+    }
+
+    #[test]
+    fn tool_use_input_keeps_valid_json_with_long_strings_cut() {
+        let lim = Limits { string_chars: 5, result_chars: 8 };
+        let it = item(
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a/b.rs","content":"line1\nline2\"x","n":-3,"f":1.5,"ok":null}}]}}"#,
+            lim,
+        );
+        let b = &it.blocks[0];
+        assert_eq!((b.name.as_deref(), b.id.as_deref()), (Some("Write"), Some("t1")));
+        assert_eq!(
+            b.input.as_deref(),
+            Some(r#"{"file_path":"a/b.r…[+1 chars]","content":"line1…[+8 chars]","n":-3,"f":1.5,"ok":null}"#)
+        );
+    }
+
+    #[test]
+    fn tool_results_are_cut_to_head_and_tail_and_keep_is_error() {
+        let lim = Limits { string_chars: 5, result_chars: 8 };
+        let it = item(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 1 and then the last line"}]}]},"toolUseResult":"Error: x"}"#,
+            lim,
+        );
+        let b = &it.blocks[0];
+        assert!(b.is_error && b.cut);
+        assert_eq!(b.chars, 34);
+        assert_eq!(b.text.as_deref(), Some("Exit c…[26 chars cut]…ne"));
+        assert_eq!(it.tool_use_result.as_deref(), Some(r#""Error…[+3 chars]""#));
+    }
+
+    #[test]
+    fn system_text_and_thinking() {
+        let s = item(r#"{"type":"system","subtype":"api_error","error":{"status":529}}"#, Limits::default());
+        assert_eq!((s.subtype.as_deref(), s.system_text.as_deref()), (Some("api_error"), Some(r#"{"status":529}"#)));
+        let a = item(
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"漢字","signature":"s"}]}}"#,
+            Limits::default(),
+        );
+        assert_eq!((a.blocks[0].kind.as_str(), a.blocks[0].text.as_deref()), ("thinking", Some("漢字")));
+    }
+
+    #[test]
+    fn items_serialise_to_one_json_array() {
+        let mut it =
+            item(r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"a\"b"}}"#, Limits::default());
+        it.line = 3;
+        assert_eq!(
+            to_json(&[it]),
+            r#"[{"record":0,"line":3,"type":"user","role":"user","isMeta":true,"content":"a\"b","parsed":true,"blocks":[]}]"#
+        );
+    }
+}
+
+#[cfg(test)]
+mod bench {
+    #[test]
+    #[ignore]
+    fn time_items() {
+        let bytes = std::fs::read("/tmp/big50.jsonl").unwrap();
+        let scan = crate::scan::scan_bytes(&bytes, crate::scan::Mode::Full);
+        let idx: Vec<u32> = (0..(scan.records.len() as u32 * 7 / 10)).collect();
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let js = super::items_json(&scan, &bytes, &idx, super::Limits::default()).unwrap();
+            eprintln!("items_json {:?} {}", t.elapsed(), js.len());
+            assert_eq!(js, super::to_json(&super::items_of(&scan, &bytes, &idx, super::Limits::default()).unwrap()));
+            let t = std::time::Instant::now();
+            crate::compress::estimate::record_tokens(&scan, &bytes, Some(&idx)).unwrap();
+            eprintln!("estimate {:?}", t.elapsed());
+        }
+    }
+}
