@@ -74,7 +74,7 @@ export interface CompressReport extends PlanReport {
   summaryMetadata: Record<string, unknown>
 }
 
-interface Source {
+export interface Source {
   path: string
   buffer: Buffer
   stat: BigIntStats
@@ -117,13 +117,21 @@ function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {
   return JSON.parse(plan.buffer.subarray(off, off + len).toString('utf8')) as Record<string, unknown>
 }
 
+export interface PlannedSource {
+  src: Source
+  plan: TranscriptPlan
+  /** Estimated tokens per record index (chain records only). */
+  tokens: Float64Array
+}
+
 /**
- * Compresses `input` into a candidate at `out` with the given summariser. Resolves with the report; throws a
- * ClaudeJsonlError (topology stop, gate failure, bad input) with nothing written.
+ * Reads and plans a transcript for compression with the final cut (token ceiling applied).
+ * `pack` and `compress` both start here, so a pack and the compress that applies its summary
+ * summarise exactly the same records. Throws (exit 1) on a topology stop or when nothing can
+ * be summarised.
  */
-export async function compressWith(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
-  checkOutputPath(input, out)
-  const charBudget = summaryCharBudget(options)
+export function planSource(input: string, options: BudgetOptions = {}): PlannedSource {
+  summaryCharBudget(options)
   const src = readSource(input)
   const index = native.scanBuffer(src.buffer, 'full')
   const summary = index.summary()
@@ -140,10 +148,24 @@ export async function compressWith(input: string, out: string, summarize: Summar
   if (t.summaryIndexes.length === 0) {
     throw new ClaudeJsonlError(`${input}: nothing to summarise (the whole active chain fits the kept suffix; lower --target-ratio); nothing written`, EXIT.flagged, input)
   }
+  return { src, plan, tokens }
+}
+
+/**
+ * Compresses `input` into a candidate at `out` with the given summariser. Resolves with the
+ * report; throws a ClaudeJsonlError (topology stop, gate failure, bad input) with nothing written.
+ */
+export async function compressWith(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
+  checkOutputPath(input, out)
+  const charBudget = summaryCharBudget(options)
+  const { src, plan, tokens } = planSource(input, options)
+  const index = plan.index
+  const t = plan.topology
+  const cutAt = t.cut!
 
   const uuidOf = (i: number) => index.record(i)?.uuid
   const lineOf = (i: number) => t.recordLines[i]
-  const kept = Array.from(t.chain.subarray(t.cut))
+  const kept = Array.from(t.chain.subarray(cutAt))
   const firstKept = kept[0]
   const firstJson = recordJson(plan, firstKept)
 

@@ -51,6 +51,9 @@ export interface PackSource {
 export interface PackOptions {
   charBudget?: number
   tokenBudget?: number
+  /** The selection and policy options that chose the summarised records (topology, cut,
+   * budgets), bound into the request digest so a summary cannot be applied under others. */
+  policy?: Record<string, unknown>
 }
 
 export interface AnchorGroup {
@@ -257,6 +260,7 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
     optionalTextChars: OPTIONAL_TEXT_CHARS,
     summaryLines: sha256([...summaryLines].join(',')),
     handoff: handoffDigest,
+    policy: opts.policy ?? {},
   })
 
   const record = (s: Semantic) => `- ${s.anchor} ${fields(s.entry)} evidence_class=${s.cls} chars=${s.text.length} full_text_json=${JSON.stringify(s.text)}`

@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs'
 import { inputError, usageError } from '../errors.js'
 import type { Summarizer, SummaryRequest, SummaryResult } from './compress.js'
+import type { BudgetOptions } from './cut.js'
+import type { TranscriptPlan } from './plan.js'
 import { composeSummary, validateModelSummary, type AcceptedModelSummary } from './model-summary.js'
 import { buildPack, type Pack } from './pack.js'
 import { readSummaryInputs, type SummaryInputs } from './summary-inputs.js'
@@ -38,16 +40,21 @@ function readText(path: string, what: string): string {
   }
 }
 
+/** The options that select the summarised records, in one canonical order (for the digest). */
+export function selectionPolicy(o: BudgetOptions): Record<string, unknown> {
+  const keys = ['leafPolicy', 'resumeLeaf', 'preservePhysicalTail', 'maxPostLastPromptExtension', 'checkpointPolicy', 'maxFileHistorySnapshots', 'targetRatio', 'minRecentRecords', 'targetEstimatedTokens', 'summaryCharBudget'] as const
+  return Object.fromEntries(keys.map((k) => [k, o[k] ?? null]))
+}
+
 /** The pack of the records a plan summarises (what `pack` writes and a model summary answers). */
-export function packFor(request: Pick<SummaryRequest, 'plan'>, inputs: SummaryInputs, o: SummaryOptions): Pack {
-  const p = request.plan
+export function packFor(plan: TranscriptPlan, inputs: SummaryInputs, o: SummaryOptions & BudgetOptions): Pack {
   return buildPack(
-    { bytes: p.buffer, index: p.index, summaryIndexes: p.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file') },
-    { charBudget: o.modelPackCharBudget, tokenBudget: o.modelPackEstimatedTokenBudget },
+    { bytes: plan.buffer, index: plan.index, summaryIndexes: plan.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file') },
+    { charBudget: o.modelPackCharBudget, tokenBudget: o.modelPackEstimatedTokenBudget, policy: selectionPolicy(o) },
   )
 }
 
-export function summarizerFor(o: SummaryOptions): Summarizer {
+export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
   const sources = [o.modelSummary !== undefined, o.summarizerCmd !== undefined, o.summarizer !== undefined].filter(Boolean).length
   if (sources > 1) throw usageError('give at most one of --model-summary, --summarizer-cmd, --summarizer')
   if (o.summarizer !== undefined && o.summarizer !== 'anthropic') throw usageError(`--summarizer must be anthropic, not '${o.summarizer}'`)
@@ -61,7 +68,7 @@ export function summarizerFor(o: SummaryOptions): Summarizer {
     let model: AcceptedModelSummary | undefined
     let pack: Pack | undefined
     if (mode === 'model') {
-      pack = packFor(req, inputs, o)
+      pack = packFor(p, inputs, o)
       const text = o.modelSummary !== undefined
         ? readText(o.modelSummary, 'the model summary')
         : o.summarizerCmd !== undefined
