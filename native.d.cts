@@ -363,6 +363,8 @@ declare namespace binding {
   interface MemberSet { key: string; json: string }
   interface OutputPart { records?: Uint32Array; record?: number; set?: MemberSet[]; line?: string }
   function assembleTranscript(source: Uint8Array, index: TranscriptIndex, parts: OutputPart[]): Buffer
+  interface RecordLinks { uuids: Array<string | undefined | null>; parents: Array<string | undefined | null> }
+  function recordLinks(index: TranscriptIndex, records: Uint32Array): RecordLinks
   // ---- end compress ----
   // ---- estimate (issue 3) ----
   /**

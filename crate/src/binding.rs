@@ -1208,6 +1208,29 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
         .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
 }
 
+/// uuid and parentUuid of some records, in one call (instead of one `record()` object each).
+#[napi(object)]
+pub struct RecordLinks {
+    pub uuids: Vec<Option<String>>,
+    pub parents: Vec<Option<String>>,
+}
+
+#[napi]
+pub fn record_links(index: &TranscriptIndex, records: Uint32Array) -> Result<RecordLinks> {
+    let s = &index.scan;
+    let mut uuids = Vec::with_capacity(records.len());
+    let mut parents = Vec::with_capacity(records.len());
+    for &i in records.iter() {
+        let r = s
+            .records
+            .get(i as usize)
+            .ok_or_else(|| Error::new(Status::InvalidArg, format!("record {i} does not exist")))?;
+        uuids.push(r.uuid.map(|u| s.str(u).to_string()));
+        parents.push(r.parent_uuid.map(|u| s.str(u).to_string()));
+    }
+    Ok(RecordLinks { uuids, parents })
+}
+
 // ---- end compress ----
 // ---- topology (issue 5) ----
 

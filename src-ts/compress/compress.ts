@@ -163,7 +163,11 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const t = plan.topology
   const cutAt = t.cut!
 
-  const uuidOf = (i: number) => index.record(i)?.uuid
+  // uuid and parent of every chain record, fetched once.
+  const links = native.recordLinks(index, t.chain)
+  const linkOf = new Map<number, { uuid?: string; parent?: string }>()
+  t.chain.forEach((i, k) => linkOf.set(i, { uuid: links.uuids[k] ?? undefined, parent: links.parents[k] ?? undefined }))
+  const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
   const lineOf = (i: number) => t.recordLines[i]
   const kept = Array.from(t.chain.subarray(cutAt))
   const firstKept = kept[0]
@@ -243,6 +247,7 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const physical = Array.from(t.rawKeepIndexes).sort((a, b) => a - b)
   const chainPos = new Map(kept.map((i, k) => [i, k]))
   const keptUuids = new Set(physical.map(uuidOf).filter((u): u is string => u !== undefined))
+  const relinked = new Set(t.relinked)
   const parentRepairs: CompressReport['parentRepairs'] = []
   const parts: OutputPart[] = []
   if (t.sideKeepIndexes.length) parts.push({ records: t.sideKeepIndexes })
@@ -253,18 +258,18 @@ export async function compressWith(input: string, out: string, summarize: Summar
     run = []
   }
   for (const i of physical) {
-    const r = index.record(i)!
+    const r = linkOf.get(i) ?? { uuid: index.record(i)?.uuid, parent: index.record(i)?.parentUuid }
     const k = chainPos.get(i)
     let to: string | undefined
     if (k === 0) to = pair.summaryUuid
-    else if (k !== undefined && r.parentUuid && (!keptUuids.has(r.parentUuid) || t.relinked.includes(i))) to = uuidOf(kept[k - 1])
-    if (to === undefined || to === r.parentUuid) {
+    else if (k !== undefined && r.parent && (!keptUuids.has(r.parent) || relinked.has(i))) to = uuidOf(kept[k - 1])
+    if (to === undefined || to === r.parent) {
       run.push(i)
       continue
     }
     flush()
     parts.push({ record: i, set: [{ key: 'parentUuid', json: JSON.stringify(to) }] })
-    if (k !== 0) parentRepairs.push({ line: lineOf(i), uuid: r.uuid ?? undefined, from: r.parentUuid ?? null, to })
+    if (k !== 0) parentRepairs.push({ line: lineOf(i), uuid: r.uuid, from: r.parent ?? null, to })
   }
   flush()
   const metadata = Array.from(t.metadataIndexes)
