@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from 'node:path'
 import { compressWith, type Summarizer } from '../src-ts/compress/compress.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
-import { CLI, REAL, snapshot, tempDir } from './helpers/transcripts.js'
+import { CLI, REAL, REPO, snapshot, tempDir } from './helpers/transcripts.js'
 import { Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
 
@@ -193,3 +193,48 @@ for (const name of ['real-05.jsonl', 'real-08.jsonl', 'real-12.jsonl']) {
     t.notThrows(() => execFileSync(process.execPath, [CLI, 'validate', out]))
   })
 }
+
+const MECHANICAL = join(REPO, 'fixtures', 'mechanical-summarizer.mjs')
+const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' })
+
+test.serial('model-assisted: pack, a summariser command, v11 checks, applied; the real client resumes it', async (t) => {
+  const { input, out } = writeSession(richSession().bytes())
+  const r = cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--summarizer-cmd', `"${process.execPath}" "${MECHANICAL}"`, '--json')
+  t.is(r.status, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  t.is(report.semanticSummaryMode, 'model-assisted-v11')
+  const boundary = lines(readFileSync(out)).map((l) => JSON.parse(l)).find((x) => x.subtype === 'compact_boundary')
+  t.is(boundary.compactMetadata.semanticSummaryMode, 'model-assisted-v11')
+  t.regex(boundary.compactMetadata.modelPackRequestDigest, /^[0-9a-f]{64}$/)
+  const resumed = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
+  t.is(resumed.suffixMessages, 6)
+})
+
+test('a model summary is refused with the rule it breaks; nothing written', (t) => {
+  const { dir, input, out } = writeSession(richSession().bytes())
+  const pack = join(dir, 'pack.md')
+  t.is(cli('pack', input, '--out', pack, '--target-ratio', '0.45', '--min-recent-records', '1').status, 0)
+  const good = execFileSync(process.execPath, [MECHANICAL], { input: readFileSync(pack) }).toString()
+  const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name))
+  const summaries = {
+    good: write('good.md', good),
+    noCoverage: write('no-coverage.md', good.replace(/^- L\d+ support_text_json=.*\n/m, '')),
+    renamed: write('renamed.md', good.replace('## Current State', '## Where We Are')),
+  }
+  const before = snapshot(dir)
+  const refuse = (summary: string, re: RegExp, ...extra: string[]) => {
+    const r = cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--model-summary', summary, ...extra)
+    t.is(r.status, 3, r.stderr)
+    t.regex(r.stderr, re)
+    t.is(r.stderr.trim().split('\n').length, 1)
+    t.deepEqual(snapshot(dir), before)
+  }
+  // Applied under other selection options than the pack was made with: the digests differ.
+  refuse(summaries.good, /rule digest/, '--target-ratio', '0.3')
+  // A mandatory coverage line dropped.
+  refuse(summaries.noCoverage, /rule coverage/)
+  // A section renamed.
+  refuse(summaries.renamed, /rule (section|heading)/)
+  // The same summary under the pack's own options is accepted.
+  t.is(cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--model-summary', summaries.good).status, 0)
+})

@@ -1,6 +1,6 @@
 // `claude-jsonl compress SESSION --out FILE`: a compressed candidate of one session (candidate
-// mode; the original is never touched). Exit 0 written, 1 refused (topology stop, token ceiling,
-// invalid model summary: the rule named), 2 bad usage or output path, 3 unreadable input or a
+// mode; the original is never touched). Exit 0 written, 1 refused (topology stop, token ceiling),
+// 2 bad usage or output path, 3 unreadable input, an invalid model summary (the rule named) or a
 // source that changed during the run, 4 internal (the candidate failed validation).
 import { compress, type CompressOptions } from '../compress/compress.js'
 import { EXIT, usageError } from '../errors.js'
@@ -15,8 +15,9 @@ export const COMPRESS_USAGE = `Usage: claude-jsonl compress SESSION --out FILE [
 ${TOPOLOGY_USAGE}
 SESSION is a transcript path, a session uuid or a unique prefix. FILE must differ from it and lie
 outside any .claude tree; FILE.report.json is written beside it. Nothing is written on failure.
-Exit codes: 0 written, 1 refused (topology stop, token ceiling, invalid model summary), 2 bad usage
-or output path, 3 unreadable input or a source changed during the run, 4 internal error.`
+Exit codes: 0 written, 1 refused (topology stop, token ceiling), 2 bad usage or output path,
+3 unreadable input, an invalid model summary (the rule named) or a source changed during the run,
+4 internal error.`
 
 export async function runCompress(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('compress', args, {

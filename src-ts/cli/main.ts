@@ -45,8 +45,8 @@ Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/project
 else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively).
 SESSION is a transcript path, a session uuid, or a unique prefix of one.
 
-Exit codes: 0 ok, 1 flagged or refused (doctor findings, validate errors, a topology stop, a
-compress gate), 2 bad usage, 3 missing/unreadable path or
+Exit codes: 0 ok, 1 flagged or refused (doctor findings, validate errors, a topology stop, the
+compress token ceiling), 2 bad usage, 3 missing/unreadable path or
 a file that is not JSONL, 4 internal error.`
 
 function progressBar() {
