@@ -268,7 +268,8 @@ pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
         }
         seen.insert(&run.session, line(s, p.chain[run.start as usize]));
     }
-    if p.preserve_mode == PreserveMode::ActiveChain && p.pointer != NONE {
+    // The client ignores sessionIds (notes, case 4j): under `client` the pointer is projected anew.
+    if p.preserve_mode == PreserveMode::ActiveChain && opts.leaf_policy != LeafPolicy::Client && p.pointer != NONE {
         let pr = &s.records[p.pointer as usize];
         if let (Some(ps), Some(fin)) = (pr.session_id.map(|v| s.str(v)), p.runs.last()) {
             if ps != fin.session {

@@ -524,3 +524,21 @@ fn control_projection_and_checkpoints() {
         f.plan(Options { target_ratio: 0.4, checkpoint_policy: CheckpointPolicy::None, ..policy(LeafPolicy::Auto) });
     assert!(p.set(SetKind::SideKeep).is_empty());
 }
+
+#[test]
+fn rewind_recorded_by_the_pointer_stops_under_auto() {
+    // U2 A2 were written, then the user rewound to A1 and the pointer (written last) names A1.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        pointer("a1"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::ExtensionBranch, "{}", p.message);
+    assert!(p.message.contains("rewind") && p.message.contains("client leaf line 4"), "{}", p.message);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!((p.status, f.leaf(&p)), (Status::Valid, "a1"));
+    assert_eq!(f.uuids(&p.set(SetKind::ExcludedBranch)), ["u2", "a2"]);
+}
