@@ -159,10 +159,9 @@ pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
     }
     // dangling: a parent the client re-attaches by timestamp (a guess), or a root whose parent
     // is missing (accepted outside strict: nothing earlier exists to attach to).
+    // Spliced fragments and results count too: the client re-attaches a result by timestamp
+    // before splicing it, a guess a rewrite must not bake in.
     for (k, &i) in p.chain.iter().enumerate() {
-        if spliced(k) {
-            continue;
-        }
         let l = line(s, i);
         let parent = s.tables.strings.opt(s.records[i as usize].parent_uuid).unwrap_or("");
         match g.link[i as usize] {

@@ -542,3 +542,18 @@ fn rewind_recorded_by_the_pointer_stops_under_auto() {
     assert_eq!((p.status, f.leaf(&p)), (Status::Valid, "a1"));
     assert_eq!(f.uuids(&p.set(SetKind::ExcludedBranch)), ["u2", "a2"]);
 }
+
+#[test]
+fn a_spliced_result_with_a_missing_parent_is_dangling() {
+    let f = fx(&[
+        user("u1", None),
+        asst("f1", Some("u1"), "m1", Some("t1")),
+        asst("f2", Some("f1"), "m1", Some("t2")),
+        result("r1", Some("gone"), "t1"),
+        result("r2", Some("f2"), "t2"),
+        asst("a2", Some("r2"), "m2", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.lines.clone()), (Status::Dangling, vec![4, 3]), "{}", p.message);
+}
