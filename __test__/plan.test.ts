@@ -185,3 +185,14 @@ realTest('the real transcripts: plan never crashes; every Claude Code file gets 
     t.true(partitionCovers(strict), f)
   }
 })
+
+test('cutPosition narrows the cut to any legal position; an illegal one is a usage error', async (t) => {
+  const path = join(FIXTURES, 'parallel-tools.jsonl')
+  const p = await plan(path, { minRecentRecords: 0 })
+  for (const c of p.topology.legalCuts) {
+    const q = await plan(path, { cutPosition: c })
+    t.is(q.topology.cut, c)
+    t.is(q.report.rawKeepRecords, q.topology.chain.length - c)
+  }
+  await t.throwsAsync(plan(path, { cutPosition: 5 }), { instanceOf: ClaudeJsonlError, message: /cut position 5 is not a legal cut/ })
+})

@@ -145,6 +145,11 @@ pub(super) fn choose(p: &mut Plan, opts: &Options) {
         }
         return;
     }
+    if let Some(c) = opts.cut_at {
+        // The caller narrows the cut itself (a token ceiling); an illegal position is no cut.
+        p.cut = p.legal_cuts.contains(&c).then_some(c);
+        return;
+    }
     let n = p.chain.len() as u32;
     let target = opts.target_ratio * p.input_bytes as f64;
     let all: Vec<usize> = (0..p.legal_cuts.len()).collect();
