@@ -10,13 +10,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 pub(super) fn choose(p: &mut Plan, g: &Graph, bytes: &[u8], c: &LeafChoice, opts: &Options) {
     let s = g.scan();
-    if c.default_leaf == NONE && c.leaf == NONE {
-        p.stop(Stop {
-            status: Status::Absent,
-            lines: vec![],
-            message: "no user or assistant record: there is no conversation to resume".into(),
-            recovery: vec![],
-        });
+    let subagent = crate::validate::subagent_only(s, g);
+    if (c.default_leaf == NONE && c.leaf == NONE) || subagent {
+        let message = if subagent {
+            "every conversation record carries an agentId: a subagent transcript, which is not resumed as a session"
+        } else {
+            "no user or assistant record: there is no conversation to resume"
+        };
+        p.stop(Stop { status: Status::Absent, lines: vec![], message: message.into(), recovery: vec![] });
         return;
     }
     let strict = strict_leaf(g, bytes, c, opts.max_extension);

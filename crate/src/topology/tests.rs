@@ -557,3 +557,16 @@ fn a_spliced_result_with_a_missing_parent_is_dangling() {
     let p = f.plan(policy(LeafPolicy::Auto));
     assert_eq!((p.status, p.lines.clone()), (Status::Dangling, vec![4, 3]), "{}", p.message);
 }
+
+#[test]
+fn a_subagent_transcript_has_no_leaf() {
+    let f = linear(Some("a3"));
+    let text = String::from_utf8(f.bytes.clone())
+        .unwrap()
+        .replace(r#""sessionId":"s1""#, r#""sessionId":"s1","agentId":"a7""#);
+    let f = fx(&text.lines().map(str::to_string).collect::<Vec<_>>());
+    let p = f.plan(policy(LeafPolicy::Client));
+    assert_eq!(p.status, Status::Absent);
+    assert!(p.message.contains("subagent"));
+    assert!(p.set(SetKind::Summary).is_empty() && p.set(SetKind::RawKeep).is_empty());
+}
