@@ -25,9 +25,14 @@
 //         excludedBranchIndexes, excludedUnattributedIndexes (mutually exclusive, covering every
 //         record index), metadataIndexes (the latest value per session metadata type; part of
 //         controlProjectionIndexes together with the pointer)
+//       recordLines (per record: 1-based line), recordTypes + typeNames (per record: its type)
 //     index:    TranscriptIndex  the scan (offsets()/lengths() give each record's bytes in `buffer`)
 //     buffer:   Buffer           the file's bytes
 //   }
+//
+// Indexes are record indexes (lines that are JSON objects); lines that are not are no record and
+// are only counted (report.unparsedLines). Options: PlanOptions below (cutPosition starts the
+// kept suffix at a given legal position, e.g. to narrow the cut for a token ceiling).
 //
 // A topology stop is `report.status !== 'valid'` (with `report.stop`): not a throw. Only an
 // unreadable input, or one that is not a Claude Code transcript, throws (ClaudeJsonlError, exit 3);
