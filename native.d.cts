@@ -281,6 +281,8 @@ declare namespace binding {
     maxFileHistorySnapshots?: number
     targetRatio?: number
     minRecentRecords?: number
+    /** Start the kept suffix at this chain position, which must be one of the legal cuts. */
+    cutPosition?: number
   }
   interface PlanWarning { code: string; lines: number[]; message: string }
   interface LineageRun { sessionId: string; start: number; end: number }

@@ -1252,6 +1252,8 @@ pub struct PlanOptions {
     pub target_ratio: Option<f64>,
     /// Records the kept suffix holds at least (default 10).
     pub min_recent_records: Option<u32>,
+    /// Start the kept suffix at this chain position, which must be one of the legal cuts.
+    pub cut_position: Option<u32>,
 }
 
 #[napi(object)]
@@ -1343,6 +1345,7 @@ fn topology_options(o: Option<PlanOptions>) -> Result<crate::topology::Options> 
         out.target_ratio = r;
     }
     out.min_recent_records = o.min_recent_records.unwrap_or(out.min_recent_records);
+    out.cut_at = o.cut_position;
     Ok(out)
 }
 
@@ -1356,6 +1359,13 @@ pub fn plan_transcript(index: &TranscriptIndex, buffer: &[u8], options: Option<P
         return Err(Error::new(Status::InvalidArg, "the buffer is not the one the index was scanned from".to_string()));
     }
     let p = crate::topology::plan(&index.scan, buffer, &opts);
+    if let (Some(c), crate::topology::Status::Valid, None) = (opts.cut_at, p.status, p.cut) {
+        let legal: Vec<String> = p.legal_cuts.iter().take(20).map(|c| c.to_string()).collect();
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("cut position {c} is not a legal cut (legal chain positions: {})", legal.join(", ")),
+        ));
+    }
     let s = &index.scan;
     let u32s = |v: &[u32]| Uint32Array::new(v.to_vec());
     let mut names: Vec<(String, u16)> = Vec::new();

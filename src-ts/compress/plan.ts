@@ -17,16 +17,22 @@
 //         client links to another parent than their parentUuid: relink them when kept),
 //         precompact (reachable only through logicalParentUuid: earlier history, never current),
 //         priorCompact (the boundary+summary at chain[0..]), segmentLive, lineageRuns
-//       legalCuts (chain positions where the kept suffix may start), promptCuts (per legal cut:
+//       legalCuts (chain positions where the kept suffix may start; pass one as options.cutPosition
+//         to narrow the cut), promptCuts (per legal cut:
 //         starts at a human prompt), cutBytes (per legal cut: bytes of the suffix), cut (chosen
 //         position, or undefined when there is no legal cut)
 //       summaryIndexes, rawKeepIndexes, sideKeepIndexes, controlProjectionIndexes,
 //         excludedBranchIndexes, excludedUnattributedIndexes (mutually exclusive, covering every
 //         record index), metadataIndexes (the latest value per session metadata type; part of
 //         controlProjectionIndexes together with the pointer)
+//       recordLines (per record: 1-based line), recordTypes + typeNames (per record: its type)
 //     index:    TranscriptIndex  the scan (offsets()/lengths() give each record's bytes in `buffer`)
 //     buffer:   Buffer           the file's bytes
 //   }
+//
+// Indexes are record indexes (lines that are JSON objects); lines that are not are no record and
+// are only counted (report.unparsedLines). Options: PlanOptions below (cutPosition starts the
+// kept suffix at a given legal position, e.g. to narrow the cut for a token ceiling).
 //
 // A topology stop is `report.status !== 'valid'` (with `report.stop`): not a throw. Only an
 // unreadable input, or one that is not a Claude Code transcript, throws (ClaudeJsonlError, exit 3);
@@ -62,6 +68,12 @@ export interface PlanOptions {
   targetRatio?: number
   /** Records the kept suffix holds at least, when the chain allows (default 10). */
   minRecentRecords?: number
+  /**
+   * Start the kept suffix exactly at this chain position (one of `topology.legalCuts`), e.g. to
+   * narrow the cut for a token ceiling; overrides targetRatio and minRecentRecords. Not legal: a
+   * usage error.
+   */
+  cutPosition?: number
 }
 
 export interface ResumeLeafInfo {
@@ -197,6 +209,7 @@ function nativeOptions(o: PlanOptions): NativePlanOptions {
     maxFileHistorySnapshots: int(o.maxFileHistorySnapshots, '--max-file-history-snapshots'),
     targetRatio: o.targetRatio,
     minRecentRecords: int(o.minRecentRecords, '--min-recent-records'),
+    cutPosition: int(o.cutPosition, 'cutPosition'),
   }
 }
 

@@ -172,10 +172,9 @@ pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
     }
     // dangling: a parent the client re-attaches by timestamp (a guess), or a root whose parent
     // is missing (accepted outside strict: nothing earlier exists to attach to).
+    // Spliced fragments and results count too: the client re-attaches a result by timestamp
+    // before splicing it, a guess a rewrite must not bake in.
     for (k, &i) in p.chain.iter().enumerate() {
-        if spliced(k) {
-            continue;
-        }
         let l = line(s, i);
         let parent = s.tables.strings.opt(s.records[i as usize].parent_uuid).unwrap_or("");
         match g.link[i as usize] {
@@ -281,7 +280,8 @@ pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
         }
         seen.insert(&run.session, line(s, p.chain[run.start as usize]));
     }
-    if p.preserve_mode == PreserveMode::ActiveChain && p.pointer != NONE {
+    // The client ignores sessionIds (notes, case 4j): under `client` the pointer is projected anew.
+    if p.preserve_mode == PreserveMode::ActiveChain && opts.leaf_policy != LeafPolicy::Client && p.pointer != NONE {
         let pr = &s.records[p.pointer as usize];
         if let (Some(ps), Some(fin)) = (pr.session_id.map(|v| s.str(v)), p.runs.last()) {
             if ps != fin.session {

@@ -71,8 +71,11 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
         return;
     }
     let run_start = p.runs.last().map_or(0, |r| r.start as usize);
-    // Something must be summarised: at least the first record, the prior pair, earlier sessions.
-    let min_cut = p.prior_compact.len().max(run_start).max(1);
+    // Records forced into the summary: the prior compact pair and earlier sessions. A message
+    // they share with the suffix changes anyway (the summary replaces them), so a cut right
+    // after them is legal. Something is always summarised.
+    let forced = p.prior_compact.len().max(run_start);
+    let min_cut = forced.max(1);
     // Spans that must stay on one side: one message.id's fragments; one tool id's use and results.
     let mut spans: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
     let mut tools: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
@@ -117,7 +120,7 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
         let starts_message = kind_is(s, i, "assistant")
             || match prev {
                 None => true,
-                Some(q) => q < min_cut || kind_is(s, p.chain[q], "assistant"),
+                Some(q) => q < forced || kind_is(s, p.chain[q], "assistant"),
             };
         if k >= min_cut && inside == 0 && starts_message {
             let prompt = p.chain[k..].iter().take_while(|&&x| !kind_is(s, x, "assistant")).any(|&x| human_prompt(g, x));
@@ -140,6 +143,11 @@ pub(super) fn choose(p: &mut Plan, opts: &Options) {
                         .into(),
             });
         }
+        return;
+    }
+    if let Some(c) = opts.cut_at {
+        // The caller narrows the cut itself (a token ceiling); an illegal position is no cut.
+        p.cut = p.legal_cuts.contains(&c).then_some(c);
         return;
     }
     let n = p.chain.len() as u32;

@@ -10,13 +10,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 pub(super) fn choose(p: &mut Plan, g: &Graph, bytes: &[u8], c: &LeafChoice, opts: &Options) {
     let s = g.scan();
-    if c.default_leaf == NONE && c.leaf == NONE {
-        p.stop(Stop {
-            status: Status::Absent,
-            lines: vec![],
-            message: "no user or assistant record: there is no conversation to resume".into(),
-            recovery: vec![],
-        });
+    let subagent = crate::validate::subagent_only(s, g);
+    if (c.default_leaf == NONE && c.leaf == NONE) || subagent {
+        let message = if subagent {
+            "every conversation record carries an agentId: a subagent transcript, which is not resumed as a session"
+        } else {
+            "no user or assistant record: there is no conversation to resume"
+        };
+        p.stop(Stop { status: Status::Absent, lines: vec![], message: message.into(), recovery: vec![] });
         return;
     }
     let strict = strict_leaf(g, bytes, c, opts.max_extension);
@@ -87,18 +88,33 @@ fn auto(
     client_opt: String,
 ) {
     let s = g.scan();
-    let mut stop = match strict {
-        Ok((l, _)) => {
-            p.leaf = l;
-            p.leaf_reason = pointer_reason(g, c, l);
-            return;
-        }
-        Err(stop) => stop,
+    // The strict leaf when the pointer names a leaf, or when the client resumes there too.
+    let strict_ok = match &strict {
+        Ok((l, _)) if *l == c.leaf || c.pointer == Pointer::Leaf => Some(*l),
+        _ => None,
     };
+    if let Some(l) = strict_ok {
+        p.leaf = l;
+        p.leaf_reason = pointer_reason(g, c, l);
+        return;
+    }
     let use_client = |p: &mut Plan, why: String| {
         p.leaf = c.leaf;
         p.preserve_mode = PreserveMode::ClientLeaf;
         p.leaf_reason = why;
+    };
+    let (pl, tl) = match c.pointer_record {
+        NONE => (0, 0),
+        pr => (line(s, pr), (c.pointer_target != NONE).then(|| line(s, c.pointer_target)).unwrap_or(0)),
+    };
+    let both_leaves = |why: String, lines: Vec<u32>| Stop {
+        status: match &strict {
+            Err(stop) if stop.status != Status::ExtensionUnsafe && stop.status != Status::ExtensionLimit => stop.status,
+            _ => Status::ExtensionBranch,
+        },
+        lines,
+        message: format!("{why}: strict leaf line {tl}, client leaf line {}", line(s, c.leaf)),
+        recovery: vec![format!("--resume-leaf {} (strict leaf)", uuid_of(s, c.pointer_target)), client_opt.clone()],
     };
     match c.pointer {
         Pointer::Absent => use_client(p, client_reason(g, c)),
@@ -106,29 +122,35 @@ fn auto(
             use_client(p, client_reason(g, c))
         }
         Pointer::InteriorOnChain => {
+            // Stale (a snapshot taken at prompt submit): everything below the pointer's record
+            // was written after the pointer, on one linear continuation. A continuation written
+            // before the pointer is a rewind the pointer records, not staleness.
             let chain = g.active_chain(c.leaf);
             let branches = g.branches(&chain);
             let below = g.branches_below(&chain, &branches, c.pointer_target);
-            if below.is_empty() {
+            let rewound: Vec<u32> = descendants(g, c.pointer_target)
+                .into_iter()
+                .filter(|&d| d < c.pointer_record && g.is_conversation(d))
+                .collect();
+            if below.is_empty() && rewound.is_empty() {
                 use_client(p, client_reason(g, c));
-            } else {
-                let (pl, tl) = (line(s, c.pointer_record), line(s, c.pointer_target));
+            } else if !below.is_empty() {
                 let mut lines = vec![pl, tl];
                 lines.extend(below.iter().map(|&b| line(s, b)));
-                p.stop(Stop {
-                    status: Status::ExtensionBranch,
-                    lines,
-                    message: format!(
-                        "the last last-prompt (line {pl}) names line {tl}, below which the conversation branches ({} branch(es)): strict leaf line {tl}, client leaf line {}",
-                        below.len(),
-                        line(s, c.leaf)
-                    ),
-                    recovery: vec![format!("--resume-leaf {} (strict leaf)", uuid_of(s, c.pointer_target)), client_opt],
-                });
+                let why = format!(
+                    "the last last-prompt (line {pl}) names line {tl}, below which the conversation forks into {} branches",
+                    below.len() + 1
+                );
+                p.stop(both_leaves(why, lines));
+            } else {
+                let first = line(s, rewound[0]);
+                let why = format!(
+                    "the last last-prompt (line {pl}) names line {tl}, whose continuation (from line {first}) was written before the pointer: a rewind the client does not follow"
+                );
+                p.stop(both_leaves(why, vec![pl, tl, first]));
             }
         }
-        Pointer::InteriorOffChain if stop.status != Status::ExtensionBranch => {
-            let (pl, tl) = (line(s, c.pointer_record), line(s, c.pointer_target));
+        Pointer::InteriorOffChain if !matches!(&strict, Err(e) if e.status == Status::ExtensionBranch) => {
             use_client(p, client_reason(g, c));
             p.warnings.push(Warning {
                 code: "pointer-truncates",
@@ -136,12 +158,18 @@ fn auto(
                 message: format!("line {pl}: the last last-prompt names line {tl}, inside one branch: the client resumes there and the records after it are excluded"),
             });
         }
-        _ => {
-            if c.leaf != NONE && !stop.recovery.iter().any(|r| r.starts_with("--leaf-policy client")) {
-                stop.recovery.push(client_opt);
+        _ => match strict {
+            Err(mut stop) => {
+                if c.leaf != NONE && !stop.recovery.iter().any(|r| r.starts_with("--leaf-policy client")) {
+                    stop.recovery.push(client_opt);
+                }
+                p.stop(stop);
             }
-            p.stop(stop);
-        }
+            Ok(_) => {
+                let why = format!("the last last-prompt (line {pl}) and the client choose different leaves");
+                p.stop(both_leaves(why, vec![pl, tl]));
+            }
+        },
     }
 }
 

@@ -157,6 +157,8 @@ pub struct Options {
     /// Bytes of the kept raw suffix over input bytes (planning only).
     pub target_ratio: f64,
     pub min_recent_records: u32,
+    /// Start the kept suffix at this chain position (one of the legal cuts) instead of choosing.
+    pub cut_at: Option<u32>,
 }
 
 impl Default for Options {
@@ -170,6 +172,7 @@ impl Default for Options {
             max_checkpoints: 80,
             target_ratio: 0.30,
             min_recent_records: 10,
+            cut_at: None,
         }
     }
 }

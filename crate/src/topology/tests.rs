@@ -534,3 +534,49 @@ fn control_projection_and_checkpoints() {
         f.plan(Options { target_ratio: 0.4, checkpoint_policy: CheckpointPolicy::None, ..policy(LeafPolicy::Auto) });
     assert!(p.set(SetKind::SideKeep).is_empty());
 }
+
+#[test]
+fn rewind_recorded_by_the_pointer_stops_under_auto() {
+    // U2 A2 were written, then the user rewound to A1 and the pointer (written last) names A1.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        pointer("a1"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::ExtensionBranch, "{}", p.message);
+    assert!(p.message.contains("rewind") && p.message.contains("client leaf line 4"), "{}", p.message);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!((p.status, f.leaf(&p)), (Status::Valid, "a1"));
+    assert_eq!(f.uuids(&p.set(SetKind::ExcludedBranch)), ["u2", "a2"]);
+}
+
+#[test]
+fn a_spliced_result_with_a_missing_parent_is_dangling() {
+    let f = fx(&[
+        user("u1", None),
+        asst("f1", Some("u1"), "m1", Some("t1")),
+        asst("f2", Some("f1"), "m1", Some("t2")),
+        result("r1", Some("gone"), "t1"),
+        result("r2", Some("f2"), "t2"),
+        asst("a2", Some("r2"), "m2", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.lines.clone()), (Status::Dangling, vec![4, 3]), "{}", p.message);
+}
+
+#[test]
+fn a_subagent_transcript_has_no_leaf() {
+    let f = linear(Some("a3"));
+    let text = String::from_utf8(f.bytes.clone())
+        .unwrap()
+        .replace(r#""sessionId":"s1""#, r#""sessionId":"s1","agentId":"a7""#);
+    let f = fx(&text.lines().map(str::to_string).collect::<Vec<_>>());
+    let p = f.plan(policy(LeafPolicy::Client));
+    assert_eq!(p.status, Status::Absent);
+    assert!(p.message.contains("subagent"));
+    assert!(p.set(SetKind::Summary).is_empty() && p.set(SetKind::RawKeep).is_empty());
+}

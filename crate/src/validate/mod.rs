@@ -201,7 +201,13 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
     let g = Graph::new(scan);
     check_uuids(&mut cx, &g);
     let has_conversation = (0..scan.records.len() as u32).any(|i| g.is_conversation(i));
-    if !has_conversation {
+    if has_conversation && subagent_only(scan, &g) {
+        cx.error(
+            "no-conversation",
+            vec![],
+            "every conversation record carries an agentId: a subagent transcript, which the client does not resume as a session".into(),
+        );
+    } else if !has_conversation {
         let why = if scan.records.iter().any(|r| r.has(record::F_SIDECHAIN)) {
             "only sidechain records: a subagent transcript, which the client does not resume as a session"
         } else {
@@ -225,6 +231,13 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
     report.tool_uses = tool_uses;
     report.findings = cx.out;
     report
+}
+
+/// A subagent's transcript: every conversation record names the agent (`agentId`), which a
+/// session's own records never do. Its records may not be marked `isSidechain` (newer layouts).
+pub(crate) fn subagent_only(scan: &Scan, g: &Graph) -> bool {
+    let mut conversation = (0..scan.records.len() as u32).filter(|&i| g.is_conversation(i)).peekable();
+    conversation.peek().is_some() && conversation.all(|i| scan.records[i as usize].agent_id.is_some())
 }
 
 /// Parent cycles anywhere in the file (the client stops its walk there: no hang, but the records
@@ -906,6 +919,22 @@ fn check_api(cx: &mut Ctx, visible: &[u32]) -> (u32, u32) {
                     } else {
                         n.blocks.iter().filter(|b| b.kind == "tool_result").collect()
                     };
+                    // Results in the order of the calls (the seed rejects out-of-order results).
+                    let call_order: Vec<&str> = uses.iter().filter_map(|u| u.id.as_deref()).collect();
+                    let answered: Vec<&str> =
+                        results.iter().filter_map(|r| r.id.as_deref()).filter(|id| call_order.contains(id)).collect();
+                    let expected: Vec<&str> = call_order.iter().copied().filter(|id| answered.contains(id)).collect();
+                    if answered.len() == expected.len() && answered != expected {
+                        let lines: Vec<u32> = results.iter().map(|r| r.line).collect();
+                        cx.error(
+                            "tool-result-order",
+                            lines,
+                            format!(
+                                "line {}: the tool_results are not in the order of their tool_use calls",
+                                results.first().map_or(0, |r| r.line)
+                            ),
+                        );
+                    }
                     for u in &uses {
                         let id = u.id.as_deref().unwrap_or("");
                         let answers: Vec<u32> =

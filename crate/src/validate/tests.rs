@@ -367,3 +367,28 @@ fn empty_message() {
     l[6] = asst("a4", Some("r2"), 7, "m2", "");
     assert_eq!(errors(&run(&l)), vec![("empty-message", vec![7])]);
 }
+
+#[test]
+fn a_subagent_transcript_without_sidechain_flags_is_named_as_such() {
+    let l: Vec<String> = valid_lines()
+        .iter()
+        .map(|x| x.replace(r#""isSidechain":false"#, r#""isSidechain":false,"agentId":"a1b2c3""#))
+        .collect();
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![("no-conversation", vec![])]);
+    assert!(r.findings[0].message.contains("agentId"));
+}
+
+#[test]
+fn tool_results_out_of_the_order_of_their_calls_are_an_error() {
+    // Both results in one user record, second call's result first.
+    let mut l = valid_lines();
+    l[4] = results("r1", "a3", 5, &["t2", "t1"]);
+    l.remove(5);
+    l[5] = asst("a4", Some("r1"), 7, "m2", &text("done"));
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![("tool-result-order", vec![5])]);
+    // In order: valid.
+    l[4] = results("r1", "a3", 5, &["t1", "t2"]);
+    assert_eq!(errors(&run(&l)), vec![]);
+}
