@@ -160,25 +160,18 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
   return out.sort((a, b) => b.score - a.score || a.line - b.line || (a.text < b.text ? -1 : 1))
 }
 
-function thirds(anchors: string[]): AnchorGroup[] {
-  if (anchors.length === 0) return []
-  const k = Math.max(1, Math.ceil(anchors.length / 3))
-  const parts = [anchors.slice(0, k), anchors.slice(k, 2 * k), anchors.slice(2 * k)]
-  const names = ['early', 'middle', 'late']
-  return parts.map((a, i) => ({ id: `temporal-${names[i]}`, anchors: a })).filter((g) => g.anchors.length > 0)
+/** Early, middle and late thirds of `anchors` (empty thirds left out). */
+function thirds(anchors: string[], prefix = 'temporal'): AnchorGroup[] {
+  const cut = (k: number) => Math.floor((anchors.length * k) / 3)
+  return ['early', 'middle', 'late']
+    .map((name, k) => ({ id: `${prefix}-${name}`, anchors: anchors.slice(cut(k), cut(k + 1)) }))
+    .filter((g) => g.anchors.length > 0)
 }
 
 function handoffGroups(count: number): AnchorGroup[] {
   if (count === 0) return []
-  const h = (i: number) => `H${i + 1}`
-  const all = Array.from({ length: count }, (_, i) => h(i))
-  const k = Math.max(1, Math.ceil(count / 3))
-  return [
-    { id: 'handoff-early', anchors: all.slice(0, k) },
-    { id: 'handoff-middle', anchors: all.slice(k, 2 * k) },
-    { id: 'handoff-late', anchors: all.slice(2 * k) },
-    { id: 'handoff-latest', anchors: [h(count - 1)] },
-  ].filter((g) => g.anchors.length > 0)
+  const all = Array.from({ length: count }, (_, i) => `H${i + 1}`)
+  return [...thirds(all, 'handoff'), { id: 'handoff-latest', anchors: [all[count - 1]] }]
 }
 
 const byLine = (a: string, b: string) => (a[0] === b[0] ? Number(a.slice(1)) - Number(b.slice(1)) : a[0] < b[0] ? -1 : 1)
