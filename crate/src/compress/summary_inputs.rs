@@ -281,10 +281,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
 
 /// The summary items of records `indexes` of `scan`, read from `bytes` (the scanned file).
 pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, String> {
-    let n = scan.records.len();
-    if let Some(bad) = indexes.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
-    }
+    super::check_indexes(scan, indexes)?;
     indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, parser, i, lim)).collect()
 }
 
@@ -386,41 +383,35 @@ fn item_json(it: &Item, out: &mut String) {
 /// [`items_of`] and [`to_json`] in one parallel pass: each record is serialised on the thread
 /// that parsed it.
 pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<String, String> {
-    let n = scan.records.len();
-    if let Some(bad) = indexes.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
-    }
+    super::check_indexes(scan, indexes)?;
     let parts: Vec<String> = indexes
         .par_chunks(64)
         .map_init(Parser::default, |parser, chunk| {
             let mut out = String::new();
-            for &i in chunk {
-                let it = item_at(scan, bytes, parser, i, lim)?;
-                out.push(',');
-                item_json(&it, &mut out);
+            for (k, &i) in chunk.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                item_json(&item_at(scan, bytes, parser, i, lim)?, &mut out);
             }
             Ok(out)
         })
         .collect::<Result<_, String>>()?;
-    let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 2);
+    let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + parts.len() + 2);
     out.push('[');
-    for p in &parts {
+    for (k, p) in parts.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
         out.push_str(p);
-    }
-    if out.len() > 1 {
-        out.remove(1);
     }
     out.push(']');
     Ok(out)
 }
 
 fn item_at(scan: &Scan, bytes: &[u8], parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
-    let r = &scan.records[i as usize];
-    let at = r.offset as usize;
-    let line = bytes.get(at..at + r.len as usize).ok_or_else(|| {
-        format!("record {i} lies beyond the end of the buffer: it is not the buffer the index was made from")
-    })?;
-    let mut it = Item { record: i, line: r.line, ..Item::default() };
+    let line = super::record_line(scan, bytes, i)?;
+    let mut it = Item { record: i, line: scan.records[i as usize].line, ..Item::default() };
     parser.parse_with(line, |tape| item_of(tape, lim, &mut it));
     Ok(it)
 }
@@ -496,24 +487,22 @@ mod tests {
             r#"[{"record":0,"line":3,"type":"user","role":"user","isMeta":true,"content":"a\"b","parsed":true,"blocks":[]}]"#
         );
     }
-}
 
-#[cfg(test)]
-mod bench {
     #[test]
-    #[ignore]
-    fn time_items() {
-        let bytes = std::fs::read("/tmp/big50.jsonl").unwrap();
-        let scan = crate::scan::scan_bytes(&bytes, crate::scan::Mode::Full);
-        let idx: Vec<u32> = (0..(scan.records.len() as u32 * 7 / 10)).collect();
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let js = super::items_json(&scan, &bytes, &idx, super::Limits::default()).unwrap();
-            eprintln!("items_json {:?} {}", t.elapsed(), js.len());
-            assert_eq!(js, super::to_json(&super::items_of(&scan, &bytes, &idx, super::Limits::default()).unwrap()));
-            let t = std::time::Instant::now();
-            crate::compress::estimate::record_tokens(&scan, &bytes, Some(&idx)).unwrap();
-            eprintln!("estimate {:?}", t.elapsed());
+    fn the_parallel_json_equals_the_items_serialised_in_order() {
+        let mut lines = String::new();
+        for k in 0..300 {
+            lines.push_str(&format!(
+                "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"prompt {k}\"}}}}\n"
+            ));
         }
+        let bytes = lines.as_bytes();
+        let scan = crate::scan::scan_bytes(bytes, crate::scan::Mode::Full);
+        let idx: Vec<u32> = (0..300).rev().collect();
+        let json = items_json(&scan, bytes, &idx, Limits::default()).unwrap();
+        assert_eq!(json, to_json(&items_of(&scan, bytes, &idx, Limits::default()).unwrap()));
+        assert!(json.starts_with(r#"[{"record":299,"line":300"#));
+        assert_eq!(items_json(&scan, bytes, &[], Limits::default()).unwrap(), "[]");
+        assert!(items_json(&scan, bytes, &[300], Limits::default()).unwrap_err().contains("out of range"));
     }
 }
