@@ -170,6 +170,15 @@ for (const [k, [rule, plant, message]] of defects.entries()) {
   })
 }
 
+test('validator: anchor-like words inside a coverage excerpt are source text, not citations', (t) => {
+  const lines = plantedLines()
+  const prompt = JSON.parse(lines[2])
+  prompt.message.content = 'Use an H2 heading and check L999 in the old doc. ' + prompt.message.content
+  lines[2] = JSON.stringify(prompt)
+  const { pack: pk } = pack(lines)
+  t.notThrows(() => validateModelSummary(goodSummary(pk), pk.manifest))
+})
+
 test('validator: a summary of another pack (changed handoff) fails on its digest', (t) => {
   const { pack: a } = pack()
   const { pack: b } = pack(undefined, 'a handoff line\n')
