@@ -4,8 +4,8 @@ import { AddressInfo } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildPack } from '../src-ts/compress/pack.js'
-import { composeSummary, validateModelSummary } from '../src-ts/compress/model-summary.js'
-import { runAnthropicSummarizer, runSummarizerCommand } from '../src-ts/compress/summarizers.js'
+import { composeSummary, ModelSummaryError, validateModelSummary } from '../src-ts/compress/model-summary.js'
+import { produceSummary, runAnthropicSummarizer, runSummarizerCommand } from '../src-ts/compress/summarizers.js'
 import { planted } from './helpers/summary-fixture.js'
 import { tempDir } from './helpers/transcripts.js'
 
@@ -131,4 +131,20 @@ test('--summarizer anthropic: API errors, a cut answer and a missing key are cle
   } finally {
     await api.close()
   }
+})
+
+test('produceSummary: deterministic, or pack → summarizer command → validation → composition', async (t) => {
+  const dir = tempDir()
+  const script = join(dir, 'fake-model.cjs')
+  writeFileSync(script, FAKE_MODEL)
+  const { p } = fixture()
+  const base = { bytes: p.bytes, index: p.index, summaryIndexes: p.summaryIndexes, transcriptPath: '/t.jsonl', charBudget: 20000 }
+  const det = await produceSummary({ ...base, source: { kind: 'deterministic' } })
+  t.is(det.kind, 'deterministic')
+  t.is(det.manifest, undefined)
+  const viaCmd = await produceSummary({ ...base, source: { kind: 'summarizer-cmd', command: `"${process.execPath}" "${script}"` } })
+  t.is(viaCmd.kind, 'model-assisted')
+  t.truthy(viaCmd.manifest?.digests.source_sha256)
+  t.true(viaCmd.text.length <= 20000)
+  await t.throwsAsync(produceSummary({ ...base, source: { kind: 'model-summary', text: 'I cannot access the transcript.' } }), { instanceOf: ModelSummaryError })
 })
