@@ -97,10 +97,15 @@ function quote(text: string, max: number): string {
   return `"${oneLine(text, max)}"`
 }
 
+const ERROR_WORDS = /\b(?:error|errors|fail|failed|failure|FAIL|panic|exception|cannot|can't|denied|not found|no such|fatal|traceback|undefined|refused)\b/i
+
 function statusOf(c: CommandRun): string {
   if (!c.outcome) return 'no result in the summarised records'
+  if (c.cancelled) return 'was cancelled (a parallel call failed)'
   if (!c.failed) return 'succeeded'
-  const first = c.outcome.text.split('\n').find((l) => l.trim() !== '' && !/^(?:Error: )?Exit code \d+$/.test(l.trim()))
+  // The first line that names an error, else the first line of output.
+  const lines = c.outcome.text.split('\n').filter((l) => l.trim() !== '' && !/^(?:Error: )?Exit code \d+$/.test(l.trim()))
+  const first = lines.find((l) => ERROR_WORDS.test(l)) ?? lines[0]
   const code = c.outcome.exitCode !== undefined ? ` (exit ${c.outcome.exitCode})` : ''
   return `FAILED${code}${first ? `: ${oneLine(first, 200)}` : ''}`
 }
@@ -202,13 +207,13 @@ function candidates(inputs: SummaryInputs): Candidate[] {
       add(S.Evidence, 5, 2 + r, c.line, `- L${c.line} Command ${cmd} ${statusOf(c)}`)
       const later = lastRun.get(c.command)
       if (later === c) add(S.Risks, 3, 1 + r, c.line, `- L${c.line} Unresolved failure: ${cmd} ${statusOf(c)}`)
-    } else if (c.validation) add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
+    } else if (c.validation && !c.cancelled) add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
     else add(S.Evidence, 7, r, c.line, `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`)
   }
   for (const e of inputs.entries) {
     if (e.apiError !== undefined) add(S.Risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
     for (const o of e.toolResults) {
-      if (o.isError && o.name !== 'Bash' && !o.text.startsWith('<tool_use_error>Cancelled'))
+      if (o.isError && o.name !== 'Bash' && !o.text.startsWith('<tool_use_error>Cancelled: parallel tool call'))
         add(S.Evidence, 6, recency(e), e.line, `- L${e.line} Tool error${o.name ? ` (${o.name})` : ''}: ${oneLine(o.text, 200)}`)
     }
     if (e.human !== undefined && /^\[Request interrupted by user/.test(e.human)) add(S.Risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)

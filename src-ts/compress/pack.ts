@@ -125,7 +125,6 @@ interface Optional {
   tool: boolean
 }
 
-const VALIDATION = /\b(test|pytest|jest|vitest|cargo (?:test|build|check|clippy)|go (?:test|vet|build)|npm (?:test|run)|lint|tsc|mypy|ruff|eslint|make|build|check)\b/i
 const IDENTIFYING_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'TodoWrite'])
 
 /** Optional evidence lines, scored by the protocol's priorities (higher first). */
@@ -134,6 +133,7 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
   const n = Math.max(1, inputs.entries.length)
   const seenInputs = new Set<string>()
   const toolNames = new Map<string, string>()
+  const validation = new Set(inputs.commands.filter((c) => c.validation).map((c) => c.toolUseId))
   inputs.entries.forEach((e, i) => {
     const recency = (10 * i) / n
     const anchor = `L${e.line}`
@@ -142,8 +142,7 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
       toolNames.set(c.id, c.name)
       const repeated = seenInputs.has(c.name + c.inputJson)
       seenInputs.add(c.name + c.inputJson)
-      const command = typeof (c.input as { command?: unknown })?.command === 'string' ? ((c.input as { command: string }).command) : ''
-      const base = IDENTIFYING_TOOLS.has(c.name) ? 45 : c.name === 'Bash' && VALIDATION.test(command) ? 50 : 30
+      const base = IDENTIFYING_TOOLS.has(c.name) ? 45 : validation.has(c.id) ? 50 : 30
       out.push({ anchor, line: e.line, tool: true, score: base + recency - (repeated ? 20 : 0), text: `${head} evidence_class=tool-use tool=${c.name} input_json=${JSON.stringify(cutText(c.inputJson, OPTIONAL_TEXT_CHARS))}` })
     }
     for (const r of e.toolResults) {
