@@ -29,7 +29,7 @@ export interface ToolOutcome {
   isError: boolean
   /** From an `Exit code N` first line (Bash). */
   exitCode?: number
-  /** A Write whose toolUseResult says `"type":"create"`: the file did not exist before. */
+  /** A Write whose toolUseResult has `"type":"create"`: the file did not exist before. */
   created?: boolean
 }
 
@@ -178,7 +178,7 @@ function entryOf(r: SummaryRecord): SummaryEntry {
         chars: b.chars,
         isError: b.isError === true,
         exitCode: exit ? Number(exit[1]) : undefined,
-        created: r.toolUseResult?.includes('"type":"create"') || undefined,
+        created: r.toolUseResultType === 'create' || undefined,
       })
     }
   } else if (r.type === 'assistant') {

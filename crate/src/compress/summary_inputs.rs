@@ -10,7 +10,7 @@ use simd_json::{Node, StaticNode};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Strings inside tool inputs and `toolUseResult` are cut to this many characters.
+    /// Strings inside tool inputs are cut to this many characters.
     pub string_chars: usize,
     /// Tool results are cut to this many characters (head and tail kept).
     pub result_chars: usize,
@@ -52,9 +52,9 @@ pub struct Item {
     /// `message.content` when it is a string (in full).
     pub content: Option<String>,
     pub blocks: Vec<Block>,
-    /// Top-level `toolUseResult`: a string, or an object's scalar members, as compact JSON with
-    /// long strings cut.
-    pub tool_use_result: Option<String>,
+    /// The `type` of an object `toolUseResult` (`create`, `update`, `text`, …): all a summary
+    /// uses of it (its text repeats the tool_result; its patches and file copies are bulk).
+    pub tool_use_result_type: Option<String>,
     /// A system record's text: `content`, else its `error` as compact JSON.
     pub system_text: Option<String>,
     pub parsed: bool,
@@ -159,34 +159,6 @@ fn json(tape: &[Node], at: usize, max: usize) -> String {
     s
 }
 
-/// A `toolUseResult`: a string (cut), or an object's scalar members only (nested patches and
-/// file copies are what a summary never needs, and most of the bytes).
-fn top_scalars(tape: &[Node], at: usize, max: usize) -> String {
-    let mut out = String::new();
-    match tape.get(at) {
-        Some(Node::Object { .. }) => {
-            out.push('{');
-            for (k, v) in entries(tape, at) {
-                if matches!(tape.get(v), Some(Node::Object { .. } | Node::Array { .. })) {
-                    continue;
-                }
-                if out.len() > 1 {
-                    out.push(',');
-                }
-                escape_into(k, &mut out);
-                out.push(':');
-                json_into(tape, v, max, &mut out);
-            }
-            out.push('}');
-        }
-        Some(Node::Array { .. }) => out.push_str("[]"),
-        _ => {
-            json_into(tape, at, max, &mut out);
-        }
-    }
-    out
-}
-
 fn field<'i>(tape: &[Node<'i>], at: usize, name: &str) -> Option<usize> {
     entries(tape, at).find(|(k, _)| *k == name).map(|(_, v)| v)
 }
@@ -258,7 +230,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
             "message" => message = Some(v),
             "content" => content_field = Some(v),
             "error" => error = Some(v),
-            "toolUseResult" => it.tool_use_result = Some(top_scalars(tape, v, lim.string_chars)),
+            "toolUseResult" => it.tool_use_result_type = field(tape, v, "type").and_then(|t| text_of(tape, Some(t))),
             _ => {}
         }
     }
@@ -355,7 +327,7 @@ fn item_json(it: &Item, out: &mut String) {
     m.flag("isCompactSummary", it.is_compact_summary);
     m.flag("isApiErrorMessage", it.is_api_error_message);
     m.str("content", &it.content);
-    m.str("toolUseResult", &it.tool_use_result);
+    m.str("toolUseResultType", &it.tool_use_result_type);
     m.str("systemText", &it.system_text);
     m.flag("parsed", it.parsed);
     m.key("blocks");
@@ -456,14 +428,14 @@ mod tests {
     fn tool_results_are_cut_to_head_and_tail_and_keep_is_error() {
         let lim = Limits { string_chars: 5, result_chars: 8 };
         let it = item(
-            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 1 and then the last line"}]}]},"toolUseResult":"Error: x"}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 1 and then the last line"}]}]},"toolUseResult":{"type":"text","stdout":"x"}}"#,
             lim,
         );
         let b = &it.blocks[0];
         assert!(b.is_error && b.cut);
         assert_eq!(b.chars, 34);
         assert_eq!(b.text.as_deref(), Some("Exit c…[26 chars cut]…ne"));
-        assert_eq!(it.tool_use_result.as_deref(), Some(r#""Error…[+3 chars]""#));
+        assert_eq!(it.tool_use_result_type.as_deref(), Some("text"));
     }
 
     #[test]
