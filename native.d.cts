@@ -379,7 +379,7 @@ declare namespace binding {
   /** Local token estimate of one text, with no record allowance. */
   function estimateTextTokens(text: string): number
   interface SummaryInputOptions {
-    /** Strings inside tool inputs and toolUseResult are cut to this many characters (400). */
+    /** Strings inside tool inputs are cut to this many characters (400). */
     stringChars?: number
     /** Tool results are cut to this many characters, head and tail kept (1200). */
     resultChars?: number
@@ -414,8 +414,8 @@ declare namespace binding {
     /** message.content when it is a string, in full */
     content?: string
     blocks: SummaryBlock[]
-    /** top-level toolUseResult: a string, or an object's scalar members, as compact JSON (long strings cut) */
-    toolUseResult?: string
+    /** the `type` of an object toolUseResult ('create', 'update', 'text', …) */
+    toolUseResultType?: string
     /** a system record's content, else its error as compact JSON */
     systemText?: string
     /** false when the line is not a JSON object */

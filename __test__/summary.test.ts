@@ -2,7 +2,7 @@ import test from 'ava'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
-import { cutText, readSummaryInputs } from '../src-ts/compress/summary-inputs.js'
+import { cutText, deriveFacts, readSummaryInputs, SummaryEntry } from '../src-ts/compress/summary-inputs.js'
 import { deterministicSummary, SECTION_HEADINGS } from '../src-ts/compress/deterministic-summary.js'
 import { composeSummary } from '../src-ts/compress/model-summary.js'
 import { PLANTED, planted } from './helpers/summary-fixture.js'
@@ -120,4 +120,21 @@ realTest('deterministic summary on every real transcript: nine sections, anchors
     const s = deterministicSummary(inputs, { transcriptPath: name }).text
     if (humans.length) t.true(s.includes(`- L${humans.at(-1)!.line} Latest user request:`), `${name}: latest request`)
   }
+})
+
+test('summary inputs: validation commands by their program; a cancelled parallel call is not a failure', (t) => {
+  const entry = (line: number, calls: [string, string][], results: [string, string, boolean][]): SummaryEntry => ({
+    record: line, line, texts: [], thinking: [], parsed: true,
+    toolCalls: calls.map(([id, command]) => ({ line, id, name: 'Bash', input: { command }, inputJson: JSON.stringify({ command }) })),
+    toolResults: results.map(([id, text, isError]) => ({ line, toolUseId: id, text, chars: text.length, isError })),
+  })
+  const facts = deriveFacts([
+    entry(1, [['a', 'mkdir -p tools/lint'], ['b', 'cd web && npm test'], ['c', 'CI=1 cargo clippy --all'], ['d', 'git checkout -b add-ci-and-lint'], ['e', 'ls | go vet ./...']], []),
+    entry(2, [], [['b', 'Exit code 1\nFAIL x', true], ['c', '<tool_use_error>Cancelled: parallel tool call Bash(npm test) errored</tool_use_error>', true]]),
+  ])
+  t.deepEqual(facts.commands.map((c) => [c.command.split(' ')[0], c.validation]), [['mkdir', false], ['cd', true], ['CI=1', true], ['git', false], ['ls', true]])
+  const [, b, c] = facts.commands
+  t.true(b.failed)
+  t.false(c.failed)
+  t.true(c.cancelled)
 })

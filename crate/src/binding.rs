@@ -1456,7 +1456,7 @@ pub fn estimate_text_tokens(text: String) -> f64 {
 
 #[napi(object)]
 pub struct SummaryInputOptions {
-    /// Strings inside tool inputs and toolUseResult are cut to this many characters (400).
+    /// Strings inside tool inputs are cut to this many characters (400).
     pub string_chars: Option<u32>,
     /// Tool results are cut to this many characters, head and tail kept (1200).
     pub result_chars: Option<u32>,

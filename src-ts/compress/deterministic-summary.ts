@@ -83,6 +83,8 @@ const REJECT =
 const RISK =
   /\b(TODO|FIXME|risk\w*|unknown|unclear|not sure|uncertain|follow[- ]up|remaining|still need|not yet|unresolved|open question|caveat|warning|might break|flaky|limitation|left to do|next step)\b|风险|待办|未解决|リスク|未解決|위험|미해결/i
 
+const ANY_CUE = new RegExp([DECISION, REASON, RESEARCH, REJECT, RISK].map((r) => r.source).join('|'), 'i')
+
 /** Sentences (or lines) of an assistant text, trimmed. */
 function sentences(text: string): string[] {
   return text
@@ -95,10 +97,15 @@ function quote(text: string, max: number): string {
   return `"${oneLine(text, max)}"`
 }
 
+const ERROR_WORDS = /\b(?:error|errors|fail|failed|failure|FAIL|panic|exception|cannot|can't|denied|not found|no such|fatal|traceback|undefined|refused)\b/i
+
 function statusOf(c: CommandRun): string {
   if (!c.outcome) return 'no result in the summarised records'
+  if (c.cancelled) return 'was cancelled (a parallel call failed)'
   if (!c.failed) return 'succeeded'
-  const first = c.outcome.text.split('\n').find((l) => l.trim() !== '' && !/^(?:Error: )?Exit code \d+$/.test(l.trim()))
+  // The first line that names an error, else the first line of output.
+  const lines = c.outcome.text.split('\n').filter((l) => l.trim() !== '' && !/^(?:Error: )?Exit code \d+$/.test(l.trim()))
+  const first = lines.find((l) => ERROR_WORDS.test(l)) ?? lines[0]
   const code = c.outcome.exitCode !== undefined ? ` (exit ${c.outcome.exitCode})` : ''
   return `FAILED${code}${first ? `: ${oneLine(first, 200)}` : ''}`
 }
@@ -150,38 +157,26 @@ function candidates(inputs: SummaryInputs): Candidate[] {
     lines.forEach((l, i) => add(S.Timeline, 3, 4 - i / lines.length, e.line + (i + 1) / (lines.length + 1), `- L${e.line} (prior summary) ${oneLine(l, 400)}`))
   }
 
-  // Assistant text and thinking: decisions, research, rejections, risks.
-  const seen = new Set<string>()
+  // Assistant text and thinking: decisions, research, rejections, risks. Each distinct sentence
+  // is tested once; one pass with all cues together skips the sentences that have none.
+  const tested = new Set<string>()
   for (const e of inputs.entries) {
     const sources: [string, boolean][] = [...e.texts.map((t): [string, boolean] => [t, false]), ...e.thinking.map((t): [string, boolean] => [t, true])]
     for (const [text, thinking] of sources) {
       sentences(text).forEach((s, k) => {
-        const key = s.toLowerCase()
-        if (seen.has(key)) return
+        if (tested.has(s)) return
+        tested.add(s)
+        if (!ANY_CUE.test(s)) return
         const order = e.line + k / 10000
         const r = recency(e) - (thinking ? 0.5 : 0)
-        const line = (label: string) => `- L${e.line} ${label}${oneLine(s, 400)}`
-        let used = false
-        if (DECISION.test(s)) {
-          add(S.Decisions, 2, r + (REASON.test(s) ? 1 : 0), order, line(thinking ? '(thinking) ' : ''))
-          used = true
-        } else if (REASON.test(s) && !thinking) {
-          add(S.Decisions, 4, r, order, line(''))
-          used = true
-        }
-        if (REJECT.test(s)) {
-          add(S.Rejected, 3, r, order, line(thinking ? '(thinking) ' : ''))
-          used = true
-        }
-        if (RESEARCH.test(s)) {
-          add(S.Research, 4, r, order, line(thinking ? '(thinking) ' : ''))
-          used = true
-        }
-        if (RISK.test(s)) {
-          add(S.Risks, 4, r, order, line(''))
-          used = true
-        }
-        if (used) seen.add(key)
+        const plain = `- L${e.line} ${oneLine(s, 400)}`
+        const labelled = thinking ? `- L${e.line} (thinking) ${oneLine(s, 400)}` : plain
+        const reason = REASON.test(s)
+        if (DECISION.test(s)) add(S.Decisions, 2, r + (reason ? 1 : 0), order, labelled)
+        else if (reason && !thinking) add(S.Decisions, 4, r, order, plain)
+        if (REJECT.test(s)) add(S.Rejected, 3, r, order, labelled)
+        if (RESEARCH.test(s)) add(S.Research, 4, r, order, labelled)
+        if (RISK.test(s)) add(S.Risks, 4, r, order, plain)
       })
     }
   }
@@ -212,13 +207,13 @@ function candidates(inputs: SummaryInputs): Candidate[] {
       add(S.Evidence, 5, 2 + r, c.line, `- L${c.line} Command ${cmd} ${statusOf(c)}`)
       const later = lastRun.get(c.command)
       if (later === c) add(S.Risks, 3, 1 + r, c.line, `- L${c.line} Unresolved failure: ${cmd} ${statusOf(c)}`)
-    } else if (c.validation) add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
+    } else if (c.validation && !c.cancelled) add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
     else add(S.Evidence, 7, r, c.line, `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`)
   }
   for (const e of inputs.entries) {
     if (e.apiError !== undefined) add(S.Risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
     for (const o of e.toolResults) {
-      if (o.isError && o.name !== 'Bash' && !o.text.startsWith('<tool_use_error>Cancelled'))
+      if (o.isError && o.name !== 'Bash' && !o.text.startsWith('<tool_use_error>Cancelled: parallel tool call'))
         add(S.Evidence, 6, recency(e), e.line, `- L${e.line} Tool error${o.name ? ` (${o.name})` : ''}: ${oneLine(o.text, 200)}`)
     }
     if (e.human !== undefined && /^\[Request interrupted by user/.test(e.human)) add(S.Risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)

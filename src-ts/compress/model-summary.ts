@@ -114,7 +114,9 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
   const sectionAnchors = new Set<number>()
   bodyLines.forEach((l, i) => {
     const at = close + 2 + i
-    for (const m of l.matchAll(ANCHOR)) {
+    // A coverage line's excerpt is source text: only its leading anchor is a citation.
+    const coverage = i > coverageAt && sectionOf[i] === evidence ? COVERAGE_LINE.exec(l) : null
+    for (const m of (coverage ? `- ${coverage[1]}` : l).matchAll(ANCHOR)) {
       const a = m[0]
       const n = Number(m[2])
       if (m[1] === 'L') {

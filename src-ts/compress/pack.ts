@@ -128,7 +128,6 @@ interface Optional {
   tool: boolean
 }
 
-const VALIDATION = /\b(test|pytest|jest|vitest|cargo (?:test|build|check|clippy)|go (?:test|vet|build)|npm (?:test|run)|lint|tsc|mypy|ruff|eslint|make|build|check)\b/i
 const IDENTIFYING_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'TodoWrite'])
 
 /** Optional evidence lines, scored by the protocol's priorities (higher first). */
@@ -137,6 +136,7 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
   const n = Math.max(1, inputs.entries.length)
   const seenInputs = new Set<string>()
   const toolNames = new Map<string, string>()
+  const validation = new Set(inputs.commands.filter((c) => c.validation).map((c) => c.toolUseId))
   inputs.entries.forEach((e, i) => {
     const recency = (10 * i) / n
     const anchor = `L${e.line}`
@@ -145,8 +145,7 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
       toolNames.set(c.id, c.name)
       const repeated = seenInputs.has(c.name + c.inputJson)
       seenInputs.add(c.name + c.inputJson)
-      const command = typeof (c.input as { command?: unknown })?.command === 'string' ? ((c.input as { command: string }).command) : ''
-      const base = IDENTIFYING_TOOLS.has(c.name) ? 45 : c.name === 'Bash' && VALIDATION.test(command) ? 50 : 30
+      const base = IDENTIFYING_TOOLS.has(c.name) ? 45 : validation.has(c.id) ? 50 : 30
       out.push({ anchor, line: e.line, tool: true, score: base + recency - (repeated ? 20 : 0), text: `${head} evidence_class=tool-use tool=${c.name} input_json=${JSON.stringify(cutText(c.inputJson, OPTIONAL_TEXT_CHARS))}` })
     }
     for (const r of e.toolResults) {
@@ -163,25 +162,18 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
   return out.sort((a, b) => b.score - a.score || a.line - b.line || (a.text < b.text ? -1 : 1))
 }
 
-function thirds(anchors: string[]): AnchorGroup[] {
-  if (anchors.length === 0) return []
-  const k = Math.max(1, Math.ceil(anchors.length / 3))
-  const parts = [anchors.slice(0, k), anchors.slice(k, 2 * k), anchors.slice(2 * k)]
-  const names = ['early', 'middle', 'late']
-  return parts.map((a, i) => ({ id: `temporal-${names[i]}`, anchors: a })).filter((g) => g.anchors.length > 0)
+/** Early, middle and late thirds of `anchors` (empty thirds left out). */
+function thirds(anchors: string[], prefix = 'temporal'): AnchorGroup[] {
+  const cut = (k: number) => Math.floor((anchors.length * k) / 3)
+  return ['early', 'middle', 'late']
+    .map((name, k) => ({ id: `${prefix}-${name}`, anchors: anchors.slice(cut(k), cut(k + 1)) }))
+    .filter((g) => g.anchors.length > 0)
 }
 
 function handoffGroups(count: number): AnchorGroup[] {
   if (count === 0) return []
-  const h = (i: number) => `H${i + 1}`
-  const all = Array.from({ length: count }, (_, i) => h(i))
-  const k = Math.max(1, Math.ceil(count / 3))
-  return [
-    { id: 'handoff-early', anchors: all.slice(0, k) },
-    { id: 'handoff-middle', anchors: all.slice(k, 2 * k) },
-    { id: 'handoff-late', anchors: all.slice(2 * k) },
-    { id: 'handoff-latest', anchors: [h(count - 1)] },
-  ].filter((g) => g.anchors.length > 0)
+  const all = Array.from({ length: count }, (_, i) => `H${i + 1}`)
+  return [...thirds(all, 'handoff'), { id: 'handoff-latest', anchors: [all[count - 1]] }]
 }
 
 const byLine = (a: string, b: string) => (a[0] === b[0] ? Number(a.slice(1)) - Number(b.slice(1)) : a[0] < b[0] ? -1 : 1)

@@ -2,8 +2,12 @@
 // from the Anthropic Messages API (`--summarizer anthropic`). Either way the answer is only a
 // candidate: it must pass validateModelSummary before it is used.
 import { spawn } from 'node:child_process'
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
+import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
+import { buildPack, PackManifest, PackOptions } from './pack.js'
+import { ComposedSummary, ComposeOptions, composeSummary, validateModelSummary } from './model-summary.js'
+import { readSummaryInputs, SummaryInputs } from './summary-inputs.js'
 
 export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 600_000
 export const DEFAULT_SUMMARIZER_MODEL = 'claude-sonnet-4-5'
@@ -88,6 +92,8 @@ export async function runAnthropicSummarizer(pack: string, opts: AnthropicSummar
   const apiKey = opts.apiKey ?? env.ANTHROPIC_API_KEY
   if (!apiKey) throw usageError('--summarizer anthropic needs ANTHROPIC_API_KEY in the environment')
   const baseURL = opts.baseURL ?? (env.ANTHROPIC_BASE_URL || undefined)
+  // Loaded only when asked for: the deterministic path never pays for the SDK.
+  const { default: Anthropic } = await import('@anthropic-ai/sdk')
   const client = new Anthropic({ apiKey, baseURL, timeout: opts.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS, maxRetries: 1 })
   const model = opts.model ?? DEFAULT_SUMMARIZER_MODEL
   let message: Anthropic.Message
@@ -110,4 +116,55 @@ export async function runAnthropicSummarizer(pack: string, opts: AnthropicSummar
   if (message.stop_reason === 'max_tokens') throw fail(`--summarizer anthropic: the answer of ${model} was cut at max_tokens (${opts.maxTokens ?? SUMMARIZER_MAX_TOKENS}); lower --summary-char-budget or use a model with more output`)
   if (text.trim() === '') throw fail(`--summarizer anthropic: ${model} answered with no text`)
   return text
+}
+
+export type SummarySource =
+  | { kind: 'deterministic' }
+  /** A model summary the user wrote or obtained (`--model-summary FILE`). */
+  | { kind: 'model-summary'; text: string }
+  | { kind: 'summarizer-cmd'; command: string; timeoutMs?: number }
+  | { kind: 'anthropic'; model?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }
+
+export interface SummaryRequest extends ComposeOptions {
+  bytes: Uint8Array
+  index: TranscriptIndex
+  /** Record indexes to summarise, in chain order (the plan's summaryIndexes). */
+  summaryIndexes: ArrayLike<number>
+  source: SummarySource
+  /** The handoff file's text (`--handoff FILE`): shown to the model as H anchors. */
+  handoff?: string
+  pack?: PackOptions
+}
+
+export interface SummaryOutcome extends ComposedSummary {
+  inputs: SummaryInputs
+  /** The pack's manifest (digests, truncation) when a model summary was used. */
+  manifest?: PackManifest
+}
+
+/**
+ * The compact summary text for `summaryIndexes`: deterministic, or model-assisted (the pack is
+ * built, the model text obtained from the file, command or API, validated against the pack's
+ * manifest and composed with the safety appendix). Throws a one-line ClaudeJsonlError.
+ */
+export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcome> {
+  const inputs = readSummaryInputs(req.bytes, req.index, req.summaryIndexes)
+  const compose: ComposeOptions = {
+    transcriptPath: req.transcriptPath,
+    charBudget: req.charBudget,
+    preservePriorSummariesVerbatim: req.preservePriorSummariesVerbatim,
+    firstKeptLine: req.firstKeptLine,
+    keptRecords: req.keptRecords,
+  }
+  if (req.source.kind === 'deterministic') return { ...composeSummary(inputs, compose), inputs }
+  const pack = buildPack({ bytes: req.bytes, index: req.index, summaryIndexes: req.summaryIndexes, inputs, handoff: req.handoff }, req.pack)
+  const s = req.source
+  const text =
+    s.kind === 'model-summary'
+      ? s.text
+      : s.kind === 'summarizer-cmd'
+        ? await runSummarizerCommand(pack.text, { command: s.command, timeoutMs: s.timeoutMs })
+        : await runAnthropicSummarizer(pack.text, { model: s.model, timeoutMs: s.timeoutMs, env: s.env })
+  const accepted = validateModelSummary(text, pack.manifest)
+  return { ...composeSummary(inputs, compose, accepted), inputs, manifest: pack.manifest }
 }

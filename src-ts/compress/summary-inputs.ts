@@ -29,7 +29,7 @@ export interface ToolOutcome {
   isError: boolean
   /** From an `Exit code N` first line (Bash). */
   exitCode?: number
-  /** A Write whose toolUseResult says `"type":"create"`: the file did not exist before. */
+  /** A Write whose toolUseResult has `"type":"create"`: the file did not exist before. */
   created?: boolean
 }
 
@@ -40,6 +40,8 @@ export interface CommandRun {
   toolUseId: string
   outcome?: ToolOutcome
   failed: boolean
+  /** Cancelled by Claude Code because a parallel call failed: it never ran. */
+  cancelled: boolean
   /** A test, lint, type-check or build command. */
   validation: boolean
 }
@@ -123,8 +125,11 @@ export function oneLine(text: string, max: number): string {
 }
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit'])
+/** A test, lint, type-check or build program at the start of a command or of a part after `&&`, `;` or `|`. */
 const VALIDATION =
-  /\b(test|tests|pytest|jest|vitest|ava|mocha|cargo (?:test|build|check|clippy)|go (?:test|vet|build)|npm (?:test|run)|pnpm|yarn|make|lint|eslint|tsc|mypy|ruff|clippy|check|build|mise run)\b/i
+  /(?:^|&&|\|\||;|\|)\s*(?:\w+=\S*\s+)*(?:npx\s+|bunx\s+|uv\s+run\s+|poetry\s+run\s+)?(?:pytest|jest|vitest|ava|mocha|tsc|mypy|ruff|eslint|prettier\s+--check|golangci-lint|shellcheck|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|vet|build)|npm\s+(?:test|run)|pnpm\s+(?:test|run|lint|build)|yarn\s+(?:test|run|lint|build)|bun\s+test|make|mise\s+run|gradle|\.\/gradlew|mvn|dotnet\s+(?:test|build)|python3?\s+-m\s+(?:pytest|unittest|mypy)|deno\s+test|swift\s+(?:test|build))\b/
+/** A parallel call Claude Code cancelled because a sibling failed: it never ran. */
+const CANCELLED = /^<tool_use_error>Cancelled: parallel tool call/
 const INJECTED = /^\s*<(?:local-command-|system-reminder|command-message)/
 
 function blocksText(blocks: SummaryBlock[]): string {
@@ -173,7 +178,7 @@ function entryOf(r: SummaryRecord): SummaryEntry {
         chars: b.chars,
         isError: b.isError === true,
         exitCode: exit ? Number(exit[1]) : undefined,
-        created: r.toolUseResult?.includes('"type":"create"') || undefined,
+        created: r.toolUseResultType === 'create' || undefined,
       })
     }
   } else if (r.type === 'assistant') {
@@ -210,10 +215,11 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
     for (const c of e.toolCalls) {
       const outcome = outcomes.get(c.id)
       if (outcome) outcome.name = c.name
-      const failed = outcome !== undefined && (outcome.isError || (outcome.exitCode !== undefined && outcome.exitCode !== 0))
+      const cancelled = outcome !== undefined && CANCELLED.test(outcome.text)
+      const failed = outcome !== undefined && !cancelled && (outcome.isError || (outcome.exitCode !== undefined && outcome.exitCode !== 0))
       if (c.name === 'Bash') {
         const command = str(c.input, 'command')
-        if (command) commands.push({ line: c.line, command, description: str(c.input, 'description'), toolUseId: c.id, outcome, failed, validation: VALIDATION.test(command) })
+        if (command) commands.push({ line: c.line, command, description: str(c.input, 'description'), toolUseId: c.id, outcome, failed, cancelled, validation: VALIDATION.test(command) })
       } else if (EDIT_TOOLS.has(c.name)) {
         const path = str(c.input, 'file_path') ?? str(c.input, 'notebook_path')
         if (path) fileChanges.push({ line: c.line, tool: c.name, path, created: outcome?.created === true, failed })

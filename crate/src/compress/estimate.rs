@@ -292,9 +292,7 @@ pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Resu
             &all
         }
     };
-    if let Some(bad) = idx.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
-    }
+    super::check_indexes(scan, idx)?;
     let mut out = vec![0.0; idx.len()];
     out.par_chunks_mut(256).zip(idx.par_chunks(256)).try_for_each_init(Parser::default, |parser, (o, ix)| {
         for (slot, &i) in o.iter_mut().zip(ix) {
@@ -303,11 +301,7 @@ pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Resu
             if !matches!(scan.tables.strings.opt(r.kind), Some("user" | "assistant" | "attachment")) {
                 continue;
             }
-            let at = r.offset as usize;
-            let line = bytes.get(at..at + r.len as usize).ok_or_else(|| {
-                format!("record {i} lies beyond the end of the buffer: it is not the buffer the index was made from")
-            })?;
-            *slot = line_tally(parser, line).tokens();
+            *slot = line_tally(parser, super::record_line(scan, bytes, i)?).tokens();
         }
         parser.trim();
         Ok::<(), String>(())

@@ -6,3 +6,23 @@ pub mod estimate;
 pub mod json_span;
 pub mod output;
 pub mod summary_inputs;
+
+use crate::scan::Scan;
+
+/// Refuses record indexes beyond the scan.
+pub fn check_indexes(scan: &Scan, indexes: &[u32]) -> Result<(), String> {
+    let n = scan.records.len();
+    match indexes.iter().find(|&&i| i as usize >= n) {
+        Some(bad) => Err(format!("record index {bad} is out of range (the transcript has {n} records)")),
+        None => Ok(()),
+    }
+}
+
+/// The raw line of record `i` (an index already checked), from the bytes the scan was made from.
+pub fn record_line<'b>(scan: &Scan, bytes: &'b [u8], i: u32) -> Result<&'b [u8], String> {
+    let r = &scan.records[i as usize];
+    let at = r.offset as usize;
+    bytes.get(at..at + r.len as usize).ok_or_else(|| {
+        format!("record {i} lies beyond the end of the buffer: it is not the buffer the index was made from")
+    })
+}

@@ -10,7 +10,7 @@ use simd_json::{Node, StaticNode};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Strings inside tool inputs and `toolUseResult` are cut to this many characters.
+    /// Strings inside tool inputs are cut to this many characters.
     pub string_chars: usize,
     /// Tool results are cut to this many characters (head and tail kept).
     pub result_chars: usize,
@@ -52,9 +52,9 @@ pub struct Item {
     /// `message.content` when it is a string (in full).
     pub content: Option<String>,
     pub blocks: Vec<Block>,
-    /// Top-level `toolUseResult`: a string, or an object's scalar members, as compact JSON with
-    /// long strings cut.
-    pub tool_use_result: Option<String>,
+    /// The `type` of an object `toolUseResult` (`create`, `update`, `text`, …): all a summary
+    /// uses of it (its text repeats the tool_result; its patches and file copies are bulk).
+    pub tool_use_result_type: Option<String>,
     /// A system record's text: `content`, else its `error` as compact JSON.
     pub system_text: Option<String>,
     pub parsed: bool,
@@ -159,34 +159,6 @@ fn json(tape: &[Node], at: usize, max: usize) -> String {
     s
 }
 
-/// A `toolUseResult`: a string (cut), or an object's scalar members only (nested patches and
-/// file copies are what a summary never needs, and most of the bytes).
-fn top_scalars(tape: &[Node], at: usize, max: usize) -> String {
-    let mut out = String::new();
-    match tape.get(at) {
-        Some(Node::Object { .. }) => {
-            out.push('{');
-            for (k, v) in entries(tape, at) {
-                if matches!(tape.get(v), Some(Node::Object { .. } | Node::Array { .. })) {
-                    continue;
-                }
-                if out.len() > 1 {
-                    out.push(',');
-                }
-                escape_into(k, &mut out);
-                out.push(':');
-                json_into(tape, v, max, &mut out);
-            }
-            out.push('}');
-        }
-        Some(Node::Array { .. }) => out.push_str("[]"),
-        _ => {
-            json_into(tape, at, max, &mut out);
-        }
-    }
-    out
-}
-
 fn field<'i>(tape: &[Node<'i>], at: usize, name: &str) -> Option<usize> {
     entries(tape, at).find(|(k, _)| *k == name).map(|(_, v)| v)
 }
@@ -258,7 +230,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
             "message" => message = Some(v),
             "content" => content_field = Some(v),
             "error" => error = Some(v),
-            "toolUseResult" => it.tool_use_result = Some(top_scalars(tape, v, lim.string_chars)),
+            "toolUseResult" => it.tool_use_result_type = field(tape, v, "type").and_then(|t| text_of(tape, Some(t))),
             _ => {}
         }
     }
@@ -281,10 +253,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
 
 /// The summary items of records `indexes` of `scan`, read from `bytes` (the scanned file).
 pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, String> {
-    let n = scan.records.len();
-    if let Some(bad) = indexes.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
-    }
+    super::check_indexes(scan, indexes)?;
     indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, parser, i, lim)).collect()
 }
 
@@ -358,7 +327,7 @@ fn item_json(it: &Item, out: &mut String) {
     m.flag("isCompactSummary", it.is_compact_summary);
     m.flag("isApiErrorMessage", it.is_api_error_message);
     m.str("content", &it.content);
-    m.str("toolUseResult", &it.tool_use_result);
+    m.str("toolUseResultType", &it.tool_use_result_type);
     m.str("systemText", &it.system_text);
     m.flag("parsed", it.parsed);
     m.key("blocks");
@@ -386,41 +355,35 @@ fn item_json(it: &Item, out: &mut String) {
 /// [`items_of`] and [`to_json`] in one parallel pass: each record is serialised on the thread
 /// that parsed it.
 pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<String, String> {
-    let n = scan.records.len();
-    if let Some(bad) = indexes.iter().find(|&&i| i as usize >= n) {
-        return Err(format!("record index {bad} is out of range (the transcript has {n} records)"));
-    }
+    super::check_indexes(scan, indexes)?;
     let parts: Vec<String> = indexes
         .par_chunks(64)
         .map_init(Parser::default, |parser, chunk| {
             let mut out = String::new();
-            for &i in chunk {
-                let it = item_at(scan, bytes, parser, i, lim)?;
-                out.push(',');
-                item_json(&it, &mut out);
+            for (k, &i) in chunk.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                item_json(&item_at(scan, bytes, parser, i, lim)?, &mut out);
             }
             Ok(out)
         })
         .collect::<Result<_, String>>()?;
-    let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 2);
+    let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + parts.len() + 2);
     out.push('[');
-    for p in &parts {
+    for (k, p) in parts.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
         out.push_str(p);
-    }
-    if out.len() > 1 {
-        out.remove(1);
     }
     out.push(']');
     Ok(out)
 }
 
 fn item_at(scan: &Scan, bytes: &[u8], parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
-    let r = &scan.records[i as usize];
-    let at = r.offset as usize;
-    let line = bytes.get(at..at + r.len as usize).ok_or_else(|| {
-        format!("record {i} lies beyond the end of the buffer: it is not the buffer the index was made from")
-    })?;
-    let mut it = Item { record: i, line: r.line, ..Item::default() };
+    let line = super::record_line(scan, bytes, i)?;
+    let mut it = Item { record: i, line: scan.records[i as usize].line, ..Item::default() };
     parser.parse_with(line, |tape| item_of(tape, lim, &mut it));
     Ok(it)
 }
@@ -465,14 +428,14 @@ mod tests {
     fn tool_results_are_cut_to_head_and_tail_and_keep_is_error() {
         let lim = Limits { string_chars: 5, result_chars: 8 };
         let it = item(
-            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 1 and then the last line"}]}]},"toolUseResult":"Error: x"}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 1 and then the last line"}]}]},"toolUseResult":{"type":"text","stdout":"x"}}"#,
             lim,
         );
         let b = &it.blocks[0];
         assert!(b.is_error && b.cut);
         assert_eq!(b.chars, 34);
         assert_eq!(b.text.as_deref(), Some("Exit c…[26 chars cut]…ne"));
-        assert_eq!(it.tool_use_result.as_deref(), Some(r#""Error…[+3 chars]""#));
+        assert_eq!(it.tool_use_result_type.as_deref(), Some("text"));
     }
 
     #[test]
@@ -496,24 +459,22 @@ mod tests {
             r#"[{"record":0,"line":3,"type":"user","role":"user","isMeta":true,"content":"a\"b","parsed":true,"blocks":[]}]"#
         );
     }
-}
 
-#[cfg(test)]
-mod bench {
     #[test]
-    #[ignore]
-    fn time_items() {
-        let bytes = std::fs::read("/tmp/big50.jsonl").unwrap();
-        let scan = crate::scan::scan_bytes(&bytes, crate::scan::Mode::Full);
-        let idx: Vec<u32> = (0..(scan.records.len() as u32 * 7 / 10)).collect();
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let js = super::items_json(&scan, &bytes, &idx, super::Limits::default()).unwrap();
-            eprintln!("items_json {:?} {}", t.elapsed(), js.len());
-            assert_eq!(js, super::to_json(&super::items_of(&scan, &bytes, &idx, super::Limits::default()).unwrap()));
-            let t = std::time::Instant::now();
-            crate::compress::estimate::record_tokens(&scan, &bytes, Some(&idx)).unwrap();
-            eprintln!("estimate {:?}", t.elapsed());
+    fn the_parallel_json_equals_the_items_serialised_in_order() {
+        let mut lines = String::new();
+        for k in 0..300 {
+            lines.push_str(&format!(
+                "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"prompt {k}\"}}}}\n"
+            ));
         }
+        let bytes = lines.as_bytes();
+        let scan = crate::scan::scan_bytes(bytes, crate::scan::Mode::Full);
+        let idx: Vec<u32> = (0..300).rev().collect();
+        let json = items_json(&scan, bytes, &idx, Limits::default()).unwrap();
+        assert_eq!(json, to_json(&items_of(&scan, bytes, &idx, Limits::default()).unwrap()));
+        assert!(json.starts_with(r#"[{"record":299,"line":300"#));
+        assert_eq!(items_json(&scan, bytes, &[], Limits::default()).unwrap(), "[]");
+        assert!(items_json(&scan, bytes, &[300], Limits::default()).unwrap_err().contains("out of range"));
     }
 }
