@@ -238,3 +238,14 @@ test('a model summary is refused with the rule it breaks; nothing written', (t) 
   // The same summary under the pack's own options is accepted.
   t.is(cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--model-summary', summaries.good).status, 0)
 })
+
+test('--target-estimated-tokens moves the cut later until the candidate fits', async (t) => {
+  const dir = tempDir('cj-compress-')
+  const free = await compressWith(join(REAL, 'real-08.jsonl'), join(dir, 'free.jsonl'), fixedSummary, { summaryCharBudget: 4000 })
+  const ceiling = Math.round(free.outputEstimatedMessageTokens / 2)
+  const capped = await compressWith(join(REAL, 'real-08.jsonl'), join(dir, 'capped.jsonl'), fixedSummary, { summaryCharBudget: 4000, targetEstimatedTokens: ceiling })
+  t.true(capped.outputEstimatedMessageTokens <= ceiling, `${capped.outputEstimatedMessageTokens} > ${ceiling}`)
+  t.true(capped.recentRecordsPreserved < free.recentRecordsPreserved)
+  t.true(capped.cut!.legalPositions.includes(capped.cut!.position))
+  t.true(capped.validation.valid)
+})

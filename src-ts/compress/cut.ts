@@ -4,6 +4,7 @@
 // (which must summarise exactly the same records) always agree on it.
 import native from '../native.js'
 import { usageError } from '../errors.js'
+import { summaryCharBudget as checkedCharBudget } from './model-summary.js'
 import { planIndex, type PlanOptions, type TranscriptPlan } from './plan.js'
 
 export interface BudgetOptions extends PlanOptions {
@@ -13,13 +14,9 @@ export interface BudgetOptions extends PlanOptions {
   summaryCharBudget?: number
 }
 
-export const SUMMARY_CHAR_BUDGET_DEFAULT = 60_000
-export const SUMMARY_CHAR_BUDGET_MIN = 4000
-
+/** --summary-char-budget, defaulted and checked (a usage error below the minimum). */
 export function summaryCharBudget(o: BudgetOptions): number {
-  const b = o.summaryCharBudget ?? SUMMARY_CHAR_BUDGET_DEFAULT
-  if (!Number.isInteger(b) || b < SUMMARY_CHAR_BUDGET_MIN) throw usageError(`--summary-char-budget must be a whole number >= ${SUMMARY_CHAR_BUDGET_MIN}, not '${o.summaryCharBudget}'`)
-  return b
+  return checkedCharBudget(o.summaryCharBudget)
 }
 
 /** Tokens held back for the compact pair: the summary at its full budget, as ASCII. */
@@ -47,8 +44,7 @@ export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: 
   let j = cuts.findIndex((c) => c >= t.cut! && suffix[c] <= room)
   if (j < 0) j = cuts.length - 1 // nothing fits: the shortest suffix, which the candidate gate then rejects
   if (cuts[j] === t.cut) return { plan, tokens }
-  const ratio = (t.cutBytes[j] + 0.5) / Math.max(1, t.inputBytes)
-  const narrowed = planIndex(plan.index, plan.buffer, { ...o, targetRatio: Math.min(1, ratio), minRecentRecords: 0 }, plan.report.input, plan.report.sourceSha256)
+  const narrowed = planIndex(plan.index, plan.buffer, { ...o, cutPosition: cuts[j] }, plan.report.input, plan.report.sourceSha256)
   return { plan: narrowed, tokens }
 }
 

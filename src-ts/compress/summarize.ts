@@ -1,16 +1,16 @@
-// Which summary a compression applies: the deterministic one built from the summarised records
-// (the default), or a model's, checked by every rule of protocol v11 against the evidence pack of
-// exactly the same records: read from a file, printed by a command the pack is piped to, or asked
-// of the Messages API.
+// From command-line options to the summary `compress` applies (produceSummary does the work):
+// the deterministic one (the default), or a model's, checked by every rule of protocol v11
+// against the evidence pack of exactly the same records (the selection options are bound into the
+// pack's request digest): read from a file, printed by a command the pack is piped to, or asked of
+// the Messages API.
 import { readFileSync } from 'node:fs'
 import { inputError, usageError } from '../errors.js'
 import type { Summarizer, SummaryRequest, SummaryResult } from './compress.js'
 import type { BudgetOptions } from './cut.js'
 import type { TranscriptPlan } from './plan.js'
-import { composeSummary, validateModelSummary, type AcceptedModelSummary } from './model-summary.js'
-import { buildPack, type Pack } from './pack.js'
-import { readSummaryInputs, type SummaryInputs } from './summary-inputs.js'
-import { runAnthropicSummarizer, runSummarizerCommand } from './summarizers.js'
+import { buildPack, type Pack, type PackOptions } from './pack.js'
+import type { SummaryInputs } from './summary-inputs.js'
+import { produceSummary, type SummarySource } from './summarizers.js'
 
 export interface SummaryOptions {
   /** 'deterministic' (default when no model summary source is given) or 'model'. */
@@ -50,11 +50,16 @@ export function selectionPolicy(o: BudgetOptions): Record<string, unknown> {
 export function packFor(plan: TranscriptPlan, inputs: SummaryInputs, o: SummaryOptions & BudgetOptions): Pack {
   return buildPack(
     { bytes: plan.buffer, index: plan.index, summaryIndexes: plan.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file') },
-    { charBudget: o.modelPackCharBudget, tokenBudget: o.modelPackEstimatedTokenBudget, policy: selectionPolicy(o) },
+    packOptions(o),
   )
 }
 
-export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
+/** The pack options of a request: budgets, and the selection policy bound into its digest. */
+function packOptions(o: SummaryOptions & BudgetOptions): PackOptions {
+  return { charBudget: o.modelPackCharBudget, tokenBudget: o.modelPackEstimatedTokenBudget, policy: selectionPolicy(o) }
+}
+
+function sourceOf(o: SummaryOptions): SummarySource {
   const sources = [o.modelSummary !== undefined, o.summarizerCmd !== undefined, o.summarizer !== undefined].filter(Boolean).length
   if (sources > 1) throw usageError('give at most one of --model-summary, --summarizer-cmd, --summarizer')
   if (o.summarizer !== undefined && o.summarizer !== 'anthropic') throw usageError(`--summarizer must be anthropic, not '${o.summarizer}'`)
@@ -62,33 +67,39 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
   if (mode !== 'deterministic' && mode !== 'model') throw usageError(`--summary must be deterministic or model, not '${mode}'`)
   if (mode === 'model' && !sources) throw usageError('--summary model needs --model-summary FILE, --summarizer-cmd CMD or --summarizer anthropic')
   if (mode === 'deterministic' && sources) throw usageError('--summary deterministic takes no model summary source')
+  if (mode === 'deterministic') return { kind: 'deterministic' }
+  if (o.modelSummary !== undefined) return { kind: 'model-summary', text: readText(o.modelSummary, 'the model summary') }
+  if (o.summarizerCmd !== undefined) return { kind: 'summarizer-cmd', command: o.summarizerCmd, timeoutMs: o.summarizerTimeoutMs }
+  return { kind: 'anthropic', model: o.model, timeoutMs: o.summarizerTimeoutMs }
+}
+
+/** The summariser `compress` applies: the options checked up front, the work done per request. */
+export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
+  const source = sourceOf(o)
+  const handoff = o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file')
   return async (req: SummaryRequest): Promise<SummaryResult> => {
     const p = req.plan
-    const inputs = readSummaryInputs(p.buffer, p.index, p.topology.summaryIndexes)
-    let model: AcceptedModelSummary | undefined
-    let pack: Pack | undefined
-    if (mode === 'model') {
-      pack = packFor(p, inputs, o)
-      const text = o.modelSummary !== undefined
-        ? readText(o.modelSummary, 'the model summary')
-        : o.summarizerCmd !== undefined
-          ? await runSummarizerCommand(pack.text, { command: o.summarizerCmd, timeoutMs: o.summarizerTimeoutMs })
-          : await runAnthropicSummarizer(pack.text, { model: o.model, timeoutMs: o.summarizerTimeoutMs })
-      model = validateModelSummary(text, pack.manifest)
-    }
     const cut = p.report.cut
-    const composed = composeSummary(
-      inputs,
-      { transcriptPath: req.sourcePath, charBudget: req.charBudget, preservePriorSummariesVerbatim: o.preservePriorSummariesVerbatim, firstKeptLine: cut?.firstKeptLine, keptRecords: cut?.recentRecordsPreserved },
-      model,
-    )
-    const m = pack?.manifest
+    const outcome = await produceSummary({
+      bytes: p.buffer,
+      index: p.index,
+      summaryIndexes: p.topology.summaryIndexes,
+      source,
+      handoff,
+      pack: packOptions(o),
+      transcriptPath: req.sourcePath,
+      charBudget: req.charBudget,
+      preservePriorSummariesVerbatim: o.preservePriorSummariesVerbatim,
+      firstKeptLine: cut?.firstKeptLine,
+      keptRecords: cut?.recentRecordsPreserved,
+    })
+    const m = outcome.manifest
     return {
-      text: composed.text,
-      mode: composed.kind === 'model-assisted' ? 'model-assisted-v11' : 'deterministic-fallback',
+      text: outcome.text,
+      mode: outcome.kind === 'model-assisted' ? 'model-assisted-v11' : 'deterministic-fallback',
       metadata: {
-        priorSummaryVerbatimPolicy: o.preservePriorSummariesVerbatim ? (composed.preserveMode === 'verbatim' ? 'verbatim' : 'fallback-folded') : 'folded',
-        ...(composed.fallbackReason ? { priorSummaryVerbatimFallbackReason: composed.fallbackReason } : {}),
+        priorSummaryVerbatimPolicy: o.preservePriorSummariesVerbatim ? (outcome.preserveMode === 'verbatim' ? 'verbatim' : 'fallback-folded') : 'folded',
+        ...(outcome.fallbackReason ? { priorSummaryVerbatimFallbackReason: outcome.fallbackReason } : {}),
         ...(m
           ? {
               modelPackRequestDigest: m.digests.pack_request_digest,
