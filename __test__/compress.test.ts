@@ -2,7 +2,9 @@
 // of metadata and pointer, the gates that write nothing, repeated compression, and resumption in
 // the real Claude Code client.
 import test from 'ava'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compressWith, type Summarizer } from '../src-ts/compress/compress.js'
@@ -248,4 +250,42 @@ test('--target-estimated-tokens moves the cut later until the candidate fits', a
   t.true(capped.recentRecordsPreserved < free.recentRecordsPreserved)
   t.true(capped.cut!.legalPositions.includes(capped.cut!.position))
   t.true(capped.validation.valid)
+})
+
+test('--summarizer anthropic asks the Messages API (a mock on 127.0.0.1) and applies the checked answer', async (t) => {
+  const { input, out } = writeSession(richSession().bytes())
+  const requests: { url?: string; key?: string; model: string; pack: string }[] = []
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (c) => (raw += c))
+    req.on('end', () => {
+      const body = JSON.parse(raw)
+      const pack = body.messages[0].content as string
+      requests.push({ url: req.url, key: (req.headers['x-api-key'] as string) ?? req.headers.authorization?.replace(/^Bearer /, ''), model: body.model, pack })
+      const text = execFileSync(process.execPath, [MECHANICAL], { input: pack }).toString()
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const port = (server.address() as AddressInfo).port
+    const child = spawn(process.execPath, [CLI, 'compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--summarizer', 'anthropic', '--model', 'claude-test-model', '--json'], {
+      env: { ...process.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: 'test-key' },
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c) => (stdout += c))
+    child.stderr.on('data', (c) => (stderr += c))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    t.is(code, 0, stderr)
+    t.is(JSON.parse(stdout).semanticSummaryMode, 'model-assisted-v11')
+    t.is(requests.length, 1)
+    t.like(requests[0], { url: '/v1/messages', key: 'test-key', model: 'claude-test-model' })
+    t.true(requests[0].pack.includes('SOURCE_JSONL'))
+    t.false(requests[0].pack.includes(input), 'the pack names no local path')
+    t.false(requests[0].pack.includes('PLANTED-BRANCH-TEXT'), 'no excluded-branch text reaches the model')
+  } finally {
+    await new Promise((r) => server.close(r))
+  }
 })
