@@ -289,3 +289,16 @@ test('--summarizer anthropic asks the Messages API (a mock on 127.0.0.1) and app
     await new Promise((r) => server.close(r))
   }
 })
+
+test('--preserve-prior-summaries-verbatim embeds the earlier summary as it is, and says so', async (t) => {
+  const { input, out } = writeSession(richSession().bytes())
+  const first: Summarizer = async () => ({ text: 'This session is being continued from a previous conversation. PRIOR-SUMMARY-MARKER: the build step was set up at L3.', mode: 'deterministic-fallback' })
+  await compressWith(input, out, first, { targetRatio: 0.6, minRecentRecords: 1 })
+  const again = join(tempDir('cj-compress-'), 'again.jsonl')
+  const r = cli('compress', out, '--out', again, '--target-ratio', '0.3', '--min-recent-records', '1', '--preserve-prior-summaries-verbatim', '--json')
+  t.is(r.status, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  t.is(report.summaryMetadata.priorSummaryVerbatimPolicy, 'verbatim')
+  const summary = lines(readFileSync(again)).map((l) => JSON.parse(l)).find((x) => x.isCompactSummary)
+  t.true(summary.message.content.includes('PRIOR-SUMMARY-MARKER: the build step was set up at L3.'))
+})
