@@ -93,6 +93,8 @@ test('composeSummary: deterministic text within the budget; verbatim prior summa
   const verbatim = composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 4000, preservePriorSummariesVerbatim: true })
   t.is(verbatim.preserveMode, 'verbatim')
   t.true(verbatim.text.includes(inputs.entries[0].priorSummary as string))
+  t.false(verbatim.text.includes('(prior summary)'), 'embedded verbatim, not also folded')
+  t.true(folded.text.includes('(prior summary)'))
   t.true(verbatim.text.length <= 6000)
   const big = inputs.entries[0].priorSummary + '\n' + 'x'.repeat(7000)
   const bigInputs = { ...inputs, entries: inputs.entries.map((e, i) => (i === 0 ? { ...e, priorSummary: big } : e)) }
