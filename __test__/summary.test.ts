@@ -5,7 +5,8 @@ import native from '../src-ts/native.js'
 import { cutText, deriveFacts, readSummaryInputs, SummaryEntry } from '../src-ts/compress/summary-inputs.js'
 import { deterministicSummary, SECTION_HEADINGS } from '../src-ts/compress/deterministic-summary.js'
 import { composeSummary } from '../src-ts/compress/model-summary.js'
-import { PLANTED, planted } from './helpers/summary-fixture.js'
+import { buildPack } from '../src-ts/compress/pack.js'
+import { PLANTED, planted, plantedLines } from './helpers/summary-fixture.js'
 import { REAL } from './helpers/transcripts.js'
 
 const hasReal = existsSync(REAL)
@@ -93,6 +94,8 @@ test('composeSummary: deterministic text within the budget; verbatim prior summa
   const verbatim = composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 4000, preservePriorSummariesVerbatim: true })
   t.is(verbatim.preserveMode, 'verbatim')
   t.true(verbatim.text.includes(inputs.entries[0].priorSummary as string))
+  t.false(verbatim.text.includes('(prior summary)'), 'embedded verbatim, not also folded')
+  t.true(folded.text.includes('(prior summary)'))
   t.true(verbatim.text.length <= 6000)
   const big = inputs.entries[0].priorSummary + '\n' + 'x'.repeat(7000)
   const bigInputs = { ...inputs, entries: inputs.entries.map((e, i) => (i === 0 ? { ...e, priorSummary: big } : e)) }
@@ -137,4 +140,17 @@ test('summary inputs: validation commands by their program; a cancelled parallel
   t.true(b.failed)
   t.false(c.failed)
   t.true(c.cancelled)
+})
+
+test('only the records in summaryIndexes reach the summary and the pack', (t) => {
+  const lines = plantedLines()
+  const secret = 'REWOUND-BRANCH-TEXT-never-in-a-summary'
+  const rewound = JSON.parse(lines[2])
+  lines.push(JSON.stringify({ ...rewound, uuid: 'rewound', message: { role: 'user', content: secret } }))
+  const p = planted(lines)
+  const without = p.summaryIndexes.filter((i) => i !== p.index.length - 1)
+  const inputs = readSummaryInputs(p.bytes, p.index, without)
+  t.false(deterministicSummary(inputs, { transcriptPath: '/t.jsonl' }).text.includes(secret))
+  t.false(buildPack({ ...p, summaryIndexes: without, inputs }).text.includes(secret))
+  t.true(buildPack(p).text.includes(secret), 'the same record is shown when it is summarised')
 })

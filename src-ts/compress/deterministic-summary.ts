@@ -38,6 +38,8 @@ export interface DeterministicSummaryOptions {
   bare?: boolean
   /** Heading level of the nine sections (default 2; 3 under a model summary's appendix). */
   headingLevel?: 2 | 3
+  /** Prior compact summaries are embedded verbatim elsewhere: do not fold their lines in. */
+  skipPriorSummaries?: boolean
 }
 
 export interface DeterministicSummary {
@@ -111,7 +113,7 @@ function statusOf(c: CommandRun): string {
 }
 
 /** Every candidate line, with its section, tier and score. */
-function candidates(inputs: SummaryInputs): Candidate[] {
+function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): Candidate[] {
   const out: Candidate[] = []
   const n = Math.max(1, inputs.entries.length)
   const add = (section: S, tier: number, score: number, order: number, text: string) => out.push({ section, tier, score, order, text })
@@ -147,7 +149,7 @@ function candidates(inputs: SummaryInputs): Candidate[] {
 
   // Prior compact summaries carry everything from before them (tier 2, their own order).
   for (const e of inputs.entries) {
-    if (e.priorSummary === undefined) continue
+    if (e.priorSummary === undefined || opts.skipPriorSummaries) continue
     add(S.Timeline, 1, 5, e.line, `- L${e.line} Earlier history, from a prior compact summary (${e.priorSummary.length} chars):`)
     // Claude Code's own framing sentences carry no history; the rest of each line does.
     const lines = e.priorSummary
@@ -254,7 +256,7 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
   const tail = opts.bare
     ? ''
     : `\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: ${opts.transcriptPath}\n`
-  const all = candidates(inputs)
+  const all = candidates(inputs, opts)
   const chosen = new Map<S, Candidate[]>()
   const boundary = boundaryLine(inputs, opts)
   // The fixed frame: headings, the boundary line, and a fallback line per section.

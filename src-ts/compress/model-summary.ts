@@ -230,7 +230,7 @@ export function composeSummary(inputs: SummaryInputs, opts: ComposeOptions, mode
     } else fallbackReason = `the prior summaries (${block.length} characters) do not fit 1.5 × --summary-char-budget (${wide}) with the rest of the summary; they were folded instead`
   }
   const frame = head.length + verbatim.length + tail.length
-  const base = { transcriptPath: opts.transcriptPath, firstKeptLine: opts.firstKeptLine, keptRecords: opts.keptRecords, bare: true }
+  const base = { transcriptPath: opts.transcriptPath, firstKeptLine: opts.firstKeptLine, keptRecords: opts.keptRecords, bare: true, skipPriorSummaries: verbatim !== '' }
   let body: string
   if (model) {
     const room = limit - frame - model.body.length - '\n\n## Deterministic Safety Appendix\n\n'.length
