@@ -25,9 +25,10 @@ const mb = Number(opt('--mb', '50'))
 const rounds = Number(opt('--rounds', '5'))
 const SESSION = '7c0e55a1-3b2d-4e6f-8a9b-0c1d2e3f4a5b'
 const dir = join(repo, '.bench-cache', 'compress')
-const file = join(dir, `${SESSION}-${mb}mb.jsonl`)
+const file = join(dir, `${SESSION}-${mb}mb-v2.jsonl`)
 
-/** A deterministic session: turns of prompt, thinking + text + tool calls (some parallel), results. */
+/** A deterministic session: turns of prompt, thinking + text + tool calls (some parallel), results.
+ * Records average about 2.3 KB, as in the sample transcripts (tool results dominate the bytes). */
 function generate(path, targetBytes) {
   let seed = 42
   const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
@@ -64,7 +65,7 @@ function generate(path, targetBytes) {
       const holder = holders[c]
       const save = parent
       parent = holder
-      const r = base('user', { message: { role: 'user', content: [{ tool_use_id: `toolu_${turn}_${c}`, type: 'tool_result', content: prose(400 + Math.floor(rnd() * 800)), is_error: rnd() < 0.1 }] }, toolUseResult: { stdout: prose(50), stderr: '', interrupted: false }, sourceToolAssistantUUID: holder })
+      const r = base('user', { message: { role: 'user', content: [{ tool_use_id: `toolu_${turn}_${c}`, type: 'tool_result', content: prose(300 + Math.floor(rnd() * 2700)), is_error: rnd() < 0.1 }] }, toolUseResult: { stdout: prose(50), stderr: '', interrupted: false }, sourceToolAssistantUUID: holder })
       push(r)
       parent = c === calls - 1 ? r.uuid : save
     }

@@ -39,6 +39,22 @@ export type {
   LeafPolicy,
   CheckpointPolicy,
 } from './compress/plan.js'
+export { compress, compressWith, planSource } from './compress/compress.js'
+export type { CompressOptions, CompressReport, Summarizer, SummaryRequest, SummaryResult } from './compress/compress.js'
+export { packFor, summarizerFor } from './compress/summarize.js'
+export type { SummaryOptions } from './compress/summarize.js'
+export { buildPack } from './compress/pack.js'
+export type { Pack, PackManifest, PackOptions } from './compress/pack.js'
+export { validateModelSummary, composeSummary, ModelSummaryError } from './compress/model-summary.js'
+export { deterministicSummary } from './compress/deterministic-summary.js'
+export { readSummaryInputs } from './compress/summary-inputs.js'
+export type { SummaryInputs } from './compress/summary-inputs.js'
+export { produceSummary, runSummarizerCommand, runAnthropicSummarizer } from './compress/summarizers.js'
+
+/** Local token estimate of a text (the seed's heuristic, no per-record allowance). */
+export function estimateTokens(text: string): number {
+  return native.estimateTextTokens(text)
+}
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
 export { apiView, renderAttachment, NO_RESPONSE, INTERRUPTED_TOOL_RESULT, OPAQUE } from './compress/api-view.js'
