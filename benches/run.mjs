@@ -769,6 +769,23 @@ async function main() {
     }
   }
 
+  // compress (issue 3): plan + compress of a 50 MB one-chain transcript; the estimator against
+  // the tokens real requests recorded.
+  if (oursBuilt) {
+    const r = spawnSync(process.execPath, [path.join(HERE, 'compress.mjs'), '--rounds', String(Math.min(opts.rounds, 5))], { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status === 0) {
+      results.compress = JSON.parse(r.stdout.trim().split('\n').pop());
+      log(`[bench] compress    ${fmt1(results.compress.bytes / 1e6)} MB: in process ${results.compress.inProcessMs.toFixed(0)} ms, CLI ${results.compress.cliMs.toFixed(0)} ms, peak RSS ${fmt1(results.compress.cliPeakRssMiB)} MiB`);
+    } else {
+      results.compress = { error: tail(r.stderr || r.stdout) };
+      notes.push(`compress: benchmark failed: ${tail(r.stderr || r.stdout)}`);
+      exitCode = 1;
+    }
+    const c = spawnSync(process.execPath, [path.join(HERE, 'estimator-calibration.mjs')], { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (c.status === 0) results.calibration = JSON.parse(c.stdout.trim().split('\n').pop());
+    else notes.push(`estimator calibration failed: ${tail(c.stderr || c.stdout)}`);
+  }
+
   // Agreement.
   for (const input of inputs) {
     const byTool = {};
@@ -836,6 +853,12 @@ async function main() {
       tgt('find: cold run over the estate, CLI', '≥ 1,000 MB/s', `${fmtMBs(fd.cliColdMBperS)} MB/s`, fd.cliColdMBperS >= 1000);
       tgt('find: warm query, CLI incl. Node start-up', '< 200 ms', `${fd.cliWarmMs.toFixed(0)} ms`, fd.cliWarmMs < 200);
       tgt('find: warm query, in-process API', '< 200 ms', `${fd.warmMs.toFixed(0)} ms`, fd.warmMs < 200);
+    }
+    const cp = results.compress && !results.compress.error ? results.compress : null;
+    if (cp) {
+      tgt('compress: plan + compress of a 50 MB transcript (deterministic summary), in-process API', '< 0.5 s', `${(cp.inProcessMs / 1000).toFixed(2)} s`, cp.inProcessMs < 500);
+      tgt('compress: the same through the CLI, incl. Node start-up (information)', '< 0.5 s', `${(cp.cliMs / 1000).toFixed(2)} s`, cp.cliMs < 500);
+      tgt('compress: peak RSS of the CLI', '< 3× the file size', `${fmt1(cp.cliPeakRssMiB)} MiB = ${fmt2(cp.rssOverFileSize)}×`, cp.rssOverFileSize < 3);
     }
     const ep = est && results.inProcess.estate;
     if (ep && ep.mbPerS) tgt('estate: stats throughput, in-process API (information)', '≥ 2,000 MB/s', `${fmtMBs(ep.mbPerS)} MB/s`, ep.mbPerS >= 2000);
@@ -963,7 +986,32 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
     }
   }
 
-  L.push('## Targets (issues 2 and 6)', '');
+  if (R.compress) {
+    L.push('## compress (issue 3)', '');
+    if (R.compress.error) L.push(`failed: ${String(R.compress.error).replace(/\n/g, ' ')}`, '');
+    else {
+      const c = R.compress;
+      L.push(`\`node benches/compress.mjs\`: one generated ${fmt1(c.bytes / 1e6)} MB session whose whole history is one active chain (${fmtInt(c.chainRecords)} records; ${fmtInt(c.summarizedRecords)} summarised, ${fmtInt(c.keptRecords)} kept), compressed with the deterministic summary (plan, estimate, summary, assembly, write, fsync, validation of the written file). The reference compressor (@brandry/claude-jsonl-compressor, Python) is not on the npm registry and could not be run beside it; the plain-JS baseline only parses every line, walks the chain and writes the suffix back.`, '');
+      L.push('| run | time | peak RSS |');
+      L.push('|---|---:|---:|');
+      L.push(`| claude-jsonl, in process | ${c.inProcessMs.toFixed(0)} ms | |`);
+      L.push(`| claude-jsonl compress, CLI | ${c.cliMs.toFixed(0)} ms | ${fmt1(c.cliPeakRssMiB)} MiB (${fmt2(c.rssOverFileSize)}× the file) |`);
+      L.push(`| plain-JS baseline (parse, chain, write; no summary, no validation) | ${c.baselineMs.toFixed(0)} ms | |`);
+      L.push('');
+    }
+  }
+  if (R.calibration) {
+    const k = R.calibration;
+    L.push('## Token estimator calibration (issue 3)', '');
+    L.push('`node benches/estimator-calibration.mjs` over the sample transcripts: on the active chain after the last compaction, the context of each request (input + cache read + cache creation tokens, as recorded) grows from one request to the next by the records in between; the estimate of those records is set against that growth. Ratio = estimated / recorded (1 = exact; above 1 the estimate is conservative). Steps where the context shrank are left out.', '');
+    L.push('| file | requests | estimated | recorded | ratio |');
+    L.push('|---|---:|---:|---:|---:|');
+    for (const f of k.files) L.push(`| ${f.file} | ${fmtInt(f.requests)} | ${fmtInt(f.estimated)} | ${fmtInt(f.recorded)} | ${fmt2(f.ratio)} |`);
+    L.push(`| **all** | | ${fmtInt(k.overall.estimated)} | ${fmtInt(k.overall.recorded)} | **${fmt2(k.overall.ratio)}** |`, '');
+    L.push(`Spread: per file ${fmt2(k.perFile.min)} to ${fmt2(k.perFile.max)} (median ${fmt2(k.perFile.median)}); per step (${fmtInt(k.perStep.steps)} steps) p10 ${fmt2(k.perStep.p10)}, median ${fmt2(k.perStep.median)}, p90 ${fmt2(k.perStep.p90)}.`, '');
+  }
+
+  L.push('## Targets (issues 2, 3 and 6)', '');
   L.push('| target | threshold | measured | result |');
   L.push('|---|---|---|---|');
   for (const t of R.targets) L.push(`| ${t.target} | ${t.threshold} | ${t.measured} | ${t.result} |`);
