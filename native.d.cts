@@ -268,6 +268,8 @@ declare namespace binding {
     fileSessionId?: string
   }
   function validateFile(path: string, options?: ValidateOptions): Promise<ValidationResult>
+  function validateBuffer(buffer: Uint8Array, options?: ValidateOptions): ValidationResult
+  function sha256File(path: string): string
   // ---- end validate ----
   // ---- topology (issue 5) ----
   interface PlanOptions {

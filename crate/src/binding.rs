@@ -974,46 +974,64 @@ impl Task for ValidateTask {
     fn compute(&mut self) -> Result<ValidationResult> {
         let bytes = std::fs::read(&self.path)
             .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))?;
-        let s = scan::scan_bytes(&bytes, Mode::Full);
-        let r = crate::validate::validate(&s, &bytes, self.file_session.as_deref());
-        Ok(ValidationResult {
-            bytes: s.bytes as f64,
-            lines: s.counts.lines as f64,
-            records: s.records.len() as u32,
-            first_line: first_line_name(s.first_line).to_string(),
-            types: s
-                .type_counts()
-                .into_iter()
-                .map(|(name, count)| TypeCount { name: name.to_string(), count: count as f64 })
-                .collect(),
-            findings: r
-                .findings
-                .into_iter()
-                .map(|f| ValidationFinding {
-                    code: f.code.to_string(),
-                    severity: f.severity.name().to_string(),
-                    lines: f.lines,
-                    message: f.message,
-                })
-                .collect(),
-            leaf_line: r.leaf_line,
-            leaf_rule: r.leaf_rule.to_string(),
-            pointer: r.pointer.to_string(),
-            chain_records: r.chain_records,
-            visible_records: r.visible_records,
-            api_messages: r.api_messages,
-            tool_uses: r.tool_uses,
-            compact_boundaries: r.compact_boundaries,
-            sessions: r
-                .sessions
-                .into_iter()
-                .map(|(session_id, records)| ValidationSession { session_id, records })
-                .collect(),
-        })
+        Ok(validate_bytes(&bytes, self.file_session.as_deref()))
     }
     fn resolve(&mut self, _env: Env, output: ValidationResult) -> Result<ValidationResult> {
         Ok(output)
     }
+}
+
+/// Scans and validates one transcript held in memory.
+fn validate_bytes(bytes: &[u8], file_session: Option<&str>) -> ValidationResult {
+    let s = scan::scan_bytes(bytes, Mode::Full);
+    let r = crate::validate::validate(&s, bytes, file_session);
+    ValidationResult {
+        bytes: s.bytes as f64,
+        lines: s.counts.lines as f64,
+        records: s.records.len() as u32,
+        first_line: first_line_name(s.first_line).to_string(),
+        types: s
+            .type_counts()
+            .into_iter()
+            .map(|(name, count)| TypeCount { name: name.to_string(), count: count as f64 })
+            .collect(),
+        findings: r
+            .findings
+            .into_iter()
+            .map(|f| ValidationFinding {
+                code: f.code.to_string(),
+                severity: f.severity.name().to_string(),
+                lines: f.lines,
+                message: f.message,
+            })
+            .collect(),
+        leaf_line: r.leaf_line,
+        leaf_rule: r.leaf_rule.to_string(),
+        pointer: r.pointer.to_string(),
+        chain_records: r.chain_records,
+        visible_records: r.visible_records,
+        api_messages: r.api_messages,
+        tool_uses: r.tool_uses,
+        compact_boundaries: r.compact_boundaries,
+        sessions: r
+            .sessions
+            .into_iter()
+            .map(|(session_id, records)| ValidationSession { session_id, records })
+            .collect(),
+    }
+}
+
+/// Validates a transcript held in a Buffer (a candidate before it is written).
+#[napi]
+pub fn validate_buffer(buffer: &[u8], options: Option<ValidateOptions>) -> ValidationResult {
+    validate_bytes(buffer, options.and_then(|o| o.file_session_id).as_deref())
+}
+
+/// SHA-256 (hex) of a file, read in chunks: checks what was written without holding it twice.
+#[napi]
+pub fn sha256_file(path: String) -> Result<String> {
+    crate::hash::sha256_file_hex(std::path::Path::new(&path))
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))
 }
 
 /// Validates one transcript file off the JS thread (see `crate::validate`).

@@ -71,6 +71,8 @@ export interface CompressReport extends PlanReport {
   finalLastPromptAppended: boolean
   metadataRecordsProjected: number
   validation: { valid: boolean; errors: number; warnings: number; findings: { code: string; message: string }[] }
+  /** SHA-256 of the candidate as validated and as read back from disk. */
+  candidateSha256: string
   summaryMetadata: Record<string, unknown>
 }
 
@@ -282,21 +284,26 @@ export async function compressWith(input: string, out: string, summarize: Summar
   else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
 
   const bytes = native.assembleTranscript(src.buffer, index, parts)
-  let validation: CompressReport['validation'] | undefined
+  // Validated in memory before anything is written; what lands on disk is then checked to be
+  // exactly those bytes (SHA-256 of the fsynced temp file), so the file itself is what passed.
+  const v = native.validateBuffer(bytes, { fileSessionId: leafSession })
+  const errors = v.findings.filter((f) => f.severity === 'error')
+  const validation: CompressReport['validation'] = {
+    valid: errors.length === 0,
+    errors: errors.length,
+    warnings: v.findings.length - errors.length,
+    findings: v.findings.map((f) => ({ code: f.code, message: f.message })),
+  }
+  if (errors.length) {
+    throw new ClaudeJsonlError(`candidate failed validation (${errors[0].code}: ${errors[0].message}); nothing written`, EXIT.internal)
+  }
+  const candidateSha256 = native.sha256(bytes)
   await options.beforePublish?.()
   await publishFile(out, bytes, {
     replace: options.force,
-    check: async (temp) => {
-      const v = await native.validateFile(temp, { fileSessionId: leafSession })
-      const errors = v.findings.filter((f) => f.severity === 'error')
-      validation = {
-        valid: errors.length === 0,
-        errors: errors.length,
-        warnings: v.findings.length - errors.length,
-        findings: v.findings.map((f) => ({ code: f.code, message: f.message })),
-      }
-      if (errors.length) {
-        throw new ClaudeJsonlError(`candidate failed validation (${errors[0].code}: ${errors[0].message}); nothing written`, EXIT.internal)
+    check: (temp) => {
+      if (native.sha256File(temp) !== candidateSha256) {
+        throw new ClaudeJsonlError(`${out}: the written candidate does not read back as the validated bytes; nothing written`, EXIT.internal, out)
       }
       checkSourceUnchanged(src)
     },
@@ -321,7 +328,8 @@ export async function compressWith(input: string, out: string, summarize: Summar
     parentRepairs,
     finalLastPromptAppended: true,
     metadataRecordsProjected: metadata.length,
-    validation: validation!,
+    validation,
+    candidateSha256,
     summaryMetadata: sum.metadata ?? {},
   }
   if (options.report !== false) {
