@@ -340,9 +340,7 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
             lines,
         });
     }
-    if let Some(stop) = chain::duplicate_uuids(scan, &g) {
-        p.stop(stop);
-    }
+    chain::duplicate_uuids(&mut p, scan, &g, bytes, opts);
     leaf::choose(&mut p, &g, bytes, &choice, opts);
     if p.leaf != NONE {
         chain::build(&mut p, &g, bytes);

@@ -570,3 +570,29 @@ fn a_subagent_transcript_has_no_leaf() {
     assert!(p.message.contains("subagent"));
     assert!(p.set(SetKind::Summary).is_empty() && p.set(SetKind::RawKeep).is_empty());
 }
+
+#[test]
+fn byte_identical_copies_are_one_record_outside_strict() {
+    let (u1, a1, u2) = (user("u1", None), asst("a1", Some("u1"), "m1", None), user("u2", Some("a1")));
+    let a2 = asst("a2", Some("u2"), "m2", None);
+    // A resume re-appends U2 A2 byte for byte, then the conversation goes on from A2.
+    let f = fx(&[
+        u1,
+        a1,
+        u2.clone(),
+        a2.clone(),
+        u2,
+        a2,
+        user("u3", Some("a2")),
+        asst("a3", Some("u3"), "m3", None),
+        pointer("a3"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(p.warnings.iter().any(|w| w.code == "repeated-records" && w.lines == [3, 4, 5, 6]));
+    assert_eq!(p.chain, vec![0, 1, 4, 5, 6, 7]);
+    assert_eq!(p.set(SetKind::ExcludedBranch), vec![2, 3]);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!(p.status, Status::DuplicateUuid);
+    assert_eq!(p.recovery, ["--leaf-policy auto"]);
+}
