@@ -596,3 +596,42 @@ fn byte_identical_copies_are_one_record_outside_strict() {
     assert_eq!(p.status, Status::DuplicateUuid);
     assert_eq!(p.recovery, ["--leaf-policy auto"]);
 }
+
+#[test]
+fn a_segment_on_an_earlier_boundary_is_ignored_and_a_boundary_may_start_the_file() {
+    // T9: the segment sits on a boundary that a later boundary supersedes.
+    let seg = r#","subtype":"compact_boundary","logicalParentUuid":"a2","compactMetadata":{"preservedSegment":{"headUuid":"u2","anchorUuid":"s","tailUuid":"a2"}}"#;
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        rec("system", "b", None, seg),
+        rec("user", "s", Some("b"), r#","isCompactSummary":true,"message":{"role":"user","content":"S1"}"#),
+        user("u3", Some("a2")),
+        asst("a3", Some("u3"), "m3", None),
+        rec("system", "b2", None, r#","subtype":"compact_boundary","logicalParentUuid":"a3""#),
+        rec("user", "s2", Some("b2"), r#","isCompactSummary":true,"message":{"role":"user","content":"S2"}"#),
+        user("u4", Some("s2")),
+        asst("a4", Some("u4"), "m4", None),
+        pointer("a4"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(!p.segment_live);
+    assert_eq!(f.uuids(&p.chain), ["b2", "s2", "u4", "a4"]);
+    // T10: a file that starts with a boundary whose logical parent is in an earlier file.
+    let f = fx(&[
+        rec("system", "b", None, r#","subtype":"compact_boundary","logicalParentUuid":"elsewhere""#),
+        rec("user", "s", Some("b"), r#","isCompactSummary":true,"message":{"role":"user","content":"S"}"#),
+        user("u1", Some("s")),
+        asst("a1", Some("u1"), "m1", None),
+        pointer("a1"),
+    ]);
+    for pol in [LeafPolicy::Strict, LeafPolicy::Auto] {
+        let p = f.plan(Options { target_ratio: 1.0, ..policy(pol) });
+        assert_eq!(p.status, Status::Valid, "{}", p.message);
+        assert_eq!(f.uuids(&p.prior_compact), ["b", "s"]);
+        assert_eq!(f.uuids(&p.set(SetKind::Summary)), ["b", "s"]);
+    }
+}
