@@ -635,3 +635,26 @@ fn a_segment_on_an_earlier_boundary_is_ignored_and_a_boundary_may_start_the_file
         assert_eq!(f.uuids(&p.set(SetKind::Summary)), ["b", "s"]);
     }
 }
+
+#[test]
+fn a_tool_call_across_the_session_transition_stops() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", Some("t1")),
+        rec(
+            "user",
+            "r1",
+            Some("a1"),
+            r#","sessionId":"s2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}"#,
+        ),
+        rec(
+            "assistant",
+            "a2",
+            Some("r1"),
+            r#","sessionId":"s2","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"ok"}]}"#,
+        ),
+        r#"{"type":"last-prompt","leafUuid":"a2","sessionId":"s2"}"#.to_string(),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.lines.clone()), (Status::SessionMismatch, vec![2, 3, 3]), "{}", p.message);
+}
