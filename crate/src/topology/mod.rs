@@ -340,6 +340,14 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
             lines,
         });
     }
+    if scan.torn_tail {
+        let last = scan.counts.lines as u32;
+        p.warnings.push(Warning {
+            code: "torn-tail",
+            lines: vec![last],
+            message: format!("the last line ({last}) is cut short (a write was interrupted): no record, left out"),
+        });
+    }
     chain::duplicate_uuids(&mut p, scan, &g, bytes, opts);
     leaf::choose(&mut p, &g, bytes, &choice, opts);
     if p.leaf != NONE {

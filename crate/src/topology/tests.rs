@@ -658,3 +658,18 @@ fn a_tool_call_across_the_session_transition_stops() {
     let p = f.plan(policy(LeafPolicy::Auto));
     assert_eq!((p.status, p.lines.clone()), (Status::SessionMismatch, vec![2, 3, 3]), "{}", p.message);
 }
+
+#[test]
+fn unparsed_lines_and_a_torn_tail_are_warnings() {
+    let mut text = linear(Some("a3")).bytes;
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"cut");
+    let f = Fixture { scan: scan_bytes(&text, Mode::Full), bytes: text };
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid);
+    assert!(p.warnings.iter().any(|w| w.code == "torn-tail" && w.lines == [8]));
+    let f = fx(&[user("u1", None), "not json".into(), asst("a1", Some("u1"), "m1", None), pointer("a1")]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid);
+    assert!(p.warnings.iter().any(|w| w.code == "unparsed-lines" && w.lines == [2]));
+    assert_eq!(p.sets.len(), 3, "lines that are not JSON objects are no record");
+}
