@@ -197,9 +197,9 @@ pub(super) fn partition(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
     let tail_from = p.chain.get(cut).copied().unwrap_or(NONE);
     let physical = p.preserve_mode == PreserveMode::PhysicalTail && tail_from != NONE;
     if physical {
-        for i in tail_from as usize..n {
-            if set[i] == UNSET && s.records[i].uuid.is_some() {
-                set[i] = SetKind::RawKeep as u8;
+        for (k, r) in set.iter_mut().zip(&s.records).skip(tail_from as usize) {
+            if *k == UNSET && r.uuid.is_some() {
+                *k = SetKind::RawKeep as u8;
             }
         }
     }

@@ -279,8 +279,13 @@ pub(crate) fn kind_is(s: &Scan, i: u32, k: &str) -> bool {
     s.records[i as usize].kind.is_some_and(|v| s.str(v) == k)
 }
 
+/// The record's 1-based line; 0 for [`NONE`].
 pub(crate) fn line(s: &Scan, i: u32) -> u32 {
-    s.records[i as usize].line
+    if i == NONE {
+        0
+    } else {
+        s.records[i as usize].line
+    }
 }
 
 pub(crate) fn uuid_of(s: &Scan, i: u32) -> &str {
