@@ -161,6 +161,23 @@ test('claude-jsonl plan: usage errors exit 2, unreadable or foreign input exits 
   t.is(cli('plan', '--help').status, 0)
 })
 
+test('generated sessions of every era plan valid under auto, and stop or plan under strict', async (t) => {
+  const { generateSession } = (await import(join(REPO, 'fixtures', 'generate.mjs'))) as { generateSession: (o: object) => unknown }
+  const dir = tempDir('cj-plan-gen-')
+  for (const era of ['E0', 'E1', 'E2', 'E3', 'E4']) {
+    const out = join(dir, `${era}.jsonl`)
+    generateSession({ out, targetMb: 0.4, seed: `plan-${era}`, era })
+    const p = await plan(out)
+    t.is(p.report.status, 'valid', `${era}: ${p.report.stop?.message ?? ''}`)
+    t.true(partitionCovers(p), era)
+    t.truthy(p.report.cut, era)
+    // Files before E4 have no leafUuid: strict stops with absent or malformed, never crashes.
+    const strict = await plan(out, { leafPolicy: 'strict' })
+    if (era === 'E4') t.is(strict.report.status, 'valid', era)
+    else t.true(['absent', 'malformed'].includes(strict.report.status), `${era}: ${strict.report.status}`)
+  }
+})
+
 const hasReal = existsSync(REAL)
 const realTest = hasReal ? test : test.skip
 if (!hasReal) console.warn(`real transcripts not found at ${REAL}: those tests are skipped`)

@@ -368,13 +368,16 @@ function typeOf(t: TopologyPlan, i: number): string {
 function branchReasons(t: TopologyPlan): ExclusionReason[] {
   const pre = new Set(t.precompact)
   const leaf = t.leaf ?? -1
+  const boundary = t.priorCompact.length > 0 ? t.chain[0] : -1
   const out = new Map<string, number>()
   for (const i of t.excludedBranchIndexes) {
     const type = typeOf(t, i)
     const conversation = type === 'user' || type === 'assistant'
     const reason = pre.has(i)
       ? 'before the last compact boundary (reachable only through logicalParentUuid)'
-      : t.leaf === undefined
+      : i < boundary
+        ? 'before the last compact boundary (earlier history off the chain)'
+        : t.leaf === undefined
         ? 'no leaf chosen'
         : conversation
           ? i > leaf

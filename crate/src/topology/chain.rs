@@ -10,38 +10,45 @@ use crate::validate::{get, parse_line, preserved_segment};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Duplicate uuids anywhere make the uuid index ambiguous: blocking (the seed), whatever branch
-/// they are on.
-///
-/// A byte-identical copy of a record (Claude Code re-appends a compacted session's segment on
-/// resume, and the client keeps one copy) leaves the index unambiguous: not a stop.
-pub(super) fn duplicate_uuids(s: &Scan, g: &Graph, bytes: &[u8]) -> Option<Stop> {
+/// they are on. Outside strict, byte-identical copies of one record (a resume that re-appends
+/// lines; the client de-duplicates them, notes case 4d) are not ambiguous: a warning, the last
+/// copy is the record, the earlier ones are excluded.
+pub(super) fn duplicate_uuids(p: &mut Plan, s: &Scan, g: &Graph, bytes: &[u8], opts: &Options) {
+    if g.duplicates.is_empty() {
+        return;
+    }
+    let dup: FxHashSet<&str> = g.duplicates.iter().map(|&i| uuid_of(s, i)).collect();
+    let copies: Vec<u32> = (0..s.records.len() as u32).filter(|&i| dup.contains(uuid_of(s, i))).collect();
+    let lines: Vec<u32> = copies.iter().map(|&i| line(s, i)).collect();
     let span = |i: u32| {
         let r = &s.records[i as usize];
-        &bytes[r.offset as usize..r.offset as usize + r.len as usize]
+        bytes.get(r.offset as usize..r.offset as usize + r.len as usize)
     };
-    let ambiguous: Vec<u32> = g
-        .duplicates
-        .iter()
-        .copied()
-        .filter(|&i| g.index_of(uuid_of(s, i)).is_none_or(|c| span(c) != span(i)))
-        .collect();
-    if ambiguous.is_empty() {
-        return None;
+    let identical = copies.iter().all(|&i| span(i) == g.index_of(uuid_of(s, i)).and_then(span));
+    if identical && opts.leaf_policy != LeafPolicy::Strict {
+        p.warnings.push(Warning {
+            code: "repeated-records",
+            message: format!(
+                "{} record(s) are written more than once, byte for byte (lines {}): the last copy is used, as the client does",
+                dup.len(),
+                join(&lines, 12)
+            ),
+            lines,
+        });
+        return;
     }
-    let dup: FxHashSet<&str> = ambiguous.iter().map(|&i| uuid_of(s, i)).collect();
-    let lines: Vec<u32> =
-        (0..s.records.len() as u32).filter(|&i| dup.contains(uuid_of(s, i))).map(|i| line(s, i)).collect();
-    let first = uuid_of(s, ambiguous[0]);
-    Some(Stop {
+    let first = uuid_of(s, g.duplicates[0]);
+    let what = if identical { ", byte-identical copies (accepted outside --leaf-policy strict)" } else { "" };
+    p.stop(Stop {
         status: Status::DuplicateUuid,
         message: format!(
-            "{} uuid(s) are used by more than one record (first: {first}; lines {}): the uuid index is ambiguous",
+            "{} uuid(s) are used by more than one record (first: {first}; lines {}){what}: the uuid index is ambiguous",
             dup.len(),
             join(&lines, 12)
         ),
         lines,
-        recovery: vec![],
-    })
+        recovery: if identical { vec!["--leaf-policy auto".into()] } else { vec![] },
+    });
 }
 
 pub(super) fn join(lines: &[u32], max: usize) -> String {

@@ -2,7 +2,7 @@
 //! where it does start (byte ratio, minimum records, a human prompt when one is in reach), and
 //! the six-way partition of every record.
 
-use super::{kind_is, CheckpointPolicy, Options, Plan, PreserveMode, Warning};
+use super::{kind_is, line, CheckpointPolicy, Options, Plan, PreserveMode, Status, Stop, Warning};
 use crate::graph::{Graph, NONE};
 use crate::scan::record;
 use crate::validate::{as_str, get, parse_line};
@@ -98,6 +98,21 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
             widen(&mut tools, s.str(*id), k);
         }
     }
+    // A call answered across the session transition: the earlier session must be summarised,
+    // so the turn would be split; the seed stops there.
+    if run_start > 0 && p.preserve_mode != PreserveMode::PhysicalTail {
+        if let Some(&(lo, hi)) =
+            spans.values().chain(tools.values()).find(|&&(lo, hi)| lo < run_start && run_start <= hi)
+        {
+            let (a, b, t) = (line(s, p.chain[lo]), line(s, p.chain[hi]), line(s, p.chain[run_start]));
+            p.stop(Stop {
+                status: Status::SessionMismatch,
+                lines: vec![a, b, t],
+                message: format!("lines {a} and {b} are one API turn across the session transition at line {t}: the earlier session must be summarised, which would split it"),
+                recovery: vec!["--preserve-physical-tail (compatibility mode: no branch isolation)".into()],
+            });
+        }
+    }
     let mut diff = vec![0i32; n + 2];
     for &(lo, hi) in spans.values().chain(tools.values()) {
         if hi > lo {
@@ -182,9 +197,9 @@ pub(super) fn partition(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
     let tail_from = p.chain.get(cut).copied().unwrap_or(NONE);
     let physical = p.preserve_mode == PreserveMode::PhysicalTail && tail_from != NONE;
     if physical {
-        for i in tail_from as usize..n {
-            if set[i] == UNSET && s.records[i].uuid.is_some() {
-                set[i] = SetKind::RawKeep as u8;
+        for (k, r) in set.iter_mut().zip(&s.records).skip(tail_from as usize) {
+            if *k == UNSET && r.uuid.is_some() {
+                *k = SetKind::RawKeep as u8;
             }
         }
     }

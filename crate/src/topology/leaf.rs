@@ -25,7 +25,7 @@ pub(super) fn choose(p: &mut Plan, g: &Graph, bytes: &[u8], c: &LeafChoice, opts
         p.strict_leaf = *l;
         p.extension = ext.clone();
     }
-    let client_line = (c.leaf != NONE).then(|| line(s, c.leaf)).unwrap_or(0);
+    let client_line = line(s, c.leaf);
     let client_opt = format!("--leaf-policy client (leaf line {client_line})");
     if let Some(u) = &opts.resume_leaf {
         match g.index_of(u).filter(|&i| g.canonical(i)) {
@@ -103,10 +103,7 @@ fn auto(
         p.preserve_mode = PreserveMode::ClientLeaf;
         p.leaf_reason = why;
     };
-    let (pl, tl) = match c.pointer_record {
-        NONE => (0, 0),
-        pr => (line(s, pr), (c.pointer_target != NONE).then(|| line(s, c.pointer_target)).unwrap_or(0)),
-    };
+    let (pl, tl) = (line(s, c.pointer_record), line(s, c.pointer_target));
     let both_leaves = |why: String, lines: Vec<u32>| Stop {
         status: match &strict {
             Err(stop) if stop.status != Status::ExtensionUnsafe && stop.status != Status::ExtensionLimit => stop.status,
@@ -196,8 +193,7 @@ fn pointer_reason(g: &Graph, c: &LeafChoice, leaf: u32) -> String {
 /// Why the client resumes where it does, in one line.
 fn client_reason(g: &Graph, c: &LeafChoice) -> String {
     let s = g.scan();
-    let pl = (c.pointer_record != NONE).then(|| line(s, c.pointer_record)).unwrap_or(0);
-    let ll = (c.leaf != NONE).then(|| line(s, c.leaf)).unwrap_or(0);
+    let (pl, ll) = (line(s, c.pointer_record), line(s, c.leaf));
     match c.rule {
         LeafRule::LastPrompt => format!("the last last-prompt (line {pl}) names a leaf (line {ll})"),
         LeafRule::LastPromptInterior => format!(

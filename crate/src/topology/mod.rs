@@ -279,8 +279,13 @@ pub(crate) fn kind_is(s: &Scan, i: u32, k: &str) -> bool {
     s.records[i as usize].kind.is_some_and(|v| s.str(v) == k)
 }
 
+/// The record's 1-based line; 0 for [`NONE`].
 pub(crate) fn line(s: &Scan, i: u32) -> u32 {
-    s.records[i as usize].line
+    if i == NONE {
+        0
+    } else {
+        s.records[i as usize].line
+    }
 }
 
 pub(crate) fn uuid_of(s: &Scan, i: u32) -> &str {
@@ -340,9 +345,15 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
             lines,
         });
     }
-    if let Some(stop) = chain::duplicate_uuids(scan, &g, bytes) {
-        p.stop(stop);
+    if scan.torn_tail {
+        let last = scan.counts.lines as u32;
+        p.warnings.push(Warning {
+            code: "torn-tail",
+            lines: vec![last],
+            message: format!("the last line ({last}) is cut short (a write was interrupted): no record, left out"),
+        });
     }
+    chain::duplicate_uuids(&mut p, scan, &g, bytes, opts);
     leaf::choose(&mut p, &g, bytes, &choice, opts);
     if p.leaf != NONE {
         chain::build(&mut p, &g, bytes);

@@ -580,3 +580,106 @@ fn a_subagent_transcript_has_no_leaf() {
     assert!(p.message.contains("subagent"));
     assert!(p.set(SetKind::Summary).is_empty() && p.set(SetKind::RawKeep).is_empty());
 }
+
+#[test]
+fn byte_identical_copies_are_one_record_outside_strict() {
+    let (u1, a1, u2) = (user("u1", None), asst("a1", Some("u1"), "m1", None), user("u2", Some("a1")));
+    let a2 = asst("a2", Some("u2"), "m2", None);
+    // A resume re-appends U2 A2 byte for byte, then the conversation goes on from A2.
+    let f = fx(&[
+        u1,
+        a1,
+        u2.clone(),
+        a2.clone(),
+        u2,
+        a2,
+        user("u3", Some("a2")),
+        asst("a3", Some("u3"), "m3", None),
+        pointer("a3"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(p.warnings.iter().any(|w| w.code == "repeated-records" && w.lines == [3, 4, 5, 6]));
+    assert_eq!(p.chain, vec![0, 1, 4, 5, 6, 7]);
+    assert_eq!(p.set(SetKind::ExcludedBranch), vec![2, 3]);
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!(p.status, Status::DuplicateUuid);
+    assert_eq!(p.recovery, ["--leaf-policy auto"]);
+}
+
+#[test]
+fn a_segment_on_an_earlier_boundary_is_ignored_and_a_boundary_may_start_the_file() {
+    // T9: the segment sits on a boundary that a later boundary supersedes.
+    let seg = r#","subtype":"compact_boundary","logicalParentUuid":"a2","compactMetadata":{"preservedSegment":{"headUuid":"u2","anchorUuid":"s","tailUuid":"a2"}}"#;
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        rec("system", "b", None, seg),
+        rec("user", "s", Some("b"), r#","isCompactSummary":true,"message":{"role":"user","content":"S1"}"#),
+        user("u3", Some("a2")),
+        asst("a3", Some("u3"), "m3", None),
+        rec("system", "b2", None, r#","subtype":"compact_boundary","logicalParentUuid":"a3""#),
+        rec("user", "s2", Some("b2"), r#","isCompactSummary":true,"message":{"role":"user","content":"S2"}"#),
+        user("u4", Some("s2")),
+        asst("a4", Some("u4"), "m4", None),
+        pointer("a4"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(!p.segment_live);
+    assert_eq!(f.uuids(&p.chain), ["b2", "s2", "u4", "a4"]);
+    // T10: a file that starts with a boundary whose logical parent is in an earlier file.
+    let f = fx(&[
+        rec("system", "b", None, r#","subtype":"compact_boundary","logicalParentUuid":"elsewhere""#),
+        rec("user", "s", Some("b"), r#","isCompactSummary":true,"message":{"role":"user","content":"S"}"#),
+        user("u1", Some("s")),
+        asst("a1", Some("u1"), "m1", None),
+        pointer("a1"),
+    ]);
+    for pol in [LeafPolicy::Strict, LeafPolicy::Auto] {
+        let p = f.plan(Options { target_ratio: 1.0, ..policy(pol) });
+        assert_eq!(p.status, Status::Valid, "{}", p.message);
+        assert_eq!(f.uuids(&p.prior_compact), ["b", "s"]);
+        assert_eq!(f.uuids(&p.set(SetKind::Summary)), ["b", "s"]);
+    }
+}
+
+#[test]
+fn a_tool_call_across_the_session_transition_stops() {
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", Some("t1")),
+        rec(
+            "user",
+            "r1",
+            Some("a1"),
+            r#","sessionId":"s2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}"#,
+        ),
+        rec(
+            "assistant",
+            "a2",
+            Some("r1"),
+            r#","sessionId":"s2","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"ok"}]}"#,
+        ),
+        r#"{"type":"last-prompt","leafUuid":"a2","sessionId":"s2"}"#.to_string(),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.lines.clone()), (Status::SessionMismatch, vec![2, 3, 3]), "{}", p.message);
+}
+
+#[test]
+fn unparsed_lines_and_a_torn_tail_are_warnings() {
+    let mut text = linear(Some("a3")).bytes;
+    text.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"cut");
+    let f = Fixture { scan: scan_bytes(&text, Mode::Full), bytes: text };
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid);
+    assert!(p.warnings.iter().any(|w| w.code == "torn-tail" && w.lines == [8]));
+    let f = fx(&[user("u1", None), "not json".into(), asst("a1", Some("u1"), "m1", None), pointer("a1")]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid);
+    assert!(p.warnings.iter().any(|w| w.code == "unparsed-lines" && w.lines == [2]));
+    assert_eq!(p.sets.len(), 3, "lines that are not JSON objects are no record");
+}
