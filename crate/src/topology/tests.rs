@@ -267,16 +267,6 @@ fn duplicate_uuid_anywhere_blocks() {
 }
 
 #[test]
-fn a_byte_identical_copy_of_a_record_is_not_ambiguous() {
-    // Resuming a compacted session re-appends its segment: the same lines, same uuids.
-    let u2 = user("u2", Some("a1"));
-    let f = fx(&[user("u1", None), asst("a1", Some("u1"), "m1", None), u2.clone(), u2, pointer("u2")]);
-    let p = f.plan(policy(LeafPolicy::Auto));
-    assert_eq!(p.status, Status::Valid, "{}", p.message);
-    assert_eq!(f.uuids(&p.chain), ["u1", "a1", "u2"]);
-}
-
-#[test]
 fn malformed_parent_on_the_chain_blocks_but_not_on_an_excluded_branch() {
     let root =
         r#"{"parentUuid":5,"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"hi"}}"#;
