@@ -58,6 +58,33 @@ function asBlocks(m: ApiMessage): ApiMessage {
   return typeof m.content === 'string' ? { ...m, content: [{ type: 'text', text: m.content }] } : m
 }
 
+/** Every compact summary text in a transcript (an original compacted before). */
+function priorSummaries(bytes: Buffer): Set<string> {
+  const out = new Set<string>()
+  for (const line of bytes.toString('utf8').split('\n')) {
+    if (!line.includes('"isCompactSummary"')) continue
+    try {
+      const r = JSON.parse(line)
+      const c = r.isCompactSummary === true ? r.message?.content : undefined
+      if (typeof c === 'string') out.add(c.trim())
+      else if (Array.isArray(c)) out.add(c.filter((b: any) => b?.type === 'text').map((b: any) => b.text).join('').trim())
+    } catch {
+      // not a record
+    }
+  }
+  return out
+}
+
+/** The original's first kept message without the leading blocks of its own compact summary:
+ * when the cut falls right after an earlier compaction, the client merged that summary into the
+ * message, and the new summary replaces it (folded) in the compressed file. */
+function withoutPriorSummary(m: ApiMessage, priors: Set<string>): ApiMessage {
+  if (!Array.isArray(m.content)) return m
+  let k = 0
+  while (k < m.content.length - 1 && (m.content[k] as any)?.type === 'text' && priors.has(String((m.content[k] as any).text).trim())) k++
+  return k === 0 ? m : { ...m, content: m.content.slice(k) }
+}
+
 /** Resumes both files with the real client and throws (with the first difference) unless the
  * compressed one is sent as [summary] + the original's recent suffix, exactly. */
 export async function assertResumesLike(originalBytes: Buffer, compressedBytes: Buffer, opts: ResumesLikeOptions = {}): Promise<ResumesLike> {
@@ -72,7 +99,7 @@ export async function assertResumesLike(originalBytes: Buffer, compressedBytes: 
   for (let k = 0; k < kept.length; k++) {
     // The client merges the summary with a following user message; string content then travels
     // as text blocks, which is the same message.
-    const want = k === 0 ? asBlocks(original.history![from]) : original.history![from + k]
+    const want = k === 0 ? withoutPriorSummary(asBlocks(original.history![from]), priorSummaries(originalBytes)) : original.history![from + k]
     const got = k === 0 ? asBlocks(kept[0]) : kept[k]
     if (!isDeepStrictEqual(got, want)) {
       throw new Error(

@@ -15,7 +15,8 @@ export const COMPRESS_USAGE = `Usage: claude-jsonl compress SESSION --out FILE [
 ${TOPOLOGY_USAGE}
 SESSION is a transcript path, a session uuid or a unique prefix. FILE must differ from it and lie
 outside any .claude tree; FILE.report.json is written beside it. Nothing is written on failure.
-Exit codes: 0 written, 1 refused (topology stop, token ceiling), 2 bad usage or output path,
+Exit codes: 0 written, 1 refused (topology stop, token ceiling, a source invalid where it is kept
+verbatim), 2 bad usage or output path,
 3 unreadable input, an invalid model summary (the rule named) or a source changed during the run,
 4 internal error.`
 

@@ -295,6 +295,16 @@ export async function compressWith(input: string, out: string, summarize: Summar
     findings: v.findings.map((f) => ({ code: f.code, message: f.message })),
   }
   if (errors.length) {
+    // A defect the source already has in the records kept verbatim is the input's (refused,
+    // exit 1); one compression introduced is a bug (exit 4).
+    const inherited = native.validateBuffer(src.buffer, { fileSessionId: leafSession }).findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
+    if (inherited) {
+      throw new ClaudeJsonlError(
+        `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,
+        EXIT.flagged,
+        input,
+      )
+    }
     throw new ClaudeJsonlError(`candidate failed validation (${errors[0].code}: ${errors[0].message}); nothing written`, EXIT.internal)
   }
   const candidateSha256 = native.sha256(bytes)
