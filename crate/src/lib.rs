@@ -1,14 +1,15 @@
 //! claude-jsonl native core: plain Rust, no Node types. The Node-API binding lives in
 //! `binding` and is compiled only with the `node` feature.
 
+pub mod archive;
 pub mod estate;
 pub mod graph;
 pub mod hash;
 pub mod read;
 pub mod scan;
 pub mod search;
-pub mod validate;
 pub mod store;
+pub mod validate;
 
 #[cfg(feature = "node")]
 mod binding;

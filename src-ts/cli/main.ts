@@ -15,6 +15,8 @@ import { runSessions } from './sessions-command.js'
 import { runTeleport } from './teleport-command.js'
 import { runFind } from './find-command.js'
 import { runValidate } from './validate-command.js'
+import { ARCHIVE_USAGE, runArchive } from './archive-command.js'
+import { RESTORE_USAGE, runRestore } from './restore-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -31,14 +33,17 @@ Usage:
   claude-jsonl find TERMS... [--tools] [--thinking] [--since DATE] [--project NAME] [--limit N]
                     [--no-index] [--index-dir DIR] [--projects DIR] [--json]
   claude-jsonl validate FILE [--json]
+  ${ARCHIVE_USAGE}
+  ${RESTORE_USAGE}
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
-else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively).
+else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively);
+an archive root (made by archive) is read as the estate it holds.
 SESSION is a transcript path, a session uuid, or a unique prefix of one.
 
-Exit codes: 0 ok, 1 doctor flagged something, 2 bad usage, 3 missing/unreadable path or
-a file that is not JSONL, 4 internal error.`
+Exit codes: 0 ok, 1 doctor flagged something / archive or restore failed for some files,
+2 bad usage, 3 missing/unreadable path or a file that is not JSONL, 4 internal error.`
 
 function progressBar() {
   // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
@@ -109,6 +114,10 @@ export async function main(argv: string[]): Promise<number> {
       return runFind(rest)
     case 'validate':
       return runValidate(rest)
+    case 'archive':
+      return runArchive(rest)
+    case 'restore':
+      return runRestore(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

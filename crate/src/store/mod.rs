@@ -37,6 +37,11 @@ pub const INTENT_LEN: usize = 16;
 /// zstd's default level; the seed offers no level switch.
 pub const LEVEL: i32 = 3;
 
+thread_local! {
+    /// One compression context per thread: creating one costs more than compressing a small batch.
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Encodes one batch of whole JSONL lines (each ending in `\n`) as the bytes to append.
 pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
     if lines.is_empty() || lines.last() != Some(&b'\n') {
@@ -45,10 +50,16 @@ pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
     match enc {
         Encoding::None => Ok(lines.to_vec()),
         Encoding::Zstd => {
-            let mut c = zstd::bulk::Compressor::new(LEVEL).map_err(|e| e.to_string())?;
-            c.include_checksum(true).map_err(|e| e.to_string())?;
-            c.include_contentsize(true).map_err(|e| e.to_string())?;
-            let frame = c.compress(lines).map_err(|e| e.to_string())?;
+            let frame = COMPRESSOR.with(|cell| {
+                let mut slot = cell.borrow_mut();
+                if slot.is_none() {
+                    let mut c = zstd::bulk::Compressor::new(LEVEL).map_err(|e| e.to_string())?;
+                    c.include_checksum(true).map_err(|e| e.to_string())?;
+                    c.include_contentsize(true).map_err(|e| e.to_string())?;
+                    *slot = Some(c);
+                }
+                slot.as_mut().expect("just set").compress(lines).map_err(|e| e.to_string())
+            })?;
             let len = u32::try_from(frame.len()).map_err(|_| "a batch frame over 4 GiB".to_string())?;
             let mut out = Vec::with_capacity(INTENT_LEN + frame.len());
             out.extend_from_slice(&INTENT_MAGIC.to_le_bytes());
@@ -97,7 +108,7 @@ fn check_lines(parser: &mut Parser, text: &[u8], what: &str) -> Result<usize, St
     Ok(n)
 }
 
-fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
+pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
     let size = zstd::zstd_safe::get_frame_content_size(frame)
         .ok()
         .flatten()
@@ -224,6 +235,41 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
         }
     }
     Ok(s)
+}
+
+/// Where the complete frames of a zstd store file lie: `(offset, length)` of each frame body,
+/// the header frame first, each checked to be one frame of its declared length (not decoded).
+/// Also returns where a torn tail begins, if the file ends inside a frame.
+pub fn frame_spans(bytes: &[u8]) -> Result<(Vec<(usize, usize)>, Option<usize>), String> {
+    let mut spans = Vec::new();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let rest = &bytes[pos..];
+        if rest.len() < INTENT_LEN {
+            if spans.is_empty() || !is_intent_prefix(rest) {
+                return Err(format!("corrupt store: damaged frame marker at byte {pos}"));
+            }
+            return Ok((spans, Some(pos)));
+        }
+        let len = parse_intent(rest).ok_or_else(|| format!("corrupt store: damaged frame marker at byte {pos}"))?;
+        let fpos = pos + INTENT_LEN;
+        if bytes.len() - fpos < len {
+            if spans.is_empty() {
+                return Err("corrupt store: no complete header frame".into());
+            }
+            return Ok((spans, Some(pos)));
+        }
+        match zstd::zstd_safe::find_frame_compressed_size(&bytes[fpos..fpos + len]) {
+            Ok(n) if n == len => {}
+            _ => return Err(format!("corrupt store: frame at byte {fpos} is not one frame of the declared length")),
+        }
+        spans.push((fpos, len));
+        pos = fpos + len;
+    }
+    if spans.is_empty() {
+        return Err("corrupt store: empty file (no header)".into());
+    }
+    Ok((spans, None))
 }
 
 fn is_intent_prefix(rest: &[u8]) -> bool {
