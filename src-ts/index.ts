@@ -27,6 +27,9 @@ export type { ValidationReport, ValidationIssue } from './read/validate.js'
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
+export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
+export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'
+export { isArchiveRoot, openArchiveView, archiveViewDir } from './archive/view.js'
 export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
 export type {
   EstateFileInfo,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "claude-jsonl-archive 1";
+const MAGIC: &str = "claude-jsonl-archive 2";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -21,8 +21,9 @@ pub struct Entry {
     pub mtime_ns: i128,
     pub dev: u64,
     pub ino: u64,
-    /// The store file's length after that run.
+    /// The store file's length after that run, and how many events it holds (the next seq).
     pub store_len: u64,
+    pub events: u64,
 }
 
 pub type Index = BTreeMap<Key, Entry>;
@@ -82,7 +83,7 @@ pub fn parse(text: &str) -> Option<Index> {
     let mut index = Index::new();
     for line in lines {
         let f: Vec<&str> = line.split('\t').collect();
-        if f.len() != 11 {
+        if f.len() != 12 {
             return None;
         }
         let s = |i: usize| unesc(f[i]).and_then(|b| String::from_utf8(b).ok());
@@ -96,8 +97,9 @@ pub fn parse(text: &str) -> Option<Index> {
             dev: f[7].parse().ok()?,
             ino: f[8].parse().ok()?,
             store_len: f[9].parse().ok()?,
+            events: f[10].parse().ok()?,
         };
-        if f[10] != "." {
+        if f[11] != "." {
             return None;
         }
         index.insert(key, e);
@@ -111,7 +113,7 @@ pub fn render(index: &Index) -> Vec<u8> {
     for (k, e) in index {
         writeln!(
             out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t.",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t.",
             esc(k.project.as_bytes()),
             esc(k.rel.as_bytes()),
             e.gen,
@@ -121,7 +123,8 @@ pub fn render(index: &Index) -> Vec<u8> {
             e.mtime_ns,
             e.dev,
             e.ino,
-            e.store_len
+            e.store_len,
+            e.events
         )
         .unwrap();
     }
@@ -152,6 +155,7 @@ mod tests {
                 dev: 3,
                 ino: 4,
                 store_len: 99,
+                events: 7,
             },
         );
         let text = String::from_utf8(render(&i)).unwrap();

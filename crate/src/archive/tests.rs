@@ -161,6 +161,12 @@ fn damage_and_foreign_files_are_named() {
     assert_eq!(s.failures.len(), 1, "{s:?}");
     assert!(s.failures[0].1.starts_with(&store_path.display().to_string()), "{}", s.failures[0].1);
     assert_eq!(fs::read(&store_path).unwrap(), b, "a damaged store file is left alone");
+    // a second run while one holds the archive
+    let held = fs::File::open(&root).unwrap();
+    held.try_lock().unwrap();
+    let e = archive(&[src.clone()], &root, "t", &Progress::default()).unwrap_err();
+    assert!(e.contains("another archive run"), "{e}");
+    drop(held);
     fs::write(root.join("notes.txt"), b"x").unwrap();
     let e = archive(&[src.clone()], &root, "t", &Progress::default()).unwrap_err();
     assert!(e.contains("notes.txt") && e.contains("foreign"), "{e}");

@@ -239,6 +239,8 @@ struct Held {
     size: u64,
     sha256: String,
     store_len: u64,
+    /// Events stored (the next event's seq).
+    events: u64,
     /// Decoded bytes beyond the last mark (an unfinished run): the next append cuts them.
     needs_cut: bool,
 }
@@ -270,7 +272,14 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
     if let Some(e) = &w.prior {
         if e.gen == gen && e.store_len == len {
-            return Ok(Some(Held { gen, size: e.size, sha256: e.sha256.clone(), store_len: len, needs_cut: false }));
+            return Ok(Some(Held {
+                gen,
+                size: e.size,
+                sha256: e.sha256.clone(),
+                store_len: len,
+                events: e.events,
+                needs_cut: false,
+            }));
         }
     }
     store::load(&path, Encoding::Zstd, true)?;
@@ -278,7 +287,7 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     let d = read::decode(&path, &mut count, true)?;
     let m = d.mark.expect("decode returns a mark");
     let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
-    Ok(Some(Held { gen, size: m.size, sha256: m.sha256, store_len: len, needs_cut: d.len != m.size }))
+    Ok(Some(Held { gen, size: m.size, sha256: m.sha256, store_len: len, events: d.events, needs_cut: d.len != m.size }))
 }
 
 fn lock_store(path: &Path) -> Result<File, String> {
@@ -305,7 +314,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         }
     }
     progress.bytes_total.fetch_add(size, Ordering::Relaxed);
-    let entry = |gen: u32, sha256: String, store_len: u64| Entry {
+    let entry = |gen: u32, sha256: String, store_len: u64, events: u64| Entry {
         gen,
         source: src.clone(),
         size,
@@ -314,11 +323,12 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         dev,
         ino,
         store_len,
+        events,
     };
     let mut lock = None;
     let Some(h) = held(root, w, &mut lock)? else {
-        let (sha, len, p) = write_generation(root, &w.key, 0, (&f, src), size, mtime_ns, created_at, progress)?;
-        return Ok(Outcome::Added(entry(0, sha, len), size, len, p));
+        let (sha, len, events, p) = write_generation(root, &w.key, 0, (&f, src), size, mtime_ns, created_at, progress)?;
+        return Ok(Outcome::Added(entry(0, sha, len, events), size, len, p));
     };
     // Is the stored content still the file's prefix?
     let mut hasher = Sha256::new();
@@ -329,17 +339,27 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
     if !same_prefix {
         drop(lock);
         let gen = h.gen + 1;
-        let (sha, len, p) = write_generation(root, &w.key, gen, (&f, src), size, mtime_ns, created_at, progress)?;
-        return Ok(Outcome::Generation(entry(gen, sha, len), size, len, p));
+        let (sha, len, events, p) =
+            write_generation(root, &w.key, gen, (&f, src), size, mtime_ns, created_at, progress)?;
+        return Ok(Outcome::Generation(entry(gen, sha, len, events), size, len, p));
     }
     if size == h.size && !h.needs_cut {
-        return Ok(Outcome::Touched(entry(h.gen, h.sha256, h.store_len)));
+        return Ok(Outcome::Touched(entry(h.gen, h.sha256, h.store_len, h.events)));
     }
     let path = w.key.store_path(root, h.gen);
     let store = lock.as_ref().expect("held() locks the store file");
     let mut sink = Append { file: store, path: &path, start: h.store_len, at: h.store_len };
     let r = (|| {
-        let mut seq = events_in(&path)?;
+        // every frame's checksum is checked before anything is appended to a file: appending
+        // after damage would bury it
+        let d = read::decode(&path, &mut read::Count::default(), false)?;
+        if d.events != h.events || d.mark.as_ref().map(|m| m.size) != Some(h.size) {
+            return Err(format!(
+                "{}: corrupt archive: the store file disagrees with the archive index",
+                path.display()
+            ));
+        }
+        let mut seq = h.events;
         if h.needs_cut {
             sink.put(&store::encode_batch(&events::cut_event(seq, h.size), Encoding::Zstd)?)?;
             seq += 1;
@@ -347,19 +367,15 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         encode_range(&f, src, h.size, size, seq, hasher, mtime_ns, &mut sink, progress)
     })();
     match r {
-        Ok(sha) => Ok(Outcome::Appended(entry(h.gen, sha, sink.at), size - h.size, sink.at - sink.start)),
+        Ok((sha, events)) => {
+            Ok(Outcome::Appended(entry(h.gen, sha, sink.at, events), size - h.size, sink.at - sink.start))
+        }
         Err(e) => {
             // back to the committed length: nothing half-written stays
             let _ = store.set_len(sink.start);
             Err(e)
         }
     }
-}
-
-/// The number of events a store file holds (the next event's seq), read from its frames.
-fn events_in(path: &Path) -> Result<u64, String> {
-    let mut count = read::Count::default();
-    read::decode(path, &mut count, false).map(|d| d.events)
 }
 
 trait FrameSink {
@@ -450,7 +466,8 @@ thread_local! {
 }
 
 /// Encodes bytes `[from, to)` of the source as event frames into `sink`, then the mark frame;
-/// `hasher` holds the hash of `[0, from)`. Returns the SHA-256 of `[0, to)`.
+/// `hasher` holds the hash of `[0, from)`. Returns the SHA-256 of `[0, to)` and the seq after
+/// the mark.
 #[allow(clippy::too_many_arguments)]
 fn encode_range(
     f: &File,
@@ -462,7 +479,7 @@ fn encode_range(
     mtime_ns: i128,
     sink: &mut dyn FrameSink,
     progress: &Progress,
-) -> Result<String, String> {
+) -> Result<(String, u64), String> {
     let mut buf = Vec::new();
     let mut at = from;
     while at < to {
@@ -513,7 +530,7 @@ fn encode_range(
     let sha = crate::hash::hex(&hasher.finalize());
     let mark = Mark { size: to, sha256: sha.clone(), mtime_ns };
     sink.put(&store::encode_batch(&events::mark_event(seq, &mark), Encoding::Zstd)?)?;
-    Ok(sha)
+    Ok((sha, seq + 1))
 }
 
 /// `[start, end)` pieces of about CHUNK bytes, each ending after a newline where there is one.
@@ -535,7 +552,8 @@ pub(crate) fn cut_chunks(buf: &[u8]) -> Vec<(usize, usize)> {
 }
 
 /// Writes the whole source as generation `gen` to a temp file in its session folder; the run
-/// links it into place once it is durable. Returns (sha256, store length, the pending link).
+/// links it into place once it is durable. Returns (sha256, store length, events, the pending
+/// link).
 #[allow(clippy::too_many_arguments)]
 fn write_generation(
     root: &Path,
@@ -546,7 +564,7 @@ fn write_generation(
     mtime_ns: i128,
     created_at: &str,
     progress: &Progress,
-) -> Result<(String, u64, Pending), String> {
+) -> Result<(String, u64, u64, Pending), String> {
     let target = key.store_path(root, gen);
     if target.exists() {
         return Err(format!("{}: already exists (not overwritten)", target.display()));
@@ -558,11 +576,11 @@ fn write_generation(
     let r = (|| {
         let mut sink = NewFile { file: &mut file, path: &tmp, len: 0 };
         sink.put(&store::encode_batch(&layout::header_line(key, gen, created_at), Encoding::Zstd)?)?;
-        let sha = encode_range(f, src, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
-        Ok((sha, sink.len))
+        let (sha, events) = encode_range(f, src, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
+        Ok((sha, sink.len, events))
     })();
     match r {
-        Ok((sha, len)) => Ok((sha, len, Pending { tmp, target })),
+        Ok((sha, len, events)) => Ok((sha, len, events, Pending { tmp, target })),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
             Err(e)

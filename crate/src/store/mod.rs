@@ -109,6 +109,14 @@ fn check_lines(parser: &mut Parser, text: &[u8], what: &str) -> Result<usize, St
 }
 
 pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    decode_frame_into(frame, at, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes one complete frame, appending its text to `out` (no intermediate copy: `load` hands
+/// `out` to JS as it is).
+pub fn decode_frame_into(frame: &[u8], at: usize, out: &mut Vec<u8>) -> Result<(), String> {
     let size = zstd::zstd_safe::get_frame_content_size(frame)
         .ok()
         .flatten()
@@ -116,14 +124,23 @@ pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
     if size > (1u64 << 32) {
         return Err(format!("corrupt store: implausible frame size at byte {at}"));
     }
-    let mut d = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
-    let out = d
-        .decompress(frame, size as usize)
-        .map_err(|e| format!("corrupt store: frame at byte {at} does not decode ({e})"))?;
-    if out.len() as u64 != size || out.last() != Some(&b'\n') {
+    let start = out.len();
+    out.reserve_exact(size as usize);
+    let mut cursor = std::io::Cursor::new(std::mem::take(out));
+    cursor.set_position(start as u64);
+    let r = zstd::bulk::Decompressor::new()
+        .map_err(|e| e.to_string())
+        .and_then(|mut d| d.decompress_to_buffer(frame, &mut cursor).map_err(|e| e.to_string()));
+    *out = cursor.into_inner();
+    let n = r.map_err(|e| {
+        out.truncate(start);
+        format!("corrupt store: frame at byte {at} does not decode ({e})")
+    })?;
+    if n as u64 != size || out.last() != Some(&b'\n') {
+        out.truncate(start);
         return Err(format!("corrupt store: frame at byte {at} does not hold whole lines"));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Decodes as much of a torn frame as there is; Err if the bytes themselves are bad or the
@@ -218,16 +235,17 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                         ))
                     }
                 }
-                let text = decode_frame(frame, fpos)?;
                 if s.frames == 0 {
+                    let text = decode_frame(frame, fpos)?;
                     if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
                         return Err("corrupt store: the header frame does not hold exactly one line".into());
                     }
                     check_lines(&mut parser, &text, "the header frame")?;
                     s.header = text[..text.len() - 1].to_vec();
                 } else {
-                    s.records += memchr::memchr_iter(b'\n', &text).count();
-                    s.data.extend_from_slice(&text);
+                    let from = s.data.len();
+                    decode_frame_into(frame, fpos, &mut s.data)?;
+                    s.records += memchr::memchr_iter(b'\n', &s.data[from..]).count();
                 }
                 s.frames += 1;
                 pos = fpos + len;
