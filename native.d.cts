@@ -297,14 +297,20 @@ declare namespace binding {
   function storeLock(path: string): StoreLock
   interface ArchiveFailure { path: string; message: string }
   interface ArchiveSummary {
+    /** Transcripts found in the estate now. */
     files: number
     unchanged: number
+    /** Grown since the last run: only the new bytes were stored. */
     appended: number
+    /** Seen for the first time. */
     added: number
+    /** Rewritten by Claude Code: kept as a new generation beside the old one. */
     generations: number
+    /** Only the metadata changed (same bytes). */
     touched: number
     bytesIn: number
     bytesStored: number
+    /** Transcripts that could not be archived (everything else was). */
     failures: ArchiveFailure[]
     archivedFiles: number
     archivedBytes: number

@@ -233,6 +233,7 @@ test('restore: refuses .claude targets, never overwrites a different file, exit 
   const arch = join(tempDir(), 'arch')
   t.is(run(['archive', '--to', arch, src, '--json']).code, 0)
   t.is(run(['archive', src]).code, 2, 'no --to')
+  t.is(run(['archive', src, '--to', join(src, 'inside')]).code, 2, '--to inside the estate')
   t.is(run(['archive', join(src, 'missing'), '--to', arch]).code, 3)
   t.is(run(['restore', arch, '--to', tempDir()]).code, 2, 'no SESSION or --all')
   const claude = join(tempDir(), '.claude', 'projects')

@@ -9,31 +9,15 @@
 // restores go to temp folders that are removed afterwards. zstd is skipped when not installed.
 // Prints a short log on stderr and one JSON line on stdout.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { median, repo, scriptArgs } from './script-args.mjs'
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
-const args = process.argv.slice(2)
-const opt = (name, dflt) => {
-  const i = args.indexOf(name)
-  return i >= 0 ? args[i + 1] : dflt
-}
-const projects = args[0] && !args[0].startsWith('--') ? args[0] : join(repo, '.bench-cache', 'estate', 'projects')
-const rounds = Number(opt('--rounds', '3'))
-if (!existsSync(projects) || !(rounds > 0)) {
-  process.stderr.write(`usage: node benches/archive.mjs [PROJECTS] [--rounds N] (no estate at ${projects})\n`)
-  process.exit(2)
-}
+const { input: projects, rounds } = scriptArgs(join(repo, '.bench-cache', 'estate', 'projects'), 'node benches/archive.mjs [PROJECTS] [--rounds N]', 3)
 const { archive, restore } = await import(join(repo, 'dist', 'src-ts', 'archive', 'archive.js'))
 const cli = join(repo, 'dist', 'src-ts', 'cli', 'main.js')
 const log = (s) => process.stderr.write(s + '\n')
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
 const time = async (f) => {
   const c0 = process.cpuUsage()
   const t0 = process.hrtime.bigint()
@@ -55,7 +39,7 @@ let bytes = 0
 for (const f of files) bytes += readFileSync(f).length // also warms the page cache
 const mbps = (b, ms) => b / 1e6 / (ms / 1000)
 const scratch = mkdtempSync(join(tmpdir(), 'cj-archive-bench-'))
-const out = { files: files.length, bytes, rounds, cores: (await import('node:os')).cpus().length, load: (await import('node:os')).loadavg()[0] }
+const out = { files: files.length, bytes, rounds, cores: cpus().length, load: loadavg()[0] }
 try {
   // cold archive: a fresh root each round
   const cold = []
@@ -108,7 +92,7 @@ try {
   // zstd -3 over the same bytes (one stream of all files: cross-file context helps its ratio)
   if (spawnSync('zstd', ['--version']).status === 0) {
     const list = join(scratch, 'files')
-    ;(await import('node:fs')).writeFileSync(list, files.join('\n') + '\n')
+    writeFileSync(list, files.join('\n') + '\n')
     const z = join(scratch, 'all.zst')
     const peer = {}
     for (const threads of [1, 2]) {

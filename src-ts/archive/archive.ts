@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
-import type { ArchivedFile } from '#native'
+import type { ArchiveSummary, ArchivedFile } from '#native'
 import { claudeConfigDirs, resolveRoots } from '../read/estate.js'
 import type { EstateOptions } from '../read/estate.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
@@ -19,24 +19,12 @@ export interface ArchiveOptions extends EstateOptions {
   to: string
 }
 
-export interface ArchiveReport {
+/** One run: what the native run counted (files, unchanged, appended, added, generations,
+ * touched, bytesIn, bytesStored, failures), plus its scope and ratios. */
+export interface ArchiveReport extends Omit<ArchiveSummary, 'archivedFiles' | 'archivedBytes' | 'storeBytes'> {
   scope: { roots: string[]; source: string; to: string }
-  /** Transcripts found in the estate now. */
-  files: number
-  unchanged: number
-  /** Grown since the last run: only the new bytes were stored. */
-  appended: number
-  /** Seen for the first time. */
-  added: number
-  /** Rewritten by Claude Code: kept as a new generation beside the old one. */
-  generations: number
-  /** Only the metadata changed. */
-  touched: number
-  bytesIn: number
-  bytesStored: number
   /** bytesIn / bytesStored (null when nothing was stored). */
   ratio: number | null
-  failures: { path: string; message: string }[]
   /** The whole archive after the run (latest generations' bytes; store bytes of all). */
   archive: { files: number; bytes: number; storeBytes: number; ratio: number | null }
   elapsedMs: number
@@ -66,19 +54,12 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
     throw nativeError(e)
   }
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null)
+  const { archivedFiles, archivedBytes, storeBytes, ...counts } = s
   return {
     scope: { roots: roots.roots, source: roots.source, to },
-    files: s.files,
-    unchanged: s.unchanged,
-    appended: s.appended,
-    added: s.added,
-    generations: s.generations,
-    touched: s.touched,
-    bytesIn: s.bytesIn,
-    bytesStored: s.bytesStored,
+    ...counts,
     ratio: ratio(s.bytesIn, s.bytesStored),
-    failures: s.failures,
-    archive: { files: s.archivedFiles, bytes: s.archivedBytes, storeBytes: s.storeBytes, ratio: ratio(s.archivedBytes, s.storeBytes) },
+    archive: { files: archivedFiles, bytes: archivedBytes, storeBytes, ratio: ratio(archivedBytes, storeBytes) },
     elapsedMs: Math.round(performance.now() - started),
   }
 }
