@@ -38,8 +38,9 @@ pub const INTENT_LEN: usize = 16;
 pub const LEVEL: i32 = 3;
 
 thread_local! {
-    /// One compression context per thread: creating one costs more than compressing a small batch.
+    /// One (de)compression context per thread: creating one costs more than a small batch.
     static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Encodes one batch of whole JSONL lines (each ending in `\n`) as the bytes to append.
@@ -128,9 +129,13 @@ pub fn decode_frame_into(frame: &[u8], at: usize, out: &mut Vec<u8>) -> Result<(
     out.reserve_exact(size as usize);
     let mut cursor = std::io::Cursor::new(std::mem::take(out));
     cursor.set_position(start as u64);
-    let r = zstd::bulk::Decompressor::new()
-        .map_err(|e| e.to_string())
-        .and_then(|mut d| d.decompress_to_buffer(frame, &mut cursor).map_err(|e| e.to_string()));
+    let r = DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+        }
+        slot.as_mut().expect("just set").decompress_to_buffer(frame, &mut cursor).map_err(|e| e.to_string())
+    });
     *out = cursor.into_inner();
     let n = r.map_err(|e| {
         out.truncate(start);
