@@ -28,7 +28,18 @@ pub struct Mark {
 
 fn push_seq(out: &mut Vec<u8>, seq: u64) {
     out.extend_from_slice(SEQ_HEAD);
-    out.extend_from_slice(seq.to_string().as_bytes());
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = seq;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Appends the events for `bytes` (any bytes: they need not start or end at a line boundary)

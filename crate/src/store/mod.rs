@@ -51,7 +51,15 @@ pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
     match enc {
         Encoding::None => Ok(lines.to_vec()),
         Encoding::Zstd => {
-            let frame = COMPRESSOR.with(|cell| {
+            // the frame is compressed straight after its marker (no second buffer, no copy)
+            let mut out = Vec::with_capacity(INTENT_LEN + zstd::zstd_safe::compress_bound(lines.len()));
+            out.extend_from_slice(&INTENT_MAGIC.to_le_bytes());
+            out.extend_from_slice(&8u32.to_le_bytes());
+            out.extend_from_slice(INTENT_TAG);
+            out.extend_from_slice(&0u32.to_le_bytes());
+            let mut cursor = std::io::Cursor::new(out);
+            cursor.set_position(INTENT_LEN as u64);
+            let n = COMPRESSOR.with(|cell| {
                 let mut slot = cell.borrow_mut();
                 if slot.is_none() {
                     let mut c = zstd::bulk::Compressor::new(LEVEL).map_err(|e| e.to_string())?;
@@ -59,15 +67,11 @@ pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
                     c.include_contentsize(true).map_err(|e| e.to_string())?;
                     *slot = Some(c);
                 }
-                slot.as_mut().expect("just set").compress(lines).map_err(|e| e.to_string())
+                slot.as_mut().expect("just set").compress_to_buffer(lines, &mut cursor).map_err(|e| e.to_string())
             })?;
-            let len = u32::try_from(frame.len()).map_err(|_| "a batch frame over 4 GiB".to_string())?;
-            let mut out = Vec::with_capacity(INTENT_LEN + frame.len());
-            out.extend_from_slice(&INTENT_MAGIC.to_le_bytes());
-            out.extend_from_slice(&8u32.to_le_bytes());
-            out.extend_from_slice(INTENT_TAG);
-            out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(&frame);
+            let mut out = cursor.into_inner();
+            let len = u32::try_from(n).map_err(|_| "a batch frame over 4 GiB".to_string())?;
+            out[12..16].copy_from_slice(&len.to_le_bytes());
             Ok(out)
         }
     }
