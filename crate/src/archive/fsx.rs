@@ -46,13 +46,15 @@ pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), String> {
 
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
-/// A fresh temp file beside `target` (`.<name>.tmp-<pid>-<n>`), created exclusively.
+/// A fresh temp file beside `target` (`.<name>.tmp-<pid>-<n>`, one leading dot only, so the
+/// index's temp file still starts with the index's name), created exclusively.
 pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dotted = if name.starts_with('.') { name } else { format!(".{name}") };
     loop {
         let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+        let tmp = dir.join(format!("{dotted}.tmp-{}-{n}", std::process::id()));
         match OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,

@@ -161,6 +161,11 @@ fn damage_and_foreign_files_are_named() {
     assert_eq!(s.failures.len(), 1, "{s:?}");
     assert!(s.failures[0].1.starts_with(&store_path.display().to_string()), "{}", s.failures[0].1);
     assert_eq!(fs::read(&store_path).unwrap(), b, "a damaged store file is left alone");
+    // an index write cut short leaves its temp file: readers and the next run pass it by
+    let (tmp, _) = fsx::temp_beside(&root.join(layout::INDEX)).unwrap();
+    assert!(tmp.file_name().unwrap().to_string_lossy().starts_with(layout::INDEX), "{}", tmp.display());
+    assert!(list(&root).is_ok());
+    fs::remove_file(tmp).unwrap();
     // a second run while one holds the archive
     let held = fs::File::open(&root).unwrap();
     held.try_lock().unwrap();
