@@ -236,6 +236,7 @@ test('restore: refuses .claude targets, never overwrites a different file, exit 
   t.is(run(['archive', src, '--to', join(src, 'inside')]).code, 2, '--to inside the estate')
   t.is(run(['archive', join(src, 'missing'), '--to', arch]).code, 3)
   t.is(run(['restore', arch, '--to', tempDir()]).code, 2, 'no SESSION or --all')
+  t.is(run(['restore', arch, '--all', '--to', join(arch, 'x')]).code, 2, 'into the archive itself')
   const claude = join(tempDir(), '.claude', 'projects')
   const into = run(['restore', arch, '--all', '--to', claude])
   t.is(into.code, 2)

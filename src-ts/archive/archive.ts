@@ -141,6 +141,8 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   if (!opts.intoClaudeDir && insideClaudeTree(to, env)) {
     throw usageError(`restore: ${to} is inside a .claude folder, which Claude Code owns; pass --into-claude-dir to restore there`)
   }
+  const archiveRoot = resolve(root)
+  if (to === archiveRoot || to.startsWith(archiveRoot + sep)) throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
   const files = listArchive(root)
   const which = opts.all ? files : selectSessions(files, opts.sessions!)
   let results
