@@ -136,6 +136,10 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
         work.push(Work { file: f, key, prior });
     }
     progress.files_total.fetch_add(work.len() as u64, Ordering::Relaxed);
+    // the bar's total up front: every file whose size or mtime (as the walk saw them) changed
+    progress
+        .bytes_total
+        .fetch_add(work.iter().filter(|w| looks_changed(w)).map(|w| w.file.size).sum(), Ordering::Relaxed);
     let results: Vec<Result<Outcome, String>> = work
         .par_iter()
         .map(|w| {
@@ -301,6 +305,12 @@ fn lock_store(path: &Path) -> Result<File, String> {
     }
 }
 
+/// Whether the walk's size and mtime differ from the last run's (the exact test, with inode
+/// and nanoseconds, is made on the open file).
+fn looks_changed(w: &Work) -> bool {
+    w.prior.as_ref().is_none_or(|e| e.size != w.file.size || (e.mtime_ns as f64 / 1e6 - w.file.mtime_ms).abs() > 1.0)
+}
+
 fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
     let src = &w.file.path;
     let io = |e: std::io::Error| fsx::msg(src, &e);
@@ -310,10 +320,23 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
     let size = meta.len();
     if let Some(e) = &w.prior {
         if e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
+            if looks_changed(w) {
+                progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
+            }
             return Ok(Outcome::Unchanged);
         }
     }
-    progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+    // keep the bar's total right when the walk's guess was wrong
+    match looks_changed(w) {
+        true if size != w.file.size => {
+            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+            progress.bytes_total.fetch_sub(w.file.size, Ordering::Relaxed);
+        }
+        true => {}
+        false => {
+            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+        }
+    }
     let entry = |gen: u32, sha256: String, store_len: u64, events: u64| Entry {
         gen,
         source: src.clone(),
@@ -338,6 +361,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
     };
     if !same_prefix {
         drop(lock);
+        progress.bytes_total.fetch_add(h.size.min(size), Ordering::Relaxed); // the prefix was hashed too
         let gen = h.gen + 1;
         let (sha, len, events, p) =
             write_generation(root, &w.key, gen, (&f, src), size, mtime_ns, created_at, progress)?;
