@@ -362,6 +362,44 @@ declare namespace binding {
   function storeReadHeader(path: string, compression: StoreCompression): Buffer
   function storeLoad(path: string, compression: StoreCompression, repair: boolean): Promise<StoreLoaded>
   function storeLock(path: string): StoreLock
+  interface ArchiveFailure { path: string; message: string }
+  interface ArchiveSummary {
+    /** Transcripts found in the estate now. */
+    files: number
+    unchanged: number
+    /** Grown since the last run: only the new bytes were stored. */
+    appended: number
+    /** Seen for the first time. */
+    added: number
+    /** Rewritten by Claude Code: kept as a new generation beside the old one. */
+    generations: number
+    /** Only the metadata changed (same bytes). */
+    touched: number
+    bytesIn: number
+    bytesStored: number
+    /** Transcripts that could not be archived (everything else was). */
+    failures: ArchiveFailure[]
+    archivedFiles: number
+    archivedBytes: number
+    storeBytes: number
+  }
+  interface ArchivedFile {
+    key: string
+    project: string
+    path: string
+    sessionId?: string
+    generation: number
+    generations: number
+    storePath: string
+    storeBytes: number
+  }
+  interface RestoreResult { key: string; target: string; written: boolean; bytes: number; error?: string }
+  interface ArchiveViewSummary { files: number; decoded: number; bytes: number }
+  function archiveEstate(roots: string[], to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
+  function archiveDetect(path: string): boolean
+  function archiveList(root: string): ArchivedFile[]
+  function archiveRestore(root: string, keys: string[], to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
+  function archiveView(root: string, view: string): ArchiveViewSummary
   // ---- end store ----
   // ---- compress (issue 3) ----
   interface MemberSet { key: string; json: string }

@@ -7,31 +7,15 @@
 // ESTATE defaults to .bench-cache/estate (made by `npm run bench`). The index goes to a temp
 // folder that is removed afterwards. Prints a short table and one JSON line.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { median, repo, scriptArgs } from './script-args.mjs'
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
-const args = process.argv.slice(2)
-const opt = (name, dflt) => {
-  const i = args.indexOf(name)
-  return i >= 0 ? args[i + 1] : dflt
-}
-const estate = args[0] && !args[0].startsWith('--') ? args[0] : join(repo, '.bench-cache', 'estate')
-const rounds = Number(opt('--rounds', '5'))
+const { input: estate, rounds, opt } = scriptArgs(join(repo, '.bench-cache', 'estate'), 'node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b"]', 5)
 const terms = opt('--terms', 'surrogate parser lone').split(/\s+/)
-if (!existsSync(estate) || !(rounds > 0)) {
-  process.stderr.write(`usage: node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b"] (no estate at ${estate})\n`)
-  process.exit(2)
-}
 
 const { find } = await import(join(repo, 'dist', 'src-ts', 'read', 'find.js'))
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
 const time = async (f) => {
   const t0 = process.hrtime.bigint()
   const r = await f()

@@ -78,6 +78,8 @@ function usage(code) {
 
   --rounds N           counted rounds after the warm-up round (default 5)
   --only estate|single measure one input only
+  --only archive       measure archive/restore only (benches/archive.mjs) and replace just that
+                       section of RESULTS.md (archive-render: rewrite it from results.json)
   --huge               also generate (cached) a ~1.2 GB transcript and run ours and the JS baseline once
   --skip-peer          do not install or run ccusage ${PEER_VERSION}
   --strict-peer        a ccusage disagreement fails the run even when its known requestId rule explains it
@@ -120,8 +122,8 @@ function parseArgs(argv) {
     process.stderr.write('run.mjs: --rounds must be a positive integer\n');
     process.exit(2);
   }
-  if (o.only !== null && o.only !== 'estate' && o.only !== 'single') {
-    process.stderr.write('run.mjs: --only must be estate or single\n');
+  if (o.only !== null && !['estate', 'single', 'archive', 'archive-render'].includes(o.only)) {
+    process.stderr.write('run.mjs: --only must be estate, single, archive or archive-render\n');
     process.exit(2);
   }
   if (!(o.timeout > 0)) {
@@ -643,6 +645,7 @@ function summarise(rows) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   fs.mkdirSync(CACHE, { recursive: true });
+  if (opts.only === 'archive' || opts.only === 'archive-render') process.exit(archiveOnly(opts));
   WRAPPER = detectWrapper();
   STRICT_PEER = opts.strictPeer;
   const notes = [];
@@ -745,6 +748,13 @@ async function main() {
         exitCode = 1;
       }
     }
+  }
+
+  // archive and restore (issue 4), beside zstd -3; benches/archive.mjs does the timing.
+  const archInput = inputs.find((i) => i.name === 'estate');
+  if (oursBuilt && archInput) {
+    results.archive = archiveBench(archInput, opts, notes);
+    if (results.archive.error) exitCode = 1;
   }
 
   // find (issue 6): cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
@@ -1011,7 +1021,13 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
     L.push(`Spread: per file ${fmt2(k.perFile.min)} to ${fmt2(k.perFile.max)} (median ${fmt2(k.perFile.median)}); per step (${fmtInt(k.perStep.steps)} steps) p10 ${fmt2(k.perStep.p10)}, median ${fmt2(k.perStep.median)}, p90 ${fmt2(k.perStep.p90)}.`, '');
   }
 
-  L.push('## Targets (issues 2, 3 and 6)', '');
+  if (R.archive) {
+    L.push('## archive and restore (issue 4)', '');
+    if (R.archive.error) L.push(`failed: ${String(R.archive.error).replace(/\n/g, ' ')}`, '');
+    else L.push(...archiveSection(R.archive));
+  }
+
+  L.push('## Targets (issues 2, 3, 4 and 6)', '');
   L.push('| target | threshold | measured | result |');
   L.push('|---|---|---|---|');
   for (const t of R.targets) L.push(`| ${t.target} | ${t.threshold} | ${t.measured} | ${t.result} |`);
@@ -1050,3 +1066,75 @@ main().catch((e) => {
   process.stderr.write(`run.mjs: ${e && e.stack ? e.stack : e}\n`);
   process.exit(2);
 });
+
+/** Runs benches/archive.mjs on an input's projects folder: its JSON, or { error }. */
+function archiveBench(input, opts, notes) {
+  const r = spawnSync(process.execPath, [path.join(HERE, 'archive.mjs'), path.join(input.root, 'projects'), '--rounds', String(Math.min(opts.rounds, 3))], { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) {
+    notes.push(`archive: benchmark failed (exit ${r.status})`);
+    return { error: `exit ${r.status}` };
+  }
+  const a = JSON.parse(r.stdout.trim().split('\n').pop());
+  log(`[bench] archive     ${Math.round(a.archive.mbPerS)} MB/s, ratio ${a.archive.ratio.toFixed(2)}x; restore ${Math.round(a.restore.mbPerS)} MB/s; re-run ${a.rerun.inProcessMs.toFixed(0)} ms`);
+  return a;
+}
+
+/** `--only archive`: measures archive/restore alone and replaces only that section of
+ * RESULTS.md (and the archive key of results.json); every other number stays as it was. */
+function archiveOnly(opts) {
+  const notes = [];
+  const a = opts.only === 'archive-render' ? readJson(RESULTS_JSON)?.archive ?? { error: 'no archive results in results.json' } : archiveBench(prepareInput('estate', opts, notes), opts, notes);
+  if (a.error) {
+    loud(`archive: ${a.error}`);
+    return 1;
+  }
+  const md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : '';
+  const section = ['## archive and restore (issue 4)', '', ...archiveSection(a)].join('\n') + '\n';
+  const start = md.indexOf('## archive and restore (issue 4)');
+  let out;
+  if (start >= 0) {
+    const next = md.indexOf('\n## ', start + 1);
+    out = md.slice(0, start) + section + (next >= 0 ? md.slice(next + 1) : '');
+  } else {
+    const at = md.indexOf('## Targets (issues');
+    out = at >= 0 ? md.slice(0, at) + section + '\n' + md.slice(at) : md + '\n' + section;
+  }
+  fs.writeFileSync(RESULTS_MD, out);
+  const json = readJson(RESULTS_JSON) || {};
+  json.archive = { ...a, date: a.date ?? new Date().toISOString() };
+  fs.writeFileSync(RESULTS_JSON, JSON.stringify(json, null, 2) + '\n');
+  log(`[bench] wrote the archive section of ${rel(RESULTS_MD)}`);
+  return 0;
+}
+
+/** The RESULTS.md lines of the archive benchmark (benches/archive.mjs output). */
+function archiveSection(a) {
+  const L = [];
+  const mb = (x) => `${Math.round(x).toLocaleString('en-US')} MB/s`;
+  L.push(`\`node benches/archive.mjs\` on the estate (${a.files.toLocaleString('en-US')} files, ${(a.bytes / 1e6).toFixed(1)} MB), ${a.cores} cores, load average ${a.load.toFixed(1)} at the start. The zstd CLI compresses one stream of all files (cross-file context helps its ratio); the archive compresses each transcript on its own, in frames of at most 4 MB, and also validates, wraps and SHA-256-hashes every line.`, '');
+  L.push('| run | wall | MB/s | CPU s | size ratio |');
+  L.push('|---|---:|---:|---:|---:|');
+  L.push(`| archive, cold (empty root) | ${(a.archive.medianMs / 1000).toFixed(2)} s | ${mb(a.archive.mbPerS)} | ${a.archive.cpuS.toFixed(1)} | ${a.archive.ratio.toFixed(2)}x |`);
+  if (a.zstd) {
+    L.push(`| zstd -3 -T1 | ${(a.zstd.t1.medianMs / 1000).toFixed(2)} s | ${mb(a.zstd.t1.mbPerS)} | ${a.zstd.t1.cpuS.toFixed(1)} | ${a.zstd.ratio.toFixed(2)}x |`);
+    L.push(`| zstd -3 -T2 | ${(a.zstd.t2.medianMs / 1000).toFixed(2)} s | ${mb(a.zstd.t2.mbPerS)} | ${a.zstd.t2.cpuS.toFixed(1)} | ${a.zstd.ratio.toFixed(2)}x |`);
+  }
+  L.push(`| archive, re-run on the unchanged estate | ${a.rerun.inProcessMs.toFixed(0)} ms in process (${a.rerun.per2000FilesMs.toFixed(0)} ms per 2,000 files), ${a.rerun.cliMs.toFixed(0)} ms CLI | | ${a.rerun.cpuMs === undefined ? '' : (a.rerun.cpuMs / 1000).toFixed(2)} | |`);
+  L.push(`| restore --all (written, SHA-256 checked) | ${(a.restore.medianMs / 1000).toFixed(2)} s | ${mb(a.restore.mbPerS)} | ${a.restore.cpuS.toFixed(1)} | |`);
+  if (a.zstd) L.push(`| zstd -dc > /dev/null (reference) | | ${mb(a.zstd.decompressMBperS)} | | |`);
+  L.push('');
+  const t = (name, threshold, measured, ok) => `| ${name} | ${threshold} | ${measured} | ${ok ? 'met' : 'not met'} |`;
+  L.push('Targets (issue 4):', '', '| target | threshold | measured | result |', '|---|---|---|---|');
+  L.push(t('archive speed, 2 cores', '≥ 800 MB/s', mb(a.archive.mbPerS), a.archive.mbPerS >= 800));
+  L.push(t('archive size ratio', '≥ 5x', `${a.archive.ratio.toFixed(2)}x`, a.archive.ratio >= 5));
+  L.push(t('re-run on the unchanged estate, in process', '< 100 ms per 2,000 files', `${a.rerun.per2000FilesMs.toFixed(0)} ms`, a.rerun.per2000FilesMs < 100));
+  L.push(t('restore', '≥ 1,000 MB/s', mb(a.restore.mbPerS), a.restore.mbPerS >= 1000));
+  L.push('');
+  if (a.zstd) {
+    L.push(`zstd -3 itself compresses ${mb(a.zstd.t1.mbPerS)} on one core of this machine (the issue's reference machine: about 490 MB/s), so 800 MB/s on two cores is out of reach here for any level-3 archive; the comparable figure is the ratio to zstd measured side by side: the archive runs at ${(a.archive.mbPerS / a.zstd.t1.mbPerS).toFixed(2)}x the speed of \`zstd -3 -T1\` and ${(a.archive.mbPerS / a.zstd.t2.mbPerS).toFixed(2)}x \`zstd -3 -T2\`, and stores ${(a.zstd.ratio / a.archive.ratio).toFixed(2)}x the bytes zstd's single stream does. Where its CPU goes (perf, one run): zstd about 55%, SHA-256 about 9%, validating each line as JSON about 10%, the kernel (reading, writing, creating 2,329 folders and files) about 15%. Restore writes every byte through the page cache and hashes it; \`zstd -dc\` here only decompresses to /dev/null.`, '');
+  }
+  if (a.load > a.cores * 0.5) {
+    L.push(`The machine was shared with other sessions while this ran (load average ${a.load.toFixed(1)} on ${a.cores} cores): absolute MB/s are well below an idle machine's; compare rows side by side, and CPU seconds (work done, whatever the contention).`, '');
+  }
+  return L;
+}

@@ -60,6 +60,9 @@ export type { EstateOptions, Roots } from './read/estate.js'
 export { apiView, renderAttachment, NO_RESPONSE, INTERRUPTED_TOOL_RESULT, OPAQUE } from './compress/api-view.js'
 export type { ApiView, ApiViewOptions, ApiMessage, ApiBlock } from './compress/api-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
+export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
+export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'
+export { isArchiveRoot, openArchiveView, archiveViewDir } from './archive/view.js'
 export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
 export type {
   EstateFileInfo,

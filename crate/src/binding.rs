@@ -1173,6 +1173,205 @@ pub fn store_lock(path: String) -> Result<StoreLock> {
     }
 }
 
+// The estate archive (issue 4, items 3-4): archive run, restore, read view.
+
+use crate::archive;
+
+#[napi(object)]
+pub struct ArchiveFailure {
+    pub path: String,
+    pub message: String,
+}
+
+#[napi(object)]
+pub struct ArchiveSummary {
+    pub files: f64,
+    pub unchanged: f64,
+    pub appended: f64,
+    pub added: f64,
+    pub generations: f64,
+    pub touched: f64,
+    pub bytes_in: f64,
+    pub bytes_stored: f64,
+    pub failures: Vec<ArchiveFailure>,
+    pub archived_files: f64,
+    pub archived_bytes: f64,
+    pub store_bytes: f64,
+}
+
+pub struct ArchiveTask {
+    roots: Vec<PathBuf>,
+    to: PathBuf,
+    created_at: String,
+    progress: Arc<scan::Progress>,
+}
+
+impl Task for ArchiveTask {
+    type Output = archive::Summary;
+    type JsValue = ArchiveSummary;
+    fn compute(&mut self) -> Result<archive::Summary> {
+        archive::archive(&self.roots, &self.to, &self.created_at, &self.progress)
+            .map_err(|e| Error::new(Status::GenericFailure, e))
+    }
+    fn resolve(&mut self, _env: Env, s: archive::Summary) -> Result<ArchiveSummary> {
+        Ok(ArchiveSummary {
+            files: s.files as f64,
+            unchanged: s.unchanged as f64,
+            appended: s.appended as f64,
+            added: s.added as f64,
+            generations: s.generations as f64,
+            touched: s.touched as f64,
+            bytes_in: s.bytes_in as f64,
+            bytes_stored: s.bytes_stored as f64,
+            failures: s
+                .failures
+                .into_iter()
+                .map(|(p, m)| ArchiveFailure { path: p.display().to_string(), message: m })
+                .collect(),
+            archived_files: s.archived_files as f64,
+            archived_bytes: s.archived_bytes as f64,
+            store_bytes: s.store_bytes as f64,
+        })
+    }
+}
+
+/// Archives every transcript under `roots` into the archive root `to`, off the JS thread.
+/// Rejects (one-line message naming the path) only when the whole run cannot proceed.
+#[napi(ts_return_type = "Promise<ArchiveSummary>")]
+pub fn archive_estate(
+    roots: Vec<String>,
+    to: String,
+    progress: &ScanProgress,
+    created_at: String,
+) -> AsyncTask<ArchiveTask> {
+    AsyncTask::new(ArchiveTask {
+        roots: roots.into_iter().map(PathBuf::from).collect(),
+        to: PathBuf::from(to),
+        created_at,
+        progress: progress.inner.clone(),
+    })
+}
+
+/// True when the folder is an archive root (its index, or an archive header in its layout).
+#[napi]
+pub fn archive_detect(path: String) -> bool {
+    archive::is_archive(std::path::Path::new(&path))
+}
+
+#[napi(object)]
+pub struct ArchivedFile {
+    /// `<project>/<path>`: where restore writes it under the target folder.
+    pub key: String,
+    pub project: String,
+    pub path: String,
+    /// The session it belongs to (None for an old-layout `agent-*.jsonl`).
+    pub session_id: Option<String>,
+    pub generation: u32,
+    pub generations: u32,
+    pub store_path: String,
+    pub store_bytes: f64,
+}
+
+fn archived(root: &str) -> Result<Vec<archive::Stored>> {
+    archive::list(std::path::Path::new(root)).map(archive::latest).map_err(|e| Error::new(Status::GenericFailure, e))
+}
+
+/// The latest generation of every archived transcript (reads header frames only).
+#[napi]
+pub fn archive_list(root: String) -> Result<Vec<ArchivedFile>> {
+    Ok(archived(&root)?
+        .into_iter()
+        .map(|s| ArchivedFile {
+            key: s.key.text(),
+            session_id: s.key.owner().map(str::to_string),
+            project: s.key.project.clone(),
+            path: s.key.rel.clone(),
+            generation: s.gen,
+            generations: s.generations,
+            store_path: s.path.display().to_string(),
+            store_bytes: s.store_len as f64,
+        })
+        .collect())
+}
+
+#[napi(object)]
+pub struct RestoreResult {
+    pub key: String,
+    pub target: String,
+    /// Written now; false when the target already held exactly these bytes (or on error).
+    pub written: bool,
+    pub bytes: f64,
+    pub error: Option<String>,
+}
+
+pub struct RestoreTask {
+    root: String,
+    keys: Vec<String>,
+    to: PathBuf,
+    keep_mtime: bool,
+    progress: Arc<scan::Progress>,
+}
+
+impl Task for RestoreTask {
+    type Output = Vec<RestoreResult>;
+    type JsValue = Vec<RestoreResult>;
+    fn compute(&mut self) -> Result<Vec<RestoreResult>> {
+        let all = archived(&self.root)?;
+        let wanted: std::collections::HashSet<&str> = self.keys.iter().map(String::as_str).collect();
+        let which: Vec<archive::Stored> = all.into_iter().filter(|s| wanted.contains(s.key.text().as_str())).collect();
+        let results = archive::view::restore(&which, &self.to, self.keep_mtime, &self.progress);
+        Ok(which
+            .iter()
+            .zip(results)
+            .map(|(s, r)| {
+                let target = s.key.target(&self.to).display().to_string();
+                let key = s.key.text();
+                match r {
+                    Ok(archive::view::Restored::Written { bytes }) => {
+                        RestoreResult { key, target, written: true, bytes: bytes as f64, error: None }
+                    }
+                    Ok(archive::view::Restored::Identical { bytes }) => {
+                        RestoreResult { key, target, written: false, bytes: bytes as f64, error: None }
+                    }
+                    Err(e) => RestoreResult { key, target, written: false, bytes: 0.0, error: Some(e) },
+                }
+            })
+            .collect())
+    }
+    fn resolve(&mut self, _env: Env, out: Vec<RestoreResult>) -> Result<Vec<RestoreResult>> {
+        Ok(out)
+    }
+}
+
+/// Restores the latest generation of the given transcripts (keys from `archiveList`) under
+/// `to`, byte-identical (checked by SHA-256), never replacing a different file.
+#[napi(ts_return_type = "Promise<RestoreResult[]>")]
+pub fn archive_restore(
+    root: String,
+    keys: Vec<String>,
+    to: String,
+    keep_mtime: bool,
+    progress: &ScanProgress,
+) -> AsyncTask<RestoreTask> {
+    AsyncTask::new(RestoreTask { root, keys, to: PathBuf::from(to), keep_mtime, progress: progress.inner.clone() })
+}
+
+#[napi(object)]
+pub struct ArchiveViewSummary {
+    pub files: f64,
+    pub decoded: f64,
+    pub bytes: f64,
+}
+
+/// Brings the read view of an archive up to date (synchronously: the estate's root rules are
+/// synchronous); only transcripts whose store file changed are decoded, in parallel.
+#[napi]
+pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
+    archive::view::refresh(std::path::Path::new(&root), std::path::Path::new(&view))
+        .map(|s| ArchiveViewSummary { files: s.files as f64, decoded: s.decoded as f64, bytes: s.bytes as f64 })
+        .map_err(|e| Error::new(Status::GenericFailure, e))
+}
+
 // ---- end store ----
 
 // ---- compress (issue 3): candidate assembly from source spans ----

@@ -1,6 +1,7 @@
 //! claude-jsonl native core: plain Rust, no Node types. The Node-API binding lives in
 //! `binding` and is compiled only with the `node` feature.
 
+pub mod archive;
 pub mod compress;
 pub mod estate;
 pub mod graph;

@@ -20,6 +20,8 @@ const SUFFIX: Record<Compression, string> = { zstd: `${TRANSCRIPT_NAME}.zstd`, n
 /** Longest project folder name kept from the cwd (the rest is cut: a deliberate, lossy choice). */
 const PROJECT_MAX = 120
 const NO_CWD = '_no-cwd'
+/** The archive index's name (crate/src/archive/layout.rs INDEX): the one file a root may hold. */
+const ARCHIVE_INDEX = '.claude-jsonl-archive'
 
 export interface StoreOptions {
   /** Root of every session file; required (no default). Created at the first materialisation. */
@@ -155,6 +157,21 @@ async function exists(p: string): Promise<boolean> {
     return true
   } catch {
     return false
+  }
+}
+
+/** Removes temp files of a first publish whose writer died (its pid is gone) before linking. */
+async function sweepDeadTemps(dir: string): Promise<void> {
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const m = /^\.session\.jsonl(?:\.zstd)?\.tmp-(\d+)-/.exec(name)
+    if (!m || Number(m[1]) === process.pid) continue
+    try {
+      process.kill(Number(m[1]), 0)
+      continue // alive: its publish may still be under way
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') continue
+    }
+    await fs.unlink(join(dir, name)).catch(() => {})
   }
 }
 
@@ -356,6 +373,7 @@ export class Store {
   private async publish(s: Active, batch: Buffer): Promise<void> {
     const dir = join(s.path, '..')
     await this.makeDirs(dir)
+    await sweepDeadTemps(dir)
     const header = await native.storeEncodeBatchAsync(Buffer.from(JSON.stringify(s.header) + '\n', 'utf8'), this.compression)
     const bytes = Buffer.concat([header, batch])
     const tmp = join(dir, `.${TRANSCRIPT_NAME}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -459,6 +477,8 @@ export class Store {
     }
     const out: string[] = []
     for (const e of entries) {
+      // an archive root's index (claude-jsonl archive) and its temp files
+      if (e.name.startsWith(ARCHIVE_INDEX)) continue
       if (!e.isDirectory()) throw storeError(join(this.root, e.name), 'not a project folder: flat files in a store root are not loaded (use a separate root)')
       out.push(e.name)
     }

@@ -18,6 +18,8 @@ import { runValidate } from './validate-command.js'
 import { runPlan } from './plan-command.js'
 import { runCompress } from './compress-command.js'
 import { runPack } from './pack-command.js'
+import { ARCHIVE_USAGE, runArchive } from './archive-command.js'
+import { RESTORE_USAGE, runRestore } from './restore-command.js'
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -39,15 +41,18 @@ Usage:
                         [--target-estimated-tokens N] [--force] [--json] ...
   claude-jsonl pack SESSION --out PACK.md [--handoff FILE] [--model-pack-char-budget N]
                     [--model-pack-estimated-token-budget N] [--projects DIR] [--json]
+  ${ARCHIVE_USAGE}
+  ${RESTORE_USAGE}
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
-else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively).
+else ~/.claude/projects. PATHs may be transcript files or folders (walked recursively);
+an archive root (made by archive) is read as the estate it holds.
 SESSION is a transcript path, a session uuid, or a unique prefix of one.
 
 Exit codes: 0 ok, 1 flagged or refused (doctor findings, validate errors, a topology stop, the
-compress token ceiling), 2 bad usage, 3 missing/unreadable path or
-a file that is not JSONL, 4 internal error.`
+compress token ceiling, archive or restore failed for some files), 2 bad usage, 3 missing or
+unreadable path or a file that is not JSONL, 4 internal error.`
 
 function progressBar() {
   // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
@@ -124,6 +129,10 @@ export async function main(argv: string[]): Promise<number> {
       return runCompress(rest)
     case 'pack':
       return runPack(rest)
+    case 'archive':
+      return runArchive(rest)
+    case 'restore':
+      return runRestore(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

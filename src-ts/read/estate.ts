@@ -5,6 +5,7 @@ import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../native.js'
 import { inputError } from '../errors.js'
+import { readableRoot } from '../archive/view.js'
 
 export interface EstateOptions {
   /** Files or folders to scan instead of the estate root (folders are walked recursively). */
@@ -31,9 +32,11 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env): string[]
 }
 
 export function resolveRoots(opts: EstateOptions = {}): Roots {
-  if (opts.paths && opts.paths.length > 0) return { roots: opts.paths.map((p) => resolve(p)), source: 'paths' }
-  if (opts.projects) return { roots: [resolve(opts.projects)], source: 'projects' }
   const env = opts.env ?? process.env
+  // an archive root (claude-jsonl archive --to) is read through its read view
+  const readable = (roots: string[]) => roots.map((r) => readableRoot(r, env))
+  if (opts.paths && opts.paths.length > 0) return { roots: readable(opts.paths.map((p) => resolve(p))), source: 'paths' }
+  if (opts.projects) return { roots: readable([resolve(opts.projects)]), source: 'projects' }
   const source = env.CLAUDE_CONFIG_DIR ? 'CLAUDE_CONFIG_DIR' : 'home'
   return { roots: claudeConfigDirs(env).map((d) => join(d, 'projects')), source }
 }

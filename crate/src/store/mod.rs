@@ -37,6 +37,12 @@ pub const INTENT_LEN: usize = 16;
 /// zstd's default level; the seed offers no level switch.
 pub const LEVEL: i32 = 3;
 
+thread_local! {
+    /// One (de)compression context per thread: creating one costs more than a small batch.
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Encodes one batch of whole JSONL lines (each ending in `\n`) as the bytes to append.
 pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
     if lines.is_empty() || lines.last() != Some(&b'\n') {
@@ -45,17 +51,27 @@ pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
     match enc {
         Encoding::None => Ok(lines.to_vec()),
         Encoding::Zstd => {
-            let mut c = zstd::bulk::Compressor::new(LEVEL).map_err(|e| e.to_string())?;
-            c.include_checksum(true).map_err(|e| e.to_string())?;
-            c.include_contentsize(true).map_err(|e| e.to_string())?;
-            let frame = c.compress(lines).map_err(|e| e.to_string())?;
-            let len = u32::try_from(frame.len()).map_err(|_| "a batch frame over 4 GiB".to_string())?;
-            let mut out = Vec::with_capacity(INTENT_LEN + frame.len());
+            // the frame is compressed straight after its marker (no second buffer, no copy)
+            let mut out = Vec::with_capacity(INTENT_LEN + zstd::zstd_safe::compress_bound(lines.len()));
             out.extend_from_slice(&INTENT_MAGIC.to_le_bytes());
             out.extend_from_slice(&8u32.to_le_bytes());
             out.extend_from_slice(INTENT_TAG);
-            out.extend_from_slice(&len.to_le_bytes());
-            out.extend_from_slice(&frame);
+            out.extend_from_slice(&0u32.to_le_bytes());
+            let mut cursor = std::io::Cursor::new(out);
+            cursor.set_position(INTENT_LEN as u64);
+            let n = COMPRESSOR.with(|cell| {
+                let mut slot = cell.borrow_mut();
+                if slot.is_none() {
+                    let mut c = zstd::bulk::Compressor::new(LEVEL).map_err(|e| e.to_string())?;
+                    c.include_checksum(true).map_err(|e| e.to_string())?;
+                    c.include_contentsize(true).map_err(|e| e.to_string())?;
+                    *slot = Some(c);
+                }
+                slot.as_mut().expect("just set").compress_to_buffer(lines, &mut cursor).map_err(|e| e.to_string())
+            })?;
+            let mut out = cursor.into_inner();
+            let len = u32::try_from(n).map_err(|_| "a batch frame over 4 GiB".to_string())?;
+            out[12..16].copy_from_slice(&len.to_le_bytes());
             Ok(out)
         }
     }
@@ -97,7 +113,15 @@ fn check_lines(parser: &mut Parser, text: &[u8], what: &str) -> Result<usize, St
     Ok(n)
 }
 
-fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
+pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    decode_frame_into(frame, at, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes one complete frame, appending its text to `out` (no intermediate copy: `load` hands
+/// `out` to JS as it is).
+pub fn decode_frame_into(frame: &[u8], at: usize, out: &mut Vec<u8>) -> Result<(), String> {
     let size = zstd::zstd_safe::get_frame_content_size(frame)
         .ok()
         .flatten()
@@ -105,14 +129,27 @@ fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
     if size > (1u64 << 32) {
         return Err(format!("corrupt store: implausible frame size at byte {at}"));
     }
-    let mut d = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
-    let out = d
-        .decompress(frame, size as usize)
-        .map_err(|e| format!("corrupt store: frame at byte {at} does not decode ({e})"))?;
-    if out.len() as u64 != size || out.last() != Some(&b'\n') {
+    let start = out.len();
+    out.reserve_exact(size as usize);
+    let mut cursor = std::io::Cursor::new(std::mem::take(out));
+    cursor.set_position(start as u64);
+    let r = DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+        }
+        slot.as_mut().expect("just set").decompress_to_buffer(frame, &mut cursor).map_err(|e| e.to_string())
+    });
+    *out = cursor.into_inner();
+    let n = r.map_err(|e| {
+        out.truncate(start);
+        format!("corrupt store: frame at byte {at} does not decode ({e})")
+    })?;
+    if n as u64 != size || out.last() != Some(&b'\n') {
+        out.truncate(start);
         return Err(format!("corrupt store: frame at byte {at} does not hold whole lines"));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Decodes as much of a torn frame as there is; Err if the bytes themselves are bad or the
@@ -207,16 +244,17 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                         ))
                     }
                 }
-                let text = decode_frame(frame, fpos)?;
                 if s.frames == 0 {
+                    let text = decode_frame(frame, fpos)?;
                     if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
                         return Err("corrupt store: the header frame does not hold exactly one line".into());
                     }
                     check_lines(&mut parser, &text, "the header frame")?;
                     s.header = text[..text.len() - 1].to_vec();
                 } else {
-                    s.records += memchr::memchr_iter(b'\n', &text).count();
-                    s.data.extend_from_slice(&text);
+                    let from = s.data.len();
+                    decode_frame_into(frame, fpos, &mut s.data)?;
+                    s.records += memchr::memchr_iter(b'\n', &s.data[from..]).count();
                 }
                 s.frames += 1;
                 pos = fpos + len;
@@ -224,6 +262,41 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
         }
     }
     Ok(s)
+}
+
+/// Where the complete frames of a zstd store file lie: `(offset, length)` of each frame body,
+/// the header frame first, each checked to be one frame of its declared length (not decoded).
+/// Also returns where a torn tail begins, if the file ends inside a frame.
+pub fn frame_spans(bytes: &[u8]) -> Result<(Vec<(usize, usize)>, Option<usize>), String> {
+    let mut spans = Vec::new();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let rest = &bytes[pos..];
+        if rest.len() < INTENT_LEN {
+            if spans.is_empty() || !is_intent_prefix(rest) {
+                return Err(format!("corrupt store: damaged frame marker at byte {pos}"));
+            }
+            return Ok((spans, Some(pos)));
+        }
+        let len = parse_intent(rest).ok_or_else(|| format!("corrupt store: damaged frame marker at byte {pos}"))?;
+        let fpos = pos + INTENT_LEN;
+        if bytes.len() - fpos < len {
+            if spans.is_empty() {
+                return Err("corrupt store: no complete header frame".into());
+            }
+            return Ok((spans, Some(pos)));
+        }
+        match zstd::zstd_safe::find_frame_compressed_size(&bytes[fpos..fpos + len]) {
+            Ok(n) if n == len => {}
+            _ => return Err(format!("corrupt store: frame at byte {fpos} is not one frame of the declared length")),
+        }
+        spans.push((fpos, len));
+        pos = fpos + len;
+    }
+    if spans.is_empty() {
+        return Err("corrupt store: empty file (no header)".into());
+    }
+    Ok((spans, None))
 }
 
 fn is_intent_prefix(rest: &[u8]) -> bool {

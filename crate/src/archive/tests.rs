@@ -1,0 +1,210 @@
+use super::layout::Key;
+use super::*;
+use crate::scan::Progress;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+struct Tmp(PathBuf);
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+fn tmp(name: &str) -> Tmp {
+    let d = std::env::temp_dir().join(format!("cj-archive-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    Tmp(d)
+}
+
+fn run(estate: &Path, root: &Path) -> Summary {
+    archive(&[estate.to_path_buf()], root, "2026-11-30T00:00:00Z", &Progress::default()).unwrap()
+}
+
+fn restore_all(root: &Path, to: &Path) {
+    let all = latest(list(root).unwrap());
+    for r in view::restore(&all, to, true, &Progress::default()) {
+        r.unwrap();
+    }
+}
+
+fn same_tree(a: &Path, b: &Path) {
+    let files = |d: &Path| {
+        let mut v: Vec<(PathBuf, Vec<u8>)> = crate::estate::discover(&[d.to_path_buf()])
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.path.strip_prefix(d).unwrap().to_path_buf(), fs::read(&f.path).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(files(a), files(b));
+}
+
+const SID: &str = "0b7c8a8e-1111-4222-8333-444455556666";
+
+fn estate(dir: &Path) -> (PathBuf, PathBuf) {
+    let proj = dir.join("-home-u-repo");
+    fs::create_dir_all(proj.join(SID).join("subagents")).unwrap();
+    let main = proj.join(format!("{SID}.jsonl"));
+    fs::write(&main, b"\xEF\xBB\xBF{\"type\":\"user\"}\r\nnot json\n{\"torn\":").unwrap();
+    let sub = proj.join(SID).join("subagents").join("agent-a1.jsonl");
+    fs::write(&sub, b"{\"type\":\"assistant\"}\n").unwrap();
+    (main, sub)
+}
+
+fn append(p: &Path, b: &[u8]) {
+    use std::io::Write;
+    fs::OpenOptions::new().append(true).open(p).unwrap().write_all(b).unwrap();
+}
+
+#[test]
+fn archive_append_rewrite_restore_is_byte_identical() {
+    let t = tmp("cycle");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, sub) = estate(&src);
+    let s = run(&src, &root);
+    assert_eq!((s.files, s.added, s.failures.len()), (2, 2, 0));
+    assert!(is_archive(&root));
+    let s = run(&src, &root);
+    assert_eq!(s.unchanged, 2, "{s:?}");
+    append(&main, b"}\n{\"more\":1}\n");
+    let s = run(&src, &root);
+    assert_eq!((s.appended, s.unchanged, s.generations), (1, 1, 0), "{s:?}");
+    restore_all(&root, &t.0.join("r1"));
+    same_tree(&src, &t.0.join("r1"));
+    // Claude Code rewrote the subagent file: a new generation, the old one kept
+    fs::write(&sub, b"{\"type\":\"rewritten\"}\n").unwrap();
+    let s = run(&src, &root);
+    assert_eq!(s.generations, 1, "{s:?}");
+    let all = list(&root).unwrap();
+    assert_eq!(all.len(), 3);
+    restore_all(&root, &t.0.join("r2"));
+    same_tree(&src, &t.0.join("r2"));
+    // restoring again over identical files is fine; over a different file is refused
+    restore_all(&root, &t.0.join("r2"));
+    fs::write(t.0.join("r2").join("-home-u-repo").join(format!("{SID}.jsonl")), b"other\n").unwrap();
+    let latest = latest(list(&root).unwrap());
+    let errs: Vec<String> = view::restore(&latest, &t.0.join("r2"), true, &Progress::default())
+        .into_iter()
+        .filter_map(|r| r.err())
+        .collect();
+    assert_eq!(errs.len(), 1);
+    assert!(errs[0].contains("differs"), "{}", errs[0]);
+    assert_eq!(fs::read(t.0.join("r2").join("-home-u-repo").join(format!("{SID}.jsonl"))).unwrap(), b"other\n");
+    // the source deleted (Claude Code's cleanup): the archive keeps it
+    fs::remove_file(&main).unwrap();
+    let s = run(&src, &root);
+    assert_eq!((s.files, s.archived_files), (1, 2));
+}
+
+#[test]
+fn index_lost_or_stale_is_rebuilt_from_the_store() {
+    let t = tmp("stale");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, _) = estate(&src);
+    run(&src, &root);
+    fs::remove_file(root.join(layout::INDEX)).unwrap();
+    let s = run(&src, &root);
+    assert_eq!((s.touched, s.added, s.appended), (2, 0, 0), "{s:?}");
+    append(&main, b"x\n");
+    fs::remove_file(root.join(layout::INDEX)).unwrap();
+    let s = run(&src, &root);
+    assert_eq!((s.appended, s.generations), (1, 0), "{s:?}");
+    restore_all(&root, &t.0.join("r"));
+    same_tree(&src, &t.0.join("r"));
+}
+
+#[test]
+fn an_unfinished_run_is_cut_and_a_torn_frame_repaired() {
+    let t = tmp("crash");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, _) = estate(&src);
+    run(&src, &root);
+    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let store_path = key.store_path(&root, 0);
+    let committed = fs::read(&store_path).unwrap();
+    // a run that wrote a data frame but was killed before its mark, then a torn frame
+    let frame = crate::store::encode_batch(
+        b"{\"seq\":4,\"type\":\"line\",\"data\":{\"lost\":1}}\n",
+        crate::store::Encoding::Zstd,
+    )
+    .unwrap();
+    let mut bad = committed.clone();
+    bad.extend_from_slice(&frame);
+    bad.extend_from_slice(&frame[..frame.len() / 2]);
+    fs::write(&store_path, &bad).unwrap();
+    // readers see only committed bytes
+    restore_all(&root, &t.0.join("r0"));
+    same_tree(&src, &t.0.join("r0"));
+    append(&main, b"}\n{\"after\":1}\n");
+    let s = run(&src, &root);
+    assert_eq!(s.appended, 1, "{s:?}");
+    restore_all(&root, &t.0.join("r1"));
+    same_tree(&src, &t.0.join("r1"));
+}
+
+#[test]
+fn damage_and_foreign_files_are_named() {
+    let t = tmp("bad");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, _) = estate(&src);
+    run(&src, &root);
+    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let store_path = key.store_path(&root, 0);
+    let mut b = fs::read(&store_path).unwrap();
+    let at = b.len() - 20;
+    b[at] ^= 0x55;
+    fs::write(&store_path, &b).unwrap();
+    append(&main, b"}\n");
+    let s = run(&src, &root);
+    assert_eq!(s.failures.len(), 1, "{s:?}");
+    assert!(s.failures[0].1.starts_with(&store_path.display().to_string()), "{}", s.failures[0].1);
+    assert_eq!(fs::read(&store_path).unwrap(), b, "a damaged store file is left alone");
+    // an index write cut short leaves its temp file: readers and the next run pass it by
+    let (tmp, _) = fsx::temp_beside(&root.join(layout::INDEX)).unwrap();
+    assert!(tmp.file_name().unwrap().to_string_lossy().starts_with(layout::INDEX), "{}", tmp.display());
+    assert!(list(&root).is_ok());
+    fs::remove_file(tmp).unwrap();
+    // a second run while one holds the archive
+    let held = fs::File::open(&root).unwrap();
+    held.try_lock().unwrap();
+    let e = archive(&[src.clone()], &root, "t", &Progress::default()).unwrap_err();
+    assert!(e.contains("another archive run"), "{e}");
+    drop(held);
+    fs::write(root.join("notes.txt"), b"x").unwrap();
+    let e = archive(&[src.clone()], &root, "t", &Progress::default()).unwrap_err();
+    assert!(e.contains("notes.txt") && e.contains("foreign"), "{e}");
+}
+
+/// Where archive CPU time goes, on a sample file: `ARCHIVE_SAMPLE=file cargo test --release
+/// -- --ignored cost_breakdown --nocapture`.
+#[test]
+#[ignore]
+fn cost_breakdown() {
+    let Ok(p) = std::env::var("ARCHIVE_SAMPLE") else { return };
+    let data = fs::read(p).unwrap();
+    let mb = data.len() as f64 / 1e6;
+    let t = std::time::Instant::now();
+    let mut parser = crate::scan::Parser::default();
+    let mut text = Vec::new();
+    events::encode(&mut parser, &data, 0, &mut text);
+    let enc = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let mut stored = 0;
+    for (a, b) in write::cut_chunks(&text) {
+        stored += crate::store::encode_batch(&text[a..b], crate::store::Encoding::Zstd).unwrap().len();
+    }
+    let z = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let h = crate::hash::sha256_hex(&data);
+    let sha = t.elapsed().as_secs_f64();
+    println!(
+        "{mb:.0} MB: events {:.0} MB/s, zstd {:.0} MB/s (ratio {:.2}), sha256 {:.0} MB/s {}",
+        mb / enc,
+        mb / z,
+        data.len() as f64 / stored as f64,
+        mb / sha,
+        &h[..8]
+    );
+}

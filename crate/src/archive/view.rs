@@ -1,0 +1,191 @@
+//! Archive to plain transcripts: `restore` (into a folder, never replacing a different file)
+//! and the read view (a cache folder holding the latest generation of every transcript, laid
+//! out like a projects folder, refreshed incrementally), which the estate scanners read
+//! unchanged. Both decode through `read::decode`, checking every mark's SHA-256.
+
+use super::fsx;
+use super::layout::Key;
+use super::read::{self, Stored};
+use crate::scan::Progress;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+const VIEW_STATE: &str = ".claude-jsonl-view";
+
+#[derive(Clone, Debug)]
+pub enum Restored {
+    Written {
+        bytes: u64,
+    },
+    /// The target already holds exactly these bytes.
+    Identical {
+        bytes: u64,
+    },
+}
+
+/// Restores the latest generation of each transcript in `which` under `to` (as
+/// `<to>/<project>/<path>`). With `keep_mtime`, each file gets the source's mtime recorded at
+/// archive time. Files are decoded in parallel to temp files, made durable together, then
+/// linked into place without replacing anything. One result per transcript, in order.
+pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
+    progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
+    progress.bytes_total.fetch_add(which.iter().map(|s| s.store_len).sum(), Ordering::Relaxed);
+    let staged: Vec<Result<Staged, String>> = which
+        .par_iter()
+        .map(|s| {
+            let r = stage(s, &s.key.target(to), keep_mtime);
+            progress.bytes_done.fetch_add(s.store_len, Ordering::Relaxed);
+            progress.files_done.fetch_add(1, Ordering::Relaxed);
+            r
+        })
+        .collect();
+    let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
+    let synced = if temps.is_empty() { Ok(()) } else { fsx::sync_all(to, &temps, &[]) };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let out = which
+        .iter()
+        .zip(staged)
+        .map(|(s, r)| {
+            let st = r?;
+            let Some(tmp) = st.tmp else { return Ok(Restored::Identical { bytes: st.bytes }) };
+            if let Err(e) = &synced {
+                let _ = fs::remove_file(&tmp);
+                return Err(e.clone());
+            }
+            let target = s.key.target(to);
+            fsx::link_no_clobber(&tmp, &target)?;
+            dirs.extend(target.ancestors().skip(1).take(3).map(Path::to_path_buf));
+            Ok(Restored::Written { bytes: st.bytes })
+        })
+        .collect();
+    if !dirs.is_empty() {
+        let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        if let Err(e) = fsx::sync_all(to, &[], &dirs) {
+            return which.iter().map(|_| Err(e.clone())).collect();
+        }
+    }
+    out
+}
+
+/// A decoded transcript waiting to be linked (None: the target already holds these bytes).
+struct Staged {
+    tmp: Option<PathBuf>,
+    bytes: u64,
+}
+
+fn stage(s: &Stored, target: &Path, keep_mtime: bool) -> Result<Staged, String> {
+    if let Ok(m) = fs::symlink_metadata(target) {
+        if !m.is_file() {
+            return Err(format!("{}: exists and is not a file (not overwritten)", target.display()));
+        }
+    }
+    let (tmp, mark) = read::decode_to_temp(&s.path, target)?;
+    let r = (|| {
+        if keep_mtime {
+            let f = File::options().write(true).open(&tmp).map_err(|e| fsx::msg(&tmp, &e))?;
+            fsx::set_mtime(&f, mark.mtime_ns).map_err(|e| fsx::msg(&tmp, &e))?;
+        }
+        if target.exists() {
+            let have = crate::hash::sha256_file_hex(target).map_err(|e| fsx::msg(target, &e))?;
+            if have == mark.sha256 {
+                return Ok(Staged { tmp: None, bytes: mark.size });
+            }
+            return Err(format!(
+                "{}: exists and differs from the archived transcript (not overwritten)",
+                target.display()
+            ));
+        }
+        Ok(Staged { tmp: Some(tmp.clone()), bytes: mark.size })
+    })();
+    if !matches!(r, Ok(Staged { tmp: Some(_), .. })) {
+        let _ = fs::remove_file(&tmp);
+    }
+    r
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ViewSummary {
+    pub files: u64,
+    /// Transcripts decoded now (new or changed since the view was last refreshed).
+    pub decoded: u64,
+    pub bytes: u64,
+}
+
+/// Brings `view` up to date with the archive at `root`: the latest generation of every
+/// transcript at `<view>/<project>/<path>`, with the source's recorded mtime. Only transcripts
+/// whose store file changed since the last refresh are decoded. A lock on the view folder
+/// serialises concurrent refreshes.
+pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
+    let latest = read::latest(read::list(root)?);
+    fsx::make_dirs_with(view, false)?;
+    let lock = File::open(view).map_err(|e| fsx::msg(view, &e))?;
+    lock.lock().map_err(|e| fsx::msg(view, &e))?;
+    let state_path = view.join(VIEW_STATE);
+    let old: BTreeMap<String, String> = fs::read_to_string(&state_path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('\t').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect();
+    let revision = |s: &Stored| -> Result<String, String> {
+        let m = fs::metadata(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
+        let (dev, ino, mtime) = fsx::ids(&m);
+        Ok(format!("{}:{dev}:{ino}:{}:{mtime}", s.gen, m.len()))
+    };
+    let results: Vec<Result<(String, String, Option<u64>), String>> = latest
+        .par_iter()
+        .map(|s| {
+            let rev = revision(s)?;
+            let key = s.key.text().replace('\t', " ");
+            let target = s.key.target(view);
+            if old.get(&key) == Some(&rev) && target.is_file() {
+                return Ok((key, rev, None));
+            }
+            let (tmp, mark) = read::decode_to_temp(&s.path, &target)?;
+            let r = File::options()
+                .write(true)
+                .open(&tmp)
+                .and_then(|f| fsx::set_mtime(&f, mark.mtime_ns))
+                .and_then(|_| fs::rename(&tmp, &target));
+            if let Err(e) = r {
+                let _ = fs::remove_file(&tmp);
+                return Err(fsx::msg(&target, &e));
+            }
+            Ok((key, rev, Some(mark.size)))
+        })
+        .collect();
+    let mut summary = ViewSummary { files: latest.len() as u64, ..ViewSummary::default() };
+    let mut state = String::new();
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok((k, rev, decoded)) => {
+                if let Some(n) = decoded {
+                    summary.decoded += 1;
+                    summary.bytes += n;
+                }
+                state.push_str(&format!("{k}\t{rev}\n"));
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    // transcripts no longer in the archive (a different archive at the same path) leave the view
+    let keep: std::collections::HashSet<PathBuf> = latest.iter().map(|s| s.key.target(view)).collect();
+    for k in old.keys() {
+        if let Some((project, rel)) = k.split_once('/') {
+            let p = Key { project: project.into(), rel: rel.into() }.target(view);
+            if !keep.contains(&p) {
+                let _ = fs::remove_file(p);
+            }
+        }
+    }
+    fsx::replace(&state_path, state.as_bytes())?;
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}

@@ -1,0 +1,618 @@
+//! An archive run: every transcript of the estate mirrored into the store root, incrementally.
+//!
+//! Per transcript: unchanged size, mtime and inode since the last run (the index) means skipped
+//! without reading. Otherwise the stored bytes must still be the file's prefix (SHA-256): then
+//! only the bytes after them are appended, as new frames, followed by a mark; if not (Claude
+//! Code rewrote the file), the whole file becomes the next generation, a new store session.
+//! Files run in parallel; a large file's windows are cut at newlines into chunks compressed in
+//! parallel while one core hashes.
+
+use super::events::{self, Mark};
+use super::fsx;
+use super::index::{self, Entry, Index};
+use super::layout::{self, Key, INDEX};
+use super::read;
+use crate::estate::{self, EstateFile, FileKind};
+use crate::scan::{Parser, Progress};
+use crate::store::{self, Encoding};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+/// Source bytes per compressed frame (whole lines): big enough for a ratio close to one
+/// stream's, small enough to spread one large file over every core.
+pub const CHUNK: usize = 4 << 20;
+/// Source bytes read and hashed at a time from one file.
+const WINDOW: usize = 32 << 20;
+
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub files: u64,
+    pub unchanged: u64,
+    /// Files whose new bytes were appended to their stored generation.
+    pub appended: u64,
+    /// Files seen for the first time.
+    pub added: u64,
+    /// Files Claude Code rewrote: kept as a new generation.
+    pub generations: u64,
+    /// Only metadata changed (same bytes).
+    pub touched: u64,
+    pub bytes_in: u64,
+    pub bytes_stored: u64,
+    pub failures: Vec<(PathBuf, String)>,
+    /// The whole archive after the run: transcripts, source bytes held, store bytes.
+    pub archived_files: u64,
+    pub archived_bytes: u64,
+    pub store_bytes: u64,
+}
+
+struct Work<'a> {
+    file: &'a EstateFile,
+    key: Key,
+    prior: Option<Entry>,
+}
+
+enum Outcome {
+    Unchanged,
+    Touched(Entry),
+    Appended(Entry, u64, u64),
+    Added(Entry, u64, u64, Pending),
+    Generation(Entry, u64, u64, Pending),
+}
+
+/// A new generation written to a temp file, to be linked into place once durable.
+struct Pending {
+    tmp: PathBuf,
+    target: PathBuf,
+}
+
+/// The key of a discovered transcript: where it sits in its project.
+pub fn key_of(f: &EstateFile) -> Result<Key, String> {
+    let name = f.path.file_name().and_then(|n| n.to_str()).ok_or("file name is not UTF-8")?;
+    let rel = match (f.kind, &f.session_id) {
+        (FileKind::Subagent, Some(sid)) => format!("{sid}/subagents/{name}"),
+        _ => name.to_string(),
+    };
+    if f.project.is_empty() {
+        return Err("no project folder above this transcript".into());
+    }
+    if f.project.contains('\u{FFFD}') || rel.contains('\u{FFFD}') {
+        return Err("folder name is not UTF-8".into());
+    }
+    Ok(Key { project: f.project.clone(), rel })
+}
+
+/// Locks the archive root for this run (released when the returned file drops).
+fn lock_root(root: &Path) -> Result<File, String> {
+    let f = File::open(root).map_err(|e| fsx::msg(root, &e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(fs::TryLockError::WouldBlock) => {
+            Err(format!("{}: another archive run is writing this archive", root.display()))
+        }
+        Err(fs::TryLockError::Error(e)) => Err(fsx::msg(root, &e)),
+    }
+}
+
+/// Archives the transcripts under `roots` into `root`. Err only for what stops the whole run
+/// (a missing estate root, an archive root that is not one, another run holding it); a file
+/// that fails is listed in `failures` and everything else is still archived.
+pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Progress) -> Result<Summary, String> {
+    let files = estate::discover(roots).map_err(|e| format!("{}: {}", e.path.display(), e.message))?;
+    if root.exists() && !root.is_dir() {
+        return Err(format!("{}: not a folder", root.display()));
+    }
+    fsx::make_dirs(root)?;
+    let _lock = lock_root(root)?;
+    fsx::sweep_temps(root);
+    // Refuse a folder that is not an archive before writing anything into it.
+    read::check_root(root)?;
+    let mut idx = index::load(root);
+    let mut summary = Summary { files: files.len() as u64, ..Summary::default() };
+    let mut seen: HashMap<Key, &Path> = HashMap::new();
+    let mut work = Vec::new();
+    for f in &files {
+        let key = match key_of(f) {
+            Ok(k) => k,
+            Err(e) => {
+                summary.failures.push((f.path.clone(), e));
+                continue;
+            }
+        };
+        if let Some(other) = seen.insert(key.clone(), &f.path) {
+            let msg = format!(
+                "same project and file as {} (archived once; archive the other root separately)",
+                other.display()
+            );
+            summary.failures.push((f.path.clone(), msg));
+            continue;
+        }
+        let prior = idx.get(&key).cloned();
+        work.push(Work { file: f, key, prior });
+    }
+    progress.files_total.fetch_add(work.len() as u64, Ordering::Relaxed);
+    // the bar's total up front: every file whose size or mtime (as the walk saw them) changed
+    progress
+        .bytes_total
+        .fetch_add(work.iter().filter(|w| looks_changed(w)).map(|w| w.file.size).sum(), Ordering::Relaxed);
+    let results: Vec<Result<Outcome, String>> = work
+        .par_iter()
+        .map(|w| {
+            let r = archive_file(root, w, created_at, progress);
+            progress.files_done.fetch_add(1, Ordering::Relaxed);
+            r
+        })
+        .collect();
+    // Everything written is made durable at once, then new generations are linked into place
+    // (never before their bytes are on disk), then the links are made durable.
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for (w, r) in work.iter().zip(&results) {
+        match r {
+            Ok(Outcome::Added(.., p)) | Ok(Outcome::Generation(.., p)) => {
+                files.push(p.tmp.clone());
+                // the session folder, its project folder and the root may all be new
+                dirs.extend(p.target.ancestors().skip(1).take(3).map(Path::to_path_buf));
+            }
+            Ok(Outcome::Appended(e, ..)) => files.push(w.key.store_path(root, e.gen)),
+            _ => {}
+        }
+    }
+    let synced = if files.is_empty() { Ok(()) } else { fsx::sync_all(root, &as_paths(&files), &[]) };
+    let mut changed = false;
+    for (w, r) in work.iter().zip(results) {
+        let r = r.and_then(|o| match o {
+            Outcome::Added(e, i, s, p) => publish(&synced, &p).map(|_| Outcome::Added(e, i, s, p)),
+            Outcome::Generation(e, i, s, p) => publish(&synced, &p).map(|_| Outcome::Generation(e, i, s, p)),
+            Outcome::Appended(e, i, s) => synced.clone().map(|_| Outcome::Appended(e, i, s)),
+            o => Ok(o),
+        });
+        let (entry, bytes) = match r {
+            Ok(Outcome::Unchanged) => {
+                summary.unchanged += 1;
+                continue;
+            }
+            Ok(Outcome::Touched(e)) => {
+                summary.touched += 1;
+                (e, (0, 0))
+            }
+            Ok(Outcome::Appended(e, i, s)) => {
+                summary.appended += 1;
+                (e, (i, s))
+            }
+            Ok(Outcome::Added(e, i, s, _)) => {
+                summary.added += 1;
+                (e, (i, s))
+            }
+            Ok(Outcome::Generation(e, i, s, _)) => {
+                summary.generations += 1;
+                (e, (i, s))
+            }
+            Err(e) => {
+                summary.failures.push((w.file.path.clone(), e));
+                continue;
+            }
+        };
+        changed = true;
+        summary.bytes_in += bytes.0;
+        summary.bytes_stored += bytes.1;
+        idx.insert(w.key.clone(), entry);
+    }
+    if !dirs.is_empty() {
+        fsx::sync_all(root, &[], &as_paths(&dirs))?;
+    }
+    if changed || !root.join(INDEX).exists() {
+        fsx::replace(&root.join(INDEX), &index::render(&idx))?;
+    }
+    summary.archived_files = idx.len() as u64;
+    summary.archived_bytes = idx.values().map(|e| e.size).sum();
+    summary.store_bytes = store_bytes(root, &idx);
+    Ok(summary)
+}
+
+fn as_paths(v: &[PathBuf]) -> Vec<&Path> {
+    v.iter().map(PathBuf::as_path).collect()
+}
+
+fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), String> {
+    if let Err(e) = synced {
+        let _ = fs::remove_file(&p.tmp);
+        return Err(e.clone());
+    }
+    fsx::link_no_clobber(&p.tmp, &p.target)
+}
+
+/// Store bytes of every generation the index knows (older generations included).
+fn store_bytes(root: &Path, idx: &Index) -> u64 {
+    idx.iter()
+        .map(|(k, e)| {
+            e.store_len
+                + (0..e.gen).filter_map(|g| fs::metadata(k.store_path(root, g)).ok()).map(|m| m.len()).sum::<u64>()
+        })
+        .sum()
+}
+
+/// What the store holds for a key: its latest generation and the committed bytes' state.
+struct Held {
+    gen: u32,
+    size: u64,
+    sha256: String,
+    store_len: u64,
+    /// Events stored (the next event's seq).
+    events: u64,
+    /// Decoded bytes beyond the last mark (an unfinished run): the next append cuts them.
+    needs_cut: bool,
+}
+
+fn latest_gen(root: &Path, key: &Key, from: u32) -> Option<u32> {
+    let mut g = from;
+    if !key.store_path(root, g).exists() {
+        if g == 0 {
+            return None;
+        }
+        // the index is ahead of the store (should not happen): search from the start
+        g = 0;
+        if !key.store_path(root, 0).exists() {
+            return None;
+        }
+    }
+    while key.store_path(root, g + 1).exists() {
+        g += 1;
+    }
+    Some(g)
+}
+
+/// The held state from the index when the store file is as the index left it, else rebuilt by
+/// reading the store file (after repairing a torn tail: the caller holds its lock).
+fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, String> {
+    let Some(gen) = latest_gen(root, &w.key, w.prior.as_ref().map_or(0, |e| e.gen)) else { return Ok(None) };
+    let path = w.key.store_path(root, gen);
+    *lock = Some(lock_store(&path)?);
+    let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
+    if let Some(e) = &w.prior {
+        if e.gen == gen && e.store_len == len {
+            return Ok(Some(Held {
+                gen,
+                size: e.size,
+                sha256: e.sha256.clone(),
+                store_len: len,
+                events: e.events,
+                needs_cut: false,
+            }));
+        }
+    }
+    store::load(&path, Encoding::Zstd, true)?;
+    let mut count = read::Count::default();
+    let d = read::decode(&path, &mut count, true)?;
+    let m = d.mark.expect("decode returns a mark");
+    let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
+    Ok(Some(Held { gen, size: m.size, sha256: m.sha256, store_len: len, events: d.events, needs_cut: d.len != m.size }))
+}
+
+fn lock_store(path: &Path) -> Result<File, String> {
+    let f = OpenOptions::new().read(true).write(true).open(path).map_err(|e| fsx::msg(path, &e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(fs::TryLockError::WouldBlock) => {
+            Err(format!("{}: another writer holds this session (one writer per session)", path.display()))
+        }
+        Err(fs::TryLockError::Error(e)) => Err(fsx::msg(path, &e)),
+    }
+}
+
+/// Whether the walk's size and mtime differ from the last run's (the exact test, with inode
+/// and nanoseconds, is made on the open file).
+fn looks_changed(w: &Work) -> bool {
+    w.prior.as_ref().is_none_or(|e| e.size != w.file.size || (e.mtime_ns as f64 / 1e6 - w.file.mtime_ms).abs() > 1.0)
+}
+
+fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
+    let src = &w.file.path;
+    let io = |e: std::io::Error| fsx::msg(src, &e);
+    let f = File::open(src).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    let (dev, ino, mtime_ns) = fsx::ids(&meta);
+    let size = meta.len();
+    if let Some(e) = &w.prior {
+        if e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
+            if looks_changed(w) {
+                progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
+            }
+            return Ok(Outcome::Unchanged);
+        }
+    }
+    // keep the bar's total right when the walk's guess was wrong
+    match looks_changed(w) {
+        true if size != w.file.size => {
+            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+            progress.bytes_total.fetch_sub(w.file.size, Ordering::Relaxed);
+        }
+        true => {}
+        false => {
+            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+        }
+    }
+    let entry = |gen: u32, sha256: String, store_len: u64, events: u64| Entry {
+        gen,
+        source: src.clone(),
+        size,
+        sha256,
+        mtime_ns,
+        dev,
+        ino,
+        store_len,
+        events,
+    };
+    let mut lock = None;
+    let Some(h) = held(root, w, &mut lock)? else {
+        let (sha, len, events, p) = write_generation(root, &w.key, 0, (&f, src), size, mtime_ns, created_at, progress)?;
+        return Ok(Outcome::Added(entry(0, sha, len, events), size, len, p));
+    };
+    // Is the stored content still the file's prefix?
+    let mut hasher = Sha256::new();
+    let same_prefix = size >= h.size && {
+        hash_range(&f, src, 0, h.size, &mut hasher, progress)?;
+        crate::hash::hex(&hasher.clone().finalize()) == h.sha256
+    };
+    if !same_prefix {
+        drop(lock);
+        progress.bytes_total.fetch_add(h.size.min(size), Ordering::Relaxed); // the prefix was hashed too
+        let gen = h.gen + 1;
+        let (sha, len, events, p) =
+            write_generation(root, &w.key, gen, (&f, src), size, mtime_ns, created_at, progress)?;
+        return Ok(Outcome::Generation(entry(gen, sha, len, events), size, len, p));
+    }
+    if size == h.size && !h.needs_cut {
+        return Ok(Outcome::Touched(entry(h.gen, h.sha256, h.store_len, h.events)));
+    }
+    let path = w.key.store_path(root, h.gen);
+    let store = lock.as_ref().expect("held() locks the store file");
+    let mut sink = Append { file: store, path: &path, start: h.store_len, at: h.store_len };
+    let r = (|| {
+        // every frame's checksum is checked before anything is appended to a file: appending
+        // after damage would bury it
+        let d = read::decode(&path, &mut read::Count::default(), false)?;
+        if d.events != h.events || d.mark.as_ref().map(|m| m.size) != Some(h.size) {
+            return Err(format!(
+                "{}: corrupt archive: the store file disagrees with the archive index",
+                path.display()
+            ));
+        }
+        let mut seq = h.events;
+        if h.needs_cut {
+            sink.put(&store::encode_batch(&events::cut_event(seq, h.size), Encoding::Zstd)?)?;
+            seq += 1;
+        }
+        encode_range(&f, src, h.size, size, seq, hasher, mtime_ns, &mut sink, progress)
+    })();
+    match r {
+        Ok((sha, events)) => {
+            Ok(Outcome::Appended(entry(h.gen, sha, sink.at, events), size - h.size, sink.at - sink.start))
+        }
+        Err(e) => {
+            // back to the committed length: nothing half-written stays
+            let _ = store.set_len(sink.start);
+            Err(e)
+        }
+    }
+}
+
+trait FrameSink {
+    fn put(&mut self, frame: &[u8]) -> Result<(), String>;
+}
+
+struct Append<'a> {
+    file: &'a File,
+    path: &'a Path,
+    start: u64,
+    at: u64,
+}
+
+impl FrameSink for Append<'_> {
+    fn put(&mut self, frame: &[u8]) -> Result<(), String> {
+        write_at(self.file, frame, self.at).map_err(|e| fsx::msg(self.path, &e))?;
+        self.at += frame.len() as u64;
+        Ok(())
+    }
+}
+
+struct NewFile<'a> {
+    file: &'a mut File,
+    path: &'a Path,
+    len: u64,
+}
+
+impl FrameSink for NewFile<'_> {
+    fn put(&mut self, frame: &[u8]) -> Result<(), String> {
+        self.file.write_all(frame).map_err(|e| fsx::msg(self.path, &e))?;
+        self.len += frame.len() as u64;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn write_at(f: &File, buf: &[u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(f, buf, at)
+}
+#[cfg(windows)]
+fn write_at(f: &File, mut buf: &[u8], mut at: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_write(f, buf, at)?;
+        buf = &buf[n..];
+        at += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+#[cfg(windows)]
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, at)
+}
+
+/// Reads exactly `[from, to)`; a file that got shorter is an error (rewritten while read).
+fn read_exact_at(f: &File, src: &Path, buf: &mut Vec<u8>, from: u64, to: u64) -> Result<(), String> {
+    buf.resize((to - from) as usize, 0);
+    let mut got = 0;
+    while got < buf.len() {
+        let n = read_at(f, &mut buf[got..], from + got as u64).map_err(|e| fsx::msg(src, &e))?;
+        if n == 0 {
+            return Err(format!("{}: changed while being archived (got shorter); run again", src.display()));
+        }
+        got += n;
+    }
+    Ok(())
+}
+
+fn hash_range(f: &File, src: &Path, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {
+    let mut buf = Vec::new();
+    let mut at = from;
+    while at < to {
+        let end = (at + WINDOW as u64).min(to);
+        read_exact_at(f, src, &mut buf, at, end)?;
+        h.update(&buf);
+        progress.bytes_done.fetch_add(end - at, Ordering::Relaxed);
+        at = end;
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Each worker's parser and event text buffer, reused across chunks (a fresh 4 MB buffer
+    /// per chunk costs its page faults every time).
+    static SCRATCH: RefCell<(Parser, Vec<u8>)> = RefCell::new((Parser::default(), Vec::new()));
+}
+
+/// Encodes bytes `[from, to)` of the source as event frames into `sink`, then the mark frame;
+/// `hasher` holds the hash of `[0, from)`. Returns the SHA-256 of `[0, to)` and the seq after
+/// the mark.
+#[allow(clippy::too_many_arguments)]
+fn encode_range(
+    f: &File,
+    src: &Path,
+    from: u64,
+    to: u64,
+    mut seq: u64,
+    mut hasher: Sha256,
+    mtime_ns: i128,
+    sink: &mut dyn FrameSink,
+    progress: &Progress,
+) -> Result<(String, u64), String> {
+    let mut buf = Vec::new();
+    let mut at = from;
+    while at < to {
+        let mut end = (at + WINDOW as u64).min(to);
+        read_exact_at(f, src, &mut buf, at, end)?;
+        // a window ends after a newline unless it ends the range (a line longer than a window
+        // grows it)
+        while end < to {
+            if let Some(i) = memchr::memrchr(b'\n', &buf) {
+                buf.truncate(i + 1);
+                end = at + buf.len() as u64;
+                break;
+            }
+            let more = (end + WINDOW as u64).min(to);
+            let mut tail = Vec::new();
+            read_exact_at(f, src, &mut tail, end, more)?;
+            buf.extend_from_slice(&tail);
+            end = more;
+        }
+        let chunks = cut_chunks(&buf);
+        let mut seqs = Vec::with_capacity(chunks.len());
+        for c in &chunks {
+            seqs.push(seq);
+            let c = &buf[c.0..c.1];
+            seq += memchr::memchr_iter(b'\n', c).count() as u64 + u64::from(c.last() != Some(&b'\n'));
+        }
+        let (_, frames) = rayon::join(
+            || hasher.update(&buf),
+            || {
+                chunks
+                    .par_iter()
+                    .zip(&seqs)
+                    .map(|(c, &s)| {
+                        let frame = SCRATCH.with(|cell| {
+                            let (parser, text) = &mut *cell.borrow_mut();
+                            text.clear();
+                            events::encode(parser, &buf[c.0..c.1], s, text);
+                            store::encode_batch(text, Encoding::Zstd)
+                        });
+                        progress.bytes_done.fetch_add((c.1 - c.0) as u64, Ordering::Relaxed);
+                        frame
+                    })
+                    .collect::<Vec<_>>()
+            },
+        );
+        for fr in frames {
+            sink.put(&fr?)?;
+        }
+        at = end;
+    }
+    let sha = crate::hash::hex(&hasher.finalize());
+    let mark = Mark { size: to, sha256: sha.clone(), mtime_ns };
+    sink.put(&store::encode_batch(&events::mark_event(seq, &mark), Encoding::Zstd)?)?;
+    Ok((sha, seq + 1))
+}
+
+/// `[start, end)` pieces of about CHUNK bytes, each ending after a newline where there is one.
+pub(crate) fn cut_chunks(buf: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < buf.len() {
+        let mut end = (at + CHUNK).min(buf.len());
+        if end < buf.len() {
+            end = match memchr::memrchr(b'\n', &buf[at..end]) {
+                Some(i) => at + i + 1,
+                None => memchr::memchr(b'\n', &buf[end..]).map_or(buf.len(), |i| end + i + 1),
+            };
+        }
+        out.push((at, end));
+        at = end;
+    }
+    out
+}
+
+/// Writes the whole source as generation `gen` to a temp file in its session folder; the run
+/// links it into place once it is durable. Returns (sha256, store length, events, the pending
+/// link).
+#[allow(clippy::too_many_arguments)]
+fn write_generation(
+    root: &Path,
+    key: &Key,
+    gen: u32,
+    (f, src): (&File, &Path),
+    size: u64,
+    mtime_ns: i128,
+    created_at: &str,
+    progress: &Progress,
+) -> Result<(String, u64, u64, Pending), String> {
+    let target = key.store_path(root, gen);
+    if target.exists() {
+        return Err(format!("{}: already exists (not overwritten)", target.display()));
+    }
+    let dir = target.parent().expect("a session folder");
+    fsx::make_dirs_with(dir, false)?;
+    fsx::sweep_temps(dir);
+    let (tmp, mut file) = fsx::temp_beside(&target)?;
+    let r = (|| {
+        let mut sink = NewFile { file: &mut file, path: &tmp, len: 0 };
+        sink.put(&store::encode_batch(&layout::header_line(key, gen, created_at), Encoding::Zstd)?)?;
+        let (sha, events) = encode_range(f, src, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
+        Ok((sha, sink.len, events))
+    })();
+    match r {
+        Ok((sha, len, events)) => Ok((sha, len, events, Pending { tmp, target })),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+// The estate archive (issue 4): every session and subagent transcript mirrored into a session
+// store root, incrementally and byte-exact; restore; and the read view through which every
+// estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
+// The work is native (crate/src/archive); this module owns policy: roots, targets, selection.
+import { realpathSync } from 'node:fs'
+import { dirname, join, resolve, sep } from 'node:path'
+import native from '../native.js'
+import type { ProgressSnapshot } from '../native.js'
+import type { ArchiveSummary, ArchivedFile } from '#native'
+import { claudeConfigDirs, resolveRoots } from '../read/estate.js'
+import type { EstateOptions } from '../read/estate.js'
+import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
+import { isArchiveRoot, nativeError } from './view.js'
+
+export type { ArchivedFile }
+
+export interface ArchiveOptions extends EstateOptions {
+  /** The archive root (created when missing). */
+  to: string
+}
+
+/** One run: what the native run counted (files, unchanged, appended, added, generations,
+ * touched, bytesIn, bytesStored, failures), plus its scope and ratios. */
+export interface ArchiveReport extends Omit<ArchiveSummary, 'archivedFiles' | 'archivedBytes' | 'storeBytes'> {
+  scope: { roots: string[]; source: string; to: string }
+  /** bytesIn / bytesStored (null when nothing was stored). */
+  ratio: number | null
+  /** The whole archive after the run (latest generations' bytes; store bytes of all). */
+  archive: { files: number; bytes: number; storeBytes: number; ratio: number | null }
+  elapsedMs: number
+}
+
+function withProgress<T>(onProgress: ((p: ProgressSnapshot) => void) | undefined, run: (p: InstanceType<typeof native.ScanProgress>) => Promise<T>): Promise<T> {
+  const progress = new native.ScanProgress()
+  const timer = onProgress ? setInterval(() => onProgress(progress.snapshot()), 100) : undefined
+  return run(progress).finally(() => {
+    if (timer) clearInterval(timer)
+    onProgress?.(progress.snapshot())
+  })
+}
+
+/** Mirrors every transcript under the estate roots (same rules as `stats`) into `opts.to`. */
+export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
+  const started = performance.now()
+  const roots = resolveRoots(opts)
+  const to = resolve(opts.to)
+  for (const r of roots.roots) {
+    if (to === r || to.startsWith(r + sep)) throw usageError(`archive: --to ${to} is inside the estate root ${r}`)
+  }
+  let s
+  try {
+    s = await withProgress(opts.onProgress, (p) => native.archiveEstate(roots.roots, to, p, new Date().toISOString()))
+  } catch (e) {
+    throw nativeError(e)
+  }
+  const ratio = (a: number, b: number) => (b > 0 ? a / b : null)
+  const { archivedFiles, archivedBytes, storeBytes, ...counts } = s
+  return {
+    scope: { roots: roots.roots, source: roots.source, to },
+    ...counts,
+    ratio: ratio(s.bytesIn, s.bytesStored),
+    archive: { files: archivedFiles, bytes: archivedBytes, storeBytes, ratio: ratio(archivedBytes, storeBytes) },
+    elapsedMs: Math.round(performance.now() - started),
+  }
+}
+
+/** The latest generation of every archived transcript. */
+export function listArchive(root: string): ArchivedFile[] {
+  const abs = resolve(root)
+  if (!isArchiveRoot(abs)) throw inputError(abs, 'not an archive (no archive index or archived transcript in it)')
+  try {
+    return native.archiveList(abs)
+  } catch (e) {
+    throw nativeError(e)
+  }
+}
+
+export interface RestoreOptions {
+  /** Session uuids (or unique prefixes): each session's transcript and its subagents. */
+  sessions?: string[]
+  /** Everything in the archive. */
+  all?: boolean
+  /** The folder to restore into, laid out like a projects folder. */
+  to: string
+  /** Allow a target inside a `.claude` tree (off by default: Claude Code owns it). */
+  intoClaudeDir?: boolean
+  env?: NodeJS.ProcessEnv
+  onProgress?: (p: ProgressSnapshot) => void
+}
+
+export interface RestoreReport {
+  to: string
+  files: { key: string; target: string; status: 'written' | 'identical' | 'failed'; bytes: number; error?: string }[]
+  written: number
+  identical: number
+  failed: number
+  bytes: number
+  elapsedMs: number
+}
+
+/** True when `path` lies in a `.claude` folder or in a Claude config folder. */
+function insideClaudeTree(path: string, env: NodeJS.ProcessEnv): boolean {
+  let real = path
+  // the nearest existing ancestor, resolved, catches a symlink into ~/.claude
+  for (let p = path; ; p = dirname(p)) {
+    try {
+      real = join(realpathSync(p), path.slice(p.length))
+      break
+    } catch {
+      if (dirname(p) === p) break
+    }
+  }
+  return [path, real].some((p) => p.split(sep).includes('.claude') || claudeConfigDirs(env).some((d) => p === d || p.startsWith(d + sep)))
+}
+
+/** Which archived transcripts a list of session refs names (exit 2 when a prefix is ambiguous,
+ * exit 3 when nothing matches). */
+export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedFile[] {
+  const out = new Set<ArchivedFile>()
+  const sessions = [...new Set(files.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`).map((f) => `${f.project}/${f.sessionId}`))]
+  for (const ref of refs) {
+    const want = ref.toLowerCase()
+    const exact = sessions.filter((s) => s.split('/')[1].toLowerCase() === want)
+    const matches = exact.length > 0 ? exact : sessions.filter((s) => s.split('/')[1].toLowerCase().startsWith(want))
+    if (matches.length === 0) throw new ClaudeJsonlError(`no archived session matches '${ref}' (${sessions.length} sessions in the archive)`, EXIT.input)
+    if (matches.length > 1) throw usageError(`'${ref}' matches ${matches.length} archived sessions: ${matches.slice(0, 10).join(', ')}${matches.length > 10 ? ', …' : ''}`)
+    const [project, sid] = matches[0].split('/')
+    for (const f of files) if (f.project === project && f.sessionId === sid) out.add(f)
+  }
+  return files.filter((f) => out.has(f))
+}
+
+/** Writes archived transcripts back, byte-identical (SHA-256 checked against the hash recorded
+ * at archive time), as `<to>/<project>/<file>`; never replaces a different existing file. */
+export async function restore(root: string, opts: RestoreOptions): Promise<RestoreReport> {
+  const started = performance.now()
+  const env = opts.env ?? process.env
+  if (!opts.all && !(opts.sessions && opts.sessions.length > 0)) throw usageError('restore: name the sessions to restore, or --all')
+  if (opts.all && opts.sessions && opts.sessions.length > 0) throw usageError('restore: give sessions or --all, not both')
+  const to = resolve(opts.to)
+  if (!opts.intoClaudeDir && insideClaudeTree(to, env)) {
+    throw usageError(`restore: ${to} is inside a .claude folder, which Claude Code owns; pass --into-claude-dir to restore there`)
+  }
+  const archiveRoot = resolve(root)
+  if (to === archiveRoot || to.startsWith(archiveRoot + sep)) throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
+  const files = listArchive(root)
+  const which = opts.all ? files : selectSessions(files, opts.sessions!)
+  let results
+  try {
+    // restored into Claude Code's own folder, the recorded mtime would make its cleanup
+    // delete the files again at its next start: they get the current time there
+    results = await withProgress(opts.onProgress, (p) => native.archiveRestore(resolve(root), which.map((f) => f.key), to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p))
+  } catch (e) {
+    throw nativeError(e)
+  }
+  const out: RestoreReport['files'] = results.map((r) => ({
+    key: r.key,
+    target: r.target,
+    status: r.error ? 'failed' : r.written ? 'written' : 'identical',
+    bytes: r.bytes,
+    ...(r.error ? { error: r.error } : {}),
+  }))
+  return {
+    to,
+    files: out,
+    written: out.filter((f) => f.status === 'written').length,
+    identical: out.filter((f) => f.status === 'identical').length,
+    failed: out.filter((f) => f.status === 'failed').length,
+    bytes: out.reduce((n, f) => n + f.bytes, 0),
+    elapsedMs: Math.round(performance.now() - started),
+  }
+}
