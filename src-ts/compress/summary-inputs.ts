@@ -245,13 +245,21 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
   return { entries, commands, fileChanges, todos, firstLine, lastLine }
 }
 
+/** Records per native call: small enough that no batch's JSON text is a large transient string
+ * (one string for 50 MB of records would be several MB, parsed into a second copy). */
+const BATCH_RECORDS = 256
+
 /**
  * Reads the summary inputs of `summaryIndexes` (record indexes of `index`, in chain order) from
  * `buffer`, the bytes `index` was scanned from.
  */
 export function readSummaryInputs(buffer: Uint8Array, index: TranscriptIndex, summaryIndexes: ArrayLike<number>, options: SummaryInputOptions = {}): SummaryInputs {
-  const records = JSON.parse(
-    native.summaryRecordsJson(buffer, index, Uint32Array.from(summaryIndexes), { stringChars: options.stringChars, resultChars: options.resultChars }),
-  ) as SummaryRecord[]
-  return deriveFacts(records.map(entryOf))
+  const all = Uint32Array.from(summaryIndexes)
+  const limits = { stringChars: options.stringChars, resultChars: options.resultChars }
+  const entries: SummaryEntry[] = []
+  for (let at = 0; at < all.length; at += BATCH_RECORDS) {
+    const records = JSON.parse(native.summaryRecordsJson(buffer, index, all.subarray(at, at + BATCH_RECORDS), limits)) as SummaryRecord[]
+    for (const r of records) entries.push(entryOf(r))
+  }
+  return deriveFacts(entries)
 }
