@@ -430,6 +430,14 @@ declare namespace binding {
    */
   function summaryRecordsJson(buffer: Uint8Array, index: TranscriptIndex, records: Uint32Array, options?: SummaryInputOptions): string
   // ---- end estimate ----
+  // ---- source-pages (issue 3, peak RSS): releasing a source buffer's pages between passes ----
+  /**
+   * Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
+   * they read as zeros until written again. Returns the bytes released. Only for a buffer that
+   * owns its memory (a large file read, not a slice of a shared pool).
+   */
+  function releasePages(buffer: Uint8Array): number
+  // ---- end source-pages ----
 }
 
 export = binding

@@ -1500,3 +1500,13 @@ pub fn summary_records_json(
 }
 
 // ---- end estimate ----
+// ---- source-pages (issue 3, peak RSS): releasing a source buffer's pages between passes ----
+
+/// Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
+/// they read as zeros until written again. Returns the bytes released.
+#[napi]
+pub fn release_pages(mut buffer: Buffer) -> f64 {
+    crate::compress::pages::release(buffer.as_mut()) as f64
+}
+
+// ---- end source-pages ----

@@ -19,6 +19,7 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor, type SummaryOptions } from './summarize.js'
+import { FileSpans, type SourceSpans } from './source-spans.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -31,6 +32,9 @@ export interface SummaryRequest {
   sourcePath: string
   charBudget: number
   options: CompressOptions
+  /** Given to a summariser that declares `readsThroughSpans`: the plan's buffer then holds only
+   * what it loads through these. */
+  spans?: SourceSpans
 }
 
 export interface SummaryResult {
@@ -41,7 +45,11 @@ export interface SummaryResult {
   metadata?: Record<string, unknown>
 }
 
-export type Summarizer = (request: SummaryRequest) => Promise<SummaryResult>
+export type Summarizer = ((request: SummaryRequest) => Promise<SummaryResult>) & {
+  /** It reads the source's bytes only through `request.spans`, loading what it reads: compress
+   * then gives the buffer's pages back while it runs (peak memory). */
+  readsThroughSpans?: boolean
+}
 
 export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** Replace an existing output file. */
@@ -169,13 +177,39 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const links = native.recordLinks(index, t.chain)
   const linkOf = new Map<number, { uuid?: string; parent?: string }>()
   t.chain.forEach((i, k) => linkOf.set(i, { uuid: links.uuids[k] ?? undefined, parent: links.parents[k] ?? undefined }))
-  const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
-  const lineOf = (i: number) => t.recordLines[i]
   const kept = Array.from(t.chain.subarray(cutAt))
   const firstKept = kept[0]
   const firstJson = recordJson(plan, firstKept)
 
-  const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options })
+  // From here on the source buffer holds only the spans being read (when the summariser allows).
+  const spans = summarize.readsThroughSpans ? new FileSpans(src.path, src.stat, src.buffer, index) : undefined
+  try {
+    spans?.release()
+    return await compressPlanned(input, out, summarize, options, { src, plan, tokens }, { charBudget, linkOf, firstKept, firstJson, kept, spans })
+  } finally {
+    spans?.close()
+  }
+}
+
+/** What compressWith worked out before the summary. */
+interface Planned {
+  charBudget: number
+  linkOf: Map<number, { uuid?: string; parent?: string }>
+  firstKept: number
+  firstJson: Record<string, unknown>
+  kept: number[]
+  spans?: FileSpans
+}
+
+async function compressPlanned(input: string, out: string, summarize: Summarizer, options: CompressOptions, planned: PlannedSource, p: Planned): Promise<CompressReport> {
+  const { src, plan, tokens } = planned
+  const { charBudget, linkOf, firstKept, firstJson, kept, spans } = p
+  const index = plan.index
+  const t = plan.topology
+  const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
+  const lineOf = (i: number) => t.recordLines[i]
+
+  const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options, spans })
   if (!sum.text.trim()) throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
 
   // Synthetic records are stamped just before the first kept record (never "now", R12).
@@ -283,6 +317,7 @@ export async function compressWith(input: string, out: string, summarize: Summar
   if (t.pointer !== undefined) parts.push({ record: t.pointer, set: pointerSet })
   else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
 
+  spans?.load(partRecords(parts))
   const bytes = native.assembleTranscript(src.buffer, index, parts)
   // Validated in memory before anything is written; what lands on disk is then checked to be
   // exactly those bytes (SHA-256 of the fsynced temp file), so the file itself is what passed.
@@ -349,6 +384,16 @@ export async function compressWith(input: string, out: string, summarize: Summar
  */
 export async function compress(input: string, out: string, options: CompressOptions = {}): Promise<CompressReport> {
   return compressWith(input, out, summarizerFor(options), options)
+}
+
+/** Every source record the parts copy or edit. */
+function partRecords(parts: OutputPart[]): number[] {
+  const out: number[] = []
+  for (const p of parts) {
+    if (p.records) for (const i of p.records) out.push(i)
+    if (p.record !== undefined) out.push(p.record)
+  }
+  return out
 }
 
 function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {

@@ -6,6 +6,7 @@
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import type { SummaryBlock, SummaryRecord } from '#native'
+import type { SourceSpans } from './source-spans.js'
 
 export interface ToolCall {
   line: number
@@ -108,6 +109,9 @@ export interface SummaryInputOptions {
   stringChars?: number
   /** Tool results are cut to this many characters, head and tail kept (default 1200). */
   resultChars?: number
+  /** When the buffer holds only what is loaded: each batch's records are loaded before they
+   * are read and released after (compress's deterministic path). */
+  spans?: SourceSpans
 }
 
 /** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair, marked with `…`. */
@@ -258,7 +262,11 @@ export function readSummaryInputs(buffer: Uint8Array, index: TranscriptIndex, su
   const limits = { stringChars: options.stringChars, resultChars: options.resultChars }
   const entries: SummaryEntry[] = []
   for (let at = 0; at < all.length; at += BATCH_RECORDS) {
-    const records = JSON.parse(native.summaryRecordsJson(buffer, index, all.subarray(at, at + BATCH_RECORDS), limits)) as SummaryRecord[]
+    const batch = all.subarray(at, at + BATCH_RECORDS)
+    options.spans?.load(batch)
+    const json = native.summaryRecordsJson(buffer, index, batch, limits)
+    options.spans?.release()
+    const records = JSON.parse(json) as SummaryRecord[]
     for (const r of records) entries.push(entryOf(r))
   }
   return deriveFacts(entries)

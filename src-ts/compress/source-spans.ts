@@ -1,0 +1,93 @@
+// The source of a compression kept in memory only where it is being read (issue 3's peak RSS
+// target: under 3x the file). After the plan, the whole buffer's pages go back to the OS; each
+// later pass loads the spans of the records it reads (from the same open file, checked to be the
+// file that was planned) and lets them go again. Offsets stay those of the scan, so every
+// native pass reads the buffer as before. A source that changed on disk is refused.
+import { closeSync, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs'
+import native from '../native.js'
+import type { TranscriptIndex } from '../native.js'
+import { ClaudeJsonlError, EXIT } from '../errors.js'
+
+/** Neighbouring records closer than this are read in one call (the gap is read too). */
+const MERGE_GAP = 64 * 1024
+
+export interface SourceSpans {
+  /** Makes the bytes of `records` present in the buffer again. */
+  load(records: ArrayLike<number>): void
+  /** Gives the buffer's pages back; nothing in it may be read until loaded again. */
+  release(): void
+}
+
+export class FileSpans implements SourceSpans {
+  private fd: number | undefined
+  private readonly offsets: Float64Array
+  private readonly lengths: Uint32Array
+
+  constructor(
+    private readonly path: string,
+    private readonly stat: BigIntStats,
+    private readonly buffer: Buffer,
+    index: TranscriptIndex,
+  ) {
+    this.offsets = index.offsets()
+    this.lengths = index.lengths()
+  }
+
+  release(): void {
+    native.releasePages(this.buffer)
+  }
+
+  load(records: ArrayLike<number>): void {
+    if (records.length === 0) return
+    const fd = this.open()
+    const order = Uint32Array.from(records).sort((a, b) => this.offsets[a] - this.offsets[b])
+    let start = this.offsets[order[0]]
+    let end = start + this.lengths[order[0]]
+    for (let k = 1; k <= order.length; k++) {
+      const off = k < order.length ? this.offsets[order[k]] : Infinity
+      if (off <= end + MERGE_GAP) {
+        end = Math.max(end, off + this.lengths[order[k]])
+        continue
+      }
+      this.read(fd, start, end)
+      start = off
+      end = off + (k < order.length ? this.lengths[order[k]] : 0)
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+  }
+
+  private changed(): ClaudeJsonlError {
+    return new ClaudeJsonlError(`${this.path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, this.path)
+  }
+
+  /** The source, opened once and checked to be the file that was read and planned. */
+  private open(): number {
+    if (this.fd !== undefined) return this.fd
+    let fd: number
+    try {
+      fd = openSync(this.path, 'r')
+    } catch {
+      throw this.changed()
+    }
+    const now = fstatSync(fd, { bigint: true })
+    const was = this.stat
+    if (now.size !== was.size || now.ino !== was.ino || now.mtimeNs !== was.mtimeNs || now.ctimeNs !== was.ctimeNs) {
+      closeSync(fd)
+      throw this.changed()
+    }
+    this.fd = fd
+    return fd
+  }
+
+  private read(fd: number, start: number, end: number): void {
+    for (let at = start; at < end; ) {
+      const n = readSync(fd, this.buffer, at, end - at, at)
+      if (n === 0) throw this.changed()
+      at += n
+    }
+  }
+}
