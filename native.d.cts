@@ -430,13 +430,20 @@ declare namespace binding {
    */
   function summaryRecordsJson(buffer: Uint8Array, index: TranscriptIndex, records: Uint32Array, options?: SummaryInputOptions): string
   // ---- end estimate ----
-  // ---- source-pages (issue 3, peak RSS): releasing a source buffer's pages between passes ----
+  // ---- source-pages (issue 3 targets): the source's pages released between passes; hashed while scanned ----
   /**
    * Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
    * they read as zeros until written again. Returns the bytes released. Only for a buffer that
    * owns its memory (a large file read, not a slice of a shared pool).
    */
   function releasePages(buffer: Uint8Array): number
+  /** A scan and the SHA-256 of the same bytes. */
+  interface HashedScan {
+    index: TranscriptIndex
+    sha256: string
+  }
+  /** `scanBuffer` and `sha256` of one buffer at once (the hash runs on its own thread meanwhile). */
+  function scanBufferHashed(buffer: Uint8Array, mode?: ScanMode): HashedScan
   // ---- end source-pages ----
 }
 

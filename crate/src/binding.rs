@@ -1500,13 +1500,34 @@ pub fn summary_records_json(
 }
 
 // ---- end estimate ----
-// ---- source-pages (issue 3, peak RSS): releasing a source buffer's pages between passes ----
+// ---- source-pages (issue 3 targets): the source's pages released between passes; hashed while scanned ----
 
 /// Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
 /// they read as zeros until written again. Returns the bytes released.
 #[napi]
 pub fn release_pages(mut buffer: Buffer) -> f64 {
     crate::compress::pages::release(buffer.as_mut()) as f64
+}
+
+/// A scan and the SHA-256 of the same bytes.
+#[napi(object, object_from_js = false)]
+pub struct HashedScan {
+    pub index: TranscriptIndex,
+    pub sha256: String,
+}
+
+/// `scanBuffer` and `sha256` of one buffer at once: the hash runs on a thread of its own while
+/// the scan runs, so a compression does not read its source twice in a row.
+#[napi]
+pub fn scan_buffer_hashed(buffer: &[u8], mode: Option<String>) -> Result<HashedScan> {
+    let mode = mode_of(mode)?;
+    let (scan, sha256) = std::thread::scope(|threads| {
+        let hash = threads.spawn(|| crate::hash::sha256_hex(buffer));
+        let scan = scan::scan_bytes(buffer, mode);
+        (scan, hash.join())
+    });
+    let sha256 = sha256.map_err(|_| Error::new(Status::GenericFailure, "hashing the source failed"))?;
+    Ok(HashedScan { index: TranscriptIndex { scan }, sha256 })
 }
 
 // ---- end source-pages ----

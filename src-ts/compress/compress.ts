@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync, type BigIntStats } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import native from '../native.js'
+import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../atomic-write.js'
 import { KNOWN_TYPES } from '../read/doctor.js'
@@ -91,7 +92,8 @@ export interface Source {
   sha256: string
 }
 
-function readSource(path: string): Source {
+/** Reads the source, then scans and hashes it. */
+function readSource(path: string): { source: Source; index: TranscriptIndex } {
   let stat: BigIntStats
   let buffer: Buffer
   try {
@@ -103,7 +105,9 @@ function readSource(path: string): Source {
     const code = (e as NodeJS.ErrnoException).code
     throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message)
   }
-  return { path, buffer, stat, sha256: native.sha256(buffer) }
+  // Hashed while it is scanned: the hash runs on a thread of its own.
+  const { index, sha256 } = native.scanBufferHashed(buffer, 'full')
+  return { source: { path, buffer, stat, sha256 }, index }
 }
 
 /** The source must be exactly what was read: a session still being written is refused. Size,
@@ -142,8 +146,7 @@ export interface PlannedSource {
  */
 export function planSource(input: string, options: BudgetOptions = {}): PlannedSource {
   summaryCharBudget(options)
-  const src = readSource(input)
-  const index = native.scanBuffer(src.buffer, 'full')
+  const { source: src, index } = readSource(input)
   const summary = index.summary()
   if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : 'not a Claude Code transcript (no record has a Claude Code type)')
