@@ -20,6 +20,7 @@ export interface SourceSpans {
 
 export class FileSpans implements SourceSpans {
   private fd: number | undefined
+  private released = false
   private readonly offsets: Float64Array
   private readonly lengths: Uint32Array
 
@@ -34,11 +35,13 @@ export class FileSpans implements SourceSpans {
   }
 
   release(): void {
-    native.releasePages(this.buffer)
+    if (native.releasePages(this.buffer) > 0) this.released = true
   }
 
   load(records: ArrayLike<number>): void {
-    if (records.length === 0) return
+    // Nothing was ever given back (a small file, or a platform that keeps the pages): the
+    // buffer is still whole.
+    if (!this.released || records.length === 0) return
     const fd = this.open()
     const order = Uint32Array.from(records).sort((a, b) => this.offsets[a] - this.offsets[b])
     let start = this.offsets[order[0]]
