@@ -20,7 +20,7 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor, type SummaryOptions } from './summarize.js'
-import { FileSpans, type SourceSpans } from './source-spans.js'
+import { FileSpans, sameFile, sourceChanged, type SourceSpans } from './source-spans.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -119,10 +119,7 @@ function checkSourceUnchanged(src: Source): void {
   } catch {
     throw new ClaudeJsonlError(`${src.path}: the source disappeared during the run; nothing written`, EXIT.input, src.path)
   }
-  const was = src.stat
-  if (now.size !== was.size || now.ino !== was.ino || now.mtimeNs !== was.mtimeNs || now.ctimeNs !== was.ctimeNs) {
-    throw new ClaudeJsonlError(`${src.path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, src.path)
-  }
+  if (!sameFile(now, src.stat)) throw sourceChanged(src.path)
 }
 
 function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {

@@ -11,6 +11,17 @@ import { ClaudeJsonlError, EXIT } from '../errors.js'
 /** Neighbouring records closer than this are read in one call (the gap is read too). */
 const MERGE_GAP = 64 * 1024
 
+/** The file is still the one first seen: size, inode and nanosecond change/modify times catch
+ * any write or replacement. */
+export function sameFile(now: BigIntStats, was: BigIntStats): boolean {
+  return now.size === was.size && now.ino === was.ino && now.mtimeNs === was.mtimeNs && now.ctimeNs === was.ctimeNs
+}
+
+/** The refusal of a source that changed while compress ran. */
+export function sourceChanged(path: string): ClaudeJsonlError {
+  return new ClaudeJsonlError(`${path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, path)
+}
+
 export interface SourceSpans {
   /** Makes the bytes of `records` present in the buffer again. */
   load(records: ArrayLike<number>): void
@@ -63,10 +74,6 @@ export class FileSpans implements SourceSpans {
     this.fd = undefined
   }
 
-  private changed(): ClaudeJsonlError {
-    return new ClaudeJsonlError(`${this.path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, this.path)
-  }
-
   /** The source, opened once and checked to be the file that was read and planned. */
   private open(): number {
     if (this.fd !== undefined) return this.fd
@@ -74,13 +81,11 @@ export class FileSpans implements SourceSpans {
     try {
       fd = openSync(this.path, 'r')
     } catch {
-      throw this.changed()
+      throw sourceChanged(this.path)
     }
-    const now = fstatSync(fd, { bigint: true })
-    const was = this.stat
-    if (now.size !== was.size || now.ino !== was.ino || now.mtimeNs !== was.mtimeNs || now.ctimeNs !== was.ctimeNs) {
+    if (!sameFile(fstatSync(fd, { bigint: true }), this.stat)) {
       closeSync(fd)
-      throw this.changed()
+      throw sourceChanged(this.path)
     }
     this.fd = fd
     return fd
@@ -89,7 +94,7 @@ export class FileSpans implements SourceSpans {
   private read(fd: number, start: number, end: number): void {
     for (let at = start; at < end; ) {
       const n = readSync(fd, this.buffer, at, end - at, at)
-      if (n === 0) throw this.changed()
+      if (n === 0) throw sourceChanged(this.path)
       at += n
     }
   }
