@@ -444,6 +444,11 @@ declare namespace binding {
   }
   /** `scanBuffer` and `sha256` of one buffer at once (the hash runs on its own thread meanwhile). */
   function scanBufferHashed(buffer: Uint8Array, mode?: ScanMode): HashedScan
+  /**
+   * `assembleTranscript` with the source records read from the file at `path` (the file `index`
+   * was scanned from; a file of another size is refused) straight into the output.
+   */
+  function assembleTranscriptFromFile(path: string, index: TranscriptIndex, parts: OutputPart[]): Buffer
   // ---- end source-pages ----
 }
 

@@ -1199,13 +1199,21 @@ pub struct OutputPart {
 /// order, with the source's BOM and line terminator. Kept bytes are copied, never re-serialised.
 #[napi]
 pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<OutputPart>) -> Result<Buffer> {
-    use crate::compress::json_span::MemberEdit;
-    use crate::compress::output::{assemble, Layout, Part};
+    use crate::compress::output::{assemble, Layout};
     if index.scan.bytes != source.len() as u64 {
         return Err(Error::new(Status::InvalidArg, "the source buffer is not the one the index was scanned from"));
     }
+    assemble(source, &index.scan, &output_parts(&parts)?, &Layout::of(&index.scan))
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+}
+
+/// The parts as the assembler takes them (exactly one of records, record+set, line each).
+fn output_parts(parts: &[OutputPart]) -> Result<Vec<crate::compress::output::Part<'_>>> {
+    use crate::compress::json_span::MemberEdit;
+    use crate::compress::output::Part;
     let mut out = Vec::with_capacity(parts.len());
-    for p in &parts {
+    for p in parts {
         out.push(match (&p.records, p.record, &p.set, &p.line) {
             (Some(rs), None, None, None) => Part::Records(rs.as_ref()),
             (None, Some(record), Some(set), None) => Part::Edited {
@@ -1221,9 +1229,7 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
             }
         });
     }
-    assemble(source, &index.scan, &out, &Layout::of(&index.scan))
-        .map(Buffer::from)
-        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+    Ok(out)
 }
 
 /// uuid and parentUuid of some records, in one call (instead of one `record()` object each).
@@ -1528,6 +1534,24 @@ pub fn scan_buffer_hashed(buffer: &[u8], mode: Option<String>) -> Result<HashedS
     });
     let sha256 = sha256.map_err(|_| Error::new(Status::GenericFailure, "hashing the source failed"))?;
     Ok(HashedScan { index: TranscriptIndex { scan }, sha256 })
+}
+
+/// `assembleTranscript` with the source records read from the file at `path` (the file `index`
+/// was scanned from) instead of a buffer: the kept records are read straight into the output.
+#[napi]
+pub fn assemble_transcript_from_file(path: String, index: &TranscriptIndex, parts: Vec<OutputPart>) -> Result<Buffer> {
+    use crate::compress::output::{assemble_from, Layout};
+    let file = std::fs::File::open(&path)
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))?;
+    if file.metadata().map(|m| m.len()).ok() != Some(index.scan.bytes) {
+        return Err(Error::new(
+            Status::GenericFailure,
+            format!("{path}: the file is not the one the index was scanned from"),
+        ));
+    }
+    assemble_from(&file, &index.scan, &output_parts(&parts)?, &Layout::of(&index.scan))
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {e}")))
 }
 
 // ---- end source-pages ----

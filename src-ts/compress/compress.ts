@@ -317,8 +317,7 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
   if (t.pointer !== undefined) parts.push({ record: t.pointer, set: pointerSet })
   else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
 
-  spans?.load(partRecords(parts))
-  const bytes = native.assembleTranscript(src.buffer, index, parts)
+  const bytes = spans ? spans.assemble(parts) : native.assembleTranscript(src.buffer, index, parts)
   // Validated in memory before anything is written; what lands on disk is then checked to be
   // exactly those bytes (SHA-256 of the fsynced temp file), so the file itself is what passed.
   const v = native.validateBuffer(bytes, { fileSessionId: leafSession })
@@ -384,16 +383,6 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
  */
 export async function compress(input: string, out: string, options: CompressOptions = {}): Promise<CompressReport> {
   return compressWith(input, out, summarizerFor(options), options)
-}
-
-/** Every source record the parts copy or edit. */
-function partRecords(parts: OutputPart[]): number[] {
-  const out: number[] = []
-  for (const p of parts) {
-    if (p.records) for (const i of p.records) out.push(i)
-    if (p.record !== undefined) out.push(p.record)
-  }
-  return out
 }
 
 function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {

@@ -1,11 +1,13 @@
 // The source of a compression kept in memory only where it is being read (issue 3's peak RSS
 // target: under 3x the file). After the plan, the whole buffer's pages go back to the OS; each
 // later pass loads the spans of the records it reads (from the same open file, checked to be the
-// file that was planned) and lets them go again. Offsets stay those of the scan, so every
-// native pass reads the buffer as before. A source that changed on disk is refused.
+// file that was planned) and lets them go again; the candidate's kept records are read from the
+// file straight into it. Offsets stay those of the scan, so every native pass reads the buffer
+// as before. A source that changed on disk is refused.
 import { closeSync, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
+import type { OutputPart } from '#native'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 
 /** Neighbouring records closer than this are read in one call (the gap is read too). */
@@ -39,7 +41,7 @@ export class FileSpans implements SourceSpans {
     private readonly path: string,
     private readonly stat: BigIntStats,
     private readonly buffer: Buffer,
-    index: TranscriptIndex,
+    private readonly index: TranscriptIndex,
   ) {
     this.offsets = index.offsets()
     this.lengths = index.lengths()
@@ -66,6 +68,19 @@ export class FileSpans implements SourceSpans {
       this.read(fd, start, end)
       start = off
       end = off + (k < order.length ? this.lengths[order[k]] : 0)
+    }
+  }
+
+  /** The candidate built from `parts` (see assembleTranscript). Once the buffer was released, the
+   * kept records are read from the file straight into it, never held twice. */
+  assemble(parts: OutputPart[]): Buffer {
+    if (!this.released) return native.assembleTranscript(this.buffer, this.index, parts)
+    const fd = this.open()
+    try {
+      return native.assembleTranscriptFromFile(this.path, this.index, parts)
+    } catch (e) {
+      if (!sameFile(fstatSync(fd, { bigint: true }), this.stat)) throw sourceChanged(this.path)
+      throw e
     }
   }
 
