@@ -449,6 +449,8 @@ declare namespace binding {
    * was scanned from; a file of another size is refused) straight into the output.
    */
   function assembleTranscriptFromFile(path: string, index: TranscriptIndex, parts: OutputPart[]): Buffer
+  /** `sha256File` off the JS thread (compress hashes its source while the summary is built). */
+  function sha256FileAsync(path: string): Promise<string>
   // ---- end source-pages ----
 }
 

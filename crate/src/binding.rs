@@ -1554,4 +1554,26 @@ pub fn assemble_transcript_from_file(path: String, index: &TranscriptIndex, part
         .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {e}")))
 }
 
+pub struct Sha256FileTask {
+    path: PathBuf,
+}
+
+impl Task for Sha256FileTask {
+    type Output = String;
+    type JsValue = String;
+    fn compute(&mut self) -> Result<String> {
+        crate::hash::sha256_file_hex(&self.path)
+            .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))
+    }
+    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
+        Ok(output)
+    }
+}
+
+/// `sha256File` off the JS thread: compress hashes its source while the summary is built.
+#[napi(ts_return_type = "Promise<string>")]
+pub fn sha256_file_async(path: String) -> AsyncTask<Sha256FileTask> {
+    AsyncTask::new(Sha256FileTask { path: PathBuf::from(path) })
+}
+
 // ---- end source-pages ----

@@ -92,8 +92,9 @@ export interface Source {
   sha256: string
 }
 
-/** Reads the source, then scans and hashes it. */
-function readSource(path: string): { source: Source; index: TranscriptIndex } {
+/** Reads the source, then scans and (unless `hash` is false: the caller hashes the file later)
+ * hashes it. */
+function readSource(path: string, hash = true): { source: Source; index: TranscriptIndex } {
   let stat: BigIntStats
   let buffer: Buffer
   try {
@@ -105,6 +106,7 @@ function readSource(path: string): { source: Source; index: TranscriptIndex } {
     const code = (e as NodeJS.ErrnoException).code
     throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message)
   }
+  if (!hash) return { source: { path, buffer, stat, sha256: '' }, index: native.scanBuffer(buffer, 'full') }
   // Hashed while it is scanned: the hash runs on a thread of its own.
   const { index, sha256 } = native.scanBufferHashed(buffer, 'full')
   return { source: { path, buffer, stat, sha256 }, index }
@@ -142,8 +144,13 @@ export interface PlannedSource {
  * be summarised.
  */
 export function planSource(input: string, options: BudgetOptions = {}): PlannedSource {
+  return planSourceWith(input, options, true)
+}
+
+/** planSource; with `hash` false the source hash is left empty ('') for the caller to fill. */
+function planSourceWith(input: string, options: BudgetOptions, hash: boolean): PlannedSource {
   summaryCharBudget(options)
-  const { source: src, index } = readSource(input)
+  const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
   if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : 'not a Claude Code transcript (no record has a Claude Code type)')
@@ -168,7 +175,13 @@ export function planSource(input: string, options: BudgetOptions = {}): PlannedS
 export async function compressWith(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
   checkOutputPath(input, out)
   const charBudget = summaryCharBudget(options)
-  const { src, plan, tokens } = planSource(input, options)
+  // A summariser reading through the spans lets the source's hash be taken from the file on a
+  // thread of its own while the summary is built (the buffer is released meanwhile); the final
+  // check refuses a file that changed, so the file's hash is the buffer's.
+  const deferHash = summarize.readsThroughSpans === true
+  const { src, plan, tokens } = planSourceWith(input, options, !deferHash)
+  const hashing = deferHash ? native.sha256FileAsync(input) : undefined
+  hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
   const index = plan.index
   const t = plan.topology
   const cutAt = t.cut!
@@ -185,7 +198,7 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const spans = summarize.readsThroughSpans ? new FileSpans(src.path, src.stat, src.buffer, index) : undefined
   try {
     spans?.release()
-    return await compressPlanned(input, out, summarize, options, { src, plan, tokens }, { charBudget, linkOf, firstKept, firstJson, kept, spans })
+    return await compressPlanned(input, out, summarize, options, { src, plan, tokens }, { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing })
   } finally {
     spans?.close()
   }
@@ -199,17 +212,27 @@ interface Planned {
   firstJson: Record<string, unknown>
   kept: number[]
   spans?: FileSpans
+  /** The source's hash, when it is being taken from the file meanwhile. */
+  hashing?: Promise<string>
 }
 
 async function compressPlanned(input: string, out: string, summarize: Summarizer, options: CompressOptions, planned: PlannedSource, p: Planned): Promise<CompressReport> {
   const { src, plan, tokens } = planned
-  const { charBudget, linkOf, firstKept, firstJson, kept, spans } = p
+  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing } = p
   const index = plan.index
   const t = plan.topology
   const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
   const lineOf = (i: number) => t.recordLines[i]
 
   const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options, spans })
+  if (hashing) {
+    try {
+      src.sha256 = await hashing
+    } catch {
+      throw sourceChanged(src.path)
+    }
+    plan.report.sourceSha256 = src.sha256
+  }
   if (!sum.text.trim()) throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
 
   // Synthetic records are stamped just before the first kept record (never "now", R12).
