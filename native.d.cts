@@ -468,6 +468,28 @@ declare namespace binding {
    */
   function summaryRecordsJson(buffer: Uint8Array, index: TranscriptIndex, records: Uint32Array, options?: SummaryInputOptions): string
   // ---- end estimate ----
+  // ---- source-pages (issue 3 targets): the source's pages released between passes; hashed while scanned ----
+  /**
+   * Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
+   * they read as zeros until written again. Returns the bytes released. Only for a buffer that
+   * owns its memory (a large file read, not a slice of a shared pool).
+   */
+  function releasePages(buffer: Uint8Array): number
+  /** A scan and the SHA-256 of the same bytes. */
+  interface HashedScan {
+    index: TranscriptIndex
+    sha256: string
+  }
+  /** `scanBuffer` and `sha256` of one buffer at once (the hash runs on its own thread meanwhile). */
+  function scanBufferHashed(buffer: Uint8Array, mode?: ScanMode): HashedScan
+  /**
+   * `assembleTranscript` with the source records read from the file at `path` (the file `index`
+   * was scanned from; a file of another size is refused) straight into the output.
+   */
+  function assembleTranscriptFromFile(path: string, index: TranscriptIndex, parts: OutputPart[]): Buffer
+  /** `sha256File` off the JS thread (compress hashes its source while the summary is built). */
+  function sha256FileAsync(path: string): Promise<string>
+  // ---- end source-pages ----
 }
 
 export = binding

@@ -1398,13 +1398,21 @@ pub struct OutputPart {
 /// order, with the source's BOM and line terminator. Kept bytes are copied, never re-serialised.
 #[napi]
 pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<OutputPart>) -> Result<Buffer> {
-    use crate::compress::json_span::MemberEdit;
-    use crate::compress::output::{assemble, Layout, Part};
+    use crate::compress::output::{assemble, Layout};
     if index.scan.bytes != source.len() as u64 {
         return Err(Error::new(Status::InvalidArg, "the source buffer is not the one the index was scanned from"));
     }
+    assemble(source, &index.scan, &output_parts(&parts)?, &Layout::of(&index.scan))
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+}
+
+/// The parts as the assembler takes them (exactly one of records, record+set, line each).
+fn output_parts(parts: &[OutputPart]) -> Result<Vec<crate::compress::output::Part<'_>>> {
+    use crate::compress::json_span::MemberEdit;
+    use crate::compress::output::Part;
     let mut out = Vec::with_capacity(parts.len());
-    for p in &parts {
+    for p in parts {
         out.push(match (&p.records, p.record, &p.set, &p.line) {
             (Some(rs), None, None, None) => Part::Records(rs.as_ref()),
             (None, Some(record), Some(set), None) => Part::Edited {
@@ -1420,9 +1428,7 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
             }
         });
     }
-    assemble(source, &index.scan, &out, &Layout::of(&index.scan))
-        .map(Buffer::from)
-        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+    Ok(out)
 }
 
 /// uuid and parentUuid of some records, in one call (instead of one `record()` object each).
@@ -1699,3 +1705,74 @@ pub fn summary_records_json(
 }
 
 // ---- end estimate ----
+// ---- source-pages (issue 3 targets): the source's pages released between passes; hashed while scanned ----
+
+/// Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
+/// they read as zeros until written again. Returns the bytes released.
+#[napi]
+pub fn release_pages(mut buffer: Buffer) -> f64 {
+    crate::compress::pages::release(buffer.as_mut()) as f64
+}
+
+/// A scan and the SHA-256 of the same bytes.
+#[napi(object, object_from_js = false)]
+pub struct HashedScan {
+    pub index: TranscriptIndex,
+    pub sha256: String,
+}
+
+/// `scanBuffer` and `sha256` of one buffer at once: the hash runs on a thread of its own while
+/// the scan runs, so a compression does not read its source twice in a row.
+#[napi]
+pub fn scan_buffer_hashed(buffer: &[u8], mode: Option<String>) -> Result<HashedScan> {
+    let mode = mode_of(mode)?;
+    let (scan, sha256) = std::thread::scope(|threads| {
+        let hash = threads.spawn(|| crate::hash::sha256_hex(buffer));
+        let scan = scan::scan_bytes(buffer, mode);
+        (scan, hash.join())
+    });
+    let sha256 = sha256.map_err(|_| Error::new(Status::GenericFailure, "hashing the source failed"))?;
+    Ok(HashedScan { index: TranscriptIndex { scan }, sha256 })
+}
+
+/// `assembleTranscript` with the source records read from the file at `path` (the file `index`
+/// was scanned from) instead of a buffer: the kept records are read straight into the output.
+#[napi]
+pub fn assemble_transcript_from_file(path: String, index: &TranscriptIndex, parts: Vec<OutputPart>) -> Result<Buffer> {
+    use crate::compress::output::{assemble_from, Layout};
+    let file = std::fs::File::open(&path)
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))?;
+    if file.metadata().map(|m| m.len()).ok() != Some(index.scan.bytes) {
+        return Err(Error::new(
+            Status::GenericFailure,
+            format!("{path}: the file is not the one the index was scanned from"),
+        ));
+    }
+    assemble_from(&file, &index.scan, &output_parts(&parts)?, &Layout::of(&index.scan))
+        .map(Buffer::from)
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {e}")))
+}
+
+pub struct Sha256FileTask {
+    path: PathBuf,
+}
+
+impl Task for Sha256FileTask {
+    type Output = String;
+    type JsValue = String;
+    fn compute(&mut self) -> Result<String> {
+        crate::hash::sha256_file_hex(&self.path)
+            .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))
+    }
+    fn resolve(&mut self, _env: Env, output: String) -> Result<String> {
+        Ok(output)
+    }
+}
+
+/// `sha256File` off the JS thread: compress hashes its source while the summary is built.
+#[napi(ts_return_type = "Promise<string>")]
+pub fn sha256_file_async(path: String) -> AsyncTask<Sha256FileTask> {
+    AsyncTask::new(Sha256FileTask { path: PathBuf::from(path) })
+}
+
+// ---- end source-pages ----

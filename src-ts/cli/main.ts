@@ -2,24 +2,10 @@
 // The claude-jsonl command line. Every failure is one line on stderr and a documented exit
 // code (README, "Exit codes"); nothing is ever written into the estate.
 import { parseCommand, print } from './args.js'
-import { stats, GroupBy } from '../read/stats.js'
-import { doctor } from '../read/doctor.js'
+import type { GroupBy } from '../read/stats.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { renderStats } from './stats-command.js'
-import { renderDoctor } from './doctor-command.js'
 import native from '../native.js'
-import { runShow } from './show-command.js'
-import { runTimeline } from './timeline-command.js'
-import { runSessions } from './sessions-command.js'
-import { runTeleport } from './teleport-command.js'
-import { runFind } from './find-command.js'
-import { runValidate } from './validate-command.js'
-import { runPlan } from './plan-command.js'
-import { runCompress } from './compress-command.js'
-import { runPack } from './pack-command.js'
-import { ARCHIVE_USAGE, runArchive } from './archive-command.js'
-import { RESTORE_USAGE, runRestore } from './restore-command.js'
+// Each command's module is loaded when that command runs: start-up pays only for what it uses.
 
 const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcripts
 
@@ -41,8 +27,8 @@ Usage:
                         [--target-estimated-tokens N] [--force] [--json] ...
   claude-jsonl pack SESSION --out PACK.md [--handoff FILE] [--model-pack-char-budget N]
                     [--model-pack-estimated-token-budget N] [--projects DIR] [--json]
-  ${ARCHIVE_USAGE}
-  ${RESTORE_USAGE}
+  claude-jsonl archive [PATH...] --to DIR [--projects DIR] [--json]
+  claude-jsonl restore ARCHIVE (SESSION... | --all) --to DIR [--into-claude-dir] [--json]
   claude-jsonl --version | --help
 
 Without PATH, the estate root is --projects DIR, else $CLAUDE_CONFIG_DIR/projects,
@@ -54,7 +40,8 @@ Exit codes: 0 ok, 1 flagged or refused (doctor findings, validate errors, a topo
 compress token ceiling, archive or restore failed for some files), 2 bad usage, 3 missing or
 unreadable path or a file that is not JSONL, 4 internal error.`
 
-function progressBar() {
+async function progressBar() {
+  const { createProgress } = await import('./progress.js')
   // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
   const bar = createProgress(process.stderr)
   return { onProgress: (p: { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }) => bar.update(p), done: () => bar.done() }
@@ -71,7 +58,8 @@ async function runStats(args: string[]): Promise<number> {
     timezone: { type: 'string' },
   })
   if (values.help) return print(HELP), EXIT.ok
-  const progress = progressBar()
+  const [{ stats }, { renderStats }] = await Promise.all([import('../read/stats.js'), import('./stats-command.js')])
+  const progress = await progressBar()
   try {
     const report = await stats({
       paths: positionals,
@@ -93,7 +81,8 @@ async function runStats(args: string[]): Promise<number> {
 async function runDoctor(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('doctor', args, { projects: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } })
   if (values.help) return print(HELP), EXIT.ok
-  const progress = progressBar()
+  const [{ doctor }, { renderDoctor }] = await Promise.all([import('../read/doctor.js'), import('./doctor-command.js')])
+  const progress = await progressBar()
   try {
     const report = await doctor({ paths: positionals, projects: values.projects, onProgress: progress.onProgress })
     progress.done()
@@ -112,27 +101,27 @@ export async function main(argv: string[]): Promise<number> {
     case 'doctor':
       return runDoctor(rest)
     case 'show':
-      return runShow(rest)
+      return (await import('./show-command.js')).runShow(rest)
     case 'timeline':
-      return runTimeline(rest)
+      return (await import('./timeline-command.js')).runTimeline(rest)
     case 'sessions':
-      return runSessions(rest)
+      return (await import('./sessions-command.js')).runSessions(rest)
     case 'teleport-id':
-      return runTeleport(rest)
+      return (await import('./teleport-command.js')).runTeleport(rest)
     case 'find':
-      return runFind(rest)
+      return (await import('./find-command.js')).runFind(rest)
     case 'validate':
-      return runValidate(rest)
+      return (await import('./validate-command.js')).runValidate(rest)
     case 'plan':
-      return runPlan(rest)
+      return (await import('./plan-command.js')).runPlan(rest)
     case 'compress':
-      return runCompress(rest)
+      return (await import('./compress-command.js')).runCompress(rest)
     case 'pack':
-      return runPack(rest)
+      return (await import('./pack-command.js')).runPack(rest)
     case 'archive':
-      return runArchive(rest)
+      return (await import('./archive-command.js')).runArchive(rest)
     case 'restore':
-      return runRestore(rest)
+      return (await import('./restore-command.js')).runRestore(rest)
     case '--version':
     case '-v':
       print(`claude-jsonl ${native.version()}`)

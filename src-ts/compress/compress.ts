@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync, type BigIntStats } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import native from '../native.js'
+import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../atomic-write.js'
 import { KNOWN_TYPES } from '../read/doctor.js'
@@ -19,6 +20,7 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor, type SummaryOptions } from './summarize.js'
+import { FileSpans, sameFile, sourceChanged, type SourceSpans } from './source-spans.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -31,6 +33,9 @@ export interface SummaryRequest {
   sourcePath: string
   charBudget: number
   options: CompressOptions
+  /** Given to a summariser that declares `readsThroughSpans`: the plan's buffer then holds only
+   * what it loads through these. */
+  spans?: SourceSpans
 }
 
 export interface SummaryResult {
@@ -41,7 +46,11 @@ export interface SummaryResult {
   metadata?: Record<string, unknown>
 }
 
-export type Summarizer = (request: SummaryRequest) => Promise<SummaryResult>
+export type Summarizer = ((request: SummaryRequest) => Promise<SummaryResult>) & {
+  /** It reads the source's bytes only through `request.spans`, loading what it reads: compress
+   * then gives the buffer's pages back while it runs (peak memory). */
+  readsThroughSpans?: boolean
+}
 
 export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** Replace an existing output file. */
@@ -83,7 +92,9 @@ export interface Source {
   sha256: string
 }
 
-function readSource(path: string): Source {
+/** Reads the source, then scans and (unless `hash` is false: the caller hashes the file later)
+ * hashes it. */
+function readSource(path: string, hash = true): { source: Source; index: TranscriptIndex } {
   let stat: BigIntStats
   let buffer: Buffer
   try {
@@ -95,7 +106,10 @@ function readSource(path: string): Source {
     const code = (e as NodeJS.ErrnoException).code
     throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message)
   }
-  return { path, buffer, stat, sha256: native.sha256(buffer) }
+  if (!hash) return { source: { path, buffer, stat, sha256: '' }, index: native.scanBuffer(buffer, 'full') }
+  // Hashed while it is scanned: the hash runs on a thread of its own.
+  const { index, sha256 } = native.scanBufferHashed(buffer, 'full')
+  return { source: { path, buffer, stat, sha256 }, index }
 }
 
 /** The source must be exactly what was read: a session still being written is refused. Size,
@@ -107,10 +121,7 @@ function checkSourceUnchanged(src: Source): void {
   } catch {
     throw new ClaudeJsonlError(`${src.path}: the source disappeared during the run; nothing written`, EXIT.input, src.path)
   }
-  const was = src.stat
-  if (now.size !== was.size || now.ino !== was.ino || now.mtimeNs !== was.mtimeNs || now.ctimeNs !== was.ctimeNs) {
-    throw new ClaudeJsonlError(`${src.path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, src.path)
-  }
+  if (!sameFile(now, src.stat)) throw sourceChanged(src.path)
 }
 
 function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {
@@ -133,9 +144,13 @@ export interface PlannedSource {
  * be summarised.
  */
 export function planSource(input: string, options: BudgetOptions = {}): PlannedSource {
+  return planSourceWith(input, options, true)
+}
+
+/** planSource; with `hash` false the source hash is left empty ('') for the caller to fill. */
+function planSourceWith(input: string, options: BudgetOptions, hash: boolean): PlannedSource {
   summaryCharBudget(options)
-  const src = readSource(input)
-  const index = native.scanBuffer(src.buffer, 'full')
+  const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
   if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : 'not a Claude Code transcript (no record has a Claude Code type)')
@@ -160,7 +175,13 @@ export function planSource(input: string, options: BudgetOptions = {}): PlannedS
 export async function compressWith(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
   checkOutputPath(input, out)
   const charBudget = summaryCharBudget(options)
-  const { src, plan, tokens } = planSource(input, options)
+  // A summariser reading through the spans lets the source's hash be taken from the file on a
+  // thread of its own while the summary is built (the buffer is released meanwhile); the final
+  // check refuses a file that changed, so the file's hash is the buffer's.
+  const deferHash = summarize.readsThroughSpans === true
+  const { src, plan, tokens } = planSourceWith(input, options, !deferHash)
+  const hashing = deferHash ? native.sha256FileAsync(input) : undefined
+  hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
   const index = plan.index
   const t = plan.topology
   const cutAt = t.cut!
@@ -169,13 +190,49 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const links = native.recordLinks(index, t.chain)
   const linkOf = new Map<number, { uuid?: string; parent?: string }>()
   t.chain.forEach((i, k) => linkOf.set(i, { uuid: links.uuids[k] ?? undefined, parent: links.parents[k] ?? undefined }))
-  const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
-  const lineOf = (i: number) => t.recordLines[i]
   const kept = Array.from(t.chain.subarray(cutAt))
   const firstKept = kept[0]
   const firstJson = recordJson(plan, firstKept)
 
-  const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options })
+  // From here on the source buffer holds only the spans being read (when the summariser allows).
+  const spans = summarize.readsThroughSpans ? new FileSpans(src.path, src.stat, src.buffer, index) : undefined
+  try {
+    spans?.release()
+    return await compressPlanned(input, out, summarize, options, { src, plan, tokens }, { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing })
+  } finally {
+    spans?.close()
+  }
+}
+
+/** What compressWith worked out before the summary. */
+interface Planned {
+  charBudget: number
+  linkOf: Map<number, { uuid?: string; parent?: string }>
+  firstKept: number
+  firstJson: Record<string, unknown>
+  kept: number[]
+  spans?: FileSpans
+  /** The source's hash, when it is being taken from the file meanwhile. */
+  hashing?: Promise<string>
+}
+
+async function compressPlanned(input: string, out: string, summarize: Summarizer, options: CompressOptions, planned: PlannedSource, p: Planned): Promise<CompressReport> {
+  const { src, plan, tokens } = planned
+  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing } = p
+  const index = plan.index
+  const t = plan.topology
+  const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
+  const lineOf = (i: number) => t.recordLines[i]
+
+  const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options, spans })
+  if (hashing) {
+    try {
+      src.sha256 = await hashing
+    } catch {
+      throw sourceChanged(src.path)
+    }
+    plan.report.sourceSha256 = src.sha256
+  }
   if (!sum.text.trim()) throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
 
   // Synthetic records are stamped just before the first kept record (never "now", R12).
@@ -283,7 +340,7 @@ export async function compressWith(input: string, out: string, summarize: Summar
   if (t.pointer !== undefined) parts.push({ record: t.pointer, set: pointerSet })
   else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
 
-  const bytes = native.assembleTranscript(src.buffer, index, parts)
+  const bytes = spans ? spans.assemble(parts) : native.assembleTranscript(src.buffer, index, parts)
   // Validated in memory before anything is written; what lands on disk is then checked to be
   // exactly those bytes (SHA-256 of the fsynced temp file), so the file itself is what passed.
   const v = native.validateBuffer(bytes, { fileSessionId: leafSession })

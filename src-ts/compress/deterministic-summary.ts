@@ -165,6 +165,9 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   for (const e of inputs.entries) {
     const sources: [string, boolean][] = [...e.texts.map((t): [string, boolean] => [t, false]), ...e.thinking.map((t): [string, boolean] => [t, true])]
     for (const [text, thinking] of sources) {
+      // A text with no cue has no sentence with one (sentences are substrings cut at non-word
+      // characters, so every match in a sentence is a match in its text): skip the split.
+      if (!ANY_CUE.test(text)) continue
       sentences(text).forEach((s, k) => {
         if (tested.has(s)) return
         tested.add(s)

@@ -77,7 +77,7 @@ function sourceOf(o: SummaryOptions): SummarySource {
 export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
   const source = sourceOf(o)
   const handoff = o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file')
-  return async (req: SummaryRequest): Promise<SummaryResult> => {
+  const summarize: Summarizer = async (req: SummaryRequest): Promise<SummaryResult> => {
     const p = req.plan
     const cut = p.report.cut
     const outcome = await produceSummary({
@@ -92,6 +92,7 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
       preservePriorSummariesVerbatim: o.preservePriorSummariesVerbatim,
       firstKeptLine: cut?.firstKeptLine,
       keptRecords: cut?.recentRecordsPreserved,
+      spans: req.spans,
     })
     const m = outcome.manifest
     return {
@@ -115,4 +116,7 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
       },
     }
   }
+  // Only the deterministic summary reads the source through the spans (a pack hashes it whole).
+  summarize.readsThroughSpans = source.kind === 'deterministic'
+  return summarize
 }

@@ -8,6 +8,7 @@ import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { buildPack, PackManifest, PackOptions } from './pack.js'
 import { ComposedSummary, ComposeOptions, composeSummary, validateModelSummary } from './model-summary.js'
 import { readSummaryInputs, SummaryInputs } from './summary-inputs.js'
+import type { SourceSpans } from './source-spans.js'
 
 export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 600_000
 export const DEFAULT_SUMMARIZER_MODEL = 'claude-sonnet-4-5'
@@ -134,6 +135,9 @@ export interface SummaryRequest extends ComposeOptions {
   /** The handoff file's text (`--handoff FILE`): shown to the model as H anchors. */
   handoff?: string
   pack?: PackOptions
+  /** The deterministic path loads the records it reads through these (the buffer holds only
+   * what is loaded); a model summary's pack reads the whole buffer, which must then be whole. */
+  spans?: SourceSpans
 }
 
 export interface SummaryOutcome extends ComposedSummary {
@@ -148,7 +152,7 @@ export interface SummaryOutcome extends ComposedSummary {
  * manifest and composed with the safety appendix). Throws a one-line ClaudeJsonlError.
  */
 export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcome> {
-  const inputs = readSummaryInputs(req.bytes, req.index, req.summaryIndexes)
+  const inputs = readSummaryInputs(req.bytes, req.index, req.summaryIndexes, { spans: req.source.kind === 'deterministic' ? req.spans : undefined })
   const compose: ComposeOptions = {
     transcriptPath: req.transcriptPath,
     charBudget: req.charBudget,

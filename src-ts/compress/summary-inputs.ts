@@ -6,6 +6,7 @@
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import type { SummaryBlock, SummaryRecord } from '#native'
+import type { SourceSpans } from './source-spans.js'
 
 export interface ToolCall {
   line: number
@@ -108,6 +109,9 @@ export interface SummaryInputOptions {
   stringChars?: number
   /** Tool results are cut to this many characters, head and tail kept (default 1200). */
   resultChars?: number
+  /** When the buffer holds only what is loaded: each batch's records are loaded before they
+   * are read and released after (compress's deterministic path). */
+  spans?: SourceSpans
 }
 
 /** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair, marked with `…`. */
@@ -245,13 +249,25 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
   return { entries, commands, fileChanges, todos, firstLine, lastLine }
 }
 
+/** Records per native call: small enough that no batch's JSON text is a large transient string
+ * (one string for 50 MB of records would be several MB, parsed into a second copy). */
+const BATCH_RECORDS = 256
+
 /**
  * Reads the summary inputs of `summaryIndexes` (record indexes of `index`, in chain order) from
  * `buffer`, the bytes `index` was scanned from.
  */
 export function readSummaryInputs(buffer: Uint8Array, index: TranscriptIndex, summaryIndexes: ArrayLike<number>, options: SummaryInputOptions = {}): SummaryInputs {
-  const records = JSON.parse(
-    native.summaryRecordsJson(buffer, index, Uint32Array.from(summaryIndexes), { stringChars: options.stringChars, resultChars: options.resultChars }),
-  ) as SummaryRecord[]
-  return deriveFacts(records.map(entryOf))
+  const all = Uint32Array.from(summaryIndexes)
+  const limits = { stringChars: options.stringChars, resultChars: options.resultChars }
+  const entries: SummaryEntry[] = []
+  for (let at = 0; at < all.length; at += BATCH_RECORDS) {
+    const batch = all.subarray(at, at + BATCH_RECORDS)
+    options.spans?.load(batch)
+    const json = native.summaryRecordsJson(buffer, index, batch, limits)
+    options.spans?.release()
+    const records = JSON.parse(json) as SummaryRecord[]
+    for (const r of records) entries.push(entryOf(r))
+  }
+  return deriveFacts(entries)
 }

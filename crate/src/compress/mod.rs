@@ -5,6 +5,7 @@
 pub mod estimate;
 pub mod json_span;
 pub mod output;
+pub mod pages;
 pub mod summary_inputs;
 
 use crate::scan::Scan;

@@ -21,6 +21,8 @@ pub enum AssembleError {
     NoSuchRecord(u32),
     /// A byte-span edit was refused on this source line (1-based).
     Edit { line: u32, error: SpanError },
+    /// The source's bytes of this line could not be read (a file that changed or went away).
+    Read { line: u32, error: String },
 }
 
 impl std::fmt::Display for AssembleError {
@@ -33,6 +35,7 @@ impl std::fmt::Display for AssembleError {
             AssembleError::Edit { line, error: SpanError::NotAnObject } => {
                 write!(f, "line {line}: the record could not be edited as one JSON object")
             }
+            AssembleError::Read { line, error } => write!(f, "line {line}: cannot read the source ({error})"),
         }
     }
 }
@@ -50,39 +53,103 @@ impl Layout {
     }
 }
 
+/// Where the source records' bytes come from: the file's bytes in memory, or the file itself
+/// (so a compression need not hold the kept records twice, once read and once copied).
+pub trait SourceBytes {
+    /// Appends the bytes of the span `offset..offset + len` of the source to `out`.
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String>;
+}
+
+impl SourceBytes for &[u8] {
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
+        let span = self
+            .get(offset as usize..offset as usize + len as usize)
+            .ok_or("the span lies beyond the end of the buffer: it is not the buffer the index was made from")?;
+        out.extend_from_slice(span);
+        Ok(())
+    }
+}
+
+impl SourceBytes for &std::fs::File {
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
+        let at = out.len();
+        out.resize(at + len as usize, 0);
+        read_exact_at(self, &mut out[at..], offset).map_err(|e| {
+            out.truncate(at);
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                "the file is shorter than when it was scanned".to_string()
+            } else {
+                e.to_string()
+            }
+        })
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(f: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(f, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Concatenates the parts into one transcript; every line ends with the layout's terminator.
 pub fn assemble(src: &[u8], scan: &Scan, parts: &[Part], layout: &Layout) -> Result<Vec<u8>, AssembleError> {
+    assemble_from(src, scan, parts, layout)
+}
+
+/// [`assemble`] with the source records' bytes taken from `src` (memory or the file).
+pub fn assemble_from(
+    mut src: impl SourceBytes,
+    scan: &Scan,
+    parts: &[Part],
+    layout: &Layout,
+) -> Result<Vec<u8>, AssembleError> {
     let newline: &[u8] = if layout.crlf { b"\r\n" } else { b"\n" };
-    let span = |i: u32| -> Result<&[u8], AssembleError> {
-        let r = scan.records.get(i as usize).ok_or(AssembleError::NoSuchRecord(i))?;
-        Ok(&src[r.offset as usize..r.offset as usize + r.len as usize])
-    };
+    let record = |i: u32| scan.records.get(i as usize).ok_or(AssembleError::NoSuchRecord(i));
     let mut size = if layout.bom { 3 } else { 0 };
     for p in parts {
         size += match p {
             Part::Records(rs) => {
-                rs.iter().map(|&i| span(i).map(|s| s.len() + newline.len())).sum::<Result<usize, _>>()?
+                rs.iter().map(|&i| record(i).map(|r| r.len as usize + newline.len())).sum::<Result<usize, _>>()?
             }
-            Part::Edited { record, .. } => span(*record)?.len() + 128,
+            Part::Edited { record: i, .. } => record(*i)?.len as usize + 128,
             Part::Line(l) => l.len() + newline.len(),
         };
     }
+    let mut append = |i: u32, out: &mut Vec<u8>| -> Result<(), AssembleError> {
+        let r = record(i)?;
+        src.append(r.offset, r.len, out).map_err(|error| AssembleError::Read { line: r.line, error })
+    };
     let mut out = Vec::with_capacity(size);
     if layout.bom {
         out.extend_from_slice(b"\xEF\xBB\xBF");
     }
+    let mut scratch = Vec::new();
     for p in parts {
         match p {
             Part::Records(rs) => {
                 for &i in rs.iter() {
-                    out.extend_from_slice(span(i)?);
+                    append(i, &mut out)?;
                     out.extend_from_slice(newline);
                 }
             }
-            Part::Edited { record, edits } => {
-                let line = scan.records[*record as usize].line;
-                let edited =
-                    edit_members(span(*record)?, edits).map_err(|error| AssembleError::Edit { line, error })?;
+            Part::Edited { record: i, edits } => {
+                let line = record(*i)?.line;
+                scratch.clear();
+                append(*i, &mut scratch)?;
+                let edited = edit_members(&scratch, edits).map_err(|error| AssembleError::Edit { line, error })?;
                 out.extend_from_slice(&edited);
                 out.extend_from_slice(newline);
             }
@@ -120,5 +187,27 @@ mod tests {
             assemble(src.as_bytes(), &scan, &[Part::Records(&[9])], &layout),
             Err(AssembleError::NoSuchRecord(9))
         );
+    }
+
+    #[test]
+    fn reads_the_same_spans_from_the_file_and_refuses_a_shorter_file() {
+        let src = "{\"uuid\":\"a\",\"parentUuid\":null}\n{\"uuid\":\"b\",\"parentUuid\":\"a\"}\n{\"uuid\":\"c\",\"parentUuid\":\"b\"}\n";
+        let scan = scan_bytes(src.as_bytes(), Mode::Full);
+        let layout = Layout::of(&scan);
+        let parts = [
+            Part::Records(&[0]),
+            Part::Line(br#"{"new":1}"#),
+            Part::Edited { record: 2, edits: vec![MemberEdit { key: "parentUuid", json: br#""S""# }] },
+            Part::Records(&[1]),
+        ];
+        let path = std::env::temp_dir().join(format!("cj-output-test-{}.jsonl", std::process::id()));
+        std::fs::write(&path, src).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let from_file = assemble_from(&file, &scan, &parts, &layout);
+        assert_eq!(from_file, assemble(src.as_bytes(), &scan, &parts, &layout));
+        std::fs::write(&path, &src[..40]).unwrap();
+        let short = assemble_from(&file, &scan, &parts, &layout);
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(short, Err(AssembleError::Read { line: 3, .. })), "{short:?}");
     }
 }

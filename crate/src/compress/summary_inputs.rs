@@ -65,7 +65,11 @@ fn cut(s: &str, max: usize, tail: bool) -> (String, bool) {
     if s.len() <= max {
         return (s.to_string(), false);
     }
-    let n = s.chars().count();
+    cut_counted(s, s.chars().count(), max, tail)
+}
+
+/// [`cut`] of `s`, whose character count `n` is known.
+fn cut_counted(s: &str, n: usize, max: usize, tail: bool) -> (String, bool) {
     if n <= max {
         return (s.to_string(), false);
     }
@@ -74,7 +78,9 @@ fn cut(s: &str, max: usize, tail: bool) -> (String, bool) {
         return (format!("{}…[+{} chars]", &s[..at(max)], n - max), true);
     }
     let (head, back) = (max - max / 4, max / 4);
-    (format!("{}…[{} chars cut]…{}", &s[..at(head)], n - head - back, &s[at(n - back)..]), true)
+    // The tail is found from the end: walking to it from the start would cross the whole text.
+    let tail_at = if back == 0 { s.len() } else { s.char_indices().nth_back(back - 1).map_or(0, |(i, _)| i) };
+    (format!("{}…[{} chars cut]…{}", &s[..at(head)], n - head - back, &s[tail_at..]), true)
 }
 
 fn escape_into(s: &str, out: &mut String) {
@@ -168,9 +174,9 @@ fn text_of(tape: &[Node], at: Option<usize>) -> Option<String> {
 }
 
 /// A tool result's content as plain text: a string, or its text blocks joined by newlines.
-fn result_text(tape: &[Node], at: usize) -> String {
+fn result_text<'t>(tape: &'t [Node], at: usize) -> std::borrow::Cow<'t, str> {
     match tape.get(at) {
-        Some(Node::String(s)) => s.to_string(),
+        Some(Node::String(s)) => std::borrow::Cow::Borrowed(s),
         Some(Node::Array { .. }) => items(tape, at)
             .map(|b| match field(tape, b, "type").and_then(|t| as_str(tape, t)) {
                 Some("text") => field(tape, b, "text").and_then(|t| as_str(tape, t)).unwrap_or("").to_string(),
@@ -179,8 +185,9 @@ fn result_text(tape: &[Node], at: usize) -> String {
             })
             .filter(|s| !s.is_empty())
             .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
+            .join("\n")
+            .into(),
+        _ => std::borrow::Cow::Borrowed(""),
     }
 }
 
@@ -200,9 +207,10 @@ fn block(tape: &[Node], at: usize, lim: Limits) -> Block {
         "tool_result" => {
             b.id = text_of(tape, field(tape, at, "tool_use_id"));
             b.is_error = field(tape, at, "is_error").is_some_and(|v| as_bool(tape, v));
-            let full = field(tape, at, "content").map_or(String::new(), |v| result_text(tape, v));
-            b.chars = full.chars().count() as u32;
-            let (t, c) = cut(&full, lim.result_chars, true);
+            let full = field(tape, at, "content").map_or(std::borrow::Cow::Borrowed(""), |v| result_text(tape, v));
+            let n = full.chars().count();
+            b.chars = n as u32;
+            let (t, c) = cut_counted(&full, n, lim.result_chars, true);
             b.text = Some(t);
             b.cut = c;
         }
