@@ -71,7 +71,8 @@ test('append refuses a seq that does not continue the log, and data that is not 
   await t.throwsAsync(s.append(META.id, [ev(1)]), { message: 'store: disposed' })
 })
 
-test('the batching window is fixed: later events join the batch without extending it', async (t) => {
+// Serial: ava runs serial tests before the concurrent ones, so the simulated clock affects no other test.
+test.serial('the batching window is fixed: later events join the batch without extending it', async (t) => {
   // Timers and the clock are simulated, so the check does not depend on the machine's load.
   const root = join(tmp(), 'r')
   const s = new Store({ root, writeBatchMaxDelayMs: 600 })
