@@ -63,20 +63,6 @@ pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
     }
 }
 
-/// Starts writing a finished temp file's pages to disk without waiting, so the run's closing
-/// `sync_all` finds little left to flush: the disk works while the cores still decode or
-/// compress other files. Only a head start (Linux); durability still comes from `sync_all`.
-pub fn start_writeback(f: &File) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: sync_file_range only reads the descriptor, which `f` keeps open for the call.
-        unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = f;
-}
-
 /// Makes written files durable. Many small files each fsynced cost a disk flush apiece (about
 /// 3 ms here); on Linux one syncfs of the file system flushes them all at once. Elsewhere each
 /// file and folder is fsynced.

@@ -296,7 +296,6 @@ pub fn decode_to_temp(store_path: &Path, target: &Path) -> Result<(PathBuf, Mark
         if d.len != mark.size {
             file.set_len(mark.size).map_err(io)?;
         }
-        fsx::start_writeback(&file);
         Ok(mark)
     })();
     match r {

@@ -608,7 +608,6 @@ fn write_generation(
         let mut sink = NewFile { file: &mut file, path: &tmp, len: 0 };
         sink.put(&store::encode_batch_with(&layout::header_line(key, gen, created_at), Encoding::Zstd, ARCHIVE)?)?;
         let (sha, events) = encode_range(f, src, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
-        fsx::start_writeback(sink.file);
         Ok((sha, sink.len, events))
     })();
     match r {
