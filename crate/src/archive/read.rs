@@ -200,8 +200,9 @@ pub struct Decoded {
     pub events: u64,
 }
 
-/// Frames decoded at once: enough to keep every core busy, few enough to bound memory.
-const FRAMES_AT_ONCE: usize = 16;
+/// Frames decoded at once (up to 8 MB of text each): enough to keep every core busy, few enough
+/// to bound memory.
+const FRAMES_AT_ONCE: usize = 8;
 
 /// Decodes one generation's file into `sink`, checking every mark's size and SHA-256 (each
 /// mark's hash is of all bytes before it). Bytes after the last mark are written too; the

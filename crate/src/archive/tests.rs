@@ -193,7 +193,10 @@ fn cost_breakdown() {
     let t = std::time::Instant::now();
     let mut stored = 0;
     for (a, b) in write::cut_chunks(&text) {
-        stored += crate::store::encode_batch(&text[a..b], crate::store::Encoding::Zstd).unwrap().len();
+        stored +=
+            crate::store::encode_batch_with(&text[a..b], crate::store::Encoding::Zstd, crate::store::Profile::Archive)
+                .unwrap()
+                .len();
     }
     let z = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();

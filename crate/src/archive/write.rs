@@ -25,8 +25,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 /// Source bytes per compressed frame (whole lines): big enough for a ratio close to one
-/// stream's, small enough to spread one large file over every core.
-pub const CHUNK: usize = 4 << 20;
+/// stream's (it fills the archive profile's 8 MiB window), small enough to spread one large
+/// file over every core.
+pub const CHUNK: usize = 8 << 20;
+const ARCHIVE: store::Profile = store::Profile::Archive;
 /// Source bytes read and hashed at a time from one file.
 const WINDOW: usize = 32 << 20;
 
@@ -385,7 +387,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         }
         let mut seq = h.events;
         if h.needs_cut {
-            sink.put(&store::encode_batch(&events::cut_event(seq, h.size), Encoding::Zstd)?)?;
+            sink.put(&store::encode_batch_with(&events::cut_event(seq, h.size), Encoding::Zstd, ARCHIVE)?)?;
             seq += 1;
         }
         encode_range(&f, src, h.size, size, seq, hasher, mtime_ns, &mut sink, progress)
@@ -543,7 +545,7 @@ fn encode_range(
                             let (parser, text) = &mut *cell.borrow_mut();
                             text.clear();
                             events::encode(parser, &buf[c.0..c.1], s, text);
-                            store::encode_batch(text, Encoding::Zstd)
+                            store::encode_batch_with(text, Encoding::Zstd, ARCHIVE)
                         });
                         progress.bytes_done.fetch_add((c.1 - c.0) as u64, Ordering::Relaxed);
                         frame
@@ -558,7 +560,7 @@ fn encode_range(
     }
     let sha = crate::hash::hex(&hasher.finalize());
     let mark = Mark { size: to, sha256: sha.clone(), mtime_ns };
-    sink.put(&store::encode_batch(&events::mark_event(seq, &mark), Encoding::Zstd)?)?;
+    sink.put(&store::encode_batch_with(&events::mark_event(seq, &mark), Encoding::Zstd, ARCHIVE)?)?;
     Ok((sha, seq + 1))
 }
 
@@ -604,7 +606,7 @@ fn write_generation(
     let (tmp, mut file) = fsx::temp_beside(&target)?;
     let r = (|| {
         let mut sink = NewFile { file: &mut file, path: &tmp, len: 0 };
-        sink.put(&store::encode_batch(&layout::header_line(key, gen, created_at), Encoding::Zstd)?)?;
+        sink.put(&store::encode_batch_with(&layout::header_line(key, gen, created_at), Encoding::Zstd, ARCHIVE)?)?;
         let (sha, events) = encode_range(f, src, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
         Ok((sha, sink.len, events))
     })();
