@@ -174,8 +174,9 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
         if (!ANY_CUE.test(s)) return
         const order = e.line + k / 10000
         const r = recency(e) - (thinking ? 0.5 : 0)
-        const plain = `- L${e.line} ${oneLine(s, 400)}`
-        const labelled = thinking ? `- L${e.line} (thinking) ${oneLine(s, 400)}` : plain
+        const line = oneLine(s, 400)
+        const plain = `- L${e.line} ${line}`
+        const labelled = thinking ? `- L${e.line} (thinking) ${line}` : plain
         const reason = REASON.test(s)
         if (DECISION.test(s)) add(S.Decisions, 2, r + (reason ? 1 : 0), order, labelled)
         else if (reason && !thinking) add(S.Decisions, 4, r, order, plain)

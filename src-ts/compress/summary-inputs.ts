@@ -125,6 +125,13 @@ export function cutText(text: string, max: number): string {
 
 /** Whitespace runs (newlines included) collapsed to one space, then cut. */
 export function oneLine(text: string, max: number): string {
+  // A long text is first collapsed from a prefix only: the collapsed prefix is a prefix of the
+  // collapsed whole, so when it is still longer than `max` the cut keeps the same characters.
+  const prefix = max * 2 + 64
+  if (text.length > prefix * 2) {
+    const head = text.slice(0, prefix).replace(/\s+/g, ' ').trim()
+    if (head.length > max) return cutText(head, max)
+  }
   return cutText(text.replace(/\s+/g, ' ').trim(), max)
 }
 
