@@ -490,6 +490,14 @@ declare namespace binding {
   /** `sha256File` off the JS thread (compress hashes its source while the summary is built). */
   function sha256FileAsync(path: string): Promise<string>
   // ---- end source-pages ----
+  // ---- summary-window: summary inputs read straight from the source file, one batch at a time ----
+  /**
+   * summaryRecordsJson of `records`, their bytes read from the file at `path` (the file `index`
+   * was scanned from) rather than from a buffer; null, reading nothing, when the records span
+   * more than `maxWindow` bytes of the file.
+   */
+  function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions): string | null
+  // ---- end summary-window ----
 }
 
 export = binding

@@ -1776,3 +1776,46 @@ pub fn sha256_file_async(path: String) -> AsyncTask<Sha256FileTask> {
 }
 
 // ---- end source-pages ----
+// ---- summary-window: summary inputs read straight from the source file, one batch at a time ----
+
+thread_local! {
+    /// The last batch's bytes: one allocation reused across batches keeps its pages mapped.
+    static SUMMARY_WINDOW: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`summary_records_json`] of `records`, their bytes read from the file at `path` (the file
+/// `index` was scanned from) rather than from a buffer: returns null, reading nothing, when the
+/// records span more than `max_window` bytes of the file.
+#[napi]
+pub fn summary_records_json_from_file(
+    path: String,
+    index: &TranscriptIndex,
+    records: Uint32Array,
+    max_window: f64,
+    options: Option<SummaryInputOptions>,
+) -> Result<Option<String>> {
+    use crate::compress::summary_inputs::{items_json_at, window_of, Limits};
+    let mut lim = Limits::default();
+    if let Some(o) = options {
+        lim.string_chars = o.string_chars.map_or(lim.string_chars, |v| v as usize);
+        lim.result_chars = o.result_chars.map_or(lim.result_chars, |v| v as usize);
+    }
+    crate::compress::check_indexes(&index.scan, &records).map_err(|m| Error::new(Status::InvalidArg, m))?;
+    let (start, end) = window_of(&index.scan, &records);
+    if (end - start) as f64 > max_window {
+        return Ok(None);
+    }
+    let fail = |e: std::io::Error| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e)));
+    let file = std::fs::File::open(&path).map_err(fail)?;
+    SUMMARY_WINDOW.with(|w| {
+        let mut window = w.borrow_mut();
+        window.clear();
+        window.resize((end - start) as usize, 0);
+        crate::compress::output::read_exact_at(&file, &mut window, start).map_err(fail)?;
+        items_json_at(&index.scan, &window, start, &records, lim)
+            .map(Some)
+            .map_err(|m| Error::new(Status::InvalidArg, m))
+    })
+}
+
+// ---- end summary-window ----

@@ -7,11 +7,14 @@
 import { closeSync, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
-import type { OutputPart } from '#native'
+import type { OutputPart, SummaryInputOptions } from '#native'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 
 /** Neighbouring records closer than this are read in one call (the gap is read too). */
 const MERGE_GAP = 64 * 1024
+/** A batch of summarised records is read from the file into one reused window of at most this
+ * many bytes (its first to its last record); a batch spread wider is loaded into the buffer. */
+const MAX_SUMMARY_WINDOW = 8 * 1024 * 1024
 
 /** The file is still the one first seen: size, inode and nanosecond change/modify times catch
  * any write or replacement. */
@@ -29,6 +32,9 @@ export interface SourceSpans {
   load(records: ArrayLike<number>): void
   /** Gives the buffer's pages back; nothing in it may be read until loaded again. */
   release(): void
+  /** summaryRecordsJson of `records` read straight from the file, never through the buffer;
+   * undefined when the buffer is to be loaded instead. */
+  summaryRecordsJson?(records: Uint32Array, limits: SummaryInputOptions): string | undefined
 }
 
 export class FileSpans implements SourceSpans {
@@ -68,6 +74,17 @@ export class FileSpans implements SourceSpans {
       this.read(fd, start, end)
       start = off
       end = off + (k < order.length ? this.lengths[order[k]] : 0)
+    }
+  }
+
+  summaryRecordsJson(records: Uint32Array, limits: SummaryInputOptions): string | undefined {
+    if (!this.released || records.length === 0) return undefined
+    const fd = this.open()
+    try {
+      return native.summaryRecordsJsonFromFile(this.path, this.index, records, MAX_SUMMARY_WINDOW, limits) ?? undefined
+    } catch (e) {
+      if (!sameFile(fstatSync(fd, { bigint: true }), this.stat)) throw sourceChanged(this.path)
+      throw e
     }
   }
 

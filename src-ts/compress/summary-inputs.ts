@@ -270,9 +270,12 @@ export function readSummaryInputs(buffer: Uint8Array, index: TranscriptIndex, su
   const entries: SummaryEntry[] = []
   for (let at = 0; at < all.length; at += BATCH_RECORDS) {
     const batch = all.subarray(at, at + BATCH_RECORDS)
-    options.spans?.load(batch)
-    const json = native.summaryRecordsJson(buffer, index, batch, limits)
-    options.spans?.release()
+    let json = options.spans?.summaryRecordsJson?.(batch, limits)
+    if (json === undefined) {
+      options.spans?.load(batch)
+      json = native.summaryRecordsJson(buffer, index, batch, limits)
+      options.spans?.release()
+    }
     const records = JSON.parse(json) as SummaryRecord[]
     for (const r of records) entries.push(entryOf(r))
   }

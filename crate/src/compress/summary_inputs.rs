@@ -262,7 +262,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
 /// The summary items of records `indexes` of `scan`, read from `bytes` (the scanned file).
 pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, String> {
     super::check_indexes(scan, indexes)?;
-    indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, parser, i, lim)).collect()
+    indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, 0, parser, i, lim)).collect()
 }
 
 /// Writes `"key":value` members: strings escaped, absent options and false flags left out.
@@ -363,7 +363,26 @@ fn item_json(it: &Item, out: &mut String) {
 /// [`items_of`] and [`to_json`] in one parallel pass: each record is serialised on the thread
 /// that parsed it.
 pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<String, String> {
+    items_json_at(scan, bytes, 0, indexes, lim)
+}
+
+/// The byte range `[start, end)` of the file holding records `indexes` (already checked);
+/// `(0, 0)` when there are none.
+pub fn window_of(scan: &Scan, indexes: &[u32]) -> (u64, u64) {
+    let mut range: Option<(u64, u64)> = None;
+    for &i in indexes {
+        let r = &scan.records[i as usize];
+        let (start, end) = (r.offset, r.offset + r.len as u64);
+        range = Some(range.map_or((start, end), |(s, e)| (s.min(start), e.max(end))));
+    }
+    range.unwrap_or((0, 0))
+}
+
+/// [`items_json`] of records `indexes`, whose lines all lie in `window`, the file's bytes from
+/// offset `base` on (a batch read straight from the file: no copy of the whole source needed).
+pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim: Limits) -> Result<String, String> {
     super::check_indexes(scan, indexes)?;
+    let bytes = window;
     let parts: Vec<String> = indexes
         .par_chunks(64)
         .map_init(Parser::default, |parser, chunk| {
@@ -372,7 +391,7 @@ pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Re
                 if k > 0 {
                     out.push(',');
                 }
-                item_json(&item_at(scan, bytes, parser, i, lim)?, &mut out);
+                item_json(&item_at(scan, bytes, base, parser, i, lim)?, &mut out);
             }
             Ok(out)
         })
@@ -389,8 +408,8 @@ pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Re
     Ok(out)
 }
 
-fn item_at(scan: &Scan, bytes: &[u8], parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
-    let line = super::record_line(scan, bytes, i)?;
+fn item_at(scan: &Scan, bytes: &[u8], base: u64, parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
+    let line = super::record_line_at(scan, bytes, base, i)?;
     let mut it = Item { record: i, line: scan.records[i as usize].line, ..Item::default() };
     parser.parse_with(line, |tape| item_of(tape, lim, &mut it));
     Ok(it)
@@ -484,5 +503,13 @@ mod tests {
         assert!(json.starts_with(r#"[{"record":299,"line":300"#));
         assert_eq!(items_json(&scan, bytes, &[], Limits::default()).unwrap(), "[]");
         assert!(items_json(&scan, bytes, &[300], Limits::default()).unwrap_err().contains("out of range"));
+        let some = [17u32, 5, 40];
+        let (start, end) = window_of(&scan, &some);
+        let window = &bytes[start as usize..end as usize];
+        assert_eq!(
+            items_json_at(&scan, window, start, &some, Limits::default()).unwrap(),
+            items_json(&scan, bytes, &some, Limits::default()).unwrap()
+        );
+        assert!(items_json_at(&scan, &window[1..], start, &some, Limits::default()).is_err());
     }
 }
