@@ -6,7 +6,6 @@
 //   + the latest value of each session-scoped metadata record
 //   + one final last-prompt copied from the authoritative pointer, leaf and session updated.
 // It is validated on disk before it becomes visible; any failure writes nothing.
-import { createHash } from 'node:crypto'
 import { readFileSync, statSync, type BigIntStats } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import native from '../native.js'
@@ -125,9 +124,8 @@ function checkSourceUnchanged(src: Source): void {
 }
 
 function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {
-  const off = plan.index.offsets()[i]
-  const len = plan.index.lengths()[i]
-  return JSON.parse(plan.buffer.subarray(off, off + len).toString('utf8')) as Record<string, unknown>
+  const r = plan.index.record(i)!
+  return JSON.parse(plan.buffer.subarray(r.offset, r.offset + r.length).toString('utf8')) as Record<string, unknown>
 }
 
 export interface PlannedSource {
@@ -430,7 +428,3 @@ function publicLeafInfo(r: PlanReport): Record<string, unknown> {
   return { status, preserveMode, leafPolicy, reason, selectedLeafUuid, pointerState, activeChainDigest, extensionRecords }
 }
 
-/** SHA-256 hex of a string (for digests of summary text and the like). */
-export function sha256Text(s: string): string {
-  return createHash('sha256').update(s).digest('hex')
-}

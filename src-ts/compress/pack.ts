@@ -46,6 +46,8 @@ export interface PackSource {
   inputs: SummaryInputs
   /** The text of an explicitly supplied handoff file. */
   handoff?: string
+  /** SHA-256 of `bytes` when the caller already has it (the plan computes it once). */
+  sourceSha256?: string
 }
 
 export interface PackOptions {
@@ -350,7 +352,7 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
   const truncated = omitted.length > 0
   const omittedDigest = sha256(omitted.join(','))
   const digests: Record<DigestKey, string> = {
-    source_sha256: sha256(src.bytes),
+    source_sha256: src.sourceSha256 || sha256(src.bytes),
     summary_source_sha256: summarised.digest('hex'),
     evidence_anchor_lines_digest: sha256([...visible].sort(byLine).join('\n')),
     required_anchor_groups_digest: sha256(JSON.stringify(allGroups)),

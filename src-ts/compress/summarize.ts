@@ -49,7 +49,7 @@ export function selectionPolicy(o: BudgetOptions): Record<string, unknown> {
 /** The pack of the records a plan summarises (what `pack` writes and a model summary answers). */
 export function packFor(plan: TranscriptPlan, inputs: SummaryInputs, o: SummaryOptions & BudgetOptions): Pack {
   return buildPack(
-    { bytes: plan.buffer, index: plan.index, summaryIndexes: plan.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file') },
+    { bytes: plan.buffer, index: plan.index, summaryIndexes: plan.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file'), sourceSha256: plan.report.sourceSha256 },
     packOptions(o),
   )
 }
@@ -86,6 +86,7 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
       summaryIndexes: p.topology.summaryIndexes,
       source,
       handoff,
+      sourceSha256: p.report.sourceSha256,
       pack: packOptions(o),
       transcriptPath: req.sourcePath,
       charBudget: req.charBudget,

@@ -134,6 +134,8 @@ export interface SummaryRequest extends ComposeOptions {
   source: SummarySource
   /** The handoff file's text (`--handoff FILE`): shown to the model as H anchors. */
   handoff?: string
+  /** SHA-256 of `bytes`, when already known. */
+  sourceSha256?: string
   pack?: PackOptions
   /** The deterministic path loads the records it reads through these (the buffer holds only
    * what is loaded); a model summary's pack reads the whole buffer, which must then be whole. */
@@ -161,7 +163,7 @@ export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcom
     keptRecords: req.keptRecords,
   }
   if (req.source.kind === 'deterministic') return { ...composeSummary(inputs, compose), inputs }
-  const pack = buildPack({ bytes: req.bytes, index: req.index, summaryIndexes: req.summaryIndexes, inputs, handoff: req.handoff }, req.pack)
+  const pack = buildPack({ bytes: req.bytes, index: req.index, summaryIndexes: req.summaryIndexes, inputs, handoff: req.handoff, sourceSha256: req.sourceSha256 }, req.pack)
   const s = req.source
   const text =
     s.kind === 'model-summary'
