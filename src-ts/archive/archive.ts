@@ -2,15 +2,15 @@
 // store root, incrementally and byte-exact; restore; and the read view through which every
 // estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
 // The work is native (crate/src/archive); this module owns policy: roots, targets, selection.
-import { realpathSync } from 'node:fs'
-import { dirname, join, resolve, sep } from 'node:path'
+import { resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveSummary, ArchivedFile } from '#native'
-import { claudeConfigDirs, resolveRoots } from '../read/estate.js'
+import { resolveRoots } from '../read/estate.js'
 import type { EstateOptions } from '../read/estate.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
 import { isArchiveRoot, nativeError } from './view.js'
+import { insideClaudeTree } from '../claude-tree.js'
 
 export type { ArchivedFile }
 
@@ -96,21 +96,6 @@ export interface RestoreReport {
   failed: number
   bytes: number
   elapsedMs: number
-}
-
-/** True when `path` lies in a `.claude` folder or in a Claude config folder. */
-function insideClaudeTree(path: string, env: NodeJS.ProcessEnv): boolean {
-  let real = path
-  // the nearest existing ancestor, resolved, catches a symlink into ~/.claude
-  for (let p = path; ; p = dirname(p)) {
-    try {
-      real = join(realpathSync(p), path.slice(p.length))
-      break
-    } catch {
-      if (dirname(p) === p) break
-    }
-  }
-  return [path, real].some((p) => p.split(sep).includes('.claude') || claudeConfigDirs(env).some((d) => p === d || p.startsWith(d + sep)))
 }
 
 /** Which archived transcripts a list of session refs names (exit 2 when a prefix is ambiguous,
