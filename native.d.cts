@@ -269,6 +269,8 @@ declare namespace binding {
   }
   function validateFile(path: string, options?: ValidateOptions): Promise<ValidationResult>
   function validateBuffer(buffer: Uint8Array, options?: ValidateOptions): ValidationResult
+  /** Whether the file at `path` holds exactly `bytes` (the read-back check of a written file). */
+  function fileEquals(path: string, bytes: Uint8Array): boolean
   function sha256File(path: string): string
   // ---- end validate ----
   // ---- topology (issue 5) ----
@@ -423,6 +425,9 @@ declare namespace binding {
     stringChars?: number
     /** Tool results are cut to this many characters, head and tail kept (1200). */
     resultChars?: number
+    /** Results that report no failure (not is_error, no `Exit code`/`<tool_use_error>` start)
+     * are cut to this many instead (default: resultChars); 0 leaves their text out. */
+    successResultChars?: number
   }
   interface SummaryBlock {
     /** 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | another block type */
@@ -489,6 +494,18 @@ declare namespace binding {
   function assembleTranscriptFromFile(path: string, index: TranscriptIndex, parts: OutputPart[]): Buffer
   /** `sha256File` off the JS thread (compress hashes its source while the summary is built). */
   function sha256FileAsync(path: string): Promise<string>
+  /**
+   * The file at `path` mapped read-only (Linux) as a Buffer over the mapping: no copy, no fresh
+   * pages. null where files are not mapped (other systems, an empty file, a failed mapping): read
+   * the file instead. Never write to it; check `mappedIntact` before trusting what was read.
+   */
+  function mapFile(path: string): Buffer | null
+  /** False when a `mapFile` buffer lost pages (its file was truncated while mapped): what was
+   * read may be zeros. True for any other buffer. */
+  function mappedIntact(buffer: Uint8Array): boolean
+  /** Drops a `mapFile` buffer's pages from the process (they read again from the file when
+   * touched); returns the bytes released, 0 for any other buffer. */
+  function releaseMapped(buffer: Uint8Array): number
   // ---- end source-pages ----
   // ---- summary-window: summary inputs read straight from the source file, one batch at a time ----
   /**

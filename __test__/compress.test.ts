@@ -5,10 +5,12 @@ import test from 'ava'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compressWith, type Summarizer } from '../src-ts/compress/compress.js'
+import { summarizerFor } from '../src-ts/compress/summarize.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
+import native from '../src-ts/native.js'
 import { CLI, REAL, REPO, snapshot, tempDir } from './helpers/transcripts.js'
 import { Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
@@ -150,6 +152,36 @@ test('every gate writes nothing: path rules, topology stop, token ceiling, a sou
     /changed during the run/,
   )
   t.false(existsSync(out))
+})
+
+test('a source truncated while it is compressed is refused as changed, without a crash, nothing written', async (t) => {
+  // The source is read through a mapping of the file (Linux): pages the file no longer has must
+  // read as zeros and be reported, not kill the process with SIGBUS.
+  const { dir, input, out } = writeSession(richSession(60).bytes())
+  const deterministic = summarizerFor({})
+  let lastByte = -1
+  let intact = true
+  const truncating: Summarizer = Object.assign(
+    async (req: Parameters<Summarizer>[0]) => {
+      truncateSync(input, 0)
+      const b = req.plan.buffer
+      lastByte = b[b.length - 1]
+      intact = native.mappedIntact(b)
+      return deterministic(req)
+    },
+    { readsThroughSpans: deterministic.readsThroughSpans },
+  )
+  const e = await t.throwsAsync(compressWith(input, out, truncating, { minRecentRecords: 1 }))
+  t.true(e instanceof ClaudeJsonlError, e?.stack)
+  t.is((e as ClaudeJsonlError).exitCode, 3, e!.message)
+  t.regex(e!.message, /changed during the run/)
+  t.false(existsSync(out))
+  t.deepEqual(snapshot(dir).filter((l) => !l.startsWith(input)).length, 0)
+  if (process.platform === 'linux') {
+    // The guard fired: the lost page read as zeros and the mapping says so.
+    t.is(lastByte, 0)
+    t.false(intact)
+  }
 })
 
 test('a topology stop names the status and the recovery option, exit 1, nothing written', async (t) => {

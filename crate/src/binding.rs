@@ -288,7 +288,7 @@ impl TranscriptIndex {
 /// Scans a transcript held in a Buffer, without copying it into JS strings.
 #[napi]
 pub fn scan_buffer(buffer: &[u8], mode: Option<String>) -> Result<TranscriptIndex> {
-    Ok(TranscriptIndex { scan: scan::scan_bytes(buffer, mode_of(mode)?) })
+    Ok(TranscriptIndex { scan: scan::scan_bytes_parallel(buffer, mode_of(mode)?) })
 }
 
 pub struct ScanFileTask {
@@ -983,7 +983,7 @@ impl Task for ValidateTask {
 
 /// Scans and validates one transcript held in memory.
 fn validate_bytes(bytes: &[u8], file_session: Option<&str>) -> ValidationResult {
-    let s = scan::scan_bytes(bytes, Mode::Full);
+    let s = scan::scan_bytes_parallel(bytes, Mode::Full);
     let r = crate::validate::validate(&s, bytes, file_session);
     ValidationResult {
         bytes: s.bytes as f64,
@@ -1031,6 +1031,13 @@ pub fn validate_buffer(buffer: &[u8], options: Option<ValidateOptions>) -> Valid
 #[napi]
 pub fn sha256_file(path: String) -> Result<String> {
     crate::hash::sha256_file_hex(std::path::Path::new(&path))
+        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))
+}
+
+/// Whether the file at `path` holds exactly `bytes` (the read-back check of a written file).
+#[napi]
+pub fn file_equals(path: String, bytes: &[u8]) -> Result<bool> {
+    crate::hash::file_equals(std::path::Path::new(&path), bytes)
         .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))
 }
 
@@ -1402,9 +1409,19 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
     if index.scan.bytes != source.len() as u64 {
         return Err(Error::new(Status::InvalidArg, "the source buffer is not the one the index was scanned from"));
     }
-    assemble(source, &index.scan, &output_parts(&parts)?, &Layout::of(&index.scan))
-        .map(Buffer::from)
-        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+    let parts = output_parts(&parts)?;
+    let layout = Layout::of(&index.scan);
+    let out = if crate::mapped::intact_at(source.as_ptr()).is_some() {
+        crate::compress::output::assemble_from(
+            crate::compress::output::ReleasingMapped::new(source),
+            &index.scan,
+            &parts,
+            &layout,
+        )
+    } else {
+        assemble(source, &index.scan, &parts, &layout)
+    };
+    out.map(Buffer::from).map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
 }
 
 /// The parts as the assembler takes them (exactly one of records, record+set, line each).
@@ -1683,6 +1700,21 @@ pub struct SummaryInputOptions {
     pub string_chars: Option<u32>,
     /// Tool results are cut to this many characters, head and tail kept (1200).
     pub result_chars: Option<u32>,
+    /// Results that report no failure (not `is_error`, no `Exit code`/`<tool_use_error>` start)
+    /// are cut to this many instead (default: resultChars). 0 leaves their text out.
+    pub success_result_chars: Option<u32>,
+}
+
+fn summary_limits(options: Option<SummaryInputOptions>) -> crate::compress::summary_inputs::Limits {
+    let mut lim = crate::compress::summary_inputs::Limits::default();
+    if let Some(o) = options {
+        lim.string_chars = o.string_chars.map_or(lim.string_chars, |v| v as usize);
+        lim.result_chars = o.result_chars.map_or(lim.result_chars, |v| v as usize);
+        lim.success_result_chars = o.success_result_chars.map_or(lim.result_chars, |v| v as usize);
+    } else {
+        lim.success_result_chars = lim.result_chars;
+    }
+    lim
 }
 
 /// The summary inputs of records `records` (in that order) as one JSON array string (see
@@ -1695,12 +1727,8 @@ pub fn summary_records_json(
     records: Uint32Array,
     options: Option<SummaryInputOptions>,
 ) -> Result<String> {
-    use crate::compress::summary_inputs::{items_json, Limits};
-    let mut lim = Limits::default();
-    if let Some(o) = options {
-        lim.string_chars = o.string_chars.map_or(lim.string_chars, |v| v as usize);
-        lim.result_chars = o.result_chars.map_or(lim.result_chars, |v| v as usize);
-    }
+    use crate::compress::summary_inputs::items_json;
+    let lim = summary_limits(options);
     items_json(&index.scan, buffer, &records, lim).map_err(|m| Error::new(Status::InvalidArg, m))
 }
 
@@ -1728,7 +1756,7 @@ pub fn scan_buffer_hashed(buffer: &[u8], mode: Option<String>) -> Result<HashedS
     let mode = mode_of(mode)?;
     let (scan, sha256) = std::thread::scope(|threads| {
         let hash = threads.spawn(|| crate::hash::sha256_hex(buffer));
-        let scan = scan::scan_bytes(buffer, mode);
+        let scan = scan::scan_bytes_parallel(buffer, mode);
         (scan, hash.join())
     });
     let sha256 = sha256.map_err(|_| Error::new(Status::GenericFailure, "hashing the source failed"))?;
@@ -1775,6 +1803,37 @@ pub fn sha256_file_async(path: String) -> AsyncTask<Sha256FileTask> {
     AsyncTask::new(Sha256FileTask { path: PathBuf::from(path) })
 }
 
+/// The file at `path` mapped read-only (Linux), as a Buffer over the mapping: no copy and no
+/// fresh pages to fault in. `null` where files are not mapped (other systems, an empty file) or
+/// the mapping failed: the caller then reads the file. The Buffer must never be written; check
+/// `mappedIntact` before trusting what was read (a file truncated meanwhile reads as zeros).
+#[napi(ts_return_type = "Buffer | null")]
+pub fn map_file(env: &Env, path: String) -> Result<Option<Unknown<'_>>> {
+    let Ok(file) = std::fs::File::open(&path) else { return Ok(None) };
+    let Ok(Some(mapped)) = crate::mapped::MappedFile::open(&file) else { return Ok(None) };
+    let (ptr, len) = (mapped.as_ptr(), mapped.len());
+    // SAFETY: the bytes live as long as `mapped`, which the finaliser drops with the Buffer.
+    let slice = unsafe { BufferSlice::from_external(env, ptr, len, mapped, |_, m| drop(m))? };
+    Ok(Some(slice.to_unknown()))
+}
+
+/// False when `buffer` (from `mapFile`) lost pages because its file was truncated while mapped:
+/// what was read from it may be zeros. True for any other buffer.
+#[napi]
+pub fn mapped_intact(buffer: &[u8]) -> bool {
+    crate::mapped::intact_at(buffer.as_ptr()).unwrap_or(true)
+}
+
+/// Drops the pages of a `mapFile` buffer from the process (they read again from the file when
+/// touched). Returns the bytes released; 0 for any other buffer.
+#[napi]
+pub fn release_mapped(buffer: &[u8]) -> f64 {
+    match crate::mapped::intact_at(buffer.as_ptr()) {
+        Some(_) => crate::mapped::release_range(buffer.as_ptr(), buffer.len()) as f64,
+        None => 0.0,
+    }
+}
+
 // ---- end source-pages ----
 // ---- summary-window: summary inputs read straight from the source file, one batch at a time ----
 
@@ -1794,12 +1853,8 @@ pub fn summary_records_json_from_file(
     max_window: f64,
     options: Option<SummaryInputOptions>,
 ) -> Result<Option<String>> {
-    use crate::compress::summary_inputs::{items_json_at, window_of, Limits};
-    let mut lim = Limits::default();
-    if let Some(o) = options {
-        lim.string_chars = o.string_chars.map_or(lim.string_chars, |v| v as usize);
-        lim.result_chars = o.result_chars.map_or(lim.result_chars, |v| v as usize);
-    }
+    use crate::compress::summary_inputs::{items_json_at, window_of};
+    let lim = summary_limits(options);
     crate::compress::check_indexes(&index.scan, &records).map_err(|m| Error::new(Status::InvalidArg, m))?;
     let (start, end) = window_of(&index.scan, &records);
     if (end - start) as f64 > max_window {

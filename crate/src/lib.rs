@@ -6,6 +6,7 @@ pub mod compress;
 pub mod estate;
 pub mod graph;
 pub mod hash;
+pub mod mapped;
 pub mod read;
 pub mod scan;
 pub mod search;

@@ -19,7 +19,7 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor, type SummaryOptions } from './summarize.js'
-import { FileSpans, sameFile, sourceChanged, type SourceSpans } from './source-spans.js'
+import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans, type SourceSpans } from './source-spans.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -86,7 +86,10 @@ export interface CompressReport extends PlanReport {
 
 export interface Source {
   path: string
+  /** The file's bytes: a read-only mapping of it where the platform allows (never write to it). */
   buffer: Buffer
+  /** `buffer` maps the file (native.mapFile) rather than holding a copy. */
+  mapped: boolean
   stat: BigIntStats
   sha256: string
 }
@@ -96,19 +99,24 @@ export interface Source {
 function readSource(path: string, hash = true): { source: Source; index: TranscriptIndex } {
   let stat: BigIntStats
   let buffer: Buffer
+  let mapped = false
   try {
     stat = statSync(path, { bigint: true })
     if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
-    buffer = readFileSync(path)
+    // A mapping of the page cache instead of a copy: a fresh 50 MB buffer costs more to fault
+    // in than the whole scan. A mapping of another length (the file changed) is not used.
+    const mapping = native.mapFile(path)
+    mapped = mapping !== null && BigInt(mapping.length) === stat.size
+    buffer = mapped ? mapping! : readFileSync(path)
   } catch (e) {
     if (e instanceof ClaudeJsonlError) throw e
     const code = (e as NodeJS.ErrnoException).code
     throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message)
   }
-  if (!hash) return { source: { path, buffer, stat, sha256: '' }, index: native.scanBuffer(buffer, 'full') }
+  if (!hash) return { source: { path, buffer, mapped, stat, sha256: '' }, index: native.scanBuffer(buffer, 'full') }
   // Hashed while it is scanned: the hash runs on a thread of its own.
   const { index, sha256 } = native.scanBufferHashed(buffer, 'full')
-  return { source: { path, buffer, stat, sha256 }, index }
+  return { source: { path, buffer, mapped, stat, sha256 }, index }
 }
 
 /** The source must be exactly what was read: a session still being written is refused. Size,
@@ -120,7 +128,7 @@ function checkSourceUnchanged(src: Source): void {
   } catch {
     throw new ClaudeJsonlError(`${src.path}: the source disappeared during the run; nothing written`, EXIT.input, src.path)
   }
-  if (!sameFile(now, src.stat)) throw sourceChanged(src.path)
+  if (!sameFile(now, src.stat) || !native.mappedIntact(src.buffer)) throw sourceChanged(src.path)
 }
 
 function recordJson(plan: TranscriptPlan, i: number): Record<string, unknown> {
@@ -193,10 +201,14 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const firstJson = recordJson(plan, firstKept)
 
   // From here on the source buffer holds only the spans being read (when the summariser allows).
-  const spans = summarize.readsThroughSpans ? new FileSpans(src.path, src.stat, src.buffer, index) : undefined
+  const spans = summarize.readsThroughSpans ? (src.mapped ? new MappedSpans(src.buffer, index) : new FileSpans(src.path, src.stat, src.buffer, index)) : undefined
   try {
     spans?.release()
     return await compressPlanned(input, out, summarize, options, { src, plan, tokens }, { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing })
+  } catch (e) {
+    // A mapped source truncated meanwhile reads as zeros, which can fail anywhere: name the cause.
+    if (!native.mappedIntact(src.buffer)) throw sourceChanged(src.path)
+    throw e
   } finally {
     spans?.close()
   }
@@ -209,7 +221,7 @@ interface Planned {
   firstKept: number
   firstJson: Record<string, unknown>
   kept: number[]
-  spans?: FileSpans
+  spans?: CompressSpans
   /** The source's hash, when it is being taken from the file meanwhile. */
   hashing?: Promise<string>
 }
@@ -339,8 +351,9 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
   else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
 
   const bytes = spans ? spans.assemble(parts) : native.assembleTranscript(src.buffer, index, parts)
+  spans?.release() // the kept records are in the candidate now
   // Validated in memory before anything is written; what lands on disk is then checked to be
-  // exactly those bytes (SHA-256 of the fsynced temp file), so the file itself is what passed.
+  // exactly those bytes (read back and compared), so the file itself is what passed.
   const v = native.validateBuffer(bytes, { fileSessionId: leafSession })
   const errors = v.findings.filter((f) => f.severity === 'error')
   const validation: CompressReport['validation'] = {
@@ -367,7 +380,7 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
   await publishFile(out, bytes, {
     replace: options.force,
     check: (temp) => {
-      if (native.sha256File(temp) !== candidateSha256) {
+      if (!native.fileEquals(temp, bytes)) {
         throw new ClaudeJsonlError(`${out}: the written candidate does not read back as the validated bytes; nothing written`, EXIT.internal, out)
       }
       checkSourceUnchanged(src)

@@ -37,7 +37,35 @@ export interface SourceSpans {
   summaryRecordsJson?(records: Uint32Array, limits: SummaryInputOptions): string | undefined
 }
 
-export class FileSpans implements SourceSpans {
+/** The candidate's bytes from `parts`, and the end of the source's use. */
+export interface CompressSpans extends SourceSpans {
+  assemble(parts: OutputPart[]): Buffer
+  close(): void
+}
+
+/** Spans of a source mapped from its file (`native.mapFile`): the pages are always there to be
+ * read (from the page cache, when touched), so loading is free; releasing drops them from the
+ * process, which is what the peak RSS counts. */
+export class MappedSpans implements CompressSpans {
+  constructor(
+    private readonly buffer: Buffer,
+    private readonly index: TranscriptIndex,
+  ) {}
+
+  load(): void {}
+
+  release(): void {
+    native.releaseMapped(this.buffer)
+  }
+
+  assemble(parts: OutputPart[]): Buffer {
+    return native.assembleTranscript(this.buffer, this.index, parts)
+  }
+
+  close(): void {}
+}
+
+export class FileSpans implements CompressSpans {
   private fd: number | undefined
   private released = false
   private readonly offsets: Float64Array

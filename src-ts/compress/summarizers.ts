@@ -154,7 +154,9 @@ export interface SummaryOutcome extends ComposedSummary {
  * manifest and composed with the safety appendix). Throws a one-line ClaudeJsonlError.
  */
 export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcome> {
-  const inputs = readSummaryInputs(req.bytes, req.index, req.summaryIndexes, { spans: req.source.kind === 'deterministic' ? req.spans : undefined })
+  // The deterministic summary quotes failed results only: successful ones cross without text.
+  const deterministic = req.source.kind === 'deterministic'
+  const inputs = readSummaryInputs(req.bytes, req.index, req.summaryIndexes, deterministic ? { spans: req.spans, successResultChars: 0 } : {})
   const compose: ComposeOptions = {
     transcriptPath: req.transcriptPath,
     charBudget: req.charBudget,

@@ -109,6 +109,9 @@ export interface SummaryInputOptions {
   stringChars?: number
   /** Tool results are cut to this many characters, head and tail kept (default 1200). */
   resultChars?: number
+  /** Results that report no failure are cut to this many instead (default: resultChars); 0
+   * leaves their text out (the deterministic summary reports failures only). */
+  successResultChars?: number
   /** When the buffer holds only what is loaded: each batch's records are loaded before they
    * are read and released after (compress's deterministic path). */
   spans?: SourceSpans
@@ -266,7 +269,7 @@ const BATCH_RECORDS = 256
  */
 export function readSummaryInputs(buffer: Uint8Array, index: TranscriptIndex, summaryIndexes: ArrayLike<number>, options: SummaryInputOptions = {}): SummaryInputs {
   const all = Uint32Array.from(summaryIndexes)
-  const limits = { stringChars: options.stringChars, resultChars: options.resultChars }
+  const limits = { stringChars: options.stringChars, resultChars: options.resultChars, successResultChars: options.successResultChars }
   const entries: SummaryEntry[] = []
   for (let at = 0; at < all.length; at += BATCH_RECORDS) {
     const batch = all.subarray(at, at + BATCH_RECORDS)

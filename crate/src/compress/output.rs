@@ -70,6 +70,35 @@ impl SourceBytes for &[u8] {
     }
 }
 
+/// A source mapped from its file (`crate::mapped`), whose pages are dropped from the process
+/// behind the copy as it goes: they were read once and the candidate now holds them (peak RSS).
+pub struct ReleasingMapped<'a> {
+    pub bytes: &'a [u8],
+    released_to: usize,
+}
+
+impl<'a> ReleasingMapped<'a> {
+    /// Released in steps of this many bytes (a multiple of every page size).
+    const STEP: usize = 4 << 20;
+
+    pub fn new(bytes: &'a [u8]) -> Self {
+        ReleasingMapped { bytes, released_to: 0 }
+    }
+}
+
+impl SourceBytes for ReleasingMapped<'_> {
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
+        (&self.bytes[..]).append(offset, len, out)?;
+        let done = offset as usize / Self::STEP * Self::STEP;
+        if done > self.released_to {
+            // SAFETY of the call is the mapping's: the range starts on a step boundary inside it.
+            crate::mapped::release_range(self.bytes[self.released_to..].as_ptr(), done - self.released_to);
+            self.released_to = done;
+        }
+        Ok(())
+    }
+}
+
 impl SourceBytes for &std::fs::File {
     fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
         let at = out.len();

@@ -14,12 +14,20 @@ pub struct Limits {
     pub string_chars: usize,
     /// Tool results are cut to this many characters (head and tail kept).
     pub result_chars: usize,
+    /// Results that report no failure are cut to this many (0: text left out): a summary that
+    /// only reports failures need not carry every successful output across.
+    pub success_result_chars: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { string_chars: 400, result_chars: 1200 }
+        Limits { string_chars: 400, result_chars: 1200, success_result_chars: 1200 }
     }
+}
+
+/// A result's text reports a failure by its start, whatever `is_error` says.
+fn reports_failure(text: &str) -> bool {
+    text.starts_with("Exit code") || text.starts_with("Error: Exit code") || text.starts_with("<tool_use_error>")
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -210,7 +218,8 @@ fn block(tape: &[Node], at: usize, lim: Limits) -> Block {
             let full = field(tape, at, "content").map_or(std::borrow::Cow::Borrowed(""), |v| result_text(tape, v));
             let n = full.chars().count();
             b.chars = n as u32;
-            let (t, c) = cut_counted(&full, n, lim.result_chars, true);
+            let max = if b.is_error || reports_failure(&full) { lim.result_chars } else { lim.success_result_chars };
+            let (t, c) = if max == 0 { (String::new(), n > 0) } else { cut_counted(&full, n, max, true) };
             b.text = Some(t);
             b.cut = c;
         }
@@ -438,7 +447,7 @@ mod tests {
 
     #[test]
     fn tool_use_input_keeps_valid_json_with_long_strings_cut() {
-        let lim = Limits { string_chars: 5, result_chars: 8 };
+        let lim = Limits { string_chars: 5, result_chars: 8, success_result_chars: 8 };
         let it = item(
             r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a/b.rs","content":"line1\nline2\"x","n":-3,"f":1.5,"ok":null}}]}}"#,
             lim,
@@ -453,7 +462,7 @@ mod tests {
 
     #[test]
     fn tool_results_are_cut_to_head_and_tail_and_keep_is_error() {
-        let lim = Limits { string_chars: 5, result_chars: 8 };
+        let lim = Limits { string_chars: 5, result_chars: 8, success_result_chars: 8 };
         let it = item(
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 1 and then the last line"}]}]},"toolUseResult":{"type":"text","stdout":"x"}}"#,
             lim,
@@ -463,6 +472,23 @@ mod tests {
         assert_eq!(b.chars, 34);
         assert_eq!(b.text.as_deref(), Some("Exit c…[26 chars cut]…ne"));
         assert_eq!(it.tool_use_result_type.as_deref(), Some("text"));
+    }
+
+    #[test]
+    fn successful_results_can_be_left_out_while_failures_keep_their_text() {
+        let lim = Limits { string_chars: 400, result_chars: 1200, success_result_chars: 0 };
+        let ok = item(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"all good"}]}}"#,
+            lim,
+        );
+        assert_eq!((ok.blocks[0].text.as_deref(), ok.blocks[0].chars, ok.blocks[0].cut), (Some(""), 8, true));
+        for failed in [
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"boom","is_error":true}]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2\nno"}]}}"#,
+        ] {
+            let it = item(failed, lim);
+            assert!(it.blocks[0].text.as_deref().is_some_and(|t| !t.is_empty()), "{failed}");
+        }
     }
 
     #[test]

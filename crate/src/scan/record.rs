@@ -102,6 +102,9 @@ pub const F_CONTENT_STRING: u16 = 16;
 pub const F_HAS_PARENT_KEY: u16 = 32;
 /// The line held a lone surrogate escape and was read after repair.
 pub const F_REPAIRED: u16 = 64;
+/// `message.content` is a blank string, or a text block's text is absent or blank: the API
+/// refuses such a message (full scans only).
+pub const F_BLANK_TEXT: u16 = 128;
 
 #[derive(Clone, Debug, Default)]
 pub struct Record {
@@ -226,7 +229,12 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, l
             "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s)),
             "usage" => rec.usage = extract_usage(tape, v),
             "content" => match tape.get(v) {
-                Some(Node::String(_)) => rec.flags |= F_CONTENT_STRING,
+                Some(Node::String(s)) => {
+                    rec.flags |= F_CONTENT_STRING;
+                    if !lean && s.trim().is_empty() {
+                        rec.flags |= F_BLANK_TEXT;
+                    }
+                }
                 Some(Node::Array { len, .. }) => extract_blocks(tape, v, *len, rec, t, lean),
                 _ => {}
             },
@@ -271,19 +279,23 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
     for _ in 0..len {
         let Some(node) = tape.get(i) else { break };
         if matches!(node, Node::Object { .. }) {
-            let (mut kind, mut id, mut name, mut tool_use_id) = (None, None, None, None);
+            let (mut kind, mut id, mut name, mut tool_use_id, mut text) = (None, None, None, None, None);
             for (k, v) in entries(tape, i) {
                 match k {
                     "type" => kind = as_str(tape, v),
                     "id" => id = as_str(tape, v),
                     "name" => name = as_str(tape, v),
                     "tool_use_id" => tool_use_id = as_str(tape, v),
+                    "text" => text = as_str(tape, v),
                     _ => {}
                 }
             }
             if let Some(k) = kind {
                 if !lean {
                     t.content_kinds.push(t.strings.intern(k));
+                    if k == "text" && text.is_none_or(|x| x.trim().is_empty()) {
+                        rec.flags |= F_BLANK_TEXT;
+                    }
                 }
                 match k {
                     "tool_use" | "server_tool_use" => {

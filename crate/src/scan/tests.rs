@@ -116,18 +116,19 @@ fn split_file_matches_whole_file() {
     std::fs::write(&path, &text).unwrap();
     for mode in [Mode::Full, Mode::Usage] {
         let whole = scan_bytes(text.as_bytes(), mode);
-        let split = scan_file(&path, mode).unwrap();
-        assert!(split.bytes > units_len());
-        assert_eq!(split.bytes, text.len() as u64);
-        assert_eq!(split.counts, whole.counts);
-        assert_eq!(split.records.len(), whole.records.len());
-        assert_eq!(split.torn_tail, whole.torn_tail);
-        assert_eq!(split.torn_tail, mode == Mode::Full);
-        assert!(split.unterminated_tail);
-        for (a, b) in split.records.iter().zip(&whole.records) {
-            assert_eq!((a.offset, a.len, a.line), (b.offset, b.len, b.line));
-            assert_eq!(split.tables.strings.opt(a.uuid), whole.tables.strings.opt(b.uuid));
-            assert_eq!(split.tables.tool_uses(a).len(), whole.tables.tool_uses(b).len());
+        for split in [scan_file(&path, mode).unwrap(), scan_bytes_parallel(text.as_bytes(), mode)] {
+            assert!(split.bytes > units_len());
+            assert_eq!(split.bytes, text.len() as u64);
+            assert_eq!(split.counts, whole.counts);
+            assert_eq!(split.records.len(), whole.records.len());
+            assert_eq!(split.torn_tail, whole.torn_tail);
+            assert_eq!(split.torn_tail, mode == Mode::Full);
+            assert!(split.unterminated_tail);
+            for (a, b) in split.records.iter().zip(&whole.records) {
+                assert_eq!((a.offset, a.len, a.line), (b.offset, b.len, b.line));
+                assert_eq!(split.tables.strings.opt(a.uuid), whole.tables.strings.opt(b.uuid));
+                assert_eq!(split.tables.tool_uses(a).len(), whole.tables.tool_uses(b).len());
+            }
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -142,4 +143,26 @@ fn record_stays_compact() {
     // Estate-wide scans hold one Record per kept line; keep an eye on its size.
     assert!(std::mem::size_of::<Record>() <= 320, "Record is {} bytes", std::mem::size_of::<Record>());
     eprintln!("Record: {} bytes", std::mem::size_of::<Record>());
+}
+
+#[test]
+fn parallel_scan_of_a_buffer_matches_the_whole_scan_with_bom_crlf_and_blank_lines() {
+    let mut text = String::from("\u{feff}");
+    for i in 0..12000 {
+        text.push_str(&A1.replace("\"a1\"", &format!("\"a{i}\"")));
+        text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+        if i % 5 == 0 {
+            text.push_str("\n{not json\n");
+        }
+    }
+    let whole = scan_bytes(text.as_bytes(), Mode::Full);
+    let split = scan_bytes_parallel(text.as_bytes(), Mode::Full);
+    assert!(text.len() as u64 > 2 * units_len());
+    assert_eq!((split.bytes, split.bom, split.counts), (whole.bytes, whole.bom, whole.counts));
+    assert_eq!(split.bad_lines.len(), whole.bad_lines.len());
+    assert!(split
+        .records
+        .iter()
+        .zip(&whole.records)
+        .all(|(a, b)| (a.offset, a.len, a.line) == (b.offset, b.len, b.line)));
 }

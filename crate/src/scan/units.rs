@@ -264,6 +264,38 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
         .collect()
 }
 
+/// Scans one buffer held in memory, cut after a newline about every [`UNIT_BYTES`] and scanned
+/// on rayon's pool: the same index as `scan_bytes`, in a fraction of the time on a large file.
+pub fn scan_bytes_parallel(buf: &[u8], mode: Mode) -> Scan {
+    let unit = UNIT_BYTES as usize;
+    let mut cuts = vec![0usize];
+    let mut at = unit;
+    while at < buf.len() {
+        match memchr::memchr(b'\n', &buf[at..]) {
+            Some(k) if at + k + 1 < buf.len() => {
+                cuts.push(at + k + 1);
+                at += k + 1 + unit;
+            }
+            _ => break,
+        }
+    }
+    cuts.push(buf.len());
+    let last = cuts.len() - 2;
+    let parts: Vec<Scan> = cuts
+        .par_windows(2)
+        .enumerate()
+        .map(|(k, w)| {
+            PARSER.with(|cell| {
+                let parser = &mut *cell.borrow_mut();
+                let s = scan_chunk(parser, &buf[w[0]..w[1]], w[0] as u64, k == 0, k == last, mode);
+                parser.trim();
+                s
+            })
+        })
+        .collect();
+    Scan::concat(parts)
+}
+
 /// Scans one file, split across cores when it is large.
 pub fn scan_file(path: &Path, mode: Mode) -> io::Result<Scan> {
     scan_paths(&[path.to_path_buf()], mode, &Progress::default()).pop().expect("one result per path")

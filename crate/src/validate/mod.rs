@@ -25,6 +25,7 @@
 
 use crate::graph::{Graph, Link, Pointer, NONE};
 use crate::scan::{record, surrogate, BadKind, Scan};
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use simd_json::OwnedValue as V;
 
@@ -162,6 +163,92 @@ fn blocks_of(v: &V, line: u32) -> Vec<Block> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+thread_local! {
+    /// The parse buffer of a validation worker, reused across records.
+    static LINE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The content blocks of one record (`blocks_of`) from what the scan recorded, without parsing it
+/// again; None when the scan's tables cannot tell (a blank text among blocks, whose place they
+/// do not keep, or a tool result without its id).
+fn scanned_blocks(s: &Scan, r: &record::Record) -> Option<Vec<Block>> {
+    if r.has(record::F_CONTENT_STRING) {
+        return Some(vec![Block {
+            kind: "text".into(),
+            id: None,
+            blank_text: r.has(record::F_BLANK_TEXT),
+            line: r.line,
+        }]);
+    }
+    if r.has(record::F_BLANK_TEXT) {
+        return None;
+    }
+    let (kinds, uses, results) = (s.tables.kinds(r), s.tables.tool_uses(r), s.tables.tool_results(r));
+    let (mut u, mut t) = (uses.iter(), results.iter());
+    let mut blocks = Vec::with_capacity(kinds.len());
+    for &k in kinds {
+        let kind = s.str(k);
+        let id = match kind {
+            "tool_use" | "server_tool_use" => Some(s.str(u.next()?.id).to_string()),
+            "tool_result" => Some(s.str(*t.next()?).to_string()),
+            _ => None,
+        };
+        blocks.push(Block { kind: kind.to_string(), id, blank_text: false, line: r.line });
+    }
+    // Every id was used: otherwise a result without its id shifted the others.
+    (u.next().is_none() && t.next().is_none()).then_some(blocks)
+}
+
+/// The content blocks of one record (`blocks_of`), parsed without copying its strings.
+fn record_blocks(bytes: &[u8], r: &record::Record) -> Option<Vec<Block>> {
+    use simd_json::prelude::*;
+    let start = r.offset as usize;
+    let line = bytes.get(start..start + r.len as usize)?;
+    LINE.with(|cell| {
+        let buf = &mut *cell.borrow_mut();
+        buf.clear();
+        buf.extend_from_slice(line);
+        let v = match simd_json::to_borrowed_value(buf) {
+            Ok(v) => v,
+            Err(_) => {
+                // Lone surrogates: repaired as the scanner does, then parsed owned.
+                let v = parse_line(bytes, r)?;
+                return Some(blocks_of(&v, r.line));
+            }
+        };
+        let content = v.get("message").and_then(|m| m.get("content"));
+        Some(match content {
+            Some(c) if c.as_str().is_some() => {
+                vec![Block {
+                    kind: "text".into(),
+                    id: None,
+                    blank_text: c.as_str().unwrap_or("").trim().is_empty(),
+                    line: r.line,
+                }]
+            }
+            Some(c) => match c.as_array() {
+                Some(a) => a
+                    .iter()
+                    .filter_map(|b| {
+                        let kind = b.get("type")?.as_str()?.to_string();
+                        let id_of = |key: &str| Some(b.get(key).and_then(|x| x.as_str()).unwrap_or("").to_string());
+                        let id = match kind.as_str() {
+                            "tool_use" | "server_tool_use" => id_of("id"),
+                            "tool_result" => id_of("tool_use_id"),
+                            _ => None,
+                        };
+                        let blank_text = kind == "text"
+                            && b.get("text").and_then(|t| t.as_str()).is_none_or(|t| t.trim().is_empty());
+                        Some(Block { kind, id, blank_text, line: r.line })
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
+            None => Vec::new(),
+        })
+    })
 }
 
 struct Ctx<'a> {
@@ -813,14 +900,29 @@ struct Message {
 fn check_api(cx: &mut Ctx, visible: &[u32]) -> (u32, u32) {
     let s = cx.scan;
     let mut msgs: Vec<(Message, Option<&str>)> = Vec::new();
-    for &i in visible {
+    let counted = |i: u32| {
+        let r = &s.records[i as usize];
+        (kind_is(s, r, "assistant") || kind_is(s, r, "user"))
+            && !r.has(record::F_SIDECHAIN)
+            && !r.has(record::F_API_ERROR)
+    };
+    // Each record's blocks, parsed in parallel (most of a validation's time is this parse).
+    let bytes = cx.bytes;
+    let parsed: Vec<Option<Vec<Block>>> = visible
+        .par_iter()
+        .map(|&i| {
+            let r = &s.records[i as usize];
+            if counted(i) {
+                scanned_blocks(s, r).or_else(|| record_blocks(bytes, r))
+            } else {
+                None
+            }
+        })
+        .collect();
+    for (&i, blocks) in visible.iter().zip(parsed) {
         let r = &s.records[i as usize];
         let assistant = kind_is(s, r, "assistant");
-        if !(assistant || kind_is(s, r, "user")) || r.has(record::F_SIDECHAIN) || r.has(record::F_API_ERROR) {
-            continue;
-        }
-        let Some(v) = parse_line(cx.bytes, r) else { continue };
-        let blocks = blocks_of(&v, r.line);
+        let Some(blocks) = blocks else { continue };
         let mid = if assistant { r.message_id.map(|m| s.str(m)) } else { None };
         let merge = match msgs.last() {
             Some((m, id)) if m.assistant && assistant => mid.is_some() && *id == mid,

@@ -392,3 +392,30 @@ fn tool_results_out_of_the_order_of_their_calls_are_an_error() {
     l[4] = results("r1", "a3", 5, &["t1", "t2"]);
     assert_eq!(errors(&run(&l)), vec![]);
 }
+
+#[test]
+fn blocks_from_the_scan_equal_blocks_parsed_again() {
+    let mut l = valid_lines();
+    l.push(user("b1", Some("a4"), 40, "   "));
+    l.push(rec(
+        "user",
+        "b2",
+        Some("b1"),
+        41,
+        r#","message":{"role":"user","content":[{"type":"tool_result","content":"no id"},{"type":"tool_result","tool_use_id":"t9","content":"x"}]}"#,
+    ));
+    l.push(asst("b3", Some("b2"), 42, "m9", &format!("{THINK},{},{},{}", tool_use("t8"), text("ok"), r#"{"type":"image"}"#)));
+    let bytes = l.join("\n") + "\n";
+    let s = scan_bytes(bytes.as_bytes(), Mode::Full);
+    let key = |b: &Vec<Block>| b.iter().map(|b| (b.kind.clone(), b.id.clone(), b.blank_text, b.line)).collect::<Vec<_>>();
+    let mut scanned = 0;
+    for r in &s.records {
+        let parsed = record_blocks(bytes.as_bytes(), r).unwrap();
+        if let Some(from_scan) = scanned_blocks(&s, r) {
+            assert_eq!(key(&from_scan), key(&parsed), "line {}", r.line);
+            scanned += 1;
+        }
+    }
+    assert!(scanned >= s.records.len() - 1, "only a result without its id needs a parse");
+    assert!(scanned_blocks(&s, &s.records[s.records.len() - 2]).is_none());
+}
