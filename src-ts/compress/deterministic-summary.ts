@@ -5,6 +5,7 @@
 // section then lists what it got in source order. Selection uses cue words in several languages
 // only to rank: every human prompt is a candidate whatever its language.
 import { CommandRun, SummaryEntry, SummaryInputs, oneLine } from './summary-inputs.js'
+import { unionTest } from './union-test.js'
 
 export const SECTION_HEADINGS = [
   'Current State',
@@ -85,7 +86,9 @@ const REJECT =
 const RISK =
   /\b(TODO|FIXME|risk\w*|unknown|unclear|not sure|uncertain|follow[- ]up|remaining|still need|not yet|unresolved|open question|caveat|warning|might break|flaky|limitation|left to do|next step)\b|风险|待办|未解决|リスク|未解決|위험|미해결/i
 
-const ANY_CUE = new RegExp([DECISION, REASON, RESEARCH, REJECT, RISK].map((r) => r.source).join('|'), 'i')
+/** Any cue at all: one fast test before the sentence split and the five tests (see union-test). */
+export const CUE_PATTERNS = [DECISION, REASON, RESEARCH, REJECT, RISK]
+const anyCue = unionTest(CUE_PATTERNS)
 
 /** Sentences (or lines) of an assistant text, trimmed. */
 function sentences(text: string): string[] {
@@ -167,11 +170,11 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     for (const [text, thinking] of sources) {
       // A text with no cue has no sentence with one (sentences are substrings cut at non-word
       // characters, so every match in a sentence is a match in its text): skip the split.
-      if (!ANY_CUE.test(text)) continue
+      if (!anyCue(text)) continue
       sentences(text).forEach((s, k) => {
         if (tested.has(s)) return
         tested.add(s)
-        if (!ANY_CUE.test(s)) return
+        if (!anyCue(s)) return
         const order = e.line + k / 10000
         const r = recency(e) - (thinking ? 0.5 : 0)
         const line = oneLine(s, 400)
@@ -266,13 +269,14 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
   // The fixed frame: headings, the boundary line, and a fallback line per section.
   let used = head.length + tail.length
   const hashes = '#'.repeat(opts.headingLevel ?? 2)
-  for (const [i, h] of SECTION_HEADINGS.entries()) used += h.length + hashes.length + 3 + (i === S.Boundary ? boundary.length + 1 : fallback(i, inputs).length + 1)
+  const fallbacks = SECTION_HEADINGS.map((_, i) => fallback(i, inputs))
+  for (const [i, h] of SECTION_HEADINGS.entries()) used += h.length + hashes.length + 3 + (i === S.Boundary ? boundary.length + 1 : fallbacks[i].length + 1)
   const ranked = [...all].sort((a, b) => a.tier - b.tier || b.score - a.score || b.order - a.order || (a.text < b.text ? -1 : 1))
   let included = 0
   for (const c of ranked) {
     const list = chosen.get(c.section) ?? []
     // A section's first real line replaces its fallback line.
-    const cost = c.text.length + 1 - (list.length === 0 && c.section !== S.Boundary ? fallback(c.section, inputs).length + 1 : 0)
+    const cost = c.text.length + 1 - (list.length === 0 && c.section !== S.Boundary ? fallbacks[c.section].length + 1 : 0)
     if (used + cost > budget) continue
     used += cost
     list.push(c)
@@ -284,7 +288,7 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
     parts.push(`${hashes} ${h}\n`)
     const list = (chosen.get(i) ?? []).sort((a, b) => a.order - b.order)
     if (i === S.Boundary) parts.push(boundary + '\n')
-    else if (list.length === 0) parts.push(fallback(i, inputs) + '\n')
+    else if (list.length === 0) parts.push(fallbacks[i] + '\n')
     for (const c of list) parts.push(c.text + '\n')
     parts.push('\n')
   }
