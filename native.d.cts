@@ -504,8 +504,9 @@ declare namespace binding {
    * read may be zeros. True for any other buffer. */
   function mappedIntact(buffer: Uint8Array): boolean
   /** Drops a `mapFile` buffer's pages from the process (they read again from the file when
-   * touched); returns the bytes released, 0 for any other buffer. */
-  function releaseMapped(buffer: Uint8Array): number
+   * touched), all or those wholly inside bytes [start, end); returns the bytes released, 0 for
+   * any other buffer. */
+  function releaseMapped(buffer: Uint8Array, start?: number, end?: number): number
   // ---- end source-pages ----
   // ---- summary-window: summary inputs read straight from the source file, one batch at a time ----
   /**

@@ -1825,13 +1825,21 @@ pub fn mapped_intact(buffer: &[u8]) -> bool {
 }
 
 /// Drops the pages of a `mapFile` buffer from the process (they read again from the file when
-/// touched). Returns the bytes released; 0 for any other buffer.
+/// touched), all of them or those wholly inside bytes `[start, end)`. Returns the bytes
+/// released; 0 for any other buffer.
 #[napi]
-pub fn release_mapped(buffer: &[u8]) -> f64 {
-    match crate::mapped::intact_at(buffer.as_ptr()) {
-        Some(_) => crate::mapped::release_range(buffer.as_ptr(), buffer.len()) as f64,
-        None => 0.0,
+pub fn release_mapped(buffer: &[u8], start: Option<f64>, end: Option<f64>) -> f64 {
+    if crate::mapped::intact_at(buffer.as_ptr()).is_none() {
+        return 0.0;
     }
+    const PAGE: usize = 64 << 10; // a multiple of every page size
+    let end = end.map_or(buffer.len(), |e| (e.max(0.0) as usize).min(buffer.len()));
+    let start = start.map_or(0, |s| (s.max(0.0) as usize).div_ceil(PAGE) * PAGE);
+    let end = if end == buffer.len() { end } else { end / PAGE * PAGE };
+    if end <= start {
+        return 0.0;
+    }
+    crate::mapped::release_range(buffer[start..].as_ptr(), end - start) as f64
 }
 
 // ---- end source-pages ----

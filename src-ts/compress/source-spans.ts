@@ -47,15 +47,33 @@ export interface CompressSpans extends SourceSpans {
  * read (from the page cache, when touched), so loading is free; releasing drops them from the
  * process, which is what the peak RSS counts. */
 export class MappedSpans implements CompressSpans {
+  /** The byte range the last `load` named: what the next `release` drops (all when unknown). */
+  private loaded: [number, number] | undefined
+  private offsets: Float64Array | undefined
+  private lengths: Uint32Array | undefined
+
   constructor(
     private readonly buffer: Buffer,
     private readonly index: TranscriptIndex,
   ) {}
 
-  load(): void {}
+  load(records: ArrayLike<number>): void {
+    this.offsets ??= this.index.offsets()
+    this.lengths ??= this.index.lengths()
+    let start = Infinity
+    let end = 0
+    for (let k = 0; k < records.length; k++) {
+      const i = records[k]
+      start = Math.min(start, this.offsets[i])
+      end = Math.max(end, this.offsets[i] + this.lengths[i])
+    }
+    this.loaded = records.length ? [start, end] : undefined
+  }
 
   release(): void {
-    native.releaseMapped(this.buffer)
+    if (this.loaded) native.releaseMapped(this.buffer, this.loaded[0], this.loaded[1])
+    else native.releaseMapped(this.buffer)
+    this.loaded = undefined
   }
 
   assemble(parts: OutputPart[]): Buffer {

@@ -404,10 +404,17 @@ fn blocks_from_the_scan_equal_blocks_parsed_again() {
         41,
         r#","message":{"role":"user","content":[{"type":"tool_result","content":"no id"},{"type":"tool_result","tool_use_id":"t9","content":"x"}]}"#,
     ));
-    l.push(asst("b3", Some("b2"), 42, "m9", &format!("{THINK},{},{},{}", tool_use("t8"), text("ok"), r#"{"type":"image"}"#)));
+    l.push(asst(
+        "b3",
+        Some("b2"),
+        42,
+        "m9",
+        &format!("{THINK},{},{},{}", tool_use("t8"), text("ok"), r#"{"type":"image"}"#),
+    ));
     let bytes = l.join("\n") + "\n";
     let s = scan_bytes(bytes.as_bytes(), Mode::Full);
-    let key = |b: &Vec<Block>| b.iter().map(|b| (b.kind.clone(), b.id.clone(), b.blank_text, b.line)).collect::<Vec<_>>();
+    let key =
+        |b: &Vec<Block>| b.iter().map(|b| (b.kind.clone(), b.id.clone(), b.blank_text, b.line)).collect::<Vec<_>>();
     let mut scanned = 0;
     for r in &s.records {
         let parsed = record_blocks(bytes.as_bytes(), r).unwrap();
