@@ -5,7 +5,7 @@ import { parseCommand, print } from './args.js'
 import { EXIT, usageError } from '../errors.js'
 import { resolveSession } from '../read/session-ref.js'
 import { publishFile } from '../atomic-write.js'
-import { planSource } from '../compress/compress.js'
+import { checkSourceUnchanged, planSource } from '../compress/compress.js'
 import { checkOutputPath } from '../compress/paths.js'
 import { packFor } from '../compress/summarize.js'
 import { readSummaryInputs } from '../compress/summary-inputs.js'
@@ -43,10 +43,12 @@ export async function runPack(args: string[]): Promise<number> {
     modelPackCharBudget: wholeNumber('pack', '--model-pack-char-budget', values['model-pack-char-budget']),
     modelPackEstimatedTokenBudget: wholeNumber('pack', '--model-pack-estimated-token-budget', values['model-pack-estimated-token-budget']),
   }
-  const { plan } = planSource(session.path, options)
+  const { src, plan } = planSource(session.path, options)
   const inputs = readSummaryInputs(plan.buffer, plan.index, plan.topology.summaryIndexes)
   const pack = packFor(plan, inputs, options)
-  await publishFile(values.out, pack.text, { replace: values.force })
+  // The pack is only as good as the bytes it was built from: a source that changed meanwhile
+  // (or lost mapped pages to a truncation) is refused.
+  await publishFile(values.out, pack.text, { replace: values.force, check: () => checkSourceUnchanged(src) })
   const m = pack.manifest
   const report = {
     out: values.out,

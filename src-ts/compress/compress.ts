@@ -120,8 +120,9 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
 }
 
 /** The source must be exactly what was read: a session still being written is refused. Size,
- * inode and nanosecond change/modify times catch any write (re-hashing 50 MB would not add more). */
-function checkSourceUnchanged(src: Source): void {
+ * inode and nanosecond change/modify times catch any write (re-hashing 50 MB would not add more),
+ * and a mapped source must not have lost pages to a truncation. */
+export function checkSourceUnchanged(src: Source): void {
   let now: BigIntStats
   try {
     now = statSync(src.path, { bigint: true })
