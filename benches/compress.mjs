@@ -117,8 +117,16 @@ try {
     writeFileSync(join(work, 'baseline.jsonl'), keep.map((k) => JSON.stringify(recs[k])).join('\n') + '\n')
     baseline.push(Number(process.hrtime.bigint() - t0) / 1e6)
   }
+  // What any Node CLI pays before its first line runs, for scale.
+  const nodeStart = []
+  for (let i = 0; i < rounds; i++) {
+    const t0 = process.hrtime.bigint()
+    spawnSync(process.execPath, ['-e', '0'])
+    nodeStart.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  }
   const result = {
     bytes,
+    nodeStartMs: median(nodeStart),
     chainRecords: report.sourceActiveChainLength,
     summarizedRecords: report.summarizedRecords,
     keptRecords: report.recentRecordsPreserved,
