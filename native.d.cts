@@ -402,6 +402,8 @@ declare namespace binding {
   function archiveList(root: string): ArchivedFile[]
   function archiveRestore(root: string, keys: string[], to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
   function archiveView(root: string, view: string): ArchiveViewSummary
+  interface ArchiveOwner { key: string; sessionId?: string; error?: string }
+  function archiveOwners(root: string, keys: string[]): Promise<ArchiveOwner[]>
   // ---- end store ----
   // ---- compress (issue 3) ----
   interface MemberSet { key: string; json: string }

@@ -1364,6 +1364,51 @@ pub fn archive_restore(
 }
 
 #[napi(object)]
+pub struct ArchiveOwner {
+    pub key: String,
+    /// The sessionId of the transcript's first record that has one.
+    pub session_id: Option<String>,
+    pub error: Option<String>,
+}
+
+pub struct OwnersTask {
+    root: String,
+    keys: Vec<String>,
+}
+
+impl Task for OwnersTask {
+    type Output = Vec<ArchiveOwner>;
+    type JsValue = Vec<ArchiveOwner>;
+    fn compute(&mut self) -> Result<Vec<ArchiveOwner>> {
+        let all = archived(&self.root)?;
+        let wanted: std::collections::HashSet<&str> = self.keys.iter().map(String::as_str).collect();
+        let which: Vec<archive::Stored> = all.into_iter().filter(|s| wanted.contains(s.key.text().as_str())).collect();
+        let bufs = archive::read::Buffers::default();
+        Ok(which
+            .par_iter()
+            .map(|s| {
+                let (session_id, error) = match archive::read::owner(&bufs, &s.path) {
+                    Ok(id) => (id, None),
+                    Err(e) => (None, Some(e)),
+                };
+                ArchiveOwner { key: s.key.text(), session_id, error }
+            })
+            .collect())
+    }
+    fn resolve(&mut self, _env: Env, out: Vec<ArchiveOwner>) -> Result<Vec<ArchiveOwner>> {
+        Ok(out)
+    }
+}
+
+/// Which session each of the given archived transcripts belongs to by its records (for the
+/// old-layout `agent-*.jsonl` files, whose path does not say): decodes each only as far as it
+/// must, in parallel.
+#[napi(ts_return_type = "Promise<ArchiveOwner[]>")]
+pub fn archive_owners(root: String, keys: Vec<String>) -> AsyncTask<OwnersTask> {
+    AsyncTask::new(OwnersTask { root, keys })
+}
+
+#[napi(object)]
 pub struct ArchiveViewSummary {
     pub files: f64,
     pub decoded: f64,

@@ -4,7 +4,7 @@
 use super::events::{self, Event, Mark};
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
-use crate::scan::Parser;
+use crate::scan::{tape, Parser};
 use crate::store;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -482,4 +482,82 @@ pub fn decode_to_temp(
             Err(e)
         }
     }
+}
+
+/// The session an old-layout subagent transcript (`<project>/agent-*.jsonl`) belongs to, decided
+/// as the estate reader decides it: the `sessionId` of its first record that has one, among the
+/// committed bytes (one found after a mark counts once a later mark covers it). Decodes frames
+/// only until then.
+pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, String> {
+    let name = path.display();
+    let mut bytes = bufs.take();
+    let r = (|| {
+        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| fsx::msg(path, &e))?;
+        let (spans, _) = store::frame_spans(&bytes).map_err(|e| format!("{name}: {e}"))?;
+        let mut parser = Parser::default();
+        let (mut len, mut found) = (0u64, None::<(u64, String)>);
+        for &(at, n) in &spans[1..] {
+            let frame = decode_frame(bufs, &bytes[at..at + n], at).map_err(|e| format!("{name}: {e}"))?;
+            let mut done = None;
+            for part in &frame.parts {
+                match part {
+                    Part::Data(a, b) => {
+                        if found.is_none() {
+                            found = first_session_id(&mut parser, &frame.buf[*a..*b], len);
+                        }
+                        len += (b - a) as u64;
+                    }
+                    Part::Mark(m) => match &found {
+                        Some((o, sid)) if m.size > *o => {
+                            done = Some(sid.clone());
+                            break;
+                        }
+                        _ => {}
+                    },
+                    Part::Cut(c) => {
+                        if found.as_ref().is_some_and(|(o, _)| o >= c) {
+                            found = None;
+                        }
+                        len = *c;
+                    }
+                }
+            }
+            let fail = frame.fail.is_some();
+            bufs.give(frame.buf);
+            if done.is_some() {
+                return Ok(done);
+            }
+            if fail {
+                return Err(format!("{name}: corrupt archive: a record is not an archive event"));
+            }
+        }
+        Ok(None)
+    })();
+    bufs.give(bytes);
+    r
+}
+
+/// The first line of `data` (which starts at byte `offset` of the transcript) that is a JSON
+/// object with a string `sessionId`: where it starts, and the id.
+fn first_session_id(parser: &mut Parser, data: &[u8], offset: u64) -> Option<(u64, String)> {
+    let mut at = 0;
+    for line in data.split_inclusive(|&b| b == b'\n') {
+        let start = at;
+        at += line.len();
+        let mut body = line.strip_suffix(b"\n").unwrap_or(line);
+        body = body.strip_suffix(b"\r").unwrap_or(body);
+        if offset + start as u64 == 0 {
+            body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+        }
+        if body.is_empty() || body[0] != b'{' || memchr::memmem::find(body, b"\"sessionId\"").is_none() {
+            continue;
+        }
+        let sid = parser
+            .parse_with(body, |t| tape::field(t, 0, "sessionId").and_then(|i| tape::as_str(t, i)).map(str::to_string))
+            .and_then(|(v, _)| v);
+        if let Some(sid) = sid {
+            return Some((offset + start as u64, sid));
+        }
+    }
+    None
 }
