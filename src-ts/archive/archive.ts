@@ -119,14 +119,14 @@ export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedF
  * of their projects whose records name one of them (the first `sessionId`, as the estate
  * reader groups them). An agent file whose owner cannot be read is reported as failed: it may
  * belong to a chosen session. */
-async function withOldLayoutAgents(root: string, to: string, files: ArchivedFile[], chosen: ArchivedFile[]): Promise<{ files: ArchivedFile[]; unknown: RestoreReport['files'] }> {
+async function withOldLayoutAgents(to: string, files: ArchivedFile[], chosen: ArchivedFile[]): Promise<{ files: ArchivedFile[]; unknown: RestoreReport['files'] }> {
   const sessions = new Set(chosen.filter((f) => f.sessionId).map((f) => `${f.project}/${f.sessionId}`))
   const projects = new Set(chosen.map((f) => f.project))
   const agents = files.filter((f) => f.sessionId == null && projects.has(f.project) && !f.path.includes('/'))
   if (agents.length === 0) return { files: chosen, unknown: [] }
   let owners
   try {
-    owners = await native.archiveOwners(root, agents.map((f) => f.key))
+    owners = await native.archiveOwners(agents)
   } catch (e) {
     throw nativeError(e)
   }
@@ -155,13 +155,13 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   const archiveRoot = resolve(root)
   if (to === archiveRoot || to.startsWith(archiveRoot + sep)) throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
   const files = listArchive(root)
-  const chosen = opts.all ? { files, unknown: [] } : await withOldLayoutAgents(archiveRoot, to, files, selectSessions(files, opts.sessions!))
+  const chosen = opts.all ? { files, unknown: [] } : await withOldLayoutAgents(to, files, selectSessions(files, opts.sessions!))
   const which = chosen.files
   let results
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
     // delete the files again at its next start: they get the current time there
-    results = await withProgress(opts.onProgress, (p) => native.archiveRestore(resolve(root), which.map((f) => f.key), to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p))
+    results = await withProgress(opts.onProgress, (p) => native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p))
   } catch (e) {
     throw nativeError(e)
   }

@@ -76,36 +76,39 @@ pub fn check_root(root: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Every generation in the archive, checked against the layout; anything else in the root is
-/// an error naming it.
+/// an error naming it. Header frames are read on every core (a restore lists thousands).
 pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
-    let mut out = Vec::new();
-    let mut parser = Parser::default();
     let mut projects = check_root(root)?;
     projects.sort();
+    let mut sessions = Vec::new();
     for pdir in projects {
-        let mut sessions: Vec<PathBuf> =
+        let mut in_project: Vec<PathBuf> =
             fs::read_dir(&pdir).map_err(|e| fsx::msg(&pdir, &e))?.flatten().map(|e| e.path()).collect();
-        sessions.sort();
-        for sdir in sessions {
-            let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
-                return Err(format!("{}: not a session folder this archive writes", sdir.display()));
-            }
-            let path = sdir.join(TRANSCRIPT);
-            let Ok(meta) = fs::metadata(&path) else {
-                continue; // a first publish that never happened: nothing committed
-            };
-            let header = store::read_header(&path, store::Encoding::Zstd)?;
-            let (key, gen) = layout::parse_header(&mut parser, &header).ok_or_else(|| {
-                format!("{}: not an archived transcript (its header is not an archive's)", path.display())
-            })?;
-            if key.store_path(root, gen) != path {
-                return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
-            }
-            out.push(Stored { key, gen, path, generations: 0, store_len: meta.len() });
-        }
+        in_project.sort();
+        sessions.extend(in_project);
     }
-    Ok(out)
+    let found: Vec<Result<Option<Stored>, String>> =
+        sessions.par_iter().map_init(Parser::default, |parser, sdir| stored(root, parser, sdir)).collect();
+    found.into_iter().filter_map(Result::transpose).collect()
+}
+
+/// The generation a session folder holds (None: its first publish never happened).
+fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Option<Stored>, String> {
+    let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
+        return Err(format!("{}: not a session folder this archive writes", sdir.display()));
+    }
+    let path = sdir.join(TRANSCRIPT);
+    let Ok(meta) = fs::metadata(&path) else {
+        return Ok(None); // a first publish that never happened: nothing committed
+    };
+    let header = store::read_header(&path, store::Encoding::Zstd)?;
+    let (key, gen) = layout::parse_header(parser, &header)
+        .ok_or_else(|| format!("{}: not an archived transcript (its header is not an archive's)", path.display()))?;
+    if key.store_path(root, gen) != path {
+        return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
+    }
+    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
 }
 
 /// The latest generation of every key, in key order.
