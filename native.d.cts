@@ -400,8 +400,10 @@ declare namespace binding {
   function archiveEstate(roots: string[], to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
   function archiveDetect(path: string): boolean
   function archiveList(root: string): ArchivedFile[]
-  function archiveRestore(root: string, keys: string[], to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
+  function archiveRestore(files: ArchivedFile[], to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
   function archiveView(root: string, view: string): ArchiveViewSummary
+  interface ArchiveOwner { key: string; sessionId?: string; error?: string }
+  function archiveOwners(files: ArchivedFile[]): Promise<ArchiveOwner[]>
   // ---- end store ----
   // ---- compress (issue 3) ----
   interface MemberSet { key: string; json: string }

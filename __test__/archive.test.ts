@@ -259,6 +259,49 @@ test('restore: refuses .claude targets, never overwrites a different file, exit 
   t.is(readFileSync(target, 'utf8'), 'mine\n')
 })
 
+test('restore SESSION brings back its old-layout agent files (first sessionId in their records), not other sessions\' ones', async (t) => {
+  const src = writeTree({
+    [`-home-u-app/${SID[0]}.jsonl`]: [assistant({ messageId: 'm1', output: 5, sessionId: SID[0] })],
+    [`-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`]: [assistant({ messageId: 'm2', output: 7, sidechain: true, sessionId: SID[0] })],
+    [`-home-u-app/${SID[1]}.jsonl`]: [assistant({ messageId: 'm3', output: 9, sessionId: SID[1] })],
+    // a first line without a sessionId: the first record that has one decides
+    '-home-u-app/agent-old0.jsonl': ['{"type":"summary","summary":"x"}', assistant({ messageId: 'm4', output: 1, sidechain: true, sessionId: SID[0] })],
+    '-home-u-app/agent-old1.jsonl': [assistant({ messageId: 'm5', output: 2, sidechain: true, sessionId: SID[1] })],
+    // same session id in another project: not this session's
+    [`-home-u-other/${SID[2]}.jsonl`]: [assistant({ messageId: 'm6', output: 3, sessionId: SID[2] })],
+    '-home-u-other/agent-old2.jsonl': [assistant({ messageId: 'm7', output: 4, sidechain: true, sessionId: SID[0] })],
+  })
+  const arch = join(tempDir(), 'arch')
+  t.is(run(['archive', src, '--to', arch]).code, 0)
+  const out = tempDir()
+  const r = run(['restore', arch, SID[0].slice(0, 8), '--to', out, '--json'])
+  t.is(r.code, 0, r.stderr)
+  t.deepEqual([...tree(out).keys()].sort(), [`-home-u-app/${SID[0]}.jsonl`, `-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`, '-home-u-app/agent-old0.jsonl'].sort())
+  t.true(tree(out).get('-home-u-app/agent-old0.jsonl')!.equals(readFileSync(join(src, '-home-u-app', 'agent-old0.jsonl'))))
+  const two = tempDir()
+  t.is(run(['restore', arch, SID[1], '--to', two]).code, 0)
+  t.deepEqual([...tree(two).keys()].sort(), [`-home-u-app/${SID[1]}.jsonl`, '-home-u-app/agent-old1.jsonl'])
+})
+
+test('a touch-only change is archived: restore gives back the latest mtime', async (t) => {
+  const src = writeTree(estateFiles())
+  const arch = join(tempDir(), 'arch')
+  await archive({ paths: [src], to: arch })
+  const main = join(src, '-home-u-b', `${SID[1]}.jsonl`)
+  const later = new Date(Date.now() + 86_400_000)
+  utimesSync(main, later, later)
+  const r = await archive({ paths: [src], to: arch })
+  t.is(r.touched, 1)
+  t.is(r.bytesIn, 0)
+  t.true(r.bytesStored > 0, 'a mark recording the new mtime')
+  const out = tempDir()
+  t.is(run(['restore', arch, SID[1], '--to', out]).code, 0)
+  const back = join(out, '-home-u-b', `${SID[1]}.jsonl`)
+  t.true(readFileSync(back).equals(readFileSync(main)))
+  t.is(statSync(back).mtimeMs, statSync(main).mtimeMs)
+  t.is((await archive({ paths: [src], to: arch })).unchanged, 3)
+})
+
 test('store: a dead writer\'s temp file from before the first publish is swept', async (t) => {
   const root = tempDir()
   const store = new Store({ root })

@@ -1266,6 +1266,7 @@ pub fn archive_detect(path: String) -> bool {
 }
 
 #[napi(object)]
+#[derive(Clone)]
 pub struct ArchivedFile {
     /// `<project>/<path>`: where restore writes it under the target folder.
     pub key: String,
@@ -1311,9 +1312,20 @@ pub struct RestoreResult {
     pub error: Option<String>,
 }
 
+/// A listed file back as the archive's own record (restore and owners take the listing the
+/// caller already holds instead of reading every header again).
+fn stored_of(f: &ArchivedFile) -> archive::Stored {
+    archive::Stored {
+        key: archive::layout::Key { project: f.project.clone(), rel: f.path.clone() },
+        gen: f.generation,
+        path: PathBuf::from(&f.store_path),
+        generations: f.generations,
+        store_len: f.store_bytes as u64,
+    }
+}
+
 pub struct RestoreTask {
-    root: String,
-    keys: Vec<String>,
+    files: Vec<ArchivedFile>,
     to: PathBuf,
     keep_mtime: bool,
     progress: Arc<scan::Progress>,
@@ -1323,9 +1335,7 @@ impl Task for RestoreTask {
     type Output = Vec<RestoreResult>;
     type JsValue = Vec<RestoreResult>;
     fn compute(&mut self) -> Result<Vec<RestoreResult>> {
-        let all = archived(&self.root)?;
-        let wanted: std::collections::HashSet<&str> = self.keys.iter().map(String::as_str).collect();
-        let which: Vec<archive::Stored> = all.into_iter().filter(|s| wanted.contains(s.key.text().as_str())).collect();
+        let which: Vec<archive::Stored> = self.files.iter().map(stored_of).collect();
         let results = archive::view::restore(&which, &self.to, self.keep_mtime, &self.progress);
         Ok(which
             .iter()
@@ -1350,17 +1360,58 @@ impl Task for RestoreTask {
     }
 }
 
-/// Restores the latest generation of the given transcripts (keys from `archiveList`) under
-/// `to`, byte-identical (checked by SHA-256), never replacing a different file.
+/// Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
+/// (checked by SHA-256), never replacing a different file.
 #[napi(ts_return_type = "Promise<RestoreResult[]>")]
 pub fn archive_restore(
-    root: String,
-    keys: Vec<String>,
+    files: Vec<ArchivedFile>,
     to: String,
     keep_mtime: bool,
     progress: &ScanProgress,
 ) -> AsyncTask<RestoreTask> {
-    AsyncTask::new(RestoreTask { root, keys, to: PathBuf::from(to), keep_mtime, progress: progress.inner.clone() })
+    AsyncTask::new(RestoreTask { files, to: PathBuf::from(to), keep_mtime, progress: progress.inner.clone() })
+}
+
+#[napi(object)]
+pub struct ArchiveOwner {
+    pub key: String,
+    /// The sessionId of the transcript's first record that has one.
+    pub session_id: Option<String>,
+    pub error: Option<String>,
+}
+
+pub struct OwnersTask {
+    files: Vec<ArchivedFile>,
+}
+
+impl Task for OwnersTask {
+    type Output = Vec<ArchiveOwner>;
+    type JsValue = Vec<ArchiveOwner>;
+    fn compute(&mut self) -> Result<Vec<ArchiveOwner>> {
+        let which: Vec<archive::Stored> = self.files.iter().map(stored_of).collect();
+        let bufs = archive::read::Buffers::default();
+        Ok(which
+            .par_iter()
+            .map(|s| {
+                let (session_id, error) = match archive::read::owner(&bufs, &s.path) {
+                    Ok(id) => (id, None),
+                    Err(e) => (None, Some(e)),
+                };
+                ArchiveOwner { key: s.key.text(), session_id, error }
+            })
+            .collect())
+    }
+    fn resolve(&mut self, _env: Env, out: Vec<ArchiveOwner>) -> Result<Vec<ArchiveOwner>> {
+        Ok(out)
+    }
+}
+
+/// Which session each of the given archived transcripts (as `archiveList` lists them) belongs
+/// to by its records (for the old-layout `agent-*.jsonl` files, whose path does not say):
+/// decodes each only as far as it must, in parallel.
+#[napi(ts_return_type = "Promise<ArchiveOwner[]>")]
+pub fn archive_owners(files: Vec<ArchivedFile>) -> AsyncTask<OwnersTask> {
+    AsyncTask::new(OwnersTask { files })
 }
 
 #[napi(object)]

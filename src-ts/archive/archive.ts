@@ -115,6 +115,32 @@ export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedF
   return files.filter((f) => out.has(f))
 }
 
+/** The chosen sessions' files plus the old-layout subagent files (`<project>/agent-*.jsonl`)
+ * of their projects whose records name one of them (the first `sessionId`, as the estate
+ * reader groups them). An agent file whose owner cannot be read is reported as failed: it may
+ * belong to a chosen session. */
+async function withOldLayoutAgents(to: string, files: ArchivedFile[], chosen: ArchivedFile[]): Promise<{ files: ArchivedFile[]; unknown: RestoreReport['files'] }> {
+  const sessions = new Set(chosen.filter((f) => f.sessionId).map((f) => `${f.project}/${f.sessionId}`))
+  const projects = new Set(chosen.map((f) => f.project))
+  const agents = files.filter((f) => f.sessionId == null && projects.has(f.project) && !f.path.includes('/'))
+  if (agents.length === 0) return { files: chosen, unknown: [] }
+  let owners
+  try {
+    owners = await native.archiveOwners(agents)
+  } catch (e) {
+    throw nativeError(e)
+  }
+  const byKey = new Map(owners.map((o) => [o.key, o]))
+  const keep = new Set<ArchivedFile>(chosen)
+  const unknown: RestoreReport['files'] = []
+  for (const f of agents) {
+    const o = byKey.get(f.key)
+    if (o?.error) unknown.push({ key: f.key, target: resolve(to, f.key), status: 'failed', bytes: 0, error: `${o.error} (cannot tell which session it belongs to)` })
+    else if (o?.sessionId && sessions.has(`${f.project}/${o.sessionId}`)) keep.add(f)
+  }
+  return { files: files.filter((f) => keep.has(f)), unknown }
+}
+
 /** Writes archived transcripts back, byte-identical (SHA-256 checked against the hash recorded
  * at archive time), as `<to>/<project>/<file>`; never replaces a different existing file. */
 export async function restore(root: string, opts: RestoreOptions): Promise<RestoreReport> {
@@ -129,12 +155,13 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   const archiveRoot = resolve(root)
   if (to === archiveRoot || to.startsWith(archiveRoot + sep)) throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
   const files = listArchive(root)
-  const which = opts.all ? files : selectSessions(files, opts.sessions!)
+  const chosen = opts.all ? { files, unknown: [] } : await withOldLayoutAgents(to, files, selectSessions(files, opts.sessions!))
+  const which = chosen.files
   let results
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
     // delete the files again at its next start: they get the current time there
-    results = await withProgress(opts.onProgress, (p) => native.archiveRestore(resolve(root), which.map((f) => f.key), to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p))
+    results = await withProgress(opts.onProgress, (p) => native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p))
   } catch (e) {
     throw nativeError(e)
   }
@@ -145,6 +172,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     bytes: r.bytes,
     ...(r.error ? { error: r.error } : {}),
   }))
+  out.push(...chosen.unknown)
   return {
     to,
     files: out,

@@ -12,7 +12,8 @@ const HELP = `${RESTORE_USAGE}
 
 Writes archived transcripts back, byte-identical to the bytes archived last (checked by
 SHA-256), as DIR/<project>/<session>.jsonl with subagents under DIR/<project>/<session>/.
-SESSION is a session uuid or a unique prefix; --all restores everything. A file already at
+SESSION is a session uuid or a unique prefix (with its subagents, old-layout agent-*.jsonl
+files whose records name it included); --all restores everything. A file already at
 the target is left alone: skipped when identical, an error when different. DIR may not be
 inside a .claude folder unless --into-claude-dir is given. Restored files keep the mtime
 recorded at archive time (except inside a Claude config folder, where that would get them

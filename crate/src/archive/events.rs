@@ -111,16 +111,26 @@ pub enum Event<'a> {
     Cut(u64),
 }
 
+/// The seq an event line carries and the rest of the line after it.
+fn split_seq(line: &[u8]) -> Option<(u64, &[u8])> {
+    let rest = line.strip_prefix(SEQ_HEAD)?;
+    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    let seq = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+    Some((seq, &rest[digits..]))
+}
+
+/// The seq an event line carries, if it is an event line at all.
+pub fn seq_of(line: &[u8]) -> Option<u64> {
+    split_seq(line).map(|(seq, _)| seq)
+}
+
 /// Decodes one event line (without its `\n`); `want` is the seq it must carry.
 pub fn decode(line: &[u8], want: u64) -> Result<Event<'_>, String> {
     let bad = || format!("corrupt archive: record {} is not an archive event", want + 1);
-    let rest = line.strip_prefix(SEQ_HEAD).ok_or_else(bad)?;
-    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-    let seq: u64 = std::str::from_utf8(&rest[..digits]).ok().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+    let (seq, rest) = split_seq(line).ok_or_else(bad)?;
     if seq != want {
         return Err(format!("corrupt archive: record {} has seq {seq}", want + 1));
     }
-    let rest = &rest[digits..];
     if let Some(raw) = rest.strip_prefix(LINE_HEAD) {
         return raw.strip_suffix(b"}").map(Event::Line).ok_or_else(bad);
     }

@@ -4,14 +4,15 @@
 use super::events::{self, Event, Mark};
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
-use crate::scan::Parser;
+use crate::scan::{tape, Parser};
 use crate::store;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 #[derive(Clone, Debug)]
 pub struct Stored {
@@ -75,36 +76,39 @@ pub fn check_root(root: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Every generation in the archive, checked against the layout; anything else in the root is
-/// an error naming it.
+/// an error naming it. Header frames are read on every core (a restore lists thousands).
 pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
-    let mut out = Vec::new();
-    let mut parser = Parser::default();
     let mut projects = check_root(root)?;
     projects.sort();
+    let mut sessions = Vec::new();
     for pdir in projects {
-        let mut sessions: Vec<PathBuf> =
+        let mut in_project: Vec<PathBuf> =
             fs::read_dir(&pdir).map_err(|e| fsx::msg(&pdir, &e))?.flatten().map(|e| e.path()).collect();
-        sessions.sort();
-        for sdir in sessions {
-            let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
-                return Err(format!("{}: not a session folder this archive writes", sdir.display()));
-            }
-            let path = sdir.join(TRANSCRIPT);
-            let Ok(meta) = fs::metadata(&path) else {
-                continue; // a first publish that never happened: nothing committed
-            };
-            let header = store::read_header(&path, store::Encoding::Zstd)?;
-            let (key, gen) = layout::parse_header(&mut parser, &header).ok_or_else(|| {
-                format!("{}: not an archived transcript (its header is not an archive's)", path.display())
-            })?;
-            if key.store_path(root, gen) != path {
-                return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
-            }
-            out.push(Stored { key, gen, path, generations: 0, store_len: meta.len() });
-        }
+        in_project.sort();
+        sessions.extend(in_project);
     }
-    Ok(out)
+    let found: Vec<Result<Option<Stored>, String>> =
+        sessions.par_iter().map_init(Parser::default, |parser, sdir| stored(root, parser, sdir)).collect();
+    found.into_iter().filter_map(Result::transpose).collect()
+}
+
+/// The generation a session folder holds (None: its first publish never happened).
+fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Option<Stored>, String> {
+    let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
+        return Err(format!("{}: not a session folder this archive writes", sdir.display()));
+    }
+    let path = sdir.join(TRANSCRIPT);
+    let Ok(meta) = fs::metadata(&path) else {
+        return Ok(None); // a first publish that never happened: nothing committed
+    };
+    let header = store::read_header(&path, store::Encoding::Zstd)?;
+    let (key, gen) = layout::parse_header(parser, &header)
+        .ok_or_else(|| format!("{}: not an archived transcript (its header is not an archive's)", path.display()))?;
+    if key.store_path(root, gen) != path {
+        return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
+    }
+    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
 }
 
 /// The latest generation of every key, in key order.
@@ -128,8 +132,8 @@ pub fn latest(all: Vec<Stored>) -> Vec<Stored> {
         .collect()
 }
 
-/// Where decoded transcript bytes go.
-pub trait Sink {
+/// Where decoded transcript bytes go (from whichever thread consumes the frames).
+pub trait Sink: Send {
     fn put(&mut self, bytes: &[u8]) -> Result<(), String>;
     /// Drops everything after the first `len` bytes.
     fn cut(&mut self, len: u64) -> Result<(), String>;
@@ -150,41 +154,41 @@ impl Sink for Count {
     }
 }
 
-/// Writes to a file (a temp file the caller publishes).
+/// Writes to a file (a temp file the caller publishes). Each put is a whole frame's bytes, so
+/// they go straight to the file without a buffer of their own.
 pub struct FileSink<'a> {
     pub file: &'a mut fs::File,
     pub path: &'a Path,
-    pub len: u64,
-    buf: Vec<u8>,
-}
-
-impl<'a> FileSink<'a> {
-    pub fn new(file: &'a mut fs::File, path: &'a Path) -> Self {
-        FileSink { file, path, len: 0, buf: Vec::with_capacity(1 << 20) }
-    }
-    pub fn flush(&mut self) -> Result<(), String> {
-        self.file.write_all(&self.buf).map_err(|e| fsx::msg(self.path, &e))?;
-        self.buf.clear();
-        Ok(())
-    }
 }
 
 impl Sink for FileSink<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.buf.extend_from_slice(bytes);
-        self.len += bytes.len() as u64;
-        if self.buf.len() >= 1 << 20 {
-            self.flush()?;
-        }
-        Ok(())
+        self.file.write_all(bytes).map_err(|e| fsx::msg(self.path, &e))
     }
     fn cut(&mut self, len: u64) -> Result<(), String> {
-        self.flush()?;
         let io = |e: std::io::Error| fsx::msg(self.path, &e);
         self.file.set_len(len).map_err(io)?;
         self.file.seek(SeekFrom::Start(len)).map_err(io)?;
-        self.len = len;
         Ok(())
+    }
+}
+
+/// Buffers reused across the store files one restore or view refresh decodes: fresh memory
+/// costs its page faults on every file (expensive on a VM), reused memory does not. Dropped
+/// with the run, so nothing stays allocated afterwards.
+#[derive(Default)]
+pub struct Buffers(Mutex<Vec<Vec<u8>>>);
+
+impl Buffers {
+    fn take(&self) -> Vec<u8> {
+        let mut v = self.0.lock().map(|mut p| p.pop()).ok().flatten().unwrap_or_default();
+        v.clear();
+        v
+    }
+    fn give(&self, v: Vec<u8>) {
+        if let Ok(mut p) = self.0.lock() {
+            p.push(v);
+        }
     }
 }
 
@@ -200,101 +204,283 @@ pub struct Decoded {
     pub events: u64,
 }
 
-/// Frames decoded at once (up to 8 MB of text each): enough to keep every core busy, few enough
-/// to bound memory.
-const FRAMES_AT_ONCE: usize = 8;
+/// A store file smaller than this is decoded frame after frame on the calling thread (restore
+/// and the view already run one file per core); a larger one decodes its next frames on every
+/// core while the current ones are hashed and written.
+const PIPELINE_FROM: usize = 2 << 20;
+
+/// Bytes hashed then written at a time: small enough to stay in the core's cache between the
+/// two (a whole 8 MB frame does not), large enough for few write calls.
+const PIECE: usize = 256 << 10;
+
+/// One frame decoded: its transcript bytes compacted to the front of `buf` (a line event's data
+/// moved down over its wrapping, in place), with the marks and cuts between them in order.
+struct Frame {
+    buf: Vec<u8>,
+    first_seq: u64,
+    events: u64,
+    parts: Vec<Part>,
+    /// The first line that is not the event expected there: its index in the frame and where
+    /// it is in `buf` (compaction never reaches it), decoded again for the error message.
+    fail: Option<(u64, usize, usize)>,
+}
+
+enum Step {
+    Line(usize, usize),
+    Done,
+    Part(Part),
+}
+
+enum Part {
+    Data(usize, usize),
+    Mark(Mark),
+    Cut(u64),
+}
+
+fn decode_frame(bufs: &Buffers, frame: &[u8], at: usize) -> Result<Frame, String> {
+    let mut buf = bufs.take();
+    if let Err(e) = store::decode_frame_into(frame, at, &mut buf) {
+        bufs.give(buf);
+        return Err(e);
+    }
+    let n = buf.len();
+    let mut out = Frame { buf: Vec::new(), first_seq: 0, events: 0, parts: Vec::new(), fail: None };
+    let (mut r, mut w, mut data_from) = (0usize, 0usize, 0usize);
+    while r < n {
+        let end = memchr::memchr(b'\n', &buf[r..n]).map_or(n, |k| r + k);
+        if end == r {
+            r = end + 1;
+            continue;
+        }
+        if out.events == 0 {
+            out.first_seq = events::seq_of(&buf[r..end]).unwrap_or(0);
+        }
+        let base = buf.as_ptr() as usize;
+        // a line event's data is moved down after the borrow of `buf` ends
+        let step = match events::decode(&buf[r..end], out.first_seq + out.events) {
+            Ok(Event::Line(raw)) => Step::Line(raw.as_ptr() as usize - base, raw.len()),
+            Ok(Event::Bytes(b)) => {
+                // base64 is longer than its bytes: they fit where the line was
+                buf[w..w + b.len()].copy_from_slice(&b);
+                w += b.len();
+                Step::Done
+            }
+            Ok(Event::Mark(m)) => Step::Part(Part::Mark(m)),
+            Ok(Event::Cut(c)) => Step::Part(Part::Cut(c)),
+            Err(_) => {
+                out.fail = Some((out.events, r, end));
+                break;
+            }
+        };
+        match step {
+            Step::Line(from, len) => {
+                buf.copy_within(from..from + len, w);
+                w += len;
+                buf[w] = b'\n';
+                w += 1;
+            }
+            Step::Done => {}
+            Step::Part(part) => {
+                if w > data_from {
+                    out.parts.push(Part::Data(data_from, w));
+                }
+                data_from = w;
+                out.parts.push(part);
+            }
+        }
+        out.events += 1;
+        r = end + 1;
+    }
+    if w > data_from {
+        out.parts.push(Part::Data(data_from, w));
+    }
+    out.buf = buf;
+    Ok(out)
+}
+
+/// The state of one decode while its frames are consumed in order.
+struct Replay<'a> {
+    name: String,
+    sink: &'a mut dyn Sink,
+    verify: bool,
+    hasher: Sha256,
+    at_mark: Sha256,
+    out: Decoded,
+}
+
+impl Replay<'_> {
+    fn consume(&mut self, frame: &Frame) -> Result<(), String> {
+        let name = &self.name;
+        let seq = self.out.events;
+        let again = |i: u64, a: usize, b: usize| {
+            let e = events::decode(&frame.buf[a..b], seq + i).err();
+            format!("{name}: {}", e.unwrap_or_else(|| format!("corrupt archive: record {} is damaged", seq + i + 1)))
+        };
+        match frame.fail {
+            Some((0, a, b)) => return Err(again(0, a, b)),
+            _ if frame.events > 0 && frame.first_seq != seq => {
+                return Err(format!("{name}: corrupt archive: record {} has seq {}", seq + 1, frame.first_seq));
+            }
+            _ => {}
+        }
+        for part in &frame.parts {
+            match part {
+                Part::Data(a, b) => {
+                    // hashed and written a piece at a time, so the write copies from the cache
+                    for piece in frame.buf[*a..*b].chunks(PIECE) {
+                        if self.verify {
+                            self.hasher.update(piece);
+                        }
+                        self.sink.put(piece)?;
+                    }
+                    self.out.len += (b - a) as u64;
+                }
+                Part::Mark(m) => {
+                    if m.size != self.out.len {
+                        return Err(format!(
+                            "{name}: corrupt archive: a mark records {} bytes where {} were stored",
+                            m.size, self.out.len
+                        ));
+                    }
+                    if self.verify {
+                        let got = crate::hash::hex(&self.hasher.clone().finalize());
+                        if got != m.sha256 {
+                            return Err(format!(
+                                "{name}: corrupt archive: the first {} bytes do not match their recorded SHA-256",
+                                m.size
+                            ));
+                        }
+                        self.at_mark = self.hasher.clone();
+                    }
+                    self.out.mark = Some(m.clone());
+                }
+                Part::Cut(n) => {
+                    if Some(*n) != self.out.mark.as_ref().map(|m| m.size) {
+                        return Err(format!("{name}: corrupt archive: a cut to {n} bytes is not at the last mark"));
+                    }
+                    self.hasher = self.at_mark.clone();
+                    self.sink.cut(*n)?;
+                    self.out.len = *n;
+                }
+            }
+        }
+        if let Some((i, a, b)) = frame.fail {
+            return Err(again(i, a, b));
+        }
+        self.out.events += frame.events;
+        Ok(())
+    }
+}
 
 /// Decodes one generation's file into `sink`, checking every mark's size and SHA-256 (each
 /// mark's hash is of all bytes before it). Bytes after the last mark are written too; the
 /// caller cuts them (`Decoded::mark`). Errors name the file.
 pub fn decode(path: &Path, sink: &mut dyn Sink, verify: bool) -> Result<Decoded, String> {
-    let name = path.display();
-    let bytes = fs::read(path).map_err(|e| fsx::msg(path, &e))?;
-    let (spans, torn) = store::frame_spans(&bytes).map_err(|e| format!("{name}: {e}"))?;
-    let mut out = Decoded { torn_at: torn.map(|t| t as u64), ..Decoded::default() };
-    let mut hasher = Sha256::new();
-    let mut at_mark = hasher.clone();
-    let mut seq = 0u64;
-    for batch in spans[1..].chunks(FRAMES_AT_ONCE) {
-        let texts: Vec<Result<Vec<u8>, String>> =
-            batch.par_iter().map(|&(at, len)| store::decode_frame(&bytes[at..at + len], at)).collect();
-        for text in texts {
-            let text = text.map_err(|e| format!("{name}: {e}"))?;
-            for line in text.split(|&b| b == b'\n') {
-                if line.is_empty() {
-                    continue;
-                }
-                match events::decode(line, seq).map_err(|e| format!("{name}: {e}"))? {
-                    Event::Line(raw) => {
-                        if verify {
-                            hasher.update(raw);
-                            hasher.update(b"\n");
-                        }
-                        sink.put(raw)?;
-                        sink.put(b"\n")?;
-                        out.len += raw.len() as u64 + 1;
+    decode_with(&Buffers::default(), path, sink, verify)
+}
+
+/// `decode` with buffers reused from earlier files.
+pub fn decode_with(bufs: &Buffers, path: &Path, sink: &mut dyn Sink, verify: bool) -> Result<Decoded, String> {
+    let mut bytes = bufs.take();
+    let r = fs::File::open(path)
+        .and_then(|mut f| {
+            let len = f.metadata()?.len();
+            bytes.reserve(len as usize);
+            f.read_to_end(&mut bytes)
+        })
+        .map_err(|e| fsx::msg(path, &e))
+        .and_then(|_| decode_bytes(bufs, path, &bytes, sink, verify, bytes.len() >= PIPELINE_FROM));
+    bufs.give(bytes);
+    r
+}
+
+/// Decodes a store file's bytes: frame after frame on this thread, or (`pipeline`) a batch of
+/// frames on every core while the previous batch is consumed.
+pub(super) fn decode_bytes(
+    bufs: &Buffers,
+    path: &Path,
+    bytes: &[u8],
+    sink: &mut dyn Sink,
+    verify: bool,
+    pipeline: bool,
+) -> Result<Decoded, String> {
+    let name = path.display().to_string();
+    let (spans, torn) = store::frame_spans(bytes).map_err(|e| format!("{name}: {e}"))?;
+    let mut replay = Replay {
+        name,
+        sink,
+        verify,
+        hasher: Sha256::new(),
+        at_mark: Sha256::new(),
+        out: Decoded { torn_at: torn.map(|t| t as u64), ..Decoded::default() },
+    };
+    let one = |&(at, len): &(usize, usize)| decode_frame(bufs, &bytes[at..at + len], at);
+    let named = |r: Result<Frame, String>, name: &str| r.map_err(|e| format!("{name}: {e}"));
+    let give = |frames: Vec<Result<Frame, String>>| frames.into_iter().flatten().for_each(|f| bufs.give(f.buf));
+    if !pipeline {
+        for span in &spans[1..] {
+            let frame = named(one(span), &replay.name)?;
+            let r = replay.consume(&frame);
+            bufs.give(frame.buf);
+            r?;
+        }
+    } else {
+        // batches of one frame per core: the next batch decodes while this one is consumed
+        let batches: Vec<&[(usize, usize)]> = spans[1..].chunks(rayon::current_num_threads().max(1)).collect();
+        let decode_batch = |b: &[(usize, usize)]| b.par_iter().map(one).collect::<Vec<_>>();
+        let mut ready = batches.first().map(|b| decode_batch(b)).unwrap_or_default();
+        for k in 0..batches.len() {
+            let (next, done) = rayon::join(
+                || batches.get(k + 1).map(|b| decode_batch(b)).unwrap_or_default(),
+                || -> Result<(), String> {
+                    for f in std::mem::take(&mut ready) {
+                        let frame = named(f, &replay.name)?;
+                        let r = replay.consume(&frame);
+                        bufs.give(frame.buf);
+                        r?;
                     }
-                    Event::Bytes(b) => {
-                        if verify {
-                            hasher.update(&b);
-                        }
-                        sink.put(&b)?;
-                        out.len += b.len() as u64;
-                    }
-                    Event::Mark(m) => {
-                        if m.size != out.len {
-                            return Err(format!(
-                                "{name}: corrupt archive: a mark records {} bytes where {} were stored",
-                                m.size, out.len
-                            ));
-                        }
-                        if verify {
-                            let got = crate::hash::hex(&hasher.clone().finalize());
-                            if got != m.sha256 {
-                                return Err(format!(
-                                    "{name}: corrupt archive: the first {} bytes do not match their recorded SHA-256",
-                                    m.size
-                                ));
-                            }
-                            at_mark = hasher.clone();
-                        }
-                        out.mark = Some(m);
-                    }
-                    Event::Cut(n) => {
-                        if Some(n) != out.mark.as_ref().map(|m| m.size) {
-                            return Err(format!("{name}: corrupt archive: a cut to {n} bytes is not at the last mark"));
-                        }
-                        hasher = at_mark.clone();
-                        sink.cut(n)?;
-                        out.len = n;
-                    }
-                }
-                seq += 1;
+                    Ok(())
+                },
+            );
+            if let Err(e) = done {
+                give(next);
+                return Err(e);
             }
+            ready = next;
         }
     }
-    out.events = seq;
-    if out.mark.is_none() {
-        return Err(format!("{name}: corrupt archive: no run of this transcript completed (no mark)"));
+    if replay.out.mark.is_none() {
+        return Err(format!("{}: corrupt archive: no run of this transcript completed (no mark)", replay.name));
     }
-    Ok(out)
+    Ok(replay.out)
 }
 
 /// Decodes one generation into a new file at `target`'s folder (a temp file), cut to the last
-/// mark; returns the temp file's path and the mark. The caller makes it durable (or not: a
-/// cache) and publishes it.
-pub fn decode_to_temp(store_path: &Path, target: &Path) -> Result<(PathBuf, Mark), String> {
+/// mark and given `mtime_ns` when set; returns the temp file's path and the mark. With
+/// `durable`, the file's writeback starts at once (the caller's sync then waits for less).
+/// The caller makes it durable (or not: a cache) and publishes it.
+pub fn decode_to_temp(
+    bufs: &Buffers,
+    store_path: &Path,
+    target: &Path,
+    keep_mtime: bool,
+    durable: bool,
+) -> Result<(PathBuf, Mark), String> {
     let dir = target.parent().unwrap_or(Path::new("."));
     fsx::make_dirs_with(dir, false)?;
     let (tmp, mut file) = fsx::temp_beside(target)?;
     let r = (|| {
-        let mut sink = FileSink::new(&mut file, &tmp);
-        let d = decode(store_path, &mut sink, true)?;
-        sink.flush()?;
+        let d = decode_with(bufs, store_path, &mut FileSink { file: &mut file, path: &tmp }, true)?;
         let mark = d.mark.expect("decode returns a mark");
         let io = |e: std::io::Error| fsx::msg(&tmp, &e);
         if d.len != mark.size {
             file.set_len(mark.size).map_err(io)?;
+        }
+        if keep_mtime {
+            fsx::set_mtime(&file, mark.mtime_ns).map_err(io)?;
+        }
+        if durable {
+            fsx::start_writeback(&file);
         }
         Ok(mark)
     })();
@@ -305,4 +491,82 @@ pub fn decode_to_temp(store_path: &Path, target: &Path) -> Result<(PathBuf, Mark
             Err(e)
         }
     }
+}
+
+/// The session an old-layout subagent transcript (`<project>/agent-*.jsonl`) belongs to, decided
+/// as the estate reader decides it: the `sessionId` of its first record that has one, among the
+/// committed bytes (one found after a mark counts once a later mark covers it). Decodes frames
+/// only until then.
+pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, String> {
+    let name = path.display();
+    let mut bytes = bufs.take();
+    let r = (|| {
+        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| fsx::msg(path, &e))?;
+        let (spans, _) = store::frame_spans(&bytes).map_err(|e| format!("{name}: {e}"))?;
+        let mut parser = Parser::default();
+        let (mut len, mut found) = (0u64, None::<(u64, String)>);
+        for &(at, n) in &spans[1..] {
+            let frame = decode_frame(bufs, &bytes[at..at + n], at).map_err(|e| format!("{name}: {e}"))?;
+            let mut done = None;
+            for part in &frame.parts {
+                match part {
+                    Part::Data(a, b) => {
+                        if found.is_none() {
+                            found = first_session_id(&mut parser, &frame.buf[*a..*b], len);
+                        }
+                        len += (b - a) as u64;
+                    }
+                    Part::Mark(m) => match &found {
+                        Some((o, sid)) if m.size > *o => {
+                            done = Some(sid.clone());
+                            break;
+                        }
+                        _ => {}
+                    },
+                    Part::Cut(c) => {
+                        if found.as_ref().is_some_and(|(o, _)| o >= c) {
+                            found = None;
+                        }
+                        len = *c;
+                    }
+                }
+            }
+            let fail = frame.fail.is_some();
+            bufs.give(frame.buf);
+            if done.is_some() {
+                return Ok(done);
+            }
+            if fail {
+                return Err(format!("{name}: corrupt archive: a record is not an archive event"));
+            }
+        }
+        Ok(None)
+    })();
+    bufs.give(bytes);
+    r
+}
+
+/// The first line of `data` (which starts at byte `offset` of the transcript) that is a JSON
+/// object with a string `sessionId`: where it starts, and the id.
+fn first_session_id(parser: &mut Parser, data: &[u8], offset: u64) -> Option<(u64, String)> {
+    let mut at = 0;
+    for line in data.split_inclusive(|&b| b == b'\n') {
+        let start = at;
+        at += line.len();
+        let mut body = line.strip_suffix(b"\n").unwrap_or(line);
+        body = body.strip_suffix(b"\r").unwrap_or(body);
+        if offset + start as u64 == 0 {
+            body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+        }
+        if body.is_empty() || body[0] != b'{' || memchr::memmem::find(body, b"\"sessionId\"").is_none() {
+            continue;
+        }
+        let sid = parser
+            .parse_with(body, |t| tape::field(t, 0, "sessionId").and_then(|i| tape::as_str(t, i)).map(str::to_string))
+            .and_then(|(v, _)| v);
+        if let Some(sid) = sid {
+            return Some((offset + start as u64, sid));
+        }
+    }
+    None
 }

@@ -211,3 +211,74 @@ fn cost_breakdown() {
         &h[..8]
     );
 }
+
+#[test]
+fn a_touch_records_the_new_mtime_and_restore_returns_it() {
+    let t = tmp("touch");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, _) = estate(&src);
+    run(&src, &root);
+    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let before = fs::metadata(key.store_path(&root, 0)).unwrap().len();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    fs::File::options().write(true).open(&main).unwrap().set_modified(later).unwrap();
+    let s = run(&src, &root);
+    assert_eq!((s.touched, s.unchanged, s.bytes_in), (1, 1, 0), "{s:?}");
+    assert!(s.bytes_stored > 0 && fs::metadata(key.store_path(&root, 0)).unwrap().len() > before);
+    assert_eq!(run(&src, &root).unchanged, 2, "the new mtime is in the index too");
+    // the index lost: rebuilt from the store, whose last mark has the new mtime
+    fs::remove_file(root.join(layout::INDEX)).unwrap();
+    let s = run(&src, &root);
+    assert_eq!((s.touched, s.bytes_stored), (2, 0), "{s:?}");
+    let out = t.0.join("r");
+    restore_all(&root, &out);
+    same_tree(&src, &out);
+    let got = fs::metadata(key.target(&out)).unwrap().modified().unwrap();
+    assert_eq!(got, fs::metadata(&main).unwrap().modified().unwrap());
+}
+
+#[test]
+fn frames_decode_the_same_pipelined_or_one_by_one() {
+    let t = tmp("pipeline");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, _) = estate(&src);
+    run(&src, &root);
+    for i in 0..5 {
+        append(&main, format!("}}\n{{\"more\":{i}}}\nnot json {i}\n").as_bytes());
+        run(&src, &root);
+    }
+    // an unfinished run after the last mark, which the next run cuts
+    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let path = key.store_path(&root, 0);
+    let events = read::decode(&path, &mut read::Count::default(), true).unwrap().events;
+    let line = format!("{{\"seq\":{events},\"type\":\"line\",\"data\":{{\"lost\":1}}}}\n");
+    let frame = crate::store::encode_batch(line.as_bytes(), crate::store::Encoding::Zstd).unwrap();
+    append(&path, &frame);
+    append(&main, b"{\"after\":1}\n");
+    run(&src, &root);
+    let bytes = fs::read(&path).unwrap();
+    let bufs = read::Buffers::default();
+    let mut got = Vec::new();
+    for pipeline in [false, true] {
+        let (tmp_path, mut f) = fsx::temp_beside(&t.0.join("out")).unwrap();
+        let d = read::decode_bytes(
+            &bufs,
+            &path,
+            &bytes,
+            &mut read::FileSink { file: &mut f, path: &tmp_path },
+            true,
+            pipeline,
+        )
+        .unwrap();
+        got.push((d.events, d.len, d.mark, fs::read(&tmp_path).unwrap()));
+    }
+    assert_eq!(got[0], got[1]);
+    assert_eq!(got[0].3, fs::read(&main).unwrap());
+    // a wrong seq is named by its record number either way
+    let mut bad = bytes.clone();
+    bad.extend_from_slice(&frame);
+    for pipeline in [false, true] {
+        let e = read::decode_bytes(&bufs, &path, &bad, &mut read::Count::default(), true, pipeline).unwrap_err();
+        assert!(e.contains(&format!("record {} has seq {events}", got[0].0 + 1)), "{e}");
+    }
+}

@@ -33,41 +33,53 @@ pub enum Restored {
 pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
     progress.bytes_total.fetch_add(which.iter().map(|s| s.store_len).sum(), Ordering::Relaxed);
+    let bufs = read::Buffers::default();
     let staged: Vec<Result<Staged, String>> = which
         .par_iter()
         .map(|s| {
-            let r = stage(s, &s.key.target(to), keep_mtime);
+            let r = stage(&bufs, s, &s.key.target(to), keep_mtime);
             progress.bytes_done.fetch_add(s.store_len, Ordering::Relaxed);
             progress.files_done.fetch_add(1, Ordering::Relaxed);
             r
         })
         .collect();
+    drop(bufs);
     let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
     let synced = if temps.is_empty() { Ok(()) } else { fsx::sync_all(to, &temps, &[]) };
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    let out = which
-        .iter()
+    let linked: Vec<(Result<Restored, String>, Option<PathBuf>)> = which
+        .par_iter()
         .zip(staged)
         .map(|(s, r)| {
-            let st = r?;
-            let Some(tmp) = st.tmp else { return Ok(Restored::Identical { bytes: st.bytes }) };
+            let st = match r {
+                Ok(st) => st,
+                Err(e) => return (Err(e), None),
+            };
+            let Some(tmp) = st.tmp else { return (Ok(Restored::Identical { bytes: st.bytes }), None) };
             if let Err(e) = &synced {
                 let _ = fs::remove_file(&tmp);
-                return Err(e.clone());
+                return (Err(e.clone()), None);
             }
             let target = s.key.target(to);
-            fsx::link_no_clobber(&tmp, &target)?;
-            dirs.extend(target.ancestors().skip(1).take(3).map(Path::to_path_buf));
-            Ok(Restored::Written { bytes: st.bytes })
+            match fsx::link_no_clobber(&tmp, &target) {
+                Ok(()) => (Ok(Restored::Written { bytes: st.bytes }), Some(target)),
+                Err(e) => (Err(e), None),
+            }
         })
         .collect();
+    let mut dirs: Vec<PathBuf> = linked
+        .iter()
+        .filter_map(|(_, t)| t.as_deref())
+        .flat_map(|t| t.ancestors().skip(1).take(3).map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
     if !dirs.is_empty() {
         let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
         if let Err(e) = fsx::sync_all(to, &[], &dirs) {
             return which.iter().map(|_| Err(e.clone())).collect();
         }
     }
-    out
+    linked.into_iter().map(|(r, _)| r).collect()
 }
 
 /// A decoded transcript waiting to be linked (None: the target already holds these bytes).
@@ -76,18 +88,14 @@ struct Staged {
     bytes: u64,
 }
 
-fn stage(s: &Stored, target: &Path, keep_mtime: bool) -> Result<Staged, String> {
+fn stage(bufs: &read::Buffers, s: &Stored, target: &Path, keep_mtime: bool) -> Result<Staged, String> {
     if let Ok(m) = fs::symlink_metadata(target) {
         if !m.is_file() {
             return Err(format!("{}: exists and is not a file (not overwritten)", target.display()));
         }
     }
-    let (tmp, mark) = read::decode_to_temp(&s.path, target)?;
+    let (tmp, mark) = read::decode_to_temp(bufs, &s.path, target, keep_mtime, true)?;
     let r = (|| {
-        if keep_mtime {
-            let f = File::options().write(true).open(&tmp).map_err(|e| fsx::msg(&tmp, &e))?;
-            fsx::set_mtime(&f, mark.mtime_ns).map_err(|e| fsx::msg(&tmp, &e))?;
-        }
         if target.exists() {
             let have = crate::hash::sha256_file_hex(target).map_err(|e| fsx::msg(target, &e))?;
             if have == mark.sha256 {
@@ -134,6 +142,7 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
         let (dev, ino, mtime) = fsx::ids(&m);
         Ok(format!("{}:{dev}:{ino}:{}:{mtime}", s.gen, m.len()))
     };
+    let bufs = read::Buffers::default();
     let results: Vec<Result<(String, String, Option<u64>), String>> = latest
         .par_iter()
         .map(|s| {
@@ -143,13 +152,8 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
             if old.get(&key) == Some(&rev) && target.is_file() {
                 return Ok((key, rev, None));
             }
-            let (tmp, mark) = read::decode_to_temp(&s.path, &target)?;
-            let r = File::options()
-                .write(true)
-                .open(&tmp)
-                .and_then(|f| fsx::set_mtime(&f, mark.mtime_ns))
-                .and_then(|_| fs::rename(&tmp, &target));
-            if let Err(e) = r {
+            let (tmp, mark) = read::decode_to_temp(&bufs, &s.path, &target, true, false)?;
+            if let Err(e) = fs::rename(&tmp, &target) {
                 let _ = fs::remove_file(&tmp);
                 return Err(fsx::msg(&target, &e));
             }

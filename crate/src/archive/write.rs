@@ -61,7 +61,8 @@ struct Work<'a> {
 
 enum Outcome {
     Unchanged,
-    Touched(Entry),
+    /// Same bytes, new metadata; with the store bytes of the mark that records a new mtime.
+    Touched(Entry, u64),
     Appended(Entry, u64, u64),
     Added(Entry, u64, u64, Pending),
     Generation(Entry, u64, u64, Pending),
@@ -161,7 +162,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
                 // the session folder, its project folder and the root may all be new
                 dirs.extend(p.target.ancestors().skip(1).take(3).map(Path::to_path_buf));
             }
-            Ok(Outcome::Appended(e, ..)) => files.push(w.key.store_path(root, e.gen)),
+            Ok(Outcome::Appended(e, ..)) | Ok(Outcome::Touched(e, 1..)) => files.push(w.key.store_path(root, e.gen)),
             _ => {}
         }
     }
@@ -172,6 +173,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
             Outcome::Added(e, i, s, p) => publish(&synced, &p).map(|_| Outcome::Added(e, i, s, p)),
             Outcome::Generation(e, i, s, p) => publish(&synced, &p).map(|_| Outcome::Generation(e, i, s, p)),
             Outcome::Appended(e, i, s) => synced.clone().map(|_| Outcome::Appended(e, i, s)),
+            Outcome::Touched(e, s) if s > 0 => synced.clone().map(|_| Outcome::Touched(e, s)),
             o => Ok(o),
         });
         let (entry, bytes) = match r {
@@ -179,9 +181,9 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
                 summary.unchanged += 1;
                 continue;
             }
-            Ok(Outcome::Touched(e)) => {
+            Ok(Outcome::Touched(e, s)) => {
                 summary.touched += 1;
-                (e, (0, 0))
+                (e, (0, s))
             }
             Ok(Outcome::Appended(e, i, s)) => {
                 summary.appended += 1;
@@ -245,6 +247,8 @@ struct Held {
     size: u64,
     sha256: String,
     store_len: u64,
+    /// The source's mtime the last mark records.
+    mtime_ns: i128,
     /// Events stored (the next event's seq).
     events: u64,
     /// Decoded bytes beyond the last mark (an unfinished run): the next append cuts them.
@@ -283,6 +287,7 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
                 size: e.size,
                 sha256: e.sha256.clone(),
                 store_len: len,
+                mtime_ns: e.mtime_ns,
                 events: e.events,
                 needs_cut: false,
             }));
@@ -293,7 +298,15 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     let d = read::decode(&path, &mut count, true)?;
     let m = d.mark.expect("decode returns a mark");
     let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
-    Ok(Some(Held { gen, size: m.size, sha256: m.sha256, store_len: len, events: d.events, needs_cut: d.len != m.size }))
+    Ok(Some(Held {
+        gen,
+        size: m.size,
+        sha256: m.sha256,
+        store_len: len,
+        mtime_ns: m.mtime_ns,
+        events: d.events,
+        needs_cut: d.len != m.size,
+    }))
 }
 
 fn lock_store(path: &Path) -> Result<File, String> {
@@ -369,9 +382,12 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
             write_generation(root, &w.key, gen, (&f, src), size, mtime_ns, created_at, progress)?;
         return Ok(Outcome::Generation(entry(gen, sha, len, events), size, len, p));
     }
-    if size == h.size && !h.needs_cut {
-        return Ok(Outcome::Touched(entry(h.gen, h.sha256, h.store_len, h.events)));
+    let touched = size == h.size && !h.needs_cut;
+    if touched && h.mtime_ns == mtime_ns {
+        return Ok(Outcome::Touched(entry(h.gen, h.sha256, h.store_len, h.events), 0));
     }
+    // from here on something is appended: new bytes, or only a mark recording the new mtime
+    // (restore gives back the latest mtime; readers take the last mark)
     let path = w.key.store_path(root, h.gen);
     let store = lock.as_ref().expect("held() locks the store file");
     let mut sink = Append { file: store, path: &path, start: h.store_len, at: h.store_len };
@@ -393,6 +409,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         encode_range(&f, src, h.size, size, seq, hasher, mtime_ns, &mut sink, progress)
     })();
     match r {
+        Ok((sha, events)) if touched => Ok(Outcome::Touched(entry(h.gen, sha, sink.at, events), sink.at - sink.start)),
         Ok((sha, events)) => {
             Ok(Outcome::Appended(entry(h.gen, sha, sink.at, events), size - h.size, sink.at - sink.start))
         }
