@@ -1,8 +1,9 @@
 import test from 'ava'
+import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
-import { tempDir } from './helpers/transcripts.js'
+import { REPO, tempDir } from './helpers/transcripts.js'
 
 test('a mapped file reads as the file, before and after its pages are released', (t) => {
   const dir = tempDir('cj-mapped-')
@@ -29,4 +30,16 @@ test('a mapped file reads as the file, before and after its pages are released',
   writeFileSync(join(dir, 'empty'), '')
   t.is(native.mapFile(join(dir, 'empty')), null)
   t.is(native.mapFile(join(dir, 'missing')), null)
+})
+
+test('the SIGBUS guard leaves other SIGBUS signals their default action', (t) => {
+  if (process.platform !== 'linux') return t.pass()
+  const dir = tempDir('cj-mapped-kill-')
+  const path = join(dir, 'f.jsonl')
+  writeFileSync(path, 'x'.repeat(100_000))
+  // The child maps a file (which installs the guard), then is sent SIGBUS by kill: it must
+  // still end by that signal, not carry on.
+  const script = `const n = require(${JSON.stringify(join(REPO, 'native.cjs'))}); const m = n.mapFile(${JSON.stringify(path)}); if (!m) process.exit(3); process.kill(process.pid, 'SIGBUS'); setTimeout(() => process.exit(0), 2000)`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  t.is(r.signal, 'SIGBUS', `status ${r.status} ${r.stderr}`)
 })

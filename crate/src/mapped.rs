@@ -150,11 +150,18 @@ mod imp {
                         f(sig);
                     }
                 }
-                _ => {
-                    // Default action: restore it and return; the fault repeats and ends the process.
+                Some(old) => {
+                    // Default or ignore: put that action back and raise the signal again, so a
+                    // `kill -BUS` acts as it would have; a fault that repeats after the return
+                    // ends the process as it would have.
+                    libc::sigaction(libc::SIGBUS, &old, std::ptr::null_mut());
+                    libc::raise(libc::SIGBUS);
+                }
+                None => {
                     let mut dfl: libc::sigaction = std::mem::zeroed();
                     dfl.sa_sigaction = libc::SIG_DFL;
                     libc::sigaction(libc::SIGBUS, &dfl, std::ptr::null_mut());
+                    libc::raise(libc::SIGBUS);
                 }
             }
         }
