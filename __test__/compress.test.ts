@@ -7,7 +7,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { compressWith, type Summarizer } from '../src-ts/compress/compress.js'
+import { compress, compressWith, type Summarizer } from '../src-ts/compress/compress.js'
 import { summarizerFor } from '../src-ts/compress/summarize.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import native from '../src-ts/native.js'
@@ -182,6 +182,30 @@ test('a source truncated while it is compressed is refused as changed, without a
     t.is(lastByte, 0)
     t.false(intact)
   }
+})
+
+test.serial('a source read into memory (CLAUDE_JSONL_NO_MMAP, or no mapping) gives the same candidate as a mapped one', async (t) => {
+  // Where files are not mapped, the source buffer's pages are given back and reloaded from the
+  // file (FileSpans); both paths must build the same bytes. Serial: it sets the environment.
+  const dir = tempDir('cj-compress-nommap-')
+  const input = join(REAL, 'real-08.jsonl')
+  const run = async (name: string, noMmap: boolean) => {
+    const was = process.env.CLAUDE_JSONL_NO_MMAP
+    if (noMmap) process.env.CLAUDE_JSONL_NO_MMAP = '1'
+    else delete process.env.CLAUDE_JSONL_NO_MMAP
+    try {
+      const out = join(dir, name)
+      const report = await compress(input, out, { summary: 'deterministic' })
+      return readFileSync(out, 'utf8').replaceAll(report.boundaryUuid, 'B').replaceAll(report.summaryUuid, 'S')
+    } finally {
+      if (was === undefined) delete process.env.CLAUDE_JSONL_NO_MMAP
+      else process.env.CLAUDE_JSONL_NO_MMAP = was
+    }
+  }
+  const mapped = await run('mapped.jsonl', false)
+  const read = await run('read.jsonl', true)
+  t.true(mapped.length > 100_000)
+  t.is(read, mapped)
 })
 
 test('a topology stop names the status and the recovery option, exit 1, nothing written', async (t) => {

@@ -105,7 +105,8 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
     if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
     // A mapping of the page cache instead of a copy: a fresh 50 MB buffer costs more to fault
     // in than the whole scan. A mapping of another length (the file changed) is not used.
-    const mapping = native.mapFile(path)
+    // CLAUDE_JSONL_NO_MMAP=1 reads the file instead (a filesystem where mappings misbehave).
+    const mapping = process.env.CLAUDE_JSONL_NO_MMAP ? null : native.mapFile(path)
     mapped = mapping !== null && BigInt(mapping.length) === stat.size
     buffer = mapped ? mapping! : readFileSync(path)
   } catch (e) {
