@@ -271,7 +271,6 @@ declare namespace binding {
   function validateBuffer(buffer: Uint8Array, options?: ValidateOptions): ValidationResult
   /** Whether the file at `path` holds exactly `bytes` (the read-back check of a written file). */
   function fileEquals(path: string, bytes: Uint8Array): boolean
-  function sha256File(path: string): string
   // ---- end validate ----
   // ---- topology (issue 5) ----
   interface PlanOptions {

@@ -1027,13 +1027,6 @@ pub fn validate_buffer(buffer: &[u8], options: Option<ValidateOptions>) -> Valid
     validate_bytes(buffer, options.and_then(|o| o.file_session_id).as_deref())
 }
 
-/// SHA-256 (hex) of a file, read in chunks: checks what was written without holding it twice.
-#[napi]
-pub fn sha256_file(path: String) -> Result<String> {
-    crate::hash::sha256_file_hex(std::path::Path::new(&path))
-        .map_err(|e| Error::new(Status::GenericFailure, format!("{path}: {}", io_message(&e))))
-}
-
 /// Whether the file at `path` holds exactly `bytes` (the read-back check of a written file).
 #[napi]
 pub fn file_equals(path: String, bytes: &[u8]) -> Result<bool> {
