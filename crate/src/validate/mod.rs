@@ -143,25 +143,38 @@ struct Block {
     line: u32,
 }
 
-fn blocks_of(v: &V, line: u32) -> Vec<Block> {
-    match get(v, "message").and_then(|m| get(m, "content")) {
-        Some(V::String(s)) => {
-            vec![Block { kind: "text".into(), id: None, blank_text: s.trim().is_empty(), line }]
+/// The content blocks of a parsed record, owned or borrowed (one extraction for both parses).
+fn blocks_of<T>(v: &T, line: u32) -> Vec<Block>
+where
+    T: simd_json::prelude::ValueObjectAccess<Target = T>
+        + simd_json::prelude::ValueAsScalar
+        + simd_json::prelude::ValueAsArray<Array = Vec<T>>,
+    T::Key: std::borrow::Borrow<str>,
+{
+    use simd_json::prelude::*;
+    match v.get("message").and_then(|m| m.get("content")) {
+        Some(c) if c.as_str().is_some() => {
+            vec![Block { kind: "text".into(), id: None, blank_text: c.as_str().unwrap_or("").trim().is_empty(), line }]
         }
-        Some(V::Array(a)) => a
-            .iter()
-            .filter_map(|b| {
-                let kind = as_str(get(b, "type"))?.to_string();
-                let id = match kind.as_str() {
-                    "tool_use" | "server_tool_use" => as_str(get(b, "id")).map(str::to_string).or(Some(String::new())),
-                    "tool_result" => as_str(get(b, "tool_use_id")).map(str::to_string).or(Some(String::new())),
-                    _ => None,
-                };
-                let blank_text = kind == "text" && as_str(get(b, "text")).is_none_or(|t| t.trim().is_empty());
-                Some(Block { kind, id, blank_text, line })
-            })
-            .collect(),
-        _ => Vec::new(),
+        Some(c) => match c.as_array() {
+            Some(a) => a
+                .iter()
+                .filter_map(|b| {
+                    let kind = b.get("type")?.as_str()?.to_string();
+                    let id_of = |key: &str| Some(b.get(key).and_then(|x| x.as_str()).unwrap_or("").to_string());
+                    let id = match kind.as_str() {
+                        "tool_use" | "server_tool_use" => id_of("id"),
+                        "tool_result" => id_of("tool_use_id"),
+                        _ => None,
+                    };
+                    let blank_text =
+                        kind == "text" && b.get("text").and_then(|t| t.as_str()).is_none_or(|t| t.trim().is_empty());
+                    Some(Block { kind, id, blank_text, line })
+                })
+                .collect(),
+            None => Vec::new(),
+        },
+        None => Vec::new(),
     }
 }
 
@@ -203,7 +216,6 @@ fn scanned_blocks(s: &Scan, r: &record::Record) -> Option<Vec<Block>> {
 
 /// The content blocks of one record (`blocks_of`), parsed without copying its strings.
 fn record_blocks(bytes: &[u8], r: &record::Record) -> Option<Vec<Block>> {
-    use simd_json::prelude::*;
     let start = r.offset as usize;
     let line = bytes.get(start..start + r.len as usize)?;
     LINE.with(|cell| {
@@ -218,36 +230,7 @@ fn record_blocks(bytes: &[u8], r: &record::Record) -> Option<Vec<Block>> {
                 return Some(blocks_of(&v, r.line));
             }
         };
-        let content = v.get("message").and_then(|m| m.get("content"));
-        Some(match content {
-            Some(c) if c.as_str().is_some() => {
-                vec![Block {
-                    kind: "text".into(),
-                    id: None,
-                    blank_text: c.as_str().unwrap_or("").trim().is_empty(),
-                    line: r.line,
-                }]
-            }
-            Some(c) => match c.as_array() {
-                Some(a) => a
-                    .iter()
-                    .filter_map(|b| {
-                        let kind = b.get("type")?.as_str()?.to_string();
-                        let id_of = |key: &str| Some(b.get(key).and_then(|x| x.as_str()).unwrap_or("").to_string());
-                        let id = match kind.as_str() {
-                            "tool_use" | "server_tool_use" => id_of("id"),
-                            "tool_result" => id_of("tool_use_id"),
-                            _ => None,
-                        };
-                        let blank_text = kind == "text"
-                            && b.get("text").and_then(|t| t.as_str()).is_none_or(|t| t.trim().is_empty());
-                        Some(Block { kind, id, blank_text, line: r.line })
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-            None => Vec::new(),
-        })
+        Some(blocks_of(&v, r.line))
     })
 }
 
