@@ -11,7 +11,7 @@
 //! that did not finish and are not part of the archive; the next run first appends
 //! `{"seq":N,"type":"cut","size":S}`, which drops decoded bytes back to S.
 
-use crate::scan::Parser;
+use crate::scan::json_text::JsonText;
 
 const LINE_HEAD: &[u8] = b",\"type\":\"line\",\"data\":";
 const BYTES_HEAD: &[u8] = b",\"type\":\"bytes\",\"base64\":\"";
@@ -44,7 +44,7 @@ fn push_seq(out: &mut Vec<u8>, seq: u64) {
 
 /// Appends the events for `bytes` (any bytes: they need not start or end at a line boundary)
 /// to `out`, numbering from `seq`; returns the next seq.
-pub fn encode(parser: &mut Parser, bytes: &[u8], mut seq: u64, out: &mut Vec<u8>) -> u64 {
+pub fn encode(json: &mut JsonText, bytes: &[u8], mut seq: u64, out: &mut Vec<u8>) -> u64 {
     out.reserve(bytes.len() + bytes.len() / 16 + 64);
     let mut pos = 0;
     while pos < bytes.len() {
@@ -54,7 +54,7 @@ pub fn encode(parser: &mut Parser, bytes: &[u8], mut seq: u64, out: &mut Vec<u8>
         };
         let terminated = end > pos + body.len();
         push_seq(out, seq);
-        if terminated && is_json(parser, body) {
+        if terminated && json.check(body) {
             out.extend_from_slice(LINE_HEAD);
             out.extend_from_slice(body);
             out.extend_from_slice(b"}\n");
@@ -67,21 +67,6 @@ pub fn encode(parser: &mut Parser, bytes: &[u8], mut seq: u64, out: &mut Vec<u8>
         pos = end;
     }
     seq
-}
-
-/// A JSON value by the scanner's parser (which also reads lone surrogate escapes, as
-/// JSON.parse does); never an empty or blank piece, so a line event always has data.
-fn is_json(parser: &mut Parser, body: &[u8]) -> bool {
-    match body.first() {
-        Some(b'{') | Some(b'[') | Some(b'"') => {}
-        _ => {
-            // numbers, literals and leading whitespace are rare: the parser decides
-            if body.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
-                return false;
-            }
-        }
-    }
-    parser.parse_with(body, |_| ()).is_some()
 }
 
 pub fn mark_event(seq: u64, m: &Mark) -> Vec<u8> {
@@ -225,10 +210,11 @@ mod tests {
             b"{\"a\":1}\r",
             b"x",
         ];
-        let mut parser = Parser::default();
+        let mut json = JsonText::default();
+        let mut parser = crate::scan::Parser::default();
         for c in cases {
             let mut out = Vec::new();
-            let next = encode(&mut parser, c, 0, &mut out);
+            let next = encode(&mut json, c, 0, &mut out);
             assert_eq!(next as usize, out.iter().filter(|&&b| b == b'\n').count());
             for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
                 assert!(parser.parse_with(line, |_| ()).is_some(), "{}", String::from_utf8_lossy(line));
@@ -240,12 +226,12 @@ mod tests {
     #[test]
     fn pieces_split_anywhere_concatenate_back() {
         let src: &[u8] = b"{\"a\":1}\nbad\n{\"b\":[1,2,3]}\r\n\xEF\xBB\xBF\n{\"c\":";
-        let mut parser = Parser::default();
+        let mut json = JsonText::default();
         for cut in 0..=src.len() {
             let mut out = Vec::new();
-            let seq = encode(&mut parser, &src[..cut], 0, &mut out);
+            let seq = encode(&mut json, &src[..cut], 0, &mut out);
             out.extend(mark_event(seq, &Mark { size: cut as u64, sha256: "x".into(), mtime_ns: 1 }));
-            encode(&mut parser, &src[cut..], seq + 1, &mut out);
+            encode(&mut json, &src[cut..], seq + 1, &mut out);
             assert_eq!(replay(&out), src, "cut {cut}");
         }
     }

@@ -186,9 +186,9 @@ fn cost_breakdown() {
     let data = fs::read(p).unwrap();
     let mb = data.len() as f64 / 1e6;
     let t = std::time::Instant::now();
-    let mut parser = crate::scan::Parser::default();
+    let mut json = crate::scan::json_text::JsonText::default();
     let mut text = Vec::new();
-    events::encode(&mut parser, &data, 0, &mut text);
+    events::encode(&mut json, &data, 0, &mut text);
     let enc = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
     let mut stored = 0;

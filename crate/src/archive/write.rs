@@ -13,7 +13,8 @@ use super::index::{self, Entry, Index};
 use super::layout::{self, Key, INDEX};
 use super::read;
 use crate::estate::{self, EstateFile, FileKind};
-use crate::scan::{Parser, Progress};
+use crate::scan::json_text::JsonText;
+use crate::scan::Progress;
 use crate::store::{self, Encoding};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -505,9 +506,9 @@ fn hash_range(f: &File, src: &Path, from: u64, to: u64, h: &mut Sha256, progress
 }
 
 thread_local! {
-    /// Each worker's parser and event text buffer, reused across chunks (a fresh 4 MB buffer
-    /// per chunk costs its page faults every time).
-    static SCRATCH: RefCell<(Parser, Vec<u8>)> = RefCell::new((Parser::default(), Vec::new()));
+    /// Each worker's JSON check and event text buffer, reused across chunks (a fresh 4 MB
+    /// buffer per chunk costs its page faults every time).
+    static SCRATCH: RefCell<(JsonText, Vec<u8>)> = RefCell::new((JsonText::default(), Vec::new()));
 }
 
 /// Encodes bytes `[from, to)` of the source as event frames into `sink`, then the mark frame;
@@ -559,9 +560,9 @@ fn encode_range(
                     .zip(&seqs)
                     .map(|(c, &s)| {
                         let frame = SCRATCH.with(|cell| {
-                            let (parser, text) = &mut *cell.borrow_mut();
+                            let (json, text) = &mut *cell.borrow_mut();
                             text.clear();
-                            events::encode(parser, &buf[c.0..c.1], s, text);
+                            events::encode(json, &buf[c.0..c.1], s, text);
                             store::encode_batch_with(text, Encoding::Zstd, ARCHIVE)
                         });
                         progress.bytes_done.fetch_add((c.1 - c.0) as u64, Ordering::Relaxed);

@@ -4,6 +4,7 @@
 //! which [`record::extract`] copies the few fields later stages need. Nothing here allocates
 //! per field except into the scan's string arena.
 
+pub mod json_text;
 pub mod record;
 pub mod surrogate;
 pub mod tape;

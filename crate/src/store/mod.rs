@@ -9,8 +9,7 @@
 //! length and the decoder wanted more) from a damaged one (anything else that does not decode
 //! to exactly the declared length with a good checksum). Only the former is recoverable.
 
-use crate::scan::Parser;
-use simd_json::Node;
+use crate::scan::json_text::JsonText;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -134,13 +133,14 @@ pub struct Scanned {
     pub torn: Option<Torn>,
 }
 
-/// Counts the lines of decoded batch text and checks each is a JSON object.
-fn check_lines(parser: &mut Parser, text: &[u8], what: &str) -> Result<usize, String> {
+/// Counts the lines of decoded batch text and checks each is a JSON object (by the grammar
+/// the archive's writer uses to embed lines, so what it wrote always reads back).
+fn check_lines(json: &mut JsonText, text: &[u8], what: &str) -> Result<usize, String> {
     let mut n = 0;
     for line in text.split_inclusive(|&b| b == b'\n') {
         let body = &line[..line.len() - 1];
-        let ok = parser.parse_with(body, |tape| matches!(tape.first(), Some(Node::Object { .. }))).map(|(o, _)| o);
-        if ok != Some(true) {
+        let object = body.iter().find(|c| !matches!(c, b' ' | b'\t' | b'\r')) == Some(&b'{');
+        if !object || !json.check(body) {
             return Err(format!("corrupt store: {what} is not a JSON object"));
         }
         n += 1;
@@ -215,7 +215,7 @@ fn decode_torn(part: &[u8], at: usize) -> Result<Vec<u8>, String> {
 /// Reads a whole store file's bytes: validates every complete frame (or line) and finds a torn
 /// tail. Errors are one phrase; the caller names the file.
 pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
-    let mut parser = Parser::default();
+    let mut json = JsonText::default();
     if bytes.is_empty() {
         return Err("corrupt store: empty file (no header)".into());
     }
@@ -232,12 +232,12 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
             let Some(nl) = memchr::memchr(b'\n', bytes) else {
                 return Err("corrupt store: no complete header line".into());
             };
-            check_lines(&mut parser, &bytes[..=nl], "the header line")?;
+            check_lines(&mut json, &bytes[..=nl], "the header line")?;
             s.header = bytes[..nl].to_vec();
             s.frames = 1;
             let rest = &bytes[nl + 1..];
             let whole = memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1);
-            s.records = check_lines(&mut parser, &rest[..whole], "a record line")?;
+            s.records = check_lines(&mut json, &rest[..whole], "a record line")?;
             s.data = rest[..whole].to_vec();
             if whole < rest.len() {
                 s.torn = Some(Torn { at: (nl + 1 + whole) as u64, kept: Vec::new(), kept_records: 0 });
@@ -264,7 +264,7 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                     }
                     let text = decode_torn(body, fpos)?;
                     let whole = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
-                    let n = check_lines(&mut parser, &text[..whole], "a line of the torn frame")?;
+                    let n = check_lines(&mut json, &text[..whole], "a line of the torn frame")?;
                     s.data.extend_from_slice(&text[..whole]);
                     s.records += n;
                     s.torn = Some(Torn { at: pos as u64, kept: text[..whole].to_vec(), kept_records: n });
@@ -284,7 +284,7 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                     if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
                         return Err("corrupt store: the header frame does not hold exactly one line".into());
                     }
-                    check_lines(&mut parser, &text, "the header frame")?;
+                    check_lines(&mut json, &text, "the header frame")?;
                     s.header = text[..text.len() - 1].to_vec();
                 } else {
                     let from = s.data.len();
@@ -358,7 +358,7 @@ fn parse_intent(b: &[u8]) -> Option<usize> {
 pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, String> {
     let name = path.display();
     let mut f = File::open(path).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
-    let mut parser = Parser::default();
+    let mut json = JsonText::default();
     match enc {
         Encoding::Zstd => {
             let mut intent = [0u8; INTENT_LEN];
@@ -382,7 +382,7 @@ pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, String> {
             if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
                 return Err(format!("{name}: corrupt store: the header frame does not hold exactly one line"));
             }
-            check_lines(&mut parser, &text, "the header frame").map_err(|e| format!("{name}: {e}"))?;
+            check_lines(&mut json, &text, "the header frame").map_err(|e| format!("{name}: {e}"))?;
             Ok(text[..text.len() - 1].to_vec())
         }
         Encoding::None => {
@@ -397,7 +397,7 @@ pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, String> {
                 buf.extend_from_slice(&chunk[..n]);
                 if let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
                     let end = from + i;
-                    check_lines(&mut parser, &buf[..=end], "the header line").map_err(|e| format!("{name}: {e}"))?;
+                    check_lines(&mut json, &buf[..=end], "the header line").map_err(|e| format!("{name}: {e}"))?;
                     buf.truncate(end);
                     return Ok(buf);
                 }
