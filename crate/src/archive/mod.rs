@@ -9,6 +9,7 @@ mod fsx;
 pub mod index;
 pub mod layout;
 pub mod read;
+pub(crate) mod source;
 pub mod view;
 pub mod write;
 

@@ -12,6 +12,7 @@ use super::fsx;
 use super::index::{self, Entry, Index};
 use super::layout::{self, Key, INDEX};
 use super::read;
+use super::source::Source;
 use crate::estate::{self, EstateFile, FileKind};
 use crate::scan::json_text::JsonText;
 use crate::scan::Progress;
@@ -31,7 +32,7 @@ use std::sync::atomic::Ordering;
 pub const CHUNK: usize = 8 << 20;
 const ARCHIVE: store::Profile = store::Profile::Archive;
 /// Source bytes read and hashed at a time from one file.
-const WINDOW: usize = 32 << 20;
+const WINDOW: usize = if cfg!(test) { 64 << 10 } else { 32 << 20 };
 
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
@@ -365,14 +366,17 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         events,
     };
     let mut lock = None;
+    let mut source = Source::open(&f, src, size)?;
     let Some(h) = held(root, w, &mut lock)? else {
-        let (sha, len, events, p) = write_generation(root, &w.key, 0, (&f, src), size, mtime_ns, created_at, progress)?;
+        let (sha, len, events, p) =
+            write_generation(root, &w.key, 0, &mut source, size, mtime_ns, created_at, progress)?;
         return Ok(Outcome::Added(entry(0, sha, len, events), size, len, p));
     };
     // Is the stored content still the file's prefix?
     let mut hasher = Sha256::new();
     let same_prefix = size >= h.size && {
-        hash_range(&f, src, 0, h.size, &mut hasher, progress)?;
+        hash_range(&mut source, 0, h.size, &mut hasher, progress)?;
+        source.finish()?;
         crate::hash::hex(&hasher.clone().finalize()) == h.sha256
     };
     if !same_prefix {
@@ -380,7 +384,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         progress.bytes_total.fetch_add(h.size.min(size), Ordering::Relaxed); // the prefix was hashed too
         let gen = h.gen + 1;
         let (sha, len, events, p) =
-            write_generation(root, &w.key, gen, (&f, src), size, mtime_ns, created_at, progress)?;
+            write_generation(root, &w.key, gen, &mut source, size, mtime_ns, created_at, progress)?;
         return Ok(Outcome::Generation(entry(gen, sha, len, events), size, len, p));
     }
     let touched = size == h.size && !h.needs_cut;
@@ -407,7 +411,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
             sink.put(&store::encode_batch_with(&events::cut_event(seq, h.size), Encoding::Zstd, ARCHIVE)?)?;
             seq += 1;
         }
-        encode_range(&f, src, h.size, size, seq, hasher, mtime_ns, &mut sink, progress)
+        encode_range(&mut source, h.size, size, seq, hasher, mtime_ns, &mut sink, progress)
     })();
     match r {
         Ok((sha, events)) if touched => Ok(Outcome::Touched(entry(h.gen, sha, sink.at, events), sink.at - sink.start)),
@@ -422,7 +426,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
     }
 }
 
-trait FrameSink {
+pub(super) trait FrameSink {
     fn put(&mut self, frame: &[u8]) -> Result<(), String>;
 }
 
@@ -469,40 +473,31 @@ fn write_at(f: &File, mut buf: &[u8], mut at: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(f, buf, at)
-}
-#[cfg(windows)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(f, buf, at)
-}
-
-/// Reads exactly `[from, to)`; a file that got shorter is an error (rewritten while read).
-fn read_exact_at(f: &File, src: &Path, buf: &mut Vec<u8>, from: u64, to: u64) -> Result<(), String> {
-    buf.resize((to - from) as usize, 0);
-    let mut got = 0;
-    while got < buf.len() {
-        let n = read_at(f, &mut buf[got..], from + got as u64).map_err(|e| fsx::msg(src, &e))?;
-        if n == 0 {
-            return Err(format!("{}: changed while being archived (got shorter); run again", src.display()));
-        }
-        got += n;
-    }
-    Ok(())
-}
-
-fn hash_range(f: &File, src: &Path, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {
-    let mut buf = Vec::new();
+fn hash_range(source: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {
     let mut at = from;
     while at < to {
         let end = (at + WINDOW as u64).min(to);
-        read_exact_at(f, src, &mut buf, at, end)?;
-        h.update(&buf);
+        h.update(source.range(at, end)?);
         progress.bytes_done.fetch_add(end - at, Ordering::Relaxed);
         at = end;
     }
     Ok(())
+}
+
+/// The end of the window that starts at `at`: after its last newline, unless the window ends
+/// the range (a line longer than a window grows it).
+fn window_end(source: &mut Source, at: u64, to: u64) -> Result<u64, String> {
+    let mut end = (at + WINDOW as u64).min(to);
+    let mut searched = at;
+    while end < to {
+        let w = source.range(at, end)?;
+        if let Some(i) = memchr::memrchr(b'\n', &w[(searched - at) as usize..]) {
+            return Ok(searched + i as u64 + 1);
+        }
+        searched = end;
+        end = (end + WINDOW as u64).min(to);
+    }
+    Ok(end)
 }
 
 thread_local! {
@@ -515,9 +510,8 @@ thread_local! {
 /// `hasher` holds the hash of `[0, from)`. Returns the SHA-256 of `[0, to)` and the seq after
 /// the mark.
 #[allow(clippy::too_many_arguments)]
-fn encode_range(
-    f: &File,
-    src: &Path,
+pub(super) fn encode_range(
+    source: &mut Source,
     from: u64,
     to: u64,
     mut seq: u64,
@@ -526,26 +520,11 @@ fn encode_range(
     sink: &mut dyn FrameSink,
     progress: &Progress,
 ) -> Result<(String, u64), String> {
-    let mut buf = Vec::new();
     let mut at = from;
     while at < to {
-        let mut end = (at + WINDOW as u64).min(to);
-        read_exact_at(f, src, &mut buf, at, end)?;
-        // a window ends after a newline unless it ends the range (a line longer than a window
-        // grows it)
-        while end < to {
-            if let Some(i) = memchr::memrchr(b'\n', &buf) {
-                buf.truncate(i + 1);
-                end = at + buf.len() as u64;
-                break;
-            }
-            let more = (end + WINDOW as u64).min(to);
-            let mut tail = Vec::new();
-            read_exact_at(f, src, &mut tail, end, more)?;
-            buf.extend_from_slice(&tail);
-            end = more;
-        }
-        let chunks = cut_chunks(&buf);
+        let end = window_end(source, at, to)?;
+        let buf = source.range(at, end)?;
+        let chunks = cut_chunks(buf);
         let mut seqs = Vec::with_capacity(chunks.len());
         for c in &chunks {
             seqs.push(seq);
@@ -553,7 +532,7 @@ fn encode_range(
             seq += memchr::memchr_iter(b'\n', c).count() as u64 + u64::from(c.last() != Some(&b'\n'));
         }
         let (_, frames) = rayon::join(
-            || hasher.update(&buf),
+            || hasher.update(buf),
             || {
                 chunks
                     .par_iter()
@@ -576,6 +555,8 @@ fn encode_range(
         }
         at = end;
     }
+    // nothing read from a mapping the file was truncated under is committed
+    source.finish()?;
     let sha = crate::hash::hex(&hasher.finalize());
     let mark = Mark { size: to, sha256: sha.clone(), mtime_ns };
     sink.put(&store::encode_batch_with(&events::mark_event(seq, &mark), Encoding::Zstd, ARCHIVE)?)?;
@@ -608,7 +589,7 @@ fn write_generation(
     root: &Path,
     key: &Key,
     gen: u32,
-    (f, src): (&File, &Path),
+    source: &mut Source,
     size: u64,
     mtime_ns: i128,
     created_at: &str,
@@ -625,7 +606,7 @@ fn write_generation(
     let r = (|| {
         let mut sink = NewFile { file: &mut file, path: &tmp, len: 0 };
         sink.put(&store::encode_batch_with(&layout::header_line(key, gen, created_at), Encoding::Zstd, ARCHIVE)?)?;
-        let (sha, events) = encode_range(f, src, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
+        let (sha, events) = encode_range(source, 0, size, 0, Sha256::new(), mtime_ns, &mut sink, progress)?;
         Ok((sha, sink.len, events))
     })();
     match r {
