@@ -325,17 +325,9 @@ fn mapped_and_read_sources_encode_the_same_frames() {
                 .unwrap(),
         );
         let end = bytes.len() as u64;
-        let (sha, events) = write::encode_range(
-            &mut source,
-            0,
-            end,
-            0,
-            sha2::Sha256::default(),
-            1,
-            &mut sink,
-            &Progress::default(),
-        )
-        .unwrap();
+        let (sha, events) =
+            write::encode_range(&mut source, 0, end, 0, sha2::Sha256::default(), 1, &mut sink, &Progress::default())
+                .unwrap();
         (sink.0, sha, events)
     };
     let (mapped, read) = (encode(true), encode(false));
