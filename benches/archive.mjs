@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Times `archive` and `restore` (issue 4) on an estate, beside the zstd CLI at level 3:
 // a cold archive into an empty root (MB/s, size ratio, CPU seconds), a re-run on the unchanged
-// estate (in process and through the CLI), and a restore of everything (MB/s).
+// estate (in process and through the CLI), and a restore of everything (MB/s). Two floors put
+// the speeds in this machine's terms: `cp -r` + sync of the estate (the file-system work of any
+// restore), and the CPU the archive cannot avoid, measured alone with our own code
+// (crate/examples/archive_floor.rs, built here when cargo is there).
 //
 //   node benches/archive.mjs [PROJECTS] [--rounds N]
 //
@@ -38,6 +41,14 @@ walk(projects)
 let bytes = 0
 for (const f of files) bytes += readFileSync(f).length // also warms the page cache
 const mbps = (b, ms) => b / 1e6 / (ms / 1000)
+/** Runs a shell command under GNU time: { ms, cpuS } (user + system of the whole pipeline), or
+ * null when it failed. */
+const shellTimed = (cmd) => {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S', 'sh', '-c', cmd], { encoding: 'utf8' })
+  if (r.status !== 0) return null
+  const [e, u, s] = r.stderr.trim().split('\n').pop().split(' ').map(Number)
+  return { ms: e * 1000, cpuS: u + s }
+}
 const scratch = mkdtempSync(join(tmpdir(), 'cj-archive-bench-'))
 const out = { files: files.length, bytes, rounds, cores: cpus().length, load: loadavg()[0] }
 try {
@@ -79,30 +90,35 @@ try {
   const rerunMs = median(rerun.map((t) => t.ms))
   out.rerun = { inProcessMs: rerunMs, cpuMs: median(rerun.map((t) => t.cpuS * 1000)), cliMs: median(cliRerun), per2000FilesMs: (rerunMs * 2000) / files.length }
   log(`[archive] unchanged re-run ${out.rerun.inProcessMs.toFixed(0)} ms in process (${out.rerun.cpuMs.toFixed(0)} ms CPU; ${out.rerun.per2000FilesMs.toFixed(0)} ms per 2,000 files), ${out.rerun.cliMs.toFixed(0)} ms CLI`)
-  // restore everything
+  // restore everything; beside each round, the file-system floor of any restore: copying the
+  // estate's files as they are with cp -r, then syncing them (restore also syncs)
   const rest = []
+  const copies = []
   for (let i = 0; i < rounds; i++) {
     const to = join(scratch, `r${i}`)
     const t = await time(() => restore(root, { all: true, to }))
     if (t.r.failed) throw new Error(`restore failed: ${t.r.files.find((f) => f.error).error}`)
     rest.push(t)
+    const c = shellTimed(`cp -r '${projects}' '${join(scratch, `c${i}`)}' && sync -f '${scratch}'`)
+    if (c) copies.push(c)
   }
   const restMs = median(rest.map((t) => t.ms))
   out.restore = { medianMs: restMs, mbPerS: mbps(bytes, restMs), cpuS: median(rest.map((t) => t.cpuS)) }
   log(`[restore] ${(restMs / 1000).toFixed(2)} s, ${out.restore.mbPerS.toFixed(0)} MB/s`)
+  if (copies.length === rounds) {
+    const ms = median(copies.map((c) => c.ms))
+    out.copy = { medianMs: ms, mbPerS: mbps(bytes, ms), cpuS: median(copies.map((c) => c.cpuS)) }
+    log(`[cp -r + sync] ${(ms / 1000).toFixed(2)} s, ${out.copy.mbPerS.toFixed(0)} MB/s`)
+  }
+  const list = join(scratch, 'files')
+  writeFileSync(list, files.join('\n') + '\n')
   // zstd -3 over the same bytes (one stream of all files: cross-file context helps its ratio)
   if (spawnSync('zstd', ['--version']).status === 0) {
-    const list = join(scratch, 'files')
-    writeFileSync(list, files.join('\n') + '\n')
     const z = join(scratch, 'all.zst')
     const peer = {}
     for (const threads of [1, 2]) {
       const runs = []
-      for (let i = 0; i < rounds; i++) {
-        const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S', 'sh', '-c', `xargs -d '\\n' cat < '${list}' | zstd -3 -T${threads} -q -c > '${z}'`], { encoding: 'utf8' })
-        const [e, u, s] = r.stderr.trim().split('\n').pop().split(' ').map(Number)
-        runs.push({ ms: e * 1000, cpuS: u + s })
-      }
+      for (let i = 0; i < rounds; i++) runs.push(shellTimed(`xargs -d '\\n' cat < '${list}' | zstd -3 -T${threads} -q -c > '${z}'`))
       const ms = median(runs.map((r) => r.ms))
       peer[`t${threads}`] = { medianMs: ms, mbPerS: mbps(bytes, ms), cpuS: median(runs.map((r) => r.cpuS)) }
     }
@@ -117,6 +133,18 @@ try {
     log(`[zstd -3] -T1 ${peer.t1.mbPerS.toFixed(0)} MB/s, -T2 ${peer.t2.mbPerS.toFixed(0)} MB/s, ratio ${peer.ratio.toFixed(2)}x; zstd -dc ${peer.decompressMBperS.toFixed(0)} MB/s`)
   } else {
     log('[zstd] not installed: peer skipped')
+  }
+  // what the archive cannot avoid, measured alone with our own code: compressing in its frames,
+  // SHA-256 and the JSON check of every line, one core (crate/examples/archive_floor.rs)
+  const built = spawnSync('cargo', ['build', '--release', '--quiet', '--example', 'archive_floor', '--manifest-path', join(repo, 'crate', 'Cargo.toml')], { stdio: ['ignore', 'ignore', 'inherit'] })
+  if (built.status === 0) {
+    const r = spawnSync(join(repo, 'target', 'release', 'examples', 'archive_floor'), [list], { encoding: 'utf8' })
+    if (r.status === 0) {
+      const f = JSON.parse(r.stdout)
+      const cpuS = f.zstdCpuS + f.sha256CpuS + f.jsonCheckCpuS
+      out.floor = { ...f, cpuS, ceilingMBperS: mbps(bytes, (cpuS / out.cores) * 1000) }
+      log(`[floor] zstd ${f.zstdCpuS.toFixed(2)} + sha256 ${f.sha256CpuS.toFixed(2)} + JSON check ${f.jsonCheckCpuS.toFixed(2)} CPU-s: at most ${out.floor.ceilingMBperS.toFixed(0)} MB/s on ${out.cores} cores`)
+    }
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true })

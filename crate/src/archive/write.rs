@@ -564,7 +564,7 @@ pub(super) fn encode_range(
 }
 
 /// `[start, end)` pieces of about CHUNK bytes, each ending after a newline where there is one.
-pub(crate) fn cut_chunks(buf: &[u8]) -> Vec<(usize, usize)> {
+pub fn cut_chunks(buf: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut at = 0;
     while at < buf.len() {
