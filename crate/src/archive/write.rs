@@ -29,9 +29,10 @@ use std::sync::atomic::Ordering;
 /// Source bytes per compressed frame (whole lines): big enough for a ratio close to one
 /// stream's (it fills the archive profile's 8 MiB window), small enough to spread one large
 /// file over every core.
-pub const CHUNK: usize = 8 << 20;
+pub const CHUNK: usize = if cfg!(test) { 16 << 10 } else { 8 << 20 };
 const ARCHIVE: store::Profile = store::Profile::Archive;
-/// Source bytes read and hashed at a time from one file.
+/// Source bytes read and hashed at a time from one file. (Tests use small chunks and windows, so
+/// small files cross their boundaries.)
 const WINDOW: usize = if cfg!(test) { 64 << 10 } else { 32 << 20 };
 
 #[derive(Clone, Debug, Default)]
@@ -525,11 +526,17 @@ pub(super) fn encode_range(
         let end = window_end(source, at, to)?;
         let buf = source.range(at, end)?;
         let chunks = cut_chunks(buf);
+        // each chunk's first seq, counted ahead so chunks encode in parallel; the last chunk's
+        // events are not counted (its encoding returns the seq after it), so a file of one chunk,
+        // most files, is never counted at all
         let mut seqs = Vec::with_capacity(chunks.len());
+        let mut next = seq;
         for c in &chunks {
-            seqs.push(seq);
-            let c = &buf[c.0..c.1];
-            seq += memchr::memchr_iter(b'\n', c).count() as u64 + u64::from(c.last() != Some(&b'\n'));
+            seqs.push(next);
+            if seqs.len() < chunks.len() {
+                let c = &buf[c.0..c.1];
+                next += memchr::memchr_iter(b'\n', c).count() as u64 + u64::from(c.last() != Some(&b'\n'));
+            }
         }
         let (_, frames) = rayon::join(
             || hasher.update(buf),
@@ -538,20 +545,23 @@ pub(super) fn encode_range(
                     .par_iter()
                     .zip(&seqs)
                     .map(|(c, &s)| {
-                        let frame = SCRATCH.with(|cell| {
+                        let framed = SCRATCH.with(|cell| {
                             let (json, text) = &mut *cell.borrow_mut();
                             text.clear();
-                            events::encode(json, &buf[c.0..c.1], s, text);
-                            store::encode_batch_with(text, Encoding::Zstd, ARCHIVE)
+                            let after = events::encode(json, &buf[c.0..c.1], s, text);
+                            store::encode_batch_with(text, Encoding::Zstd, ARCHIVE).map(|f| (f, after))
                         });
                         progress.bytes_done.fetch_add((c.1 - c.0) as u64, Ordering::Relaxed);
-                        frame
+                        framed
                     })
                     .collect::<Vec<_>>()
             },
         );
-        for fr in frames {
-            sink.put(&fr?)?;
+        for (k, framed) in frames.into_iter().enumerate() {
+            let (frame, after) = framed?;
+            debug_assert!(k + 1 == seqs.len() || seqs[k + 1] == after, "chunk {k}: counted seqs disagree");
+            sink.put(&frame)?;
+            seq = after;
         }
         at = end;
     }
