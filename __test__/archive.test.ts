@@ -334,3 +334,26 @@ test('the read view decodes only what changed, and follows appends and new gener
   t.is(readFileSync(join(view, main), 'utf8'), '{"rewritten":1}\n')
   t.is(statSync(join(view, main)).mtimeMs, statSync(join(src, main)).mtimeMs, 'the recorded mtime')
 })
+
+test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) archives the same events through the CLI', async (t) => {
+  const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
+  const dir = tempDir()
+  generateEstate({ out: dir, sessions: 4, targetMb: 3, seed: 23 })
+  put(join(dir, 'projects'), `-home-u-edge/${SID[1]}.jsonl`, Buffer.from('\uFEFF{"x":0}\n{"a":1e400}\nnot json\n{"b":"\\ud800"}\r\n{"torn":'))
+  const events = async (root: string) => {
+    const s = new Store({ root })
+    const out = new Map<string, unknown[]>()
+    for (const x of await s.list()) out.set(x.id, (await s.inspect(x.id)).events)
+    await s.dispose()
+    return out
+  }
+  const roots = [join(dir, 'mapped'), join(dir, 'read')]
+  t.is(run(['archive', '--projects', join(dir, 'projects'), '--to', roots[0]]).code, 0)
+  t.is(run(['archive', '--projects', join(dir, 'projects'), '--to', roots[1]], { CLAUDE_JSONL_NO_MMAP: '1' }).code, 0)
+  const [a, b] = [await events(roots[0]), await events(roots[1])]
+  t.true(a.size > 4)
+  t.deepEqual(b, a)
+  // the edge file's lines: JSON (a number too large for a double included) verbatim, the rest as bytes
+  const edge = [...a.entries()].find(([id]) => id.startsWith(SID[1]))![1] as { type: string }[]
+  t.deepEqual(edge.map((e) => e.type), ['bytes', 'line', 'bytes', 'line', 'bytes', 'mark'])
+})
