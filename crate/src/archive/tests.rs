@@ -53,6 +53,11 @@ fn estate(dir: &Path) -> (PathBuf, PathBuf) {
     (main, sub)
 }
 
+/// The archive key of the main transcript `estate` writes.
+fn main_key() -> Key {
+    Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") }
+}
+
 fn append(p: &Path, b: &[u8]) {
     use std::io::Write;
     fs::OpenOptions::new().append(true).open(p).unwrap().write_all(b).unwrap();
@@ -121,7 +126,7 @@ fn an_unfinished_run_is_cut_and_a_torn_frame_repaired() {
     let (src, root) = (t.0.join("src"), t.0.join("arch"));
     let (main, _) = estate(&src);
     run(&src, &root);
-    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let key = main_key();
     let store_path = key.store_path(&root, 0);
     let committed = fs::read(&store_path).unwrap();
     // a run that wrote a data frame but was killed before its mark, then a torn frame
@@ -150,7 +155,7 @@ fn damage_and_foreign_files_are_named() {
     let (src, root) = (t.0.join("src"), t.0.join("arch"));
     let (main, _) = estate(&src);
     run(&src, &root);
-    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let key = main_key();
     let store_path = key.store_path(&root, 0);
     let mut b = fs::read(&store_path).unwrap();
     let at = b.len() - 20;
@@ -218,7 +223,7 @@ fn a_touch_records_the_new_mtime_and_restore_returns_it() {
     let (src, root) = (t.0.join("src"), t.0.join("arch"));
     let (main, _) = estate(&src);
     run(&src, &root);
-    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let key = main_key();
     let before = fs::metadata(key.store_path(&root, 0)).unwrap().len();
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
     fs::File::options().write(true).open(&main).unwrap().set_modified(later).unwrap();
@@ -248,7 +253,7 @@ fn frames_decode_the_same_pipelined_or_one_by_one() {
         run(&src, &root);
     }
     // an unfinished run after the last mark, which the next run cuts
-    let key = Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") };
+    let key = main_key();
     let path = key.store_path(&root, 0);
     let events = read::decode(&path, &mut read::Count::default(), true).unwrap().events;
     let line = format!("{{\"seq\":{events},\"type\":\"line\",\"data\":{{\"lost\":1}}}}\n");
