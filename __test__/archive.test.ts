@@ -1,7 +1,17 @@
 import test from 'ava'
 import fc from 'fast-check'
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { archive, listArchive, restore } from '../src-ts/archive/archive.js'
 import { isArchiveRoot } from '../src-ts/archive/view.js'
@@ -24,24 +34,38 @@ function tree(dir: string): Map<string, Buffer> {
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env } })
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env },
+  })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
-const SID = ['0b7c8a8e-1111-4222-8333-444455556666', '1c8d9b9f-2222-4333-8444-555566667777', '2d9eac0a-3333-4444-8555-666677778888']
+const SID = [
+  '0b7c8a8e-1111-4222-8333-444455556666',
+  '1c8d9b9f-2222-4333-8444-555566667777',
+  '2d9eac0a-3333-4444-8555-666677778888',
+]
 
 /** Pieces a transcript can be made of, awkward ones included. */
 const piece = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ type: fc.constantFrom('user', 'assistant', 'system'), n: fc.integer(), text: fc.string() }).map((o) => JSON.stringify(o) + '\n') },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({ type: fc.constantFrom('user', 'assistant', 'system'), n: fc.integer(), text: fc.string() })
+      .map((o) => JSON.stringify(o) + '\n'),
+  },
   { weight: 1, arbitrary: fc.constant('{"crlf":true}\r\n') },
   { weight: 1, arbitrary: fc.constant('not json at all\n') },
   { weight: 1, arbitrary: fc.constant('\n') },
   { weight: 1, arbitrary: fc.constant('{"lone":"\\ud83d"}\n') },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString('latin1')) },
 )
-const content = fc.tuple(fc.boolean(), fc.array(piece, { maxLength: 8 }), fc.option(fc.constant('{"torn":'), { nil: '' })).map(
-  ([bom, ps, tail]) => Buffer.concat([Buffer.from(bom ? '\uFEFF' : ''), Buffer.from(ps.join(''), 'latin1'), Buffer.from(tail)]),
-)
+const content = fc
+  .tuple(fc.boolean(), fc.array(piece, { maxLength: 8 }), fc.option(fc.constant('{"torn":'), { nil: '' }))
+  .map(([bom, ps, tail]) =>
+    Buffer.concat([Buffer.from(bom ? '\uFEFF' : ''), Buffer.from(ps.join(''), 'latin1'), Buffer.from(tail)]),
+  )
 const place = fc.constantFrom(
   `-home-u-a/${SID[0]}.jsonl`,
   `-home-u-a/${SID[1]}.jsonl`,
@@ -59,41 +83,45 @@ function put(root: string, rel: string, bytes: Buffer) {
 
 test('property: archive, change (append, rewrite, delete), re-archive, restore is byte-identical', async (t) => {
   await fc.assert(
-    fc.asyncProperty(fc.dictionary(place, content, { minKeys: 1 }), fc.array(fc.array(change, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (initial, rounds) => {
-      const dir = tempDir('cj-arch-prop-')
-      const src = join(dir, 'src')
-      const arch = join(dir, 'arch')
-      try {
-        for (const [rel, bytes] of Object.entries(initial)) put(src, rel, bytes)
-        await archive({ paths: [src], to: arch })
-        // what each transcript last held when archived (deleted ones stay in the archive)
-        const expected = tree(src)
-        for (const round of rounds) {
-          for (const c of round) {
-            const p = join(src, c.at)
-            if (c.kind === 'append' && existsSync(p)) appendFileSync(p, c.bytes)
-            else if (c.kind === 'rewrite') put(src, c.at, c.bytes)
-            else if (c.kind === 'delete') rmSync(p, { force: true })
-            else if (c.kind === 'touch' && existsSync(p)) utimesSync(p, new Date(), new Date(Date.now() + 5000))
+    fc.asyncProperty(
+      fc.dictionary(place, content, { minKeys: 1 }),
+      fc.array(fc.array(change, { maxLength: 4 }), { minLength: 1, maxLength: 3 }),
+      async (initial, rounds) => {
+        const dir = tempDir('cj-arch-prop-')
+        const src = join(dir, 'src')
+        const arch = join(dir, 'arch')
+        try {
+          for (const [rel, bytes] of Object.entries(initial)) put(src, rel, bytes)
+          await archive({ paths: [src], to: arch })
+          // what each transcript last held when archived (deleted ones stay in the archive)
+          const expected = tree(src)
+          for (const round of rounds) {
+            for (const c of round) {
+              const p = join(src, c.at)
+              if (c.kind === 'append' && existsSync(p)) appendFileSync(p, c.bytes)
+              else if (c.kind === 'rewrite') put(src, c.at, c.bytes)
+              else if (c.kind === 'delete') rmSync(p, { force: true })
+              else if (c.kind === 'touch' && existsSync(p)) utimesSync(p, new Date(), new Date(Date.now() + 5000))
+            }
+            if (!existsSync(src)) mkdirSync(src)
+            const r = await archive({ paths: [src], to: arch })
+            if (r.failures.length > 0) return false
+            for (const [k, v] of tree(src)) expected.set(k, v)
           }
-          if (!existsSync(src)) mkdirSync(src)
-          const r = await archive({ paths: [src], to: arch })
-          if (r.failures.length > 0) return false
-          for (const [k, v] of tree(src)) expected.set(k, v)
+          const out = join(dir, 'out')
+          const rr = await restore(arch, { all: true, to: out })
+          if (rr.failed > 0) return false
+          const got = tree(out)
+          t.deepEqual([...got.keys()].sort(), [...expected.keys()].sort())
+          for (const [k, v] of expected) if (!got.get(k)?.equals(v)) return false
+          // an unchanged re-run stores nothing
+          const again = await archive({ paths: [src], to: arch })
+          return again.bytesIn === 0 && again.failures.length === 0
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
         }
-        const out = join(dir, 'out')
-        const rr = await restore(arch, { all: true, to: out })
-        if (rr.failed > 0) return false
-        const got = tree(out)
-        t.deepEqual([...got.keys()].sort(), [...expected.keys()].sort())
-        for (const [k, v] of expected) if (!got.get(k)?.equals(v)) return false
-        // an unchanged re-run stores nothing
-        const again = await archive({ paths: [src], to: arch })
-        return again.bytesIn === 0 && again.failures.length === 0
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
-    }),
+      },
+    ),
     { numRuns: 30 },
   )
 })
@@ -112,7 +140,10 @@ test('a rewritten transcript becomes a new generation; the old one is kept and t
   const all = await s.list()
   t.is(all.length, 2, 'both generations are sessions of the store')
   const old = await s.inspect(all.find((x) => x.id.includes('-g0-'))!.id)
-  t.deepEqual(old.events.map((e) => e.type), ['line', 'line', 'mark'])
+  t.deepEqual(
+    old.events.map((e) => e.type),
+    ['line', 'line', 'mark'],
+  )
   await s.dispose()
   const out = tempDir()
   await restore(arch, { sessions: [SID[0].slice(0, 6)], to: out })
@@ -120,8 +151,14 @@ test('a rewritten transcript becomes a new generation; the old one is kept and t
 })
 
 const estateFiles = () => ({
-  [`-home-u-app/${SID[0]}.jsonl`]: [userText('archive me please'), assistant({ messageId: 'm1', output: 5, sessionId: SID[0] }), assistant({ messageId: 'm1', output: 80, tool: ['t1', 'Bash'], sessionId: SID[0] })],
-  [`-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`]: [assistant({ messageId: 'm2', output: 7, sidechain: true, sessionId: SID[0] })],
+  [`-home-u-app/${SID[0]}.jsonl`]: [
+    userText('archive me please'),
+    assistant({ messageId: 'm1', output: 5, sessionId: SID[0] }),
+    assistant({ messageId: 'm1', output: 80, tool: ['t1', 'Bash'], sessionId: SID[0] }),
+  ],
+  [`-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`]: [
+    assistant({ messageId: 'm2', output: 7, sidechain: true, sessionId: SID[0] }),
+  ],
   [`-home-u-b/${SID[1]}.jsonl`]: [userText('second'), assistant({ messageId: 'm3', output: 9, sessionId: SID[1] })],
 })
 
@@ -139,7 +176,10 @@ test('stats, doctor, sessions, find and show read an archive root as the estate 
     const a = run([...args, '--projects', src], env)
     const b = run([...args, '--projects', arch], env)
     t.is(b.code, a.code, b.stderr)
-    const strip = (j: Record<string, unknown>) => JSON.stringify(j[key]).replaceAll(src, 'ROOT').replace(/"\/[^"]*archive-view\/[0-9a-f]+/g, '"ROOT')
+    const strip = (j: Record<string, unknown>) =>
+      JSON.stringify(j[key])
+        .replaceAll(src, 'ROOT')
+        .replace(/"\/[^"]*archive-view\/[0-9a-f]+/g, '"ROOT')
     t.is(strip(JSON.parse(b.stdout)), strip(JSON.parse(a.stdout)), args[0])
   }
   const a = run(['show', SID[0], '--projects', src, '--tools'], env)
@@ -179,7 +219,8 @@ test('stats over the archive equal stats over the originals: the real transcript
   const out = join(dir, 'out')
   const rr = await restore(arch, { all: true, to: out })
   t.is(rr.failed, 0)
-  for (const f of rr.files) t.true(readFileSync(f.target).equals(readFileSync(join(REAL, f.key.split('/').slice(1).join('/')))), f.key)
+  for (const f of rr.files)
+    t.true(readFileSync(f.target).equals(readFileSync(join(REAL, f.key.split('/').slice(1).join('/')))), f.key)
 })
 
 test('two writers on one session: the archive run names the store file, commits nothing half-done, and the next run catches up', async (t) => {
@@ -221,7 +262,11 @@ test('a damaged frame and a foreign file: clear errors naming the file; committe
   t.true(rr.stderr.includes(victim.storePath), rr.stderr)
   t.true(existsSync(join(out, '-home-u-app', `${SID[0]}.jsonl`)), 'the other sessions are restored')
   writeFileSync(join(arch, 'notes.txt'), 'x')
-  for (const args of [['archive', src, '--to', arch], ['stats', arch], ['restore', arch, '--all', '--to', tempDir()]]) {
+  for (const args of [
+    ['archive', src, '--to', arch],
+    ['stats', arch],
+    ['restore', arch, '--all', '--to', tempDir()],
+  ]) {
     const f = run(args, { XDG_CACHE_HOME: tempDir() })
     t.is(f.code, 3, args[0])
     t.regex(f.stderr, /notes\.txt: not part of an archive/)
@@ -259,13 +304,18 @@ test('restore: refuses .claude targets, never overwrites a different file, exit 
   t.is(readFileSync(target, 'utf8'), 'mine\n')
 })
 
-test('restore SESSION brings back its old-layout agent files (first sessionId in their records), not other sessions\' ones', async (t) => {
+test("restore SESSION brings back its old-layout agent files (first sessionId in their records), not other sessions' ones", async (t) => {
   const src = writeTree({
     [`-home-u-app/${SID[0]}.jsonl`]: [assistant({ messageId: 'm1', output: 5, sessionId: SID[0] })],
-    [`-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`]: [assistant({ messageId: 'm2', output: 7, sidechain: true, sessionId: SID[0] })],
+    [`-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`]: [
+      assistant({ messageId: 'm2', output: 7, sidechain: true, sessionId: SID[0] }),
+    ],
     [`-home-u-app/${SID[1]}.jsonl`]: [assistant({ messageId: 'm3', output: 9, sessionId: SID[1] })],
     // a first line without a sessionId: the first record that has one decides
-    '-home-u-app/agent-old0.jsonl': ['{"type":"summary","summary":"x"}', assistant({ messageId: 'm4', output: 1, sidechain: true, sessionId: SID[0] })],
+    '-home-u-app/agent-old0.jsonl': [
+      '{"type":"summary","summary":"x"}',
+      assistant({ messageId: 'm4', output: 1, sidechain: true, sessionId: SID[0] }),
+    ],
     '-home-u-app/agent-old1.jsonl': [assistant({ messageId: 'm5', output: 2, sidechain: true, sessionId: SID[1] })],
     // same session id in another project: not this session's
     [`-home-u-other/${SID[2]}.jsonl`]: [assistant({ messageId: 'm6', output: 3, sessionId: SID[2] })],
@@ -276,8 +326,19 @@ test('restore SESSION brings back its old-layout agent files (first sessionId in
   const out = tempDir()
   const r = run(['restore', arch, SID[0].slice(0, 8), '--to', out, '--json'])
   t.is(r.code, 0, r.stderr)
-  t.deepEqual([...tree(out).keys()].sort(), [`-home-u-app/${SID[0]}.jsonl`, `-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`, '-home-u-app/agent-old0.jsonl'].sort())
-  t.true(tree(out).get('-home-u-app/agent-old0.jsonl')!.equals(readFileSync(join(src, '-home-u-app', 'agent-old0.jsonl'))))
+  t.deepEqual(
+    [...tree(out).keys()].sort(),
+    [
+      `-home-u-app/${SID[0]}.jsonl`,
+      `-home-u-app/${SID[0]}/subagents/agent-a1.jsonl`,
+      '-home-u-app/agent-old0.jsonl',
+    ].sort(),
+  )
+  t.true(
+    tree(out)
+      .get('-home-u-app/agent-old0.jsonl')!
+      .equals(readFileSync(join(src, '-home-u-app', 'agent-old0.jsonl'))),
+  )
   const two = tempDir()
   t.is(run(['restore', arch, SID[1], '--to', two]).code, 0)
   t.deepEqual([...tree(two).keys()].sort(), [`-home-u-app/${SID[1]}.jsonl`, '-home-u-app/agent-old1.jsonl'])
@@ -302,7 +363,7 @@ test('a touch-only change is archived: restore gives back the latest mtime', asy
   t.is((await archive({ paths: [src], to: arch })).unchanged, 3)
 })
 
-test('store: a dead writer\'s temp file from before the first publish is swept', async (t) => {
+test("store: a dead writer's temp file from before the first publish is swept", async (t) => {
   const root = tempDir()
   const store = new Store({ root })
   const { path } = store.locate({ id: 's1', cwd: '/w' })
@@ -339,7 +400,11 @@ test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) archives the same 
   const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
   const dir = tempDir()
   generateEstate({ out: dir, sessions: 4, targetMb: 3, seed: 23 })
-  put(join(dir, 'projects'), `-home-u-edge/${SID[1]}.jsonl`, Buffer.from('\uFEFF{"x":0}\n{"a":1e400}\nnot json\n{"b":"\\ud800"}\r\n{"torn":'))
+  put(
+    join(dir, 'projects'),
+    `-home-u-edge/${SID[1]}.jsonl`,
+    Buffer.from('\uFEFF{"x":0}\n{"a":1e400}\nnot json\n{"b":"\\ud800"}\r\n{"torn":'),
+  )
   const events = async (root: string) => {
     const s = new Store({ root })
     const out = new Map<string, unknown[]>()
@@ -355,5 +420,8 @@ test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) archives the same 
   t.deepEqual(b, a)
   // the edge file's lines: JSON (a number too large for a double included) verbatim, the rest as bytes
   const edge = [...a.entries()].find(([id]) => id.startsWith(SID[1]))![1] as { type: string }[]
-  t.deepEqual(edge.map((e) => e.type), ['bytes', 'line', 'bytes', 'line', 'bytes', 'mark'])
+  t.deepEqual(
+    edge.map((e) => e.type),
+    ['bytes', 'line', 'bytes', 'line', 'bytes', 'mark'],
+  )
 })

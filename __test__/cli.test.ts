@@ -4,14 +4,20 @@ import { join } from 'node:path'
 import { CLI, assistant, userText, writeTree, snapshot } from './helpers/transcripts.js'
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env } })
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env },
+  })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
-
 const estate = () =>
   writeTree({
-    'projects/-home-u-app/s1.jsonl': [userText('hi'), assistant({ messageId: 'm1', output: 5 }), assistant({ messageId: 'm1', output: 80, tool: ['t1', 'Bash'] })],
+    'projects/-home-u-app/s1.jsonl': [
+      userText('hi'),
+      assistant({ messageId: 'm1', output: 5 }),
+      assistant({ messageId: 'm1', output: 80, tool: ['t1', 'Bash'] }),
+    ],
   })
 
 test('stats --json on $CLAUDE_CONFIG_DIR prints totals and writes nothing', (t) => {
@@ -21,7 +27,14 @@ test('stats --json on $CLAUDE_CONFIG_DIR prints totals and writes nothing', (t) 
   t.is(r.code, 0, r.stderr)
   t.is(r.stderr, '', 'no progress bar when stderr is not a terminal')
   const j = JSON.parse(r.stdout)
-  t.deepEqual(Object.keys(j.totals).slice(0, 6), ['requests', 'inputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens', 'outputTokens', 'cacheWrite5mTokens'])
+  t.deepEqual(Object.keys(j.totals).slice(0, 6), [
+    'requests',
+    'inputTokens',
+    'cacheCreationInputTokens',
+    'cacheReadInputTokens',
+    'outputTokens',
+    'cacheWrite5mTokens',
+  ])
   t.is(j.totals.requests, 1)
   t.is(j.totals.outputTokens, 80)
   t.is(typeof j.totals.costUsd, 'number')
@@ -43,7 +56,10 @@ test('bad input: one line on stderr, documented exit code, no stack trace', (t) 
   t.is(missing.stderr, 'claude-jsonl: /nonexistent/projects: no such file or directory\n')
   const noHome = run(['stats'])
   t.is(noHome.code, 3)
-  t.regex(noHome.stderr, /^claude-jsonl: \/nonexistent-home\/\.claude\/projects: no such file or directory \(estate root from ~\/\.claude\)\n$/)
+  t.regex(
+    noHome.stderr,
+    /^claude-jsonl: \/nonexistent-home\/\.claude\/projects: no such file or directory \(estate root from ~\/\.claude\)\n$/,
+  )
   const prose = writeTree({ 'a.jsonl': 'hello\nworld\n' })
   const notJsonl = run(['stats', join(prose, 'a.jsonl')])
   t.is(notJsonl.code, 3)
@@ -74,22 +90,41 @@ test('doctor exits 1 when something is flagged and 0 when clean', (t) => {
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
 ;(hasScript ? test : test.skip)('on a terminal, stats draws a progress bar on stderr and clears it', (t) => {
   const root = writeTree(
-    Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`projects/p/s${i}.jsonl`, Array.from({ length: 400 }, (_, j) => assistant({ messageId: `m${i}-${j}`, output: j }))])),
+    Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `projects/p/s${i}.jsonl`,
+        Array.from({ length: 400 }, (_, j) => assistant({ messageId: `m${i}-${j}`, output: j })),
+      ]),
+    ),
   )
   // `script` gives the child a pseudo-terminal; stdout goes to a file so only stderr reaches the pty.
   const out = join(root, 'out.json')
-  const r = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} stats --json --projects ${JSON.stringify(join(root, 'projects'))} > ${JSON.stringify(out)}`, '/dev/null'], {
-    encoding: 'utf8',
-  })
+  const r = spawnSync(
+    'script',
+    [
+      '-qec',
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} stats --json --projects ${JSON.stringify(join(root, 'projects'))} > ${JSON.stringify(out)}`,
+      '/dev/null',
+    ],
+    {
+      encoding: 'utf8',
+    },
+  )
   t.is(r.status, 0, r.stdout)
   t.regex(r.stdout, /\d+%/)
   t.regex(r.stdout, /\r\x1b\[2K$/, 'the bar is cleared at the end')
 })
 
 test('doctor summarises informational findings unless --verbose', (t) => {
-  const lines = (n: number) => Array.from({ length: n }, (_, i) => assistant({ messageId: `m${i}`, output: 1, requestId: null }))
+  const lines = (n: number) =>
+    Array.from({ length: n }, (_, i) => assistant({ messageId: `m${i}`, output: 1, requestId: null }))
   // Several files whose only finding is informational (no requestId), and one flagged file.
-  const root = writeTree({ 'a.jsonl': lines(2), 'b.jsonl': lines(2), 'c.jsonl': lines(2), 'bad.jsonl': [userText('hi'), '{oops'] })
+  const root = writeTree({
+    'a.jsonl': lines(2),
+    'b.jsonl': lines(2),
+    'c.jsonl': lines(2),
+    'bad.jsonl': [userText('hi'), '{oops'],
+  })
   const short = run(['doctor', root])
   t.is(short.code, 1)
   t.regex(short.stdout, /bad\.jsonl\n {2}FLAG bad-json/)
@@ -101,7 +136,12 @@ test('doctor summarises informational findings unless --verbose', (t) => {
 
 test('show and timeline are wired into the CLI and take a session prefix', (t) => {
   const sid = 'c0ffee00-1111-4222-8333-444455556666'
-  const root = writeTree({ [`projects/-home-u-app/${sid}.jsonl`]: [userText('please say hello', 'h1'), assistant({ messageId: 'm1', output: 9, parent: 'h1' })] })
+  const root = writeTree({
+    [`projects/-home-u-app/${sid}.jsonl`]: [
+      userText('please say hello', 'h1'),
+      assistant({ messageId: 'm1', output: 9, parent: 'h1' }),
+    ],
+  })
   const projects = join(root, 'projects')
   const show = run(['show', 'c0ffee', '--projects', projects])
   t.is(show.code, 0, show.stderr)
@@ -115,7 +155,12 @@ test('show and timeline are wired into the CLI and take a session prefix', (t) =
 })
 
 test('sessions and teleport-id are wired into the CLI', (t) => {
-  const root = writeTree({ 'projects/-home-u-app/4d64fcc3-f878-5f74-b74e-75b4dd3a4f7a.jsonl': [userText('from the phone', 'h1'), assistant({ messageId: 'm1', output: 3, parent: 'h1' })] })
+  const root = writeTree({
+    'projects/-home-u-app/4d64fcc3-f878-5f74-b74e-75b4dd3a4f7a.jsonl': [
+      userText('from the phone', 'h1'),
+      assistant({ messageId: 'm1', output: 3, parent: 'h1' }),
+    ],
+  })
   const projects = join(root, 'projects')
   const list = run(['sessions', '--projects', projects, '--json'])
   t.is(list.code, 0, list.stderr)
@@ -130,7 +175,10 @@ test('sessions and teleport-id are wired into the CLI', (t) => {
 
 test('find is wired into the CLI and keeps its index out of the estate', (t) => {
   const root = writeTree({
-    'projects/-home-u-app/s1.jsonl': [userText('how do we rotate the flamingo credentials', 'h1'), assistant({ messageId: 'm1', output: 3, parent: 'h1' })],
+    'projects/-home-u-app/s1.jsonl': [
+      userText('how do we rotate the flamingo credentials', 'h1'),
+      assistant({ messageId: 'm1', output: 3, parent: 'h1' }),
+    ],
     'projects/-home-u-app/s2.jsonl': [userText('unrelated question about lunch', 'h2')],
   })
   const projects = join(root, 'projects')

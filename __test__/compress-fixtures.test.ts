@@ -20,7 +20,9 @@ const summarize: Summarizer = async (req) => ({
   mode: 'deterministic-fallback',
 })
 
-for (const name of readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort()) {
+for (const name of readdirSync(DIR)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort()) {
   test.serial(`${name}: a candidate resumes like the original`, async (t) => {
     const input = join(DIR, name)
     const planned = await plan(input, { leafPolicy: 'auto', minRecentRecords: 1, targetRatio: 0.5 })
@@ -36,7 +38,11 @@ for (const name of readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort()) 
     const out = join(dir, 'candidate.jsonl')
     let report
     try {
-      report = await compressWith(original, out, summarize, { leafPolicy: 'auto', minRecentRecords: 1, targetRatio: 0.5 })
+      report = await compressWith(original, out, summarize, {
+        leafPolicy: 'auto',
+        minRecentRecords: 1,
+        targetRatio: 0.5,
+      })
     } catch (e) {
       // Only a source already invalid where records are kept verbatim (e.g. a tool call with no
       // result) is refused, as the source's defect, exit 1.

@@ -26,7 +26,12 @@ const fixedSummary: Summarizer = async (req) => ({
 function richSession(leafPadding = 0): Transcript {
   const t = new Transcript()
   t.raw({ type: 'permission-mode', permissionMode: 'default', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
-  t.raw({ type: 'file-history-snapshot', messageId: t.uuid('U1'), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false })
+  t.raw({
+    type: 'file-history-snapshot',
+    messageId: t.uuid('U1'),
+    snapshot: { trackedFileBackups: {} },
+    isSnapshotUpdate: false,
+  })
   t.user('U1', null, 'U1: set up the project, keep it small')
     .text('A1', 'U1', 'A1: done, what next?')
     .raw({ type: 'custom-title', customTitle: 'first title', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
@@ -36,7 +41,12 @@ function richSession(leafPadding = 0): Transcript {
     .text('A3', 'R2', 'A3: the build passed')
     .user('U2alt', 'A1', PLANTED)
     .text('A2alt', 'U2alt', 'A2-alt: reverted')
-  t.raw({ type: 'file-history-snapshot', messageId: t.uuid('U4'), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false })
+  t.raw({
+    type: 'file-history-snapshot',
+    messageId: t.uuid('U4'),
+    snapshot: { trackedFileBackups: {} },
+    isSnapshotUpdate: false,
+  })
   t.user('U4', 'A3', 'U4: now write the docs for the build step, with an example of the command')
     .text('A4', 'U4', 'A4: docs written to docs/build.md with one example')
     .raw({ type: 'custom-title', customTitle: 'second title', sessionId: '5e551011-0000-4000-8000-00000000c11e' })
@@ -45,7 +55,13 @@ function richSession(leafPadding = 0): Transcript {
     .call('A5', 'U5', 'toolu_tests')
     .result('R5', 'A5', 'toolu_tests', '2 passed, 1 failed: test_docs')
     .text('A6', 'R5', 'A6: one test failed, test_docs; the example path is wrong' + ' detail'.repeat(leafPadding))
-  t.raw({ type: 'last-prompt', lastPrompt: 'U5: run the tests', leafUuid: t.uuid('A6'), sessionId: '5e551011-0000-4000-8000-00000000c11e', explicit: true })
+  t.raw({
+    type: 'last-prompt',
+    lastPrompt: 'U5: run the tests',
+    leafUuid: t.uuid('A6'),
+    sessionId: '5e551011-0000-4000-8000-00000000c11e',
+    explicit: true,
+  })
   return t
 }
 
@@ -56,7 +72,11 @@ function writeSession(bytes: Buffer): { dir: string; input: string; out: string 
   return { dir, input, out: join(dir, 'candidate.jsonl') }
 }
 
-const lines = (b: Buffer) => b.toString('utf8').split('\n').filter((l) => l !== '')
+const lines = (b: Buffer) =>
+  b
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
 
 test('the candidate is side records, one compact pair, the suffix byte for byte, latest metadata, one pointer', async (t) => {
   const src = richSession()
@@ -70,9 +90,15 @@ test('the candidate is side records, one compact pair, the suffix byte for byte,
   const b = kinds.indexOf('system/compact_boundary')
   t.is(kinds.filter((k) => k === 'system/compact_boundary').length, 1)
   t.is(kinds[b + 1], 'user/summary')
-  t.true(kinds.slice(0, b).every((k) => k === 'file-history-snapshot'), kinds.join(','))
+  t.true(
+    kinds.slice(0, b).every((k) => k === 'file-history-snapshot'),
+    kinds.join(','),
+  )
   // Only the snapshot of a kept record survives.
-  t.deepEqual(recs.slice(0, b).map((r) => r.messageId), [src.uuid('U4')])
+  t.deepEqual(
+    recs.slice(0, b).map((r) => r.messageId),
+    [src.uuid('U4')],
+  )
   const boundary = recs[b]
   const summary = recs[b + 1]
   t.is(summary.parentUuid, boundary.uuid)
@@ -97,7 +123,10 @@ test('the candidate is side records, one compact pair, the suffix byte for byte,
   t.is(Date.parse(summary.timestamp), firstTs - 1)
   // Then the latest metadata values and the pointer, deep-copied with unknown fields.
   const tail = recs.slice(b + 2 + suffixNames.length)
-  t.deepEqual(tail.map((r) => r.type), ['custom-title', 'permission-mode', 'last-prompt'])
+  t.deepEqual(
+    tail.map((r) => r.type),
+    ['custom-title', 'permission-mode', 'last-prompt'],
+  )
   t.is(tail[0].customTitle, 'second title')
   t.is(tail[1].permissionMode, 'acceptEdits')
   t.like(tail[2], { leafUuid: src.uuid('A6'), lastPrompt: 'U5: run the tests', explicit: true })
@@ -125,7 +154,12 @@ test('CRLF, BOM and lone-surrogate escapes in kept records survive byte for byte
   const bytes = readFileSync(out)
   t.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf])
   const text = bytes.toString('utf8').slice(1)
-  t.true(text.split('\r\n').slice(0, -1).every((l) => !l.includes('\n')))
+  t.true(
+    text
+      .split('\r\n')
+      .slice(0, -1)
+      .every((l) => !l.includes('\n')),
+  )
   t.true(text.includes('"U2: second \\ud83d half an emoji"'))
 })
 
@@ -139,15 +173,29 @@ test('every gate writes nothing: path rules, topology stop, token ceiling, a sou
     t.is((e as ClaudeJsonlError).exitCode, code, e!.message)
     t.regex(e!.message, re)
     // Only the input may differ (the live-source case appends to it): no output, no temp file.
-    t.deepEqual(snapshot(dir).filter((l) => !l.startsWith(input)), before.filter((l) => !l.startsWith(input)))
+    t.deepEqual(
+      snapshot(dir).filter((l) => !l.startsWith(input)),
+      before.filter((l) => !l.startsWith(input)),
+    )
   }
   await fails(compressWith(input, input, fixedSummary), 2, /must differ from the input/)
   const claude = join(dir, '.claude', 'projects', 'p')
   mkdirSync(claude, { recursive: true })
   await fails(compressWith(input, join(claude, 'x.jsonl'), fixedSummary), 2, /inside a \.claude tree/)
-  await fails(compressWith(input, out, fixedSummary, { targetEstimatedTokens: 1000, summaryCharBudget: 4000, minRecentRecords: 1 }), 1, /exceed --target-estimated-tokens 1000/)
   await fails(
-    compressWith(input, out, fixedSummary, { minRecentRecords: 1, beforePublish: () => appendFileSync(input, '{"type":"x"}\n') }),
+    compressWith(input, out, fixedSummary, {
+      targetEstimatedTokens: 1000,
+      summaryCharBudget: 4000,
+      minRecentRecords: 1,
+    }),
+    1,
+    /exceed --target-estimated-tokens 1000/,
+  )
+  await fails(
+    compressWith(input, out, fixedSummary, {
+      minRecentRecords: 1,
+      beforePublish: () => appendFileSync(input, '{"type":"x"}\n'),
+    }),
     3,
     /changed during the run/,
   )
@@ -184,36 +232,45 @@ test('a source truncated while it is compressed is refused as changed, without a
   }
 })
 
-test.serial('a source read into memory (CLAUDE_JSONL_NO_MMAP, or no mapping) gives the same candidate as a mapped one', async (t) => {
-  // Where files are not mapped, the source buffer's pages are given back and reloaded from the
-  // file (FileSpans); both paths must build the same bytes. Serial: it sets the environment.
-  const dir = tempDir('cj-compress-nommap-')
-  const input = join(REAL, 'real-08.jsonl')
-  const run = async (name: string, noMmap: boolean) => {
-    const was = process.env.CLAUDE_JSONL_NO_MMAP
-    if (noMmap) process.env.CLAUDE_JSONL_NO_MMAP = '1'
-    else delete process.env.CLAUDE_JSONL_NO_MMAP
-    try {
-      const out = join(dir, name)
-      const report = await compress(input, out, { summary: 'deterministic' })
-      return readFileSync(out, 'utf8').replaceAll(report.boundaryUuid, 'B').replaceAll(report.summaryUuid, 'S')
-    } finally {
-      if (was === undefined) delete process.env.CLAUDE_JSONL_NO_MMAP
-      else process.env.CLAUDE_JSONL_NO_MMAP = was
+test.serial(
+  'a source read into memory (CLAUDE_JSONL_NO_MMAP, or no mapping) gives the same candidate as a mapped one',
+  async (t) => {
+    // Where files are not mapped, the source buffer's pages are given back and reloaded from the
+    // file (FileSpans); both paths must build the same bytes. Serial: it sets the environment.
+    const dir = tempDir('cj-compress-nommap-')
+    const input = join(REAL, 'real-08.jsonl')
+    const run = async (name: string, noMmap: boolean) => {
+      const was = process.env.CLAUDE_JSONL_NO_MMAP
+      if (noMmap) process.env.CLAUDE_JSONL_NO_MMAP = '1'
+      else delete process.env.CLAUDE_JSONL_NO_MMAP
+      try {
+        const out = join(dir, name)
+        const report = await compress(input, out, { summary: 'deterministic' })
+        return readFileSync(out, 'utf8').replaceAll(report.boundaryUuid, 'B').replaceAll(report.summaryUuid, 'S')
+      } finally {
+        if (was === undefined) delete process.env.CLAUDE_JSONL_NO_MMAP
+        else process.env.CLAUDE_JSONL_NO_MMAP = was
+      }
     }
-  }
-  const mapped = await run('mapped.jsonl', false)
-  const read = await run('read.jsonl', true)
-  t.true(mapped.length > 100_000)
-  t.is(read, mapped)
-})
+    const mapped = await run('mapped.jsonl', false)
+    const read = await run('read.jsonl', true)
+    t.true(mapped.length > 100_000)
+    t.is(read, mapped)
+  },
+)
 
 test('a topology stop names the status and the recovery option, exit 1, nothing written', async (t) => {
-  const src = new Transcript().user('U1', null, 'U1: a').text('A1', 'U1', 'A1: b').user('U2', 'A1', 'U2: c').text('A2', 'U2', 'A2: d')
+  const src = new Transcript()
+    .user('U1', null, 'U1: a')
+    .text('A1', 'U1', 'A1: b')
+    .user('U2', 'A1', 'U2: c')
+    .text('A2', 'U2', 'A2: d')
   src.records.push({ ...src.records[1], message: { role: 'assistant', content: [{ type: 'text', text: 'dup' }] } })
   const { dir, input, out } = writeSession(src.lastPrompt('A2').bytes())
   const before = snapshot(dir)
-  const r = spawnSync(process.execPath, [CLI, 'compress', input, '--out', out, '--summary', 'deterministic'], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [CLI, 'compress', input, '--out', out, '--summary', 'deterministic'], {
+    encoding: 'utf8',
+  })
   t.is(r.status, 1, r.stderr)
   t.regex(r.stderr, /^claude-jsonl: .*duplicate-uuid/)
   t.is(r.stderr.trim().split('\n').length, 1)
@@ -232,12 +289,15 @@ test('repeated compression folds the old pair into one new summary', async (t) =
   t.is(recs.filter((x) => x.isCompactSummary).length, 1)
 })
 
-test.serial('the real client resumes a candidate as summary + the original suffix, without the rewound branch', async (t) => {
-  const { input, out } = writeSession(richSession().bytes())
-  await compressWith(input, out, fixedSummary, { targetRatio: 0.45, minRecentRecords: 1 })
-  const r = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
-  t.is(r.suffixMessages, 6)
-})
+test.serial(
+  'the real client resumes a candidate as summary + the original suffix, without the rewound branch',
+  async (t) => {
+    const { input, out } = writeSession(richSession().bytes())
+    await compressWith(input, out, fixedSummary, { targetRatio: 0.45, minRecentRecords: 1 })
+    const r = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
+    t.is(r.suffixMessages, 6)
+  },
+)
 
 for (const name of ['real-05.jsonl', 'real-08.jsonl', 'real-12.jsonl']) {
   test.serial(`the real client resumes the candidate of ${name} like the original's recent suffix`, async (t) => {
@@ -255,18 +315,35 @@ for (const name of ['real-05.jsonl', 'real-08.jsonl', 'real-12.jsonl']) {
 const MECHANICAL = join(REPO, 'fixtures', 'mechanical-summarizer.mjs')
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' })
 
-test.serial('model-assisted: pack, a summariser command, v11 checks, applied; the real client resumes it', async (t) => {
-  const { input, out } = writeSession(richSession().bytes())
-  const r = cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--summarizer-cmd', `"${process.execPath}" "${MECHANICAL}"`, '--json')
-  t.is(r.status, 0, r.stderr)
-  const report = JSON.parse(r.stdout)
-  t.is(report.semanticSummaryMode, 'model-assisted-v11')
-  const boundary = lines(readFileSync(out)).map((l) => JSON.parse(l)).find((x) => x.subtype === 'compact_boundary')
-  t.is(boundary.compactMetadata.semanticSummaryMode, 'model-assisted-v11')
-  t.regex(boundary.compactMetadata.modelPackRequestDigest, /^[0-9a-f]{64}$/)
-  const resumed = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
-  t.is(resumed.suffixMessages, 6)
-})
+test.serial(
+  'model-assisted: pack, a summariser command, v11 checks, applied; the real client resumes it',
+  async (t) => {
+    const { input, out } = writeSession(richSession().bytes())
+    const r = cli(
+      'compress',
+      input,
+      '--out',
+      out,
+      '--target-ratio',
+      '0.45',
+      '--min-recent-records',
+      '1',
+      '--summarizer-cmd',
+      `"${process.execPath}" "${MECHANICAL}"`,
+      '--json',
+    )
+    t.is(r.status, 0, r.stderr)
+    const report = JSON.parse(r.stdout)
+    t.is(report.semanticSummaryMode, 'model-assisted-v11')
+    const boundary = lines(readFileSync(out))
+      .map((l) => JSON.parse(l))
+      .find((x) => x.subtype === 'compact_boundary')
+    t.is(boundary.compactMetadata.semanticSummaryMode, 'model-assisted-v11')
+    t.regex(boundary.compactMetadata.modelPackRequestDigest, /^[0-9a-f]{64}$/)
+    const resumed = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
+    t.is(resumed.suffixMessages, 6)
+  },
+)
 
 test('a model summary is refused with the rule it breaks; nothing written', (t) => {
   const { dir, input, out } = writeSession(richSession().bytes())
@@ -281,7 +358,19 @@ test('a model summary is refused with the rule it breaks; nothing written', (t) 
   }
   const before = snapshot(dir)
   const refuse = (summary: string, re: RegExp, ...extra: string[]) => {
-    const r = cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--model-summary', summary, ...extra)
+    const r = cli(
+      'compress',
+      input,
+      '--out',
+      out,
+      '--target-ratio',
+      '0.45',
+      '--min-recent-records',
+      '1',
+      '--model-summary',
+      summary,
+      ...extra,
+    )
     t.is(r.status, 3, r.stderr)
     t.regex(r.stderr, re)
     t.is(r.stderr.trim().split('\n').length, 1)
@@ -294,14 +383,33 @@ test('a model summary is refused with the rule it breaks; nothing written', (t) 
   // A section renamed.
   refuse(summaries.renamed, /rule (section|heading)/)
   // The same summary under the pack's own options is accepted.
-  t.is(cli('compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--model-summary', summaries.good).status, 0)
+  t.is(
+    cli(
+      'compress',
+      input,
+      '--out',
+      out,
+      '--target-ratio',
+      '0.45',
+      '--min-recent-records',
+      '1',
+      '--model-summary',
+      summaries.good,
+    ).status,
+    0,
+  )
 })
 
 test('--target-estimated-tokens moves the cut later until the candidate fits', async (t) => {
   const dir = tempDir('cj-compress-')
-  const free = await compressWith(join(REAL, 'real-08.jsonl'), join(dir, 'free.jsonl'), fixedSummary, { summaryCharBudget: 4000 })
+  const free = await compressWith(join(REAL, 'real-08.jsonl'), join(dir, 'free.jsonl'), fixedSummary, {
+    summaryCharBudget: 4000,
+  })
   const ceiling = Math.round(free.outputEstimatedMessageTokens / 2)
-  const capped = await compressWith(join(REAL, 'real-08.jsonl'), join(dir, 'capped.jsonl'), fixedSummary, { summaryCharBudget: 4000, targetEstimatedTokens: ceiling })
+  const capped = await compressWith(join(REAL, 'real-08.jsonl'), join(dir, 'capped.jsonl'), fixedSummary, {
+    summaryCharBudget: 4000,
+    targetEstimatedTokens: ceiling,
+  })
   t.true(capped.outputEstimatedMessageTokens <= ceiling, `${capped.outputEstimatedMessageTokens} > ${ceiling}`)
   t.true(capped.recentRecordsPreserved < free.recentRecordsPreserved)
   t.true(capped.cut!.legalPositions.includes(capped.cut!.position))
@@ -317,18 +425,53 @@ test('--summarizer anthropic asks the Messages API (a mock on 127.0.0.1) and app
     req.on('end', () => {
       const body = JSON.parse(raw)
       const pack = body.messages[0].content as string
-      requests.push({ url: req.url, key: (req.headers['x-api-key'] as string) ?? req.headers.authorization?.replace(/^Bearer /, ''), model: body.model, pack })
+      requests.push({
+        url: req.url,
+        key: (req.headers['x-api-key'] as string) ?? req.headers.authorization?.replace(/^Bearer /, ''),
+        model: body.model,
+        pack,
+      })
       const text = execFileSync(process.execPath, [MECHANICAL], { input: pack }).toString()
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }))
+      res.end(
+        JSON.stringify({
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content: [{ type: 'text', text }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        }),
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   try {
     const port = (server.address() as AddressInfo).port
-    const child = spawn(process.execPath, [CLI, 'compress', input, '--out', out, '--target-ratio', '0.45', '--min-recent-records', '1', '--summarizer', 'anthropic', '--model', 'claude-test-model', '--json'], {
-      env: { ...process.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: 'test-key' },
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'compress',
+        input,
+        '--out',
+        out,
+        '--target-ratio',
+        '0.45',
+        '--min-recent-records',
+        '1',
+        '--summarizer',
+        'anthropic',
+        '--model',
+        'claude-test-model',
+        '--json',
+      ],
+      {
+        env: { ...process.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: 'test-key' },
+      },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c) => (stdout += c))
@@ -348,13 +491,29 @@ test('--summarizer anthropic asks the Messages API (a mock on 127.0.0.1) and app
 
 test('--preserve-prior-summaries-verbatim embeds the earlier summary as it is, and says so', async (t) => {
   const { input, out } = writeSession(richSession().bytes())
-  const first: Summarizer = async () => ({ text: 'This session is being continued from a previous conversation. PRIOR-SUMMARY-MARKER: the build step was set up at L3.', mode: 'deterministic-fallback' })
+  const first: Summarizer = async () => ({
+    text: 'This session is being continued from a previous conversation. PRIOR-SUMMARY-MARKER: the build step was set up at L3.',
+    mode: 'deterministic-fallback',
+  })
   await compressWith(input, out, first, { targetRatio: 0.6, minRecentRecords: 1 })
   const again = join(tempDir('cj-compress-'), 'again.jsonl')
-  const r = cli('compress', out, '--out', again, '--target-ratio', '0.3', '--min-recent-records', '1', '--preserve-prior-summaries-verbatim', '--json')
+  const r = cli(
+    'compress',
+    out,
+    '--out',
+    again,
+    '--target-ratio',
+    '0.3',
+    '--min-recent-records',
+    '1',
+    '--preserve-prior-summaries-verbatim',
+    '--json',
+  )
   t.is(r.status, 0, r.stderr)
   const report = JSON.parse(r.stdout)
   t.is(report.summaryMetadata.priorSummaryVerbatimPolicy, 'verbatim')
-  const summary = lines(readFileSync(again)).map((l) => JSON.parse(l)).find((x) => x.isCompactSummary)
+  const summary = lines(readFileSync(again))
+    .map((l) => JSON.parse(l))
+    .find((x) => x.isCompactSummary)
   t.true(summary.message.content.includes('PRIOR-SUMMARY-MARKER: the build step was set up at L3.'))
 })

@@ -7,7 +7,10 @@ import { assistant, userText, writeTree } from './helpers/transcripts.js'
 function streamed(n: number): string[] {
   const out: string[] = []
   for (let i = 0; i < n; i++) {
-    out.push(assistant({ messageId: `m${i}`, output: 3 }), assistant({ messageId: `m${i}`, output: 90, stop: 'end_turn' }))
+    out.push(
+      assistant({ messageId: `m${i}`, output: 3 }),
+      assistant({ messageId: `m${i}`, output: 90, stop: 'end_turn' }),
+    )
   }
   return out
 }
@@ -23,7 +26,9 @@ test('a healthy transcript is clean', async (t) => {
 })
 
 test('bad JSON, non-object lines and a torn tail are flagged with line numbers', async (t) => {
-  const root = writeTree({ 'p/s.jsonl': `${userText('hi')}\n{broken\n[1]\n${assistant({ messageId: 'a', output: 1 })}\n{"type":"assis` })
+  const root = writeTree({
+    'p/s.jsonl': `${userText('hi')}\n{broken\n[1]\n${assistant({ messageId: 'a', output: 1 })}\n{"type":"assis`,
+  })
   const r = await doctor({ paths: [root] })
   t.false(r.clean)
   const codes = r.files[0].findings.filter((f) => f.severity === 'flag').map((f) => f.code)
@@ -39,7 +44,11 @@ test('zero duplicates collapsed on many assistant entries flags the dedupe key',
 })
 
 test('files past the cleanup age inside a Claude projects folder are flagged', async (t) => {
-  const config = writeTree({ 'settings.json': JSON.stringify({ cleanupPeriodDays: 10 }), 'projects/p/s.jsonl': streamed(2), 'projects/p/t.jsonl': streamed(2) })
+  const config = writeTree({
+    'settings.json': JSON.stringify({ cleanupPeriodDays: 10 }),
+    'projects/p/s.jsonl': streamed(2),
+    'projects/p/t.jsonl': streamed(2),
+  })
   const now = Date.now()
   const old = (now - 12 * 86_400_000) / 1000
   utimesSync(join(config, 'projects/p/s.jsonl'), old, old)
@@ -53,12 +62,18 @@ test('files past the cleanup age inside a Claude projects folder are flagged', a
 test('unknown record types are listed; a file of only unknown types is a foreign format', async (t) => {
   const root = writeTree({
     'p/a.jsonl': [userText('hi'), JSON.stringify({ type: 'future-thing', uuid: 'f' }), ...streamed(1)],
-    'p/codex.jsonl': [JSON.stringify({ type: 'session_meta', payload: {} }), JSON.stringify({ type: 'response_item', payload: {} })],
+    'p/codex.jsonl': [
+      JSON.stringify({ type: 'session_meta', payload: {} }),
+      JSON.stringify({ type: 'response_item', payload: {} }),
+    ],
   })
   const r = await doctor({ paths: [root] })
   t.deepEqual(r.unknownTypes.sort(), ['future-thing', 'response_item', 'session_meta'])
   const a = r.files.find((f) => f.path.endsWith('a.jsonl'))!
-  t.deepEqual(a.findings.map((f) => [f.severity, f.code]), [['info', 'unknown-types']])
+  t.deepEqual(
+    a.findings.map((f) => [f.severity, f.code]),
+    [['info', 'unknown-types']],
+  )
   const codex = r.files.find((f) => f.path.endsWith('codex.jsonl'))!
   t.true(codex.findings.some((f) => f.code === 'foreign-format' && f.severity === 'flag'))
 })

@@ -10,27 +10,52 @@ import { REAL, REPO, tempDir, userText, writeTree, snapshot } from './helpers/tr
 const S = (n: number) => `${String(n).padStart(8, '0')}-1111-4222-8333-444455556666`
 
 function said(text: string, ts = '2026-03-01T10:00:00.000Z'): string {
-  return JSON.stringify({ parentUuid: null, type: 'assistant', timestamp: ts, message: { role: 'assistant', content: [{ type: 'text', text }] } })
+  return JSON.stringify({
+    parentUuid: null,
+    type: 'assistant',
+    timestamp: ts,
+    message: { role: 'assistant', content: [{ type: 'text', text }] },
+  })
 }
 function toolResult(text: string): string {
-  return JSON.stringify({ type: 'user', timestamp: '2026-03-01T10:01:00.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: text }] } })
+  return JSON.stringify({
+    type: 'user',
+    timestamp: '2026-03-01T10:01:00.000Z',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: text }] },
+  })
 }
 function toolUse(command: string): string {
-  return JSON.stringify({ type: 'assistant', timestamp: '2026-03-01T10:00:30.000Z', message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command } }] } })
+  return JSON.stringify({
+    type: 'assistant',
+    timestamp: '2026-03-01T10:00:30.000Z',
+    message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command } }] },
+  })
 }
-const filler = (n: number) => Array.from({ length: n }, (_, i) => said(`routine progress note ${i} about the build and the tests`))
-
+const filler = (n: number) =>
+  Array.from({ length: n }, (_, i) => said(`routine progress note ${i} about the build and the tests`))
 
 /** A small estate: rare and common terms spread so that the right order is known. */
 function estate() {
   const root = writeTree({
-    [`projects/-home-u-app/${S(1)}.jsonl`]: [userText('the quokka cache keeps timing out in the build'), said('I traced the quokka cache timeout to a stale lock'), ...filler(4)],
+    [`projects/-home-u-app/${S(1)}.jsonl`]: [
+      userText('the quokka cache keeps timing out in the build'),
+      said('I traced the quokka cache timeout to a stale lock'),
+      ...filler(4),
+    ],
     [`projects/-home-u-app/${S(2)}.jsonl`]: [userText('the build keeps timing out'), ...filler(4)],
     [`projects/-home-u-web/${S(3)}.jsonl`]: [userText('nothing relevant here'), ...filler(4)],
     // An echo: quotes the original's words only in tool traffic.
-    [`projects/-home-u-web/${S(4)}.jsonl`]: [userText('read the old handoff'), toolUse('cat handoff.md'), toolResult('quokka cache quokka cache quokka cache stale lock quokka'), ...filler(2)],
+    [`projects/-home-u-web/${S(4)}.jsonl`]: [
+      userText('read the old handoff'),
+      toolUse('cat handoff.md'),
+      toolResult('quokka cache quokka cache quokka cache stale lock quokka'),
+      ...filler(2),
+    ],
     // A subagent of session 3 holds a rare word.
-    [`projects/-home-u-web/${S(3)}/subagents/agent-a1.jsonl`]: [userText('survey the wombat module'), said('the wombat module is fine')],
+    [`projects/-home-u-web/${S(3)}/subagents/agent-a1.jsonl`]: [
+      userText('survey the wombat module'),
+      said('the wombat module is fine'),
+    ],
   })
   return { root, projects: join(root, 'projects') }
 }
@@ -61,13 +86,19 @@ test('hits carry score, session, project, date, line and a snippet read from the
   t.is(h.timestamp, '2026-03-01T10:00:00.000Z')
   t.is(h.snippet, 'I traced the quokka cache timeout to a stale lock')
   t.true(h.score > 0)
-  t.regex(renderFind(r), /1\. \d+\.\d\d {2}2026-03-01 {2}00000001-1111-4222-8333-444455556666 {2}-home-u-app\n {3}line 2: I traced the quokka/)
+  t.regex(
+    renderFind(r),
+    /1\. \d+\.\d\d {2}2026-03-01 {2}00000001-1111-4222-8333-444455556666 {2}-home-u-app\n {3}line 2: I traced the quokka/,
+  )
 })
 
 test('tool traffic is searched only with tools, so an echo does not outrank the original', async (t) => {
   const { projects } = estate()
   const plain = await find(['quokka cache'], { projects, noIndex: true })
-  t.deepEqual(plain.hits.map((h) => h.sessionId), [S(1)])
+  t.deepEqual(
+    plain.hits.map((h) => h.sessionId),
+    [S(1)],
+  )
   t.is(plain.hits[0].phrasesFound, 1)
   const tools = await find(['quokka cache'], { projects, noIndex: true, tools: true })
   t.true(tools.hits.some((h) => h.sessionId === S(4)))
@@ -78,7 +109,11 @@ test('thinking is searched only with thinking', async (t) => {
   const root = writeTree({
     [`projects/-home-u-app/${S(7)}.jsonl`]: [
       userText('go'),
-      JSON.stringify({ type: 'assistant', timestamp: '2026-03-01T10:00:00.000Z', message: { content: [{ type: 'thinking', thinking: 'maybe the axolotl flag' }] } }),
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: '2026-03-01T10:00:00.000Z',
+        message: { content: [{ type: 'thinking', thinking: 'maybe the axolotl flag' }] },
+      }),
     ],
   })
   const projects = join(root, 'projects')
@@ -109,7 +144,16 @@ test('every answer states its scope', async (t) => {
   const { projects } = estate()
   const r = await find(['quokka'], { projects, noIndex: true })
   const bytes = snapshot(projects).reduce((a, l) => a + Number(l.split(' ')[1]), 0)
-  t.like(r.scope, { sessions: 4, files: 5, bytes, sessionsTotal: 4, filesTotal: 5, bytesTotal: bytes, index: null, matchingSessions: 1 })
+  t.like(r.scope, {
+    sessions: 4,
+    files: 5,
+    bytes,
+    sessionsTotal: 4,
+    filesTotal: 5,
+    bytesTotal: bytes,
+    index: null,
+    matchingSessions: 1,
+  })
   t.regex(renderFind(r), /^Searched 4 sessions \(5 files, [\d.]+ kB\) for human and assistant text\nNo index/)
   const f = await find(['quokka'], { projects, noIndex: true, project: 'u/web', since: '2026-01-01' })
   t.like(f.scope, { sessions: 2, files: 3, sessionsTotal: 4, project: 'u/web', since: '2026-01-01' })
@@ -137,7 +181,13 @@ test('the index is reused, refreshed when a file grows, rebuilt when one is rewr
   const line = said('found the platypus in the lockfile', '2026-03-05T10:00:00.000Z') + '\n'
   appendFileSync(grown, line)
   const third = await find(['platypus'], { projects, indexDir })
-  t.like(third.scope.index, { written: true, filesReused: 4, filesRescanned: 1, filesAppended: 1, bytesRescanned: Buffer.byteLength(line) })
+  t.like(third.scope.index, {
+    written: true,
+    filesReused: 4,
+    filesRescanned: 1,
+    filesAppended: 1,
+    bytesRescanned: Buffer.byteLength(line),
+  })
   t.regex(renderFind(third), /\nIndex \d+ s old, 1 files changed \(\d+ B read now, 1 of them only appended to\)\n/)
   t.is(third.hits[0].sessionId, S(2))
   t.is(third.hits[0].line, 6)
@@ -146,12 +196,17 @@ test('the index is reused, refreshed when a file grows, rebuilt when one is rewr
   writeFileSync(grown, userText('only a short memo') + '\n')
   const fourth = await find(['platypus', 'memo'], { projects, indexDir })
   t.like(fourth.scope.index, { filesRescanned: 1, filesAppended: 0 })
-  t.deepEqual(fourth.hits.map((h) => [h.sessionId, h.matched]), [[S(2), ['memo']]])
+  t.deepEqual(
+    fourth.hits.map((h) => [h.sessionId, h.matched]),
+    [[S(2), ['memo']]],
+  )
 })
 
 test('an index folder inside the estate is refused', async (t) => {
   const { projects } = estate()
-  const e = await t.throwsAsync(find(['x'], { projects, indexDir: join(projects, 'cache') }), { instanceOf: ClaudeJsonlError })
+  const e = await t.throwsAsync(find(['x'], { projects, indexDir: join(projects, 'cache') }), {
+    instanceOf: ClaudeJsonlError,
+  })
   t.is(e!.exitCode, 2)
 })
 
@@ -174,8 +229,15 @@ test('bad flags and a missing root are one-line errors with their exit codes', a
 test('the CLI prints hits, or JSON, and --limit caps them', (t) => {
   const { projects } = estate()
   const script = join(tempDir('cj-find-cli-'), 'cli.mjs')
-  writeFileSync(script, `import { runFind } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`)
-  const run = (args: string[]) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tempDir('cj-home-') } })
+  writeFileSync(
+    script,
+    `import { runFind } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`,
+  )
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [script, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: tempDir('cj-home-') },
+    })
   const text = run(['build', '--projects', projects, '--limit', '1'])
   t.is(text.status, 0, text.stderr)
   t.is(text.stderr, '')
@@ -200,8 +262,17 @@ realTest('on the real transcripts, each hit points at the record it quotes', asy
     const rec = JSON.parse(bytes.subarray(h.offset, h.offset + h.length).toString('utf8'))
     t.is(bytes.subarray(0, h.offset).toString('latin1').split('\n').length, h.line)
     t.true(rec.type === 'assistant' || (rec.type === 'user' && !rec.isMeta), `${h.sessionId}:${h.line} is ${rec.type}`)
-    const text = typeof rec.message.content === 'string' ? rec.message.content : rec.message.content.filter((b: { type: string }) => b.type === 'text').map((b: { text: string }) => b.text).join('\n')
+    const text =
+      typeof rec.message.content === 'string'
+        ? rec.message.content
+        : rec.message.content
+            .filter((b: { type: string }) => b.type === 'text')
+            .map((b: { text: string }) => b.text)
+            .join('\n')
     const words = h.snippet.replace(/^…|…$/g, '').split(' ').slice(0, 4).join(' ')
-    t.true(text.replace(/\s+/g, ' ').includes(words), `${h.sessionId}:${h.line} snippet '${words}' comes from the record`)
+    t.true(
+      text.replace(/\s+/g, ' ').includes(words),
+      `${h.sessionId}:${h.line} snippet '${words}' comes from the record`,
+    )
   }
 })

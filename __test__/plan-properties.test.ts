@@ -53,7 +53,10 @@ test('text planted on a rewound branch never appears in a kept set', (t) => {
       for (const i of b.branch) if (!excluded.has(i)) return false
       for (const k of KEPT) for (const i of p.topology[k]) if (recordBytes(p, i).includes(PLANTED)) return false
       // The chosen cut is a legal one and the leaf is the pointer's.
-      return (p.topology.cut === undefined || p.topology.legalCuts.includes(p.topology.cut)) && p.report.selectedLeafUuid === b.leaf
+      return (
+        (p.topology.cut === undefined || p.topology.legalCuts.includes(p.topology.cut)) &&
+        p.report.selectedLeafUuid === b.leaf
+      )
     }),
     { numRuns: RUNS },
   )
@@ -68,13 +71,18 @@ test('the cut never separates fragments of one message.id or a tool call from it
       for (const cut of p.topology.legalCuts) {
         const before = chain.slice(0, cut)
         const after = chain.slice(cut)
-        const ids = (rs: typeof chain) => new Set(rs.flatMap((r) => (r.type === 'assistant' && r.messageId ? [r.messageId] : [])))
-        const tools = (rs: typeof chain) => new Set(rs.flatMap((r) => [...r.toolUses.map((u) => u.id), ...r.toolResultIds]))
+        const ids = (rs: typeof chain) =>
+          new Set(rs.flatMap((r) => (r.type === 'assistant' && r.messageId ? [r.messageId] : [])))
+        const tools = (rs: typeof chain) =>
+          new Set(rs.flatMap((r) => [...r.toolUses.map((u) => u.id), ...r.toolResultIds]))
         for (const m of ids(after)) if (ids(before).has(m)) return false
         for (const x of tools(after)) if (tools(before).has(x)) return false
         // Never inside a run of user records the client merges into one message.
-        const prev = [...before].reverse().find((r) => r.type === 'user' || r.type === 'assistant' || r.type === 'attachment')
-        if (cut > p.topology.priorCompact.length && after[0].type !== 'assistant' && prev && prev.type !== 'assistant') return false
+        const prev = [...before]
+          .reverse()
+          .find((r) => r.type === 'user' || r.type === 'assistant' || r.type === 'attachment')
+        if (cut > p.topology.priorCompact.length && after[0].type !== 'assistant' && prev && prev.type !== 'assistant')
+          return false
       }
       return true
     }),
@@ -83,7 +91,15 @@ test('the cut never separates fragments of one message.id or a tool call from it
   t.pass()
 })
 
-const DEFECTS = ['duplicate-uuid', 'dangling-parent', 'parent-cycle', 'bad-json', 'internal-field', 'empty-text-block', 'orphan-tool-result'] as const
+const DEFECTS = [
+  'duplicate-uuid',
+  'dangling-parent',
+  'parent-cycle',
+  'bad-json',
+  'internal-field',
+  'empty-text-block',
+  'orphan-tool-result',
+] as const
 type Defect = (typeof DEFECTS)[number]
 
 /** Plants one defect on the main line; returns the records and the finding code expected. */
@@ -119,13 +135,23 @@ function plant(b: Built, defect: Defect, pick: number): (Record<string, any> | s
       ;(records[at(mainIdx)!] as any).summaryIndexes = [1, 2]
       return records
     case 'empty-text-block': {
-      const i = at(visible.filter((k) => (records[k] as any).type === 'assistant' && (records[k] as any).message.content[0].type === 'text'))
+      const i = at(
+        visible.filter(
+          (k) => (records[k] as any).type === 'assistant' && (records[k] as any).message.content[0].type === 'text',
+        ),
+      )
       if (i === undefined) return null
       ;(records[i] as any).message.content[0].text = ''
       return records
     }
     case 'orphan-tool-result': {
-      const i = at(visible.filter((k) => Array.isArray((records[k] as any).message?.content) && (records[k] as any).message.content[0]?.type === 'tool_result'))
+      const i = at(
+        visible.filter(
+          (k) =>
+            Array.isArray((records[k] as any).message?.content) &&
+            (records[k] as any).message.content[0]?.type === 'tool_result',
+        ),
+      )
       if (i === undefined) return null
       ;(records[i] as any).message.content[0].tool_use_id = 'toolu_nobody'
       return records
@@ -163,34 +189,40 @@ test('the validator accepts every generated transcript and rejects each planted 
 test('topology damage on the active chain stops the plan; the same damage on a rewound branch does not', (t) => {
   const withBranch = shapeArb.filter((s) => s.branches.length > 0)
   fc.assert(
-    fc.property(withBranch, fc.constantFrom('dangling', 'malformed-parent', 'loop'), fc.nat(), (shape, damage, pick) => {
-      const b = build(shape)
-      const clean = b.records
-      if (b.branch.length === 0) return true
-      // On the chain: a model-visible record that has a parent; the chain's root for the others.
-      const onChain = b.visible.filter((i) => clean[i].parentUuid)
-      const root = b.visible[0]
-      const chainDamaged = clean.map((r) => structuredClone(r))
-      const i = onChain[pick % onChain.length]
-      if (damage === 'dangling') chainDamaged[i].parentUuid = 'never-written-parent'
-      else if (damage === 'malformed-parent') chainDamaged[root].parentUuid = 17
-      else chainDamaged[root].parentUuid = b.leaf
-      if (planOf(toJsonl(chainDamaged)).report.status === 'valid') return false
-      // On a rewound branch: a dangling parent nothing can be re-attached to (older than every
-      // record), a malformed parent, or a cycle through the branch's own records.
-      const branchDamaged = clean.map((r) => structuredClone(r))
-      const conv = b.branch.filter((k) => clean[k].type === 'user' || clean[k].type === 'assistant')
-      const k = conv[pick % conv.length]
-      const branchUuids = new Set(b.branch.map((x) => clean[x].uuid))
-      const branchRoot = b.branch.find((x) => !branchUuids.has(clean[x].parentUuid))!
-      if (damage === 'dangling') Object.assign(branchDamaged[k], { parentUuid: 'never-written-parent', timestamp: '2000-01-01T00:00:00.000Z' })
-      else if (damage === 'malformed-parent') branchDamaged[branchRoot].parentUuid = 17
-      else branchDamaged[branchRoot].parentUuid = clean[b.branch[b.branch.length - 1]].uuid
-      const p = planOf(toJsonl(branchDamaged))
-      if (p.report.status !== 'valid' || p.report.selectedLeafUuid !== b.leaf) return false
-      for (const set of KEPT) for (const x of p.topology[set]) if (recordBytes(p, x).includes(PLANTED)) return false
-      return true
-    }),
+    fc.property(
+      withBranch,
+      fc.constantFrom('dangling', 'malformed-parent', 'loop'),
+      fc.nat(),
+      (shape, damage, pick) => {
+        const b = build(shape)
+        const clean = b.records
+        if (b.branch.length === 0) return true
+        // On the chain: a model-visible record that has a parent; the chain's root for the others.
+        const onChain = b.visible.filter((i) => clean[i].parentUuid)
+        const root = b.visible[0]
+        const chainDamaged = clean.map((r) => structuredClone(r))
+        const i = onChain[pick % onChain.length]
+        if (damage === 'dangling') chainDamaged[i].parentUuid = 'never-written-parent'
+        else if (damage === 'malformed-parent') chainDamaged[root].parentUuid = 17
+        else chainDamaged[root].parentUuid = b.leaf
+        if (planOf(toJsonl(chainDamaged)).report.status === 'valid') return false
+        // On a rewound branch: a dangling parent nothing can be re-attached to (older than every
+        // record), a malformed parent, or a cycle through the branch's own records.
+        const branchDamaged = clean.map((r) => structuredClone(r))
+        const conv = b.branch.filter((k) => clean[k].type === 'user' || clean[k].type === 'assistant')
+        const k = conv[pick % conv.length]
+        const branchUuids = new Set(b.branch.map((x) => clean[x].uuid))
+        const branchRoot = b.branch.find((x) => !branchUuids.has(clean[x].parentUuid))!
+        if (damage === 'dangling')
+          Object.assign(branchDamaged[k], { parentUuid: 'never-written-parent', timestamp: '2000-01-01T00:00:00.000Z' })
+        else if (damage === 'malformed-parent') branchDamaged[branchRoot].parentUuid = 17
+        else branchDamaged[branchRoot].parentUuid = clean[b.branch[b.branch.length - 1]].uuid
+        const p = planOf(toJsonl(branchDamaged))
+        if (p.report.status !== 'valid' || p.report.selectedLeafUuid !== b.leaf) return false
+        for (const set of KEPT) for (const x of p.topology[set]) if (recordBytes(p, x).includes(PLANTED)) return false
+        return true
+      },
+    ),
     { numRuns: RUNS },
   )
   t.pass()

@@ -24,9 +24,18 @@ interface Run {
   side?: number
   exclBranch?: number
 }
-const expected: Record<string, { description: string; runs: Run[] }> = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8'))
+const expected: Record<string, { description: string; runs: Run[] }> = JSON.parse(
+  readFileSync(join(FIXTURES, 'expected.json'), 'utf8'),
+)
 
-const SETS = ['summaryIndexes', 'rawKeepIndexes', 'sideKeepIndexes', 'controlProjectionIndexes', 'excludedBranchIndexes', 'excludedUnattributedIndexes'] as const
+const SETS = [
+  'summaryIndexes',
+  'rawKeepIndexes',
+  'sideKeepIndexes',
+  'controlProjectionIndexes',
+  'excludedBranchIndexes',
+  'excludedUnattributedIndexes',
+] as const
 
 /** Every record index is in exactly one of the six sets. */
 export function partitionCovers(p: TranscriptPlan): boolean {
@@ -38,10 +47,26 @@ export function partitionCovers(p: TranscriptPlan): boolean {
 const uuidAt = (p: TranscriptPlan, i: number) => p.index.record(i)?.uuid
 
 test('every topology fixture has a file and at least one run', (t) => {
-  const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).map((f) => f.replace(/\.jsonl$/, '')).sort()
+  const files = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => f.replace(/\.jsonl$/, ''))
+    .sort()
   t.deepEqual(files, Object.keys(expected).sort())
   const statuses = new Set(Object.values(expected).flatMap((c) => c.runs.map((r) => r.status)))
-  for (const s of ['valid', 'absent', 'malformed', 'malformed-parent', 'duplicate-uuid', 'dangling', 'loop', 'non-monotonic', 'session-mismatch', 'extension-limit', 'extension-branch', 'extension-unsafe']) {
+  for (const s of [
+    'valid',
+    'absent',
+    'malformed',
+    'malformed-parent',
+    'duplicate-uuid',
+    'dangling',
+    'loop',
+    'non-monotonic',
+    'session-mismatch',
+    'extension-limit',
+    'extension-branch',
+    'extension-unsafe',
+  ]) {
     t.true(statuses.has(s), `a fixture reaches ${s}`)
   }
 })
@@ -58,13 +83,26 @@ for (const [name, c] of Object.entries(expected)) {
       t.true(partitionCovers(p), `${label}: the partition covers every record once`)
       if (run.preserveMode) t.is(r.preserveMode as string, run.preserveMode, label)
       if (run.leaf) t.is(r.selectedLeafUuid, run.leaf, label)
-      for (const w of run.warnings ?? []) t.true(r.warnings.some((x) => x.code === w), `${label}: warning ${w}`)
+      for (const w of run.warnings ?? [])
+        t.true(
+          r.warnings.some((x) => x.code === w),
+          `${label}: warning ${w}`,
+        )
       if (run.chainStart) t.is(uuidAt(p, p.topology.chain[0]), run.chainStart, label)
       if (run.priorCompact !== undefined) t.is(r.priorCompactRecordCount, run.priorCompact, label)
       if (run.precompact !== undefined) t.is(r.precompactRecords, run.precompact, label)
       if (run.segmentLive !== undefined) t.is(r.preservedSegmentApplied, run.segmentLive, label)
-      if (run.legalStarts) t.deepEqual(Array.from(p.topology.legalCuts, (k) => uuidAt(p, p.topology.chain[k])), run.legalStarts, label)
-      if (run.minCut !== undefined) t.true(p.topology.legalCuts.every((k) => k >= run.minCut!), label)
+      if (run.legalStarts)
+        t.deepEqual(
+          Array.from(p.topology.legalCuts, (k) => uuidAt(p, p.topology.chain[k])),
+          run.legalStarts,
+          label,
+        )
+      if (run.minCut !== undefined)
+        t.true(
+          p.topology.legalCuts.every((k) => k >= run.minCut!),
+          label,
+        )
       if (run.control !== undefined) t.is(r.controlProjectionRecords, run.control, label)
       if (run.side !== undefined) t.is(r.sideKeepRecords, run.side, label)
       if (run.exclBranch !== undefined) t.is(r.excludedBranchCount, run.exclBranch, label)
@@ -108,12 +146,18 @@ test('planIndex plans an index the caller already has; a buffer that is not the 
   const p = planIndex(index, buffer)
   t.is(p.report.status, 'valid')
   t.is(p.report.activeChainStartLine, 7)
-  t.throws(() => planIndex(index, Buffer.concat([buffer, Buffer.from('\n')])), { instanceOf: ClaudeJsonlError, message: /not the one the index was scanned from/ })
+  t.throws(() => planIndex(index, Buffer.concat([buffer, Buffer.from('\n')])), {
+    instanceOf: ClaudeJsonlError,
+    message: /not the one the index was scanned from/,
+  })
 })
 
 test('plan rejects option combinations it cannot honour as usage errors', async (t) => {
   const path = join(FIXTURES, 'valid-linear.jsonl')
-  await t.throwsAsync(plan(path, { checkpointPolicy: 'preserve-recent' }), { instanceOf: ClaudeJsonlError, message: /needs --preserve-physical-tail/ })
+  await t.throwsAsync(plan(path, { checkpointPolicy: 'preserve-recent' }), {
+    instanceOf: ClaudeJsonlError,
+    message: /needs --preserve-physical-tail/,
+  })
   await t.throwsAsync(plan(path, { leafPolicy: 'newest' as never }), { message: /strict, client or auto/ })
   await t.throwsAsync(plan(path, { targetRatio: 0 }), { message: /target-ratio/ })
   const ok = await plan(path, { checkpointPolicy: 'preserve-recent', preservePhysicalTail: true })
@@ -141,7 +185,10 @@ test('claude-jsonl plan: a topology stop is one line with status, lines and reco
   t.is(r.stdout, '')
   const lines = r.stderr.trim().split('\n')
   t.is(lines.length, 1)
-  t.regex(lines[0], /topology extension-branch \[lines 3,2,4\]: .*forks into 2 branches: strict leaf line 2, client leaf line 7; recovery: --resume-leaf a1 \(strict leaf\) or --leaf-policy client \(leaf line 7\)$/)
+  t.regex(
+    lines[0],
+    /topology extension-branch \[lines 3,2,4\]: .*forks into 2 branches: strict leaf line 2, client leaf line 7; recovery: --resume-leaf a1 \(strict leaf\) or --leaf-policy client \(leaf line 7\)$/,
+  )
   const j = cli('plan', join(FIXTURES, 'stale-pointer-branch.jsonl'), '--json')
   t.is(j.status, 1)
   t.is(JSON.parse(j.stdout).stop.status, 'extension-branch')
@@ -162,7 +209,9 @@ test('claude-jsonl plan: usage errors exit 2, unreadable or foreign input exits 
 })
 
 test('generated sessions of every era plan valid under auto, and stop or plan under strict', async (t) => {
-  const { generateSession } = (await import(join(REPO, 'fixtures', 'generate.mjs'))) as { generateSession: (o: object) => unknown }
+  const { generateSession } = (await import(join(REPO, 'fixtures', 'generate.mjs'))) as {
+    generateSession: (o: object) => unknown
+  }
   const dir = tempDir('cj-plan-gen-')
   for (const era of ['E0', 'E1', 'E2', 'E3', 'E4']) {
     const out = join(dir, `${era}.jsonl`)
@@ -183,7 +232,9 @@ const realTest = hasReal ? test : test.skip
 if (!hasReal) console.warn(`real transcripts not found at ${REAL}: those tests are skipped`)
 
 realTest('the real transcripts: plan never crashes; every Claude Code file gets a valid plan under auto', async (t) => {
-  const files = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).sort()
+  const files = readdirSync(REAL)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
   t.true(files.length >= 12)
   for (const f of files) {
     let p: TranscriptPlan
@@ -191,7 +242,10 @@ realTest('the real transcripts: plan never crashes; every Claude Code file gets 
       p = await plan(join(REAL, f))
     } catch (e) {
       // Two of the files are Codex rollouts: refused as input, not crashed on.
-      t.true(e instanceof ClaudeJsonlError && /not a Claude Code transcript/.test((e as Error).message), `${f}: ${(e as Error).message}`)
+      t.true(
+        e instanceof ClaudeJsonlError && /not a Claude Code transcript/.test((e as Error).message),
+        `${f}: ${(e as Error).message}`,
+      )
       continue
     }
     t.is(p.report.status, 'valid', `${f}: ${p.report.stop?.message ?? ''}`)
@@ -211,5 +265,8 @@ test('cutPosition narrows the cut to any legal position; an illegal one is a usa
     t.is(q.topology.cut, c)
     t.is(q.report.rawKeepRecords, q.topology.chain.length - c)
   }
-  await t.throwsAsync(plan(path, { cutPosition: 5 }), { instanceOf: ClaudeJsonlError, message: /cut position 5 is not a legal cut/ })
+  await t.throwsAsync(plan(path, { cutPosition: 5 }), {
+    instanceOf: ClaudeJsonlError,
+    message: /cut position 5 is not a legal cut/,
+  })
 })

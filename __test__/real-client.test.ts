@@ -7,7 +7,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
 import { apiView } from '../src-ts/compress/api-view.js'
-import { CLIENT_MODEL, CLIENT_VERSION, encodeProjectDir, ensureClaudeClient, PROMPT, resumeWithRealClient, ResumeResult, startMockApi } from './helpers/claude-client.js'
+import {
+  CLIENT_MODEL,
+  CLIENT_VERSION,
+  encodeProjectDir,
+  ensureClaudeClient,
+  PROMPT,
+  resumeWithRealClient,
+  ResumeResult,
+  startMockApi,
+} from './helpers/claude-client.js'
 import { firstMismatch } from './helpers/api-match.js'
 import { FIXTURE_SESSION, fixtures, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
@@ -34,16 +43,30 @@ function leafUuid(bytes: Buffer): string | undefined {
 const describe = (m: unknown) => JSON.stringify(m)?.slice(0, 600)
 
 /** The client's history equals our view, and its final message is [reminders] + pending + prompt. */
-async function resumeAndCompare(t: any, bytes: Buffer, sessionId: string, label: string, trace = false): Promise<ResumeResult> {
+async function resumeAndCompare(
+  t: any,
+  bytes: Buffer,
+  sessionId: string,
+  label: string,
+  trace = false,
+): Promise<ResumeResult> {
   const r = await resumeWithRealClient(bytes, { sessionId, traceConnections: trace })
   t.is(r.exitCode, 0, `${label}: client exit code; stderr: ${r.stderr.slice(0, 500)}`)
   t.truthy(r.history, `${label}: the client sent no conversation request`)
   const view = apiView(bytes, { model: CLIENT_MODEL })
   const k = firstMismatch(r.history ?? [], view.messages)
-  t.is(k, -1, `${label}: first differing message ${k} of ${r.history?.length} (ours ${view.messages.length})\n  client: ${describe(r.history?.[k])}\n  ours:   ${describe(view.messages[k])}`)
+  t.is(
+    k,
+    -1,
+    `${label}: first differing message ${k} of ${r.history?.length} (ours ${view.messages.length})\n  client: ${describe(r.history?.[k])}\n  ours:   ${describe(view.messages[k])}`,
+  )
   const final = r.finalMessage?.content as any[]
   const tail = [...(view.pending ?? []), { type: 'text', text: PROMPT }]
-  t.deepEqual(final.slice(-tail.length), tail, `${label}: the client's final message ends with the trailing records and the prompt`)
+  t.deepEqual(
+    final.slice(-tail.length),
+    tail,
+    `${label}: the client's final message ends with the trailing records and the prompt`,
+  )
   t.is(resumedFrom(r), leafUuid(bytes), `${label}: the client resumed from the leaf our graph chose`)
   return r
 }
@@ -58,7 +81,10 @@ test.serial('a resume reaches only the loopback mock', async (t) => {
   t.timeout(CLIENT_TIMEOUT)
   const r = await resumeAndCompare(t, fixtures()[0].bytes, FIXTURE_SESSION, 'linear', true)
   t.true(r.requests.length >= 1)
-  t.true(r.requests.every((q) => q.url.startsWith('/v1/messages')), r.requests.map((q) => q.url).join(', '))
+  t.true(
+    r.requests.every((q) => q.url.startsWith('/v1/messages')),
+    r.requests.map((q) => q.url).join(', '),
+  )
   if (r.foreignConnections === undefined) t.log('strace is not installed: connections were not traced')
   else t.deepEqual(r.foreignConnections, [], 'connect() calls to addresses other than 127.0.0.1')
 })
@@ -71,7 +97,8 @@ for (const fx of fixtures()) {
 }
 
 test.serial('fixture expectations from the notes hold in the view', (t) => {
-  const texts = (name: string) => JSON.stringify(apiView(fixtures().find((f) => f.name === name)!.bytes, { model: CLIENT_MODEL }).messages)
+  const texts = (name: string) =>
+    JSON.stringify(apiView(fixtures().find((f) => f.name === name)!.bytes, { model: CLIENT_MODEL }).messages)
   t.true(texts('rewound, last-prompt on the main leaf').includes('A3: the build passed'))
   t.false(texts('rewound, last-prompt on the main leaf').includes('U2-alt'))
   t.true(texts('rewound, no last-prompt').includes('A2-alt: docs written'))
@@ -82,7 +109,11 @@ test.serial('fixture expectations from the notes hold in the view', (t) => {
   t.false(texts('tool call without a result, then a prompt').includes('toolu_lost'))
   t.false(texts('two last-prompts: the last one wins').includes('U2-alt'))
   t.true(texts('pointer to an unknown uuid').includes('A2-alt: docs written'))
-  t.true(texts('compact boundary whose history is absent').startsWith('[{"role":"user","content":[{"type":"text","text":"SUMMARY: earlier work in another file.\\n"}'))
+  t.true(
+    texts('compact boundary whose history is absent').startsWith(
+      '[{"role":"user","content":[{"type":"text","text":"SUMMARY: earlier work in another file.\\n"}',
+    ),
+  )
   t.false(texts('two compactions: only the last counts').includes('SUMMARY ONE'))
   t.false(texts('thinking written by another model').includes('"thinking"'))
   t.true(texts('a tool result whose call is gone').includes('"content":"(no content)"'))
@@ -124,25 +155,47 @@ test.serial('assertResumesLike accepts summary + exact suffix and rejects a chan
       .text('A3', 'R2', suffixText)
       .lastPrompt('A3')
       .bytes()
-  const ok = await assertResumesLike(original, compressed('A3: the build passed'), { excludedTexts: ['U1: set up the project'] })
+  const ok = await assertResumesLike(original, compressed('A3: the build passed'), {
+    excludedTexts: ['U1: set up the project'],
+  })
   t.is(ok.suffixMessages, 3)
-  await t.throwsAsync(assertResumesLike(original, compressed('A3: something else')), { message: /differs from the original/ })
+  await t.throwsAsync(assertResumesLike(original, compressed('A3: something else')), {
+    message: /differs from the original/,
+  })
 })
 
 test('the mock answers streamed and plain message requests, counts tokens, 404s the rest and logs all', async (t) => {
   const mock = await startMockApi(10_000)
   try {
-    const post = (path: string, body: unknown) => fetch(`${mock.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const post = (path: string, body: unknown) =>
+      fetch(`${mock.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
     const plain = await (await post('/v1/messages', { model: 'm', messages: [] })).json()
     t.like(plain, { role: 'assistant', model: 'm', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' })
     t.is(typeof plain.usage.input_tokens, 'number')
     const stream = await post('/v1/messages?beta=true', { model: 'm', stream: true, messages: [] })
     t.is(stream.headers.get('content-type'), 'text/event-stream')
-    const events = (await stream.text()).split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice(7))
-    t.deepEqual(events, ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+    const events = (await stream.text())
+      .split('\n')
+      .filter((l) => l.startsWith('event: '))
+      .map((l) => l.slice(7))
+    t.deepEqual(events, [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ])
     t.deepEqual(await (await post('/v1/messages/count_tokens', { messages: [] })).json(), { input_tokens: 12 })
     t.is((await fetch(`${mock.url}/api/anything`)).status, 404)
-    t.deepEqual(mock.requests.map((r) => `${r.method} ${r.url}`), ['POST /v1/messages', 'POST /v1/messages?beta=true', 'POST /v1/messages/count_tokens', 'GET /api/anything'])
+    t.deepEqual(
+      mock.requests.map((r) => `${r.method} ${r.url}`),
+      ['POST /v1/messages', 'POST /v1/messages?beta=true', 'POST /v1/messages/count_tokens', 'GET /api/anything'],
+    )
     t.is(mock.requests[0].body.model, 'm')
   } finally {
     await mock.close()

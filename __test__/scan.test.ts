@@ -39,7 +39,8 @@ test('scanBuffer tolerates BOM, CRLF, blank, non-object, invalid and torn lines'
 })
 
 test('lone UTF-16 surrogates are repaired and the line is still read', (t) => {
-  const line = '{"type":"progress","uuid":"p1","data":{"output":"cut \\ud83d here, low \\udc00, pair \\ud83d\\ude00, escaped \\\\ud83d"}}'
+  const line =
+    '{"type":"progress","uuid":"p1","data":{"output":"cut \\ud83d here, low \\udc00, pair \\ud83d\\ude00, escaped \\\\ud83d"}}'
   t.notThrows(() => JSON.parse(line))
   const s = scanBuffer(Buffer.from(line + '\n')).summary()
   t.is(s.records, 1)
@@ -51,7 +52,10 @@ realTest('every record of every real transcript slices back to its own line', as
   for (const name of readdirSync(REAL).filter((f) => f.endsWith('.jsonl'))) {
     const path = join(REAL, name)
     const bytes = readFileSync(path)
-    const lines = bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '')
+    const lines = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
     const idx = await scanFile(path)
     t.is(idx.length, lines.length, name)
     const records = idx.records()
@@ -65,8 +69,11 @@ realTest('every record of every real transcript slices back to its own line', as
       t.is(records[i].requestId, obj.requestId)
       t.is(records[i].messageId, obj.message?.id)
       t.is(records[i].isSidechain, obj.isSidechain === true)
-      if (obj.type === 'assistant' && obj.message?.usage) t.is(records[i].usage?.outputTokens, obj.message.usage.output_tokens)
-      const toolUses = Array.isArray(obj.message?.content) ? obj.message.content.filter((b: { type: string }) => b.type === 'tool_use') : []
+      if (obj.type === 'assistant' && obj.message?.usage)
+        t.is(records[i].usage?.outputTokens, obj.message.usage.output_tokens)
+      const toolUses = Array.isArray(obj.message?.content)
+        ? obj.message.content.filter((b: { type: string }) => b.type === 'tool_use')
+        : []
       t.deepEqual(
         records[i].toolUses,
         toolUses.map((b: { id: string; name: string }) => ({ id: b.id, name: b.name })),
@@ -99,12 +106,19 @@ test('scanEstate attributes subagents of both layouts to their parent session', 
   const old = '99999999-2222-4333-8444-555555555555'
   const root = writeTree({
     [`projects/-home-u-app/${sid}.jsonl`]: [assistant({ messageId: 'a', output: 1, sessionId: sid })],
-    [`projects/-home-u-app/${sid}/subagents/agent-x1.jsonl`]: [assistant({ messageId: 'b', output: 1, sidechain: true, sessionId: sid })],
+    [`projects/-home-u-app/${sid}/subagents/agent-x1.jsonl`]: [
+      assistant({ messageId: 'b', output: 1, sidechain: true, sessionId: sid }),
+    ],
     [`projects/-home-u-app/${old}.jsonl`]: [assistant({ messageId: 'c', output: 1, sessionId: old })],
-    [`projects/-home-u-app/agent-y2.jsonl`]: [assistant({ messageId: 'd', output: 1, sidechain: true, sessionId: old })],
+    [`projects/-home-u-app/agent-y2.jsonl`]: [
+      assistant({ messageId: 'd', output: 1, sidechain: true, sessionId: old }),
+    ],
   })
   const seen: number[] = []
-  const r = await scanEstate({ projects: join(root, 'projects'), onProgress: (p) => seen.push(p.bytesDone / Math.max(1, p.bytesTotal)) })
+  const r = await scanEstate({
+    projects: join(root, 'projects'),
+    onProgress: (p) => seen.push(p.bytesDone / Math.max(1, p.bytesTotal)),
+  })
   t.is(r.files.length, 4)
   t.is(r.sessions.length, 2)
   t.deepEqual(r.sessions.map((s) => [s.sessionId, s.files.length]).sort(), [

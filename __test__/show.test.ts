@@ -14,27 +14,67 @@ if (!hasReal) console.warn(`real transcripts not found at ${REAL}: those tests a
 // ---- hand-made records -------------------------------------------------------------------
 let clock = Date.parse('2026-03-01T10:00:00.000Z')
 const ts = (advanceSec = 1) => new Date((clock += advanceSec * 1000)).toISOString()
-const base = (uuid: string, parent: string | null) => ({ parentUuid: parent, isSidechain: false, uuid, sessionId: 'sess', timestamp: ts() })
-const human = (uuid: string, parent: string | null, text: string) => JSON.stringify({ ...base(uuid, parent), type: 'user', message: { role: 'user', content: text } })
-const meta = (uuid: string, parent: string | null, text: string) => JSON.stringify({ ...base(uuid, parent), type: 'user', isMeta: true, message: { role: 'user', content: [{ type: 'text', text }] } })
-const said = (uuid: string, parent: string | null, msg: string, blocks: unknown[], output = 10, requestId = `req_${msg}`) =>
+const base = (uuid: string, parent: string | null) => ({
+  parentUuid: parent,
+  isSidechain: false,
+  uuid,
+  sessionId: 'sess',
+  timestamp: ts(),
+})
+const human = (uuid: string, parent: string | null, text: string) =>
+  JSON.stringify({ ...base(uuid, parent), type: 'user', message: { role: 'user', content: text } })
+const meta = (uuid: string, parent: string | null, text: string) =>
+  JSON.stringify({
+    ...base(uuid, parent),
+    type: 'user',
+    isMeta: true,
+    message: { role: 'user', content: [{ type: 'text', text }] },
+  })
+const said = (
+  uuid: string,
+  parent: string | null,
+  msg: string,
+  blocks: unknown[],
+  output = 10,
+  requestId = `req_${msg}`,
+) =>
   JSON.stringify({
     ...base(uuid, parent),
     type: 'assistant',
     requestId,
-    message: { id: msg, role: 'assistant', model: 'claude-opus-4-7', content: blocks, usage: { input_tokens: 3, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: output } },
+    message: {
+      id: msg,
+      role: 'assistant',
+      model: 'claude-opus-4-7',
+      content: blocks,
+      usage: {
+        input_tokens: 3,
+        cache_creation_input_tokens: 100,
+        cache_read_input_tokens: 1000,
+        output_tokens: output,
+      },
+    },
   })
 const text = (t: string) => ({ type: 'text', text: t })
 const call = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input })
 const result = (uuid: string, parent: string, id: string, content: string, isError = false) =>
-  JSON.stringify({ ...base(uuid, parent), type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: isError }] }, toolUseResult: { stdout: content } })
+  JSON.stringify({
+    ...base(uuid, parent),
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: isError }] },
+    toolUseResult: { stdout: content },
+  })
 
 function file(lines: string[]): string {
-  return join(writeTree({ 'projects/-tmp-x/11111111-2222-4333-8444-555555555555.jsonl': lines }), 'projects/-tmp-x/11111111-2222-4333-8444-555555555555.jsonl')
+  return join(
+    writeTree({ 'projects/-tmp-x/11111111-2222-4333-8444-555555555555.jsonl': lines }),
+    'projects/-tmp-x/11111111-2222-4333-8444-555555555555.jsonl',
+  )
 }
 
 const all = (r: ShowResult) => r.turns.flatMap((t) => t.items)
-const ofKind = <K extends Item['kind']>(r: ShowResult, k: K) => all(r).filter((x): x is Extract<Item, { kind: K }> => x.kind === k)
+const ofKind = <K extends Item['kind']>(r: ShowResult, k: K) =>
+  all(r).filter((x): x is Extract<Item, { kind: K }> => x.kind === k)
 
 /** A session rewound once: the main branch (written first) and a newer alternative from A1. */
 function rewound(): string {
@@ -61,10 +101,16 @@ test('a rewound branch is left out by default and shown, marked, with --all-bran
   const b = await showSession(path, { allBranches: true })
   const branchTurns = b.turns.filter((x) => x.branch)
   t.is(branchTurns.length, 1)
-  t.deepEqual(branchTurns[0].items.map((x) => ('text' in x ? x.text : x.kind)), ['ABANDONED prompt', 'ABANDONED answer'])
+  t.deepEqual(
+    branchTurns[0].items.map((x) => ('text' in x ? x.text : x.kind)),
+    ['ABANDONED prompt', 'ABANDONED answer'],
+  )
   t.is(branchTurns[0].branch!.forkLine, 2)
   // The branch comes right after the turn holding its fork point (turn 1), before turn 2.
-  t.deepEqual(b.turns.map((x) => (x.branch ? 'branch' : x.index)), [1, 'branch', 2])
+  t.deepEqual(
+    b.turns.map((x) => (x.branch ? 'branch' : x.index)),
+    [1, 'branch', 2],
+  )
   t.regex(renderText(b), /Branch turn 1 \(off the active chain, forks after line 2\)/)
 })
 
@@ -94,7 +140,17 @@ test('fragments merge by message.id, tool_use is deduplicated by id, results and
   const r = await showSession(path, { tools: true, thinking: true })
   t.is(r.turns.length, 1)
   const kinds = all(r).map((x) => x.kind)
-  t.deepEqual(kinds, ['human', 'meta', 'thinking', 'assistant', 'tool-call', 'tool-call', 'tool-result', 'tool-result', 'assistant'])
+  t.deepEqual(kinds, [
+    'human',
+    'meta',
+    'thinking',
+    'assistant',
+    'tool-call',
+    'tool-call',
+    'tool-result',
+    'tool-result',
+    'assistant',
+  ])
   t.deepEqual(
     ofKind(r, 'tool-call').map((x) => [x.name, x.target]),
     [
@@ -103,23 +159,54 @@ test('fragments merge by message.id, tool_use is deduplicated by id, results and
     ],
   )
   const res = ofKind(r, 'tool-result')
-  t.deepEqual(res.map((x) => [x.toolUseId, x.name, x.isError]), [['t1', 'Read', false], ['t2', 'Bash', true]])
+  t.deepEqual(
+    res.map((x) => [x.toolUseId, x.name, x.isError]),
+    [
+      ['t1', 'Read', false],
+      ['t2', 'Bash', true],
+    ],
+  )
   // Per-request tokens: reqA counted once with its largest output.
-  t.deepEqual(r.turns[0].requests.map((q) => [q.key, q.outputTokens]), [['reqA', 40], ['reqB', 7]])
+  t.deepEqual(
+    r.turns[0].requests.map((q) => [q.key, q.outputTokens]),
+    [
+      ['reqA', 40],
+      ['reqB', 7],
+    ],
+  )
   t.is(r.turns[0].tokens.outputTokens, 47)
   // Without --tools/--thinking only the conversation remains; --human-only keeps the prompt.
   const plain = await showSession(path)
-  t.deepEqual(all(plain).map((x) => x.kind), ['human', 'assistant', 'assistant'])
+  t.deepEqual(
+    all(plain).map((x) => x.kind),
+    ['human', 'assistant', 'assistant'],
+  )
   const h = await showSession(path, { humanOnly: true })
-  t.deepEqual(all(h).map((x) => x.kind), ['human'])
+  t.deepEqual(
+    all(h).map((x) => x.kind),
+    ['human'],
+  )
 })
 
 test('a compaction boundary is a marker with its pre-compaction tokens; history before it is kept', async (t) => {
   const path = file([
     human('U1', null, 'old prompt'),
     said('A1', 'U1', 'm1', [text('old answer')]),
-    JSON.stringify({ ...base('B', null), type: 'system', subtype: 'compact_boundary', logicalParentUuid: 'A1', content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: 12345 } }),
-    JSON.stringify({ ...base('S', 'B'), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'SUMMARY of the old part' } }),
+    JSON.stringify({
+      ...base('B', null),
+      type: 'system',
+      subtype: 'compact_boundary',
+      logicalParentUuid: 'A1',
+      content: 'Conversation compacted',
+      compactMetadata: { trigger: 'manual', preTokens: 12345 },
+    }),
+    JSON.stringify({
+      ...base('S', 'B'),
+      type: 'user',
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+      message: { role: 'user', content: 'SUMMARY of the old part' },
+    }),
     human('U2', 'S', 'new prompt'),
     said('A2', 'U2', 'm2', [text('new answer')]),
   ])
@@ -129,22 +216,42 @@ test('a compaction boundary is a marker with its pre-compaction tokens; history 
   t.is(c[0].preTokens, 12345)
   t.is(c[0].trigger, 'manual')
   t.is(c[0].summary, 'SUMMARY of the old part')
-  t.deepEqual(all(r).map((x) => ('text' in x ? x.text : x.kind)), ['old prompt', 'old answer', 'compaction', 'new prompt', 'new answer'])
+  t.deepEqual(
+    all(r).map((x) => ('text' in x ? x.text : x.kind)),
+    ['old prompt', 'old answer', 'compaction', 'new prompt', 'new answer'],
+  )
   t.regex(renderText(r), /Compacted \(manual\): 12,345 tokens before/)
   t.regex(renderMarkdown(r), /\*\*Compacted\*\* \(manual\), 12,345 tokens before/)
 })
 
 test('a corrupt line in the middle is a marker in its place, never a crash', async (t) => {
-  const path = file([human('U1', null, 'before'), said('A1', 'U1', 'm1', [text('answer one')]), '{"type":"user","uuid":"broken', human('U2', 'A1', 'after'), said('A2', 'U2', 'm2', [text('answer two')])])
+  const path = file([
+    human('U1', null, 'before'),
+    said('A1', 'U1', 'm1', [text('answer one')]),
+    '{"type":"user","uuid":"broken',
+    human('U2', 'A1', 'after'),
+    said('A2', 'U2', 'm2', [text('answer two')]),
+  ])
   const r = await showSession(path)
   t.is(r.corruptLines, 1)
-  t.deepEqual(all(r).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)), ['before', 'answer one', 'corrupt@3', 'after', 'answer two'])
+  t.deepEqual(
+    all(r).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)),
+    ['before', 'answer one', 'corrupt@3', 'after', 'answer two'],
+  )
   t.regex(renderText(r), /!! line 3: corrupt line \(not valid JSON\)/)
   // The corrupt line was a link of the chain: its child is re-attached (by timestamp, as the
   // client does) and the history before it is still shown.
-  const broken = file([human('U1', null, 'before'), said('A1', 'U1', 'm1', [text('answer one')]), human('U2', 'A1', 'lost').slice(0, 40), said('A2', 'U2', 'm2', [text('answer two')])])
+  const broken = file([
+    human('U1', null, 'before'),
+    said('A1', 'U1', 'm1', [text('answer one')]),
+    human('U2', 'A1', 'lost').slice(0, 40),
+    said('A2', 'U2', 'm2', [text('answer two')]),
+  ])
   const b = await showSession(broken)
-  t.deepEqual(all(b).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)), ['before', 'answer one', 'corrupt@3', 'answer two'])
+  t.deepEqual(
+    all(b).map((x) => (x.kind === 'corrupt' ? `corrupt@${x.line}` : 'text' in x ? x.text : x.kind)),
+    ['before', 'answer one', 'corrupt@3', 'answer two'],
+  )
 })
 
 test('--last N keeps the last N turns of the active chain', async (t) => {
@@ -209,7 +316,11 @@ realTest('real transcripts: the leaf the client resumes from, per the README tag
     }
   }
   for (const name of ['real-02.jsonl', 'real-03.jsonl']) {
-    await t.throwsAsync(showSession(join(REAL, name)), { message: /no Claude Code conversation/ }, `${name} is a Codex transcript`)
+    await t.throwsAsync(
+      showSession(join(REAL, name)),
+      { message: /no Claude Code conversation/ },
+      `${name} is a Codex transcript`,
+    )
   }
 })
 
@@ -234,7 +345,11 @@ realTest('real transcripts: every tool_use is shown once, with its result, fragm
   const r = await showSession(join(REAL, 'real-11.jsonl'), { tools: true })
   const idx = await native.scanFile(join(REAL, 'real-11.jsonl'))
   const chain = native.activeChain(idx)
-  const onlyChain = new Set([...chain.indexes].filter((_, k) => chain.origins[k] === 0).flatMap((i) => idx.record(i)!.toolUses.map((u) => u.id)))
+  const onlyChain = new Set(
+    [...chain.indexes]
+      .filter((_, k) => chain.origins[k] === 0)
+      .flatMap((i) => idx.record(i)!.toolUses.map((u) => u.id)),
+  )
   t.true(ofKind(r, 'tool-call').length > onlyChain.size, 'real-11 has fragments off the parent chain')
 })
 
@@ -252,7 +367,10 @@ realTest('real transcripts: compaction marker with preTokens (real-06)', async (
 function cli(args: string[]) {
   const mod = join(REPO, 'dist', 'src-ts', 'cli', 'show-command.js')
   const script = `import(${JSON.stringify(mod)}).then(m => m.runShow(process.argv.slice(1))).then(c => { process.exitCode = c }, e => { process.stderr.write('claude-jsonl: ' + e.message + '\\n'); process.exitCode = e.exitCode ?? 4 })`
-  return spawnSync(process.execPath, ['-e', script, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home' } })
+  return spawnSync(process.execPath, ['-e', script, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: '/nonexistent-home' },
+  })
 }
 
 test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t) => {
@@ -285,27 +403,60 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => 
 test('HTML: one self-contained page, escaped, rendered by headless Chromium (screenshot kept)', async (t) => {
   const path = file([
     human('U1', null, 'Why does <script>alert("x")</script> & co break?'),
-    said('A1', 'U1', 'm1', [{ type: 'thinking', thinking: 'deep thought', signature: 's' }, text('Because <b>markup</b> must be escaped.'), call('t1', 'Bash', { command: 'echo "<img src=x onerror=alert(1)>"' })]),
+    said('A1', 'U1', 'm1', [
+      { type: 'thinking', thinking: 'deep thought', signature: 's' },
+      text('Because <b>markup</b> must be escaped.'),
+      call('t1', 'Bash', { command: 'echo "<img src=x onerror=alert(1)>"' }),
+    ]),
     result('R1', 'A1', 't1', '<img src=x onerror=alert(1)>'),
-    JSON.stringify({ ...base('B', null), type: 'system', subtype: 'compact_boundary', logicalParentUuid: 'R1', compactMetadata: { trigger: 'auto', preTokens: 170000 } }),
-    JSON.stringify({ ...base('S', 'B'), type: 'user', isCompactSummary: true, message: { role: 'user', content: 'Summary text' } }),
+    JSON.stringify({
+      ...base('B', null),
+      type: 'system',
+      subtype: 'compact_boundary',
+      logicalParentUuid: 'R1',
+      compactMetadata: { trigger: 'auto', preTokens: 170000 },
+    }),
+    JSON.stringify({
+      ...base('S', 'B'),
+      type: 'user',
+      isCompactSummary: true,
+      message: { role: 'user', content: 'Summary text' },
+    }),
     human('U2', 'S', 'next'),
     said('A2', 'U2', 'm2', [text('final words')]),
   ])
   const r = await showSession(path, { tools: true, thinking: true })
   const html = renderHtml(r)
-  t.false(/<script|<img|<link|src=["']?http|url\(/i.test(html.replace(/&lt;(script|img)/g, '')), 'no script, image, link or remote URL')
+  t.false(
+    /<script|<img|<link|src=["']?http|url\(/i.test(html.replace(/&lt;(script|img)/g, '')),
+    'no script, image, link or remote URL',
+  )
   t.true(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'))
-  if (!CHROMIUM) return t.log('SKIPPED the Chromium part: no chromium at /usr/bin/chromium (install it: apt-get install -y chromium)')
+  if (!CHROMIUM)
+    return t.log(
+      'SKIPPED the Chromium part: no chromium at /usr/bin/chromium (install it: apt-get install -y chromium)',
+    )
   const dir = join(REPO, 'dist', 'test-artifacts')
   mkdirSync(dir, { recursive: true })
   const page = join(dir, 'show.html')
   writeFileSync(page, html)
   const profile = tempDir('cj-chromium-')
-  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`]
+  const flags = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    `--user-data-dir=${profile}`,
+  ]
   try {
     const dom = spawnSync(CHROMIUM, [...flags, '--dump-dom', `file://${page}`], { encoding: 'utf8', timeout: 60_000 })
-    if (dom.status !== 0 && !dom.stdout) return t.log(`SKIPPED the Chromium part: chromium could not start (${(dom.stderr || String(dom.error)).split('\n')[0]})`)
+    if (dom.status !== 0 && !dom.stdout)
+      return t.log(
+        `SKIPPED the Chromium part: chromium could not start (${(dom.stderr || String(dom.error)).split('\n')[0]})`,
+      )
     const d = dom.stdout
     // What the browser parsed: the escaped texts are text, not elements.
     t.false(/<script/i.test(d.replace(/&lt;script/g, '')), 'no script element in the rendered DOM')
@@ -317,7 +468,10 @@ test('HTML: one self-contained page, escaped, rendered by headless Chromium (scr
     t.regex(d, /class="tokens">1 request, 1.1k in, 10 out/)
     const shot = join(dir, 'show.png')
     rmSync(shot, { force: true })
-    const s = spawnSync(CHROMIUM, [...flags, `--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`], { encoding: 'utf8', timeout: 60_000 })
+    const s = spawnSync(CHROMIUM, [...flags, `--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     t.true(existsSync(shot), `screenshot written (${s.stderr.split('\n')[0]})`)
     const png = readFileSync(shot)
     t.true(png.subarray(1, 4).toString() === 'PNG' && statSync(shot).size > 5000, 'a real PNG')

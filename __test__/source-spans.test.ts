@@ -51,7 +51,10 @@ test('released spans read back as the file after load, and only what was loaded'
     }
     spans.load(Array.from({ length: index.length }, (_, i) => i))
     const end = offsets[index.length - 1] + lengths[index.length - 1]
-    t.true(buffer.subarray(0, end).equals(original.subarray(0, end)), 'loading every record restores the file (neighbours are read in one run)')
+    t.true(
+      buffer.subarray(0, end).equals(original.subarray(0, end)),
+      'loading every record restores the file (neighbours are read in one run)',
+    )
   } finally {
     spans.close()
   }
@@ -88,7 +91,11 @@ test('compress through the spans writes the same candidate as with the whole buf
   const viaSpans = await compress(path, join(dir, 'spans.jsonl'), { report: false })
   const viaWhole = await compressWith(path, join(dir, 'whole.jsonl'), whole, { report: false })
   const normalised = (file: string, r: { boundaryUuid: string; summaryUuid: string }) =>
-    readFileSync(join(dir, file), 'utf8').split(r.boundaryUuid).join('<boundary>').split(r.summaryUuid).join('<summary>')
+    readFileSync(join(dir, file), 'utf8')
+      .split(r.boundaryUuid)
+      .join('<boundary>')
+      .split(r.summaryUuid)
+      .join('<summary>')
   t.true(viaSpans.summarizedRecords > 100)
   t.is(viaSpans.summaryChars, viaWhole.summaryChars)
   t.is(normalised('spans.jsonl', viaSpans), normalised('whole.jsonl', viaWhole))

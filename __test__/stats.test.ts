@@ -12,7 +12,13 @@ function baseline(...paths: string[]) {
   return JSON.parse(out).totals
 }
 
-function pick(t: { requests: number; inputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number; outputTokens: number }) {
+function pick(t: {
+  requests: number
+  inputTokens: number
+  cacheCreationInputTokens: number
+  cacheReadInputTokens: number
+  outputTokens: number
+}) {
   const { requests, inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens } = t
   return { requests, inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens }
 }
@@ -32,17 +38,42 @@ function estate() {
     userText('please fix the bug'),
     assistant({ messageId: 'm1', output: 5, cacheWrite: 700, split: [200, 500] }),
     assistant({ messageId: 'm1', output: 5, cacheWrite: 700, split: [200, 500], tool: ['t1', 'Bash'] }),
-    assistant({ messageId: 'm1', output: 499, cacheWrite: 700, split: [200, 500], tool: ['t2', 'Read'], stop: 'tool_use' }),
-    assistant({ messageId: 'm2', requestId: 'req_vrtx_0001', output: 40, model: 'claude-opus-4-5-20251101', timestamp: '2026-03-02T23:50:00.000Z' }),
-    JSON.stringify({ type: 'assistant', message: { id: 'syn', model: '<synthetic>', content: [], usage: { input_tokens: 0, output_tokens: 0 } }, timestamp: '2026-03-01T10:00:00.000Z' }),
+    assistant({
+      messageId: 'm1',
+      output: 499,
+      cacheWrite: 700,
+      split: [200, 500],
+      tool: ['t2', 'Read'],
+      stop: 'tool_use',
+    }),
+    assistant({
+      messageId: 'm2',
+      requestId: 'req_vrtx_0001',
+      output: 40,
+      model: 'claude-opus-4-5-20251101',
+      timestamp: '2026-03-02T23:50:00.000Z',
+    }),
+    JSON.stringify({
+      type: 'assistant',
+      message: { id: 'syn', model: '<synthetic>', content: [], usage: { input_tokens: 0, output_tokens: 0 } },
+      timestamp: '2026-03-01T10:00:00.000Z',
+    }),
     assistant({ messageId: 'm3', requestId: null, output: 7 }),
   ]
   const agent = [
     assistant({ messageId: 'm1', requestId: 'req_replayed', output: 499, sidechain: true }),
-    assistant({ messageId: 'sub1', output: 11, sidechain: true, tool: ['t3', 'Grep'], model: 'claude-haiku-4-5-20251001' }),
+    assistant({
+      messageId: 'sub1',
+      output: 11,
+      sidechain: true,
+      tool: ['t3', 'Grep'],
+      model: 'claude-haiku-4-5-20251001',
+    }),
   ]
   // A resumed session copies a request (same message.id and requestId) into another file.
-  const resumed = [assistant({ messageId: 'm2', requestId: 'req_vrtx_0001', output: 40, model: 'claude-opus-4-5-20251101' })]
+  const resumed = [
+    assistant({ messageId: 'm2', requestId: 'req_vrtx_0001', output: 40, model: 'claude-opus-4-5-20251101' }),
+  ]
   return writeTree({
     [`projects/-home-u-app/${sid}.jsonl`]: main,
     [`projects/-home-u-app/${sid}/subagents/agent-s1.jsonl`]: agent,
@@ -54,7 +85,13 @@ test('dedupes per request estate-wide, keeps whole rows, drops replays and synth
   const root = estate()
   const r = await stats({ projects: join(root, 'projects'), timezone: 'UTC' })
   // m1 (whole 499 row), m2 once across files, m3 keyed by message.id, sub1. Not: the replay, <synthetic>.
-  t.deepEqual(pick(r.totals), { requests: 4, inputTokens: 12, cacheCreationInputTokens: 1000, cacheReadInputTokens: 4000, outputTokens: 557 })
+  t.deepEqual(pick(r.totals), {
+    requests: 4,
+    inputTokens: 12,
+    cacheCreationInputTokens: 1000,
+    cacheReadInputTokens: 4000,
+    outputTokens: 557,
+  })
   t.deepEqual(pick(r.totals), pick(baseline(join(root, 'projects'))))
   t.is(r.totals.cacheWrite1hTokens, 500)
   t.is(r.totals.cacheWrite5mTokens, 500)
@@ -82,11 +119,7 @@ test('--by groups add up to the totals, and --since/--until filter by day', asyn
     const r = await stats({ projects, by, timezone: 'UTC' })
     const sum = r.groups!.reduce((a, g) => a + g.outputTokens, 0)
     t.is(sum, all.totals.outputTokens, by)
-    t.is(
-      r.groups!.reduce((a, g) => a + g.costUsd, 0).toFixed(9),
-      all.totals.costUsd.toFixed(9),
-      by,
-    )
+    t.is(r.groups!.reduce((a, g) => a + g.costUsd, 0).toFixed(9), all.totals.costUsd.toFixed(9), by)
   }
   const byDay = await stats({ projects, by: 'day', timezone: 'UTC' })
   t.deepEqual(
@@ -115,7 +148,10 @@ test('bad options and inputs are ClaudeJsonlErrors with their exit codes', async
   const root = estate()
   const projects = join(root, 'projects')
   t.is((await t.throwsAsync(stats({ projects, since: '2026-02-30' }), { instanceOf: ClaudeJsonlError }))!.exitCode, 2)
-  t.is((await t.throwsAsync(stats({ projects, timezone: 'Mars/Olympus' }), { instanceOf: ClaudeJsonlError }))!.exitCode, 2)
+  t.is(
+    (await t.throwsAsync(stats({ projects, timezone: 'Mars/Olympus' }), { instanceOf: ClaudeJsonlError }))!.exitCode,
+    2,
+  )
   t.is((await t.throwsAsync(stats({ projects: join(root, 'nope') }), { instanceOf: ClaudeJsonlError }))!.exitCode, 3)
   const prose = writeTree({ 'notes.jsonl': 'Dear diary,\nthis is not JSON at all.\n' })
   const e = await t.throwsAsync(stats({ paths: [join(prose, 'notes.jsonl')] }), { instanceOf: ClaudeJsonlError })

@@ -1,11 +1,26 @@
 import { mock } from 'node:test'
 import test from 'ava'
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Store, escapeSessionId, unescapeSessionId, type Compression, type StoredEvent } from '../src-ts/archive/store.js'
+import {
+  Store,
+  escapeSessionId,
+  unescapeSessionId,
+  type Compression,
+  type StoredEvent,
+} from '../src-ts/archive/store.js'
 import native from '../src-ts/native.js'
 import { SESSION, expectedEvent } from './helpers/store-writer.js'
 
@@ -39,9 +54,15 @@ for (const compression of ['zstd', 'none'] as Compression[]) {
     await b.append(META.id, [ev(6)])
     await b.dispose()
     const list = await new Store({ root, compression }).list()
-    t.deepEqual(list.map((s) => [s.id, s.cwd, s.path]), [[META.id, META.cwd, path]])
+    t.deepEqual(
+      list.map((s) => [s.id, s.cwd, s.path]),
+      [[META.id, META.cwd, path]],
+    )
     if (compression === 'none') {
-      const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l))
+      const lines = readFileSync(path, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l))
       t.is(lines[0].type, 'session')
       t.is(lines.length, 8)
     }
@@ -65,7 +86,9 @@ test('append refuses a seq that does not continue the log, and data that is not 
   await s.create(META)
   await t.throwsAsync(s.append(META.id, [ev(1)]), { message: /user\/text has seq 1, expected 0/ })
   await t.throwsAsync(s.append(META.id, [ev(0), ev(2)]), { message: /seq 2, expected 1/ })
-  await t.throwsAsync(s.append(META.id, [{ seq: 0, type: 'tool/result', data: { n: 1n } }]), { message: /tool\/result: data is not JSON-serialisable/ })
+  await t.throwsAsync(s.append(META.id, [{ seq: 0, type: 'tool/result', data: { n: 1n } }]), {
+    message: /tool\/result: data is not JSON-serialisable/,
+  })
   await s.append(META.id, [ev(0)])
   await s.dispose()
   await t.throwsAsync(s.append(META.id, [ev(1)]), { message: 'store: disposed' })
@@ -106,13 +129,23 @@ test.serial('the batching window is fixed: later events join the batch without e
 test('a failed write rolls the file back to its previous length; the log continues', async (t) => {
   const root = join(tmp(), 'r')
   let fail = false
-  const s = new Store({ root, writeBatchMaxDelayMs: 1, faults: { afterWrite: () => { if (fail) throw new Error('injected EIO') } } })
+  const s = new Store({
+    root,
+    writeBatchMaxDelayMs: 1,
+    faults: {
+      afterWrite: () => {
+        if (fail) throw new Error('injected EIO')
+      },
+    },
+  })
   await s.create(META)
   await s.append(META.id, range(0, 2))
   const path = s.locate(META).path
   const size = statSync(path).size
   fail = true
-  await t.throwsAsync(s.append(META.id, range(2, 3)), { message: new RegExp(`${path}: write failed, rolled back to ${size} bytes`) })
+  await t.throwsAsync(s.append(META.id, range(2, 3)), {
+    message: new RegExp(`${path}: write failed, rolled back to ${size} bytes`),
+  })
   t.is(statSync(path).size, size)
   fail = false
   await s.append(META.id, range(2, 1))
@@ -127,9 +160,13 @@ test('one writer per session: a second store gets an error naming the file', asy
   await a.append(META.id, range(0, 1))
   const path = a.locate(META).path
   const b = new Store({ root })
-  await t.throwsAsync(b.load(META.id), { message: `${path}: another writer holds this session (one writer per session)` })
+  await t.throwsAsync(b.load(META.id), {
+    message: `${path}: another writer holds this session (one writer per session)`,
+  })
   await t.throwsAsync(b.create(META), { message: `${path}: session already exists` })
-  await t.throwsAsync(b.create({ ...META, cwd: '/elsewhere' }), { message: `${path}: session ${META.id} already exists (under another cwd)` })
+  await t.throwsAsync(b.create({ ...META, cwd: '/elsewhere' }), {
+    message: `${path}: session ${META.id} already exists (under another cwd)`,
+  })
   t.is((await b.inspect(META.id)).events.length, 1, 'readers are not blocked')
   await a.dispose()
   await b.load(META.id)
@@ -247,7 +284,9 @@ test('flat foreign files in the root or a project folder are refused by name', a
   const { root: root3, path: p3 } = await stored('zstd', 1)
   const odd = join(dirname(dirname(p3)), 'Not.Escaped')
   mkdirSync(odd)
-  await t.throwsAsync(new Store({ root: root3 }).listSnapshots(), { message: new RegExp(`^${odd}: not a session folder name`) })
+  await t.throwsAsync(new Store({ root: root3 }).listSnapshots(), {
+    message: new RegExp(`^${odd}: not a session folder name`),
+  })
 })
 
 test('listSnapshots and readStoredRevision follow appends; listSnapshots honours abort', async (t) => {
@@ -265,9 +304,16 @@ test('listSnapshots and readStoredRevision follow appends; listSnapshots honours
 })
 
 /** Kills a writer child; resolves with the last acknowledged record count and file size. */
-function runWriter(root: string, compression: Compression, seed: number, killAfterMs: number): Promise<[number, number]> {
+function runWriter(
+  root: string,
+  compression: Compression,
+  seed: number,
+  killAfterMs: number,
+): Promise<[number, number]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, root, compression, String(seed), String(1 + (seed % 7))], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [WRITER, root, compression, String(seed), String(1 + (seed % 7))], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
@@ -311,12 +357,15 @@ test('SIGKILL at random points of appending: load returns every committed record
     const loaded = await s.load(SESSION.id)
     t.true(loaded.events.length >= committed, `seed ${seed}: ${loaded.events.length} < committed ${committed}`)
     for (const [i, e] of loaded.events.entries()) {
-      if (JSON.stringify(e) !== JSON.stringify(expectedEvent(seed, i))) t.fail(`seed ${seed}: record ${i} is not what was appended`)
+      if (JSON.stringify(e) !== JSON.stringify(expectedEvent(seed, i)))
+        t.fail(`seed ${seed}: record ${i} is not what was appended`)
     }
     await s.append(SESSION.id, [expectedEvent(seed, loaded.events.length)])
     await s.dispose()
     t.is((await new Store({ root, compression }).inspect(SESSION.id)).events.length, loaded.events.length + 1)
-    t.log(`seed ${seed} (${compression}): committed ${committed}, loaded ${loaded.events.length}, torn tail ${loaded.tornTail} (${loaded.recovered} kept)`)
+    t.log(
+      `seed ${seed} (${compression}): committed ${committed}, loaded ${loaded.events.length}, torn tail ${loaded.tornTail} (${loaded.recovered} kept)`,
+    )
   }
 })
 
@@ -329,7 +378,9 @@ test('one writer per session across processes: a live writer child blocks a seco
   })
   const path = new Store({ root }).locate(SESSION).path
   const s = new Store({ root })
-  await t.throwsAsync(s.load(SESSION.id), { message: `${path}: another writer holds this session (one writer per session)` })
+  await t.throwsAsync(s.load(SESSION.id), {
+    message: `${path}: another writer holds this session (one writer per session)`,
+  })
   const closed = new Promise((r) => child.on('close', r))
   child.kill('SIGKILL')
   await closed

@@ -50,10 +50,14 @@ test('--summarizer-cmd: the pack goes to the command on stdin; what it prints pa
 })
 
 test('--summarizer-cmd: a failing, silent or slow command is a clear one-line error', async (t) => {
-  await t.throwsAsync(runSummarizerCommand('pack', { command: 'echo "no credits left" >&2; exit 3' }), { message: '--summarizer-cmd exited with code 3: no credits left' })
+  await t.throwsAsync(runSummarizerCommand('pack', { command: 'echo "no credits left" >&2; exit 3' }), {
+    message: '--summarizer-cmd exited with code 3: no credits left',
+  })
   await t.throwsAsync(runSummarizerCommand('pack', { command: 'cat >/dev/null' }), { message: /printed nothing/ })
   const started = Date.now()
-  await t.throwsAsync(runSummarizerCommand('pack', { command: 'sleep 30', timeoutMs: 300 }), { message: /timed out after 0 s and was killed/ })
+  await t.throwsAsync(runSummarizerCommand('pack', { command: 'sleep 30', timeoutMs: 300 }), {
+    message: /timed out after 0 s and was killed/,
+  })
   t.true(Date.now() - started < 10000)
   // A command that never reads its input still works.
   t.is(await runSummarizerCommand('x'.repeat(1 << 20), { command: 'echo done' }), 'done\n')
@@ -103,14 +107,20 @@ test('--summarizer anthropic: one Messages API request with the pack, key and mo
   const summary = await runSummarizerCommand(pack.text, { command: `"${process.execPath}" "${script}"` })
   const api = await mockApi(() => ({ status: 200, json: message(summary) }))
   try {
-    const text = await runAnthropicSummarizer(pack.text, { model: 'claude-test', env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: api.baseURL } })
+    const text = await runAnthropicSummarizer(pack.text, {
+      model: 'claude-test',
+      env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: api.baseURL },
+    })
     t.is(text, summary)
     t.notThrows(() => validateModelSummary(text, pack.manifest))
     t.is(api.seen.length, 1)
     const [req] = api.seen
     t.is(req.url, '/v1/messages')
     // The SDK sends the key as x-api-key or, in its newer releases, as a bearer token.
-    t.true(req.headers['x-api-key'] === 'sk-test' || req.headers.authorization === 'Bearer sk-test', JSON.stringify(req.headers))
+    t.true(
+      req.headers['x-api-key'] === 'sk-test' || req.headers.authorization === 'Bearer sk-test',
+      JSON.stringify(req.headers),
+    )
     t.is(req.body.model, 'claude-test')
     t.deepEqual(req.body.messages, [{ role: 'user', content: pack.text }])
     t.regex(req.body.system ?? '', /Required Output/)
@@ -121,11 +131,15 @@ test('--summarizer anthropic: one Messages API request with the pack, key and mo
 
 test('--summarizer anthropic: API errors, a cut answer and a missing key are clear errors', async (t) => {
   const api = await mockApi((body) =>
-    body.model === 'bad' ? { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'model: not found' } } } : { status: 200, json: message('partial', 'max_tokens') },
+    body.model === 'bad'
+      ? { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'model: not found' } } }
+      : { status: 200, json: message('partial', 'max_tokens') },
   )
   try {
     const env = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: api.baseURL }
-    await t.throwsAsync(runAnthropicSummarizer('pack', { model: 'bad', env }), { message: /^--summarizer anthropic: the Messages API request failed \(HTTP 400\)/ })
+    await t.throwsAsync(runAnthropicSummarizer('pack', { model: 'bad', env }), {
+      message: /^--summarizer anthropic: the Messages API request failed \(HTTP 400\)/,
+    })
     await t.throwsAsync(runAnthropicSummarizer('pack', { model: 'ok', env }), { message: /cut at max_tokens/ })
     await t.throwsAsync(runAnthropicSummarizer('pack', { env: {} }), { message: /needs ANTHROPIC_API_KEY/ })
   } finally {
@@ -138,13 +152,25 @@ test('produceSummary: deterministic, or pack → summarizer command → validati
   const script = join(dir, 'fake-model.cjs')
   writeFileSync(script, FAKE_MODEL)
   const { p } = fixture()
-  const base = { bytes: p.bytes, index: p.index, summaryIndexes: p.summaryIndexes, transcriptPath: '/t.jsonl', charBudget: 20000 }
+  const base = {
+    bytes: p.bytes,
+    index: p.index,
+    summaryIndexes: p.summaryIndexes,
+    transcriptPath: '/t.jsonl',
+    charBudget: 20000,
+  }
   const det = await produceSummary({ ...base, source: { kind: 'deterministic' } })
   t.is(det.kind, 'deterministic')
   t.is(det.manifest, undefined)
-  const viaCmd = await produceSummary({ ...base, source: { kind: 'summarizer-cmd', command: `"${process.execPath}" "${script}"` } })
+  const viaCmd = await produceSummary({
+    ...base,
+    source: { kind: 'summarizer-cmd', command: `"${process.execPath}" "${script}"` },
+  })
   t.is(viaCmd.kind, 'model-assisted')
   t.truthy(viaCmd.manifest?.digests.source_sha256)
   t.true(viaCmd.text.length <= 20000)
-  await t.throwsAsync(produceSummary({ ...base, source: { kind: 'model-summary', text: 'I cannot access the transcript.' } }), { instanceOf: ModelSummaryError })
+  await t.throwsAsync(
+    produceSummary({ ...base, source: { kind: 'model-summary', text: 'I cannot access the transcript.' } }),
+    { instanceOf: ModelSummaryError },
+  )
 })

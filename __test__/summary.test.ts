@@ -37,24 +37,51 @@ test('summary inputs: prompts, thinking, todos, commands with failures, created 
   t.truthy(inputs.entries.find((e) => e.priorSummary?.includes(PLANTED.prior)))
   t.truthy(inputs.entries.find((e) => e.human?.includes(PLANTED.constraint)))
   t.truthy(inputs.entries.find((e) => e.thinking.includes(PLANTED.thinking)))
-  t.deepEqual(inputs.todos.at(-1)?.todos.map((x) => x.status), ['completed', 'in_progress'])
+  t.deepEqual(
+    inputs.todos.at(-1)?.todos.map((x) => x.status),
+    ['completed', 'in_progress'],
+  )
   const bash = inputs.commands.find((c) => c.command === PLANTED.failedCommand)
   t.true(bash?.failed)
   t.is(bash?.outcome?.exitCode, 1)
   t.true(bash?.validation)
-  t.deepEqual(inputs.fileChanges.map((f) => [f.path, f.created]), [[PLANTED.created, true], [PLANTED.edited, false]])
+  t.deepEqual(
+    inputs.fileChanges.map((f) => [f.path, f.created]),
+    [
+      [PLANTED.created, true],
+      [PLANTED.edited, false],
+    ],
+  )
   t.is(inputs.firstLine, 2)
   t.is(inputs.lastLine, 15)
 })
 
 test('deterministic summary: nine sections in order, preamble, transcript path, planted facts anchored', (t) => {
   const { inputs } = planted()
-  const s = deterministicSummary(inputs, { transcriptPath: '/home/u/.claude/projects/p/s.jsonl', firstKeptLine: 16, keptRecords: 4 })
+  const s = deterministicSummary(inputs, {
+    transcriptPath: '/home/u/.claude/projects/p/s.jsonl',
+    firstKeptLine: 16,
+    keptRecords: 4,
+  })
   t.true(s.text.startsWith('This session is being continued from a previous conversation.'))
   t.true(s.text.includes('read the full transcript at: /home/u/.claude/projects/p/s.jsonl'))
   const headings = s.text.split('\n').filter((l) => l.startsWith('#'))
-  t.deepEqual(headings, SECTION_HEADINGS.map((h) => `## ${h}`))
-  for (const needle of [PLANTED.constraint, PLANTED.todo, PLANTED.failedCommand, PLANTED.failure, PLANTED.rejected, PLANTED.decision, PLANTED.edited, PLANTED.created, PLANTED.prior, PLANTED.japanese]) {
+  t.deepEqual(
+    headings,
+    SECTION_HEADINGS.map((h) => `## ${h}`),
+  )
+  for (const needle of [
+    PLANTED.constraint,
+    PLANTED.todo,
+    PLANTED.failedCommand,
+    PLANTED.failure,
+    PLANTED.rejected,
+    PLANTED.decision,
+    PLANTED.edited,
+    PLANTED.created,
+    PLANTED.prior,
+    PLANTED.japanese,
+  ]) {
     t.truthy(anchoredLine(s.text, needle.slice(0, 40)), `anchored line for ${needle}`)
   }
   t.regex(anchoredLine(s.text, PLANTED.failedCommand) ?? '', /FAILED \(exit 1\): AssertionError/)
@@ -91,7 +118,11 @@ test('composeSummary: deterministic text within the budget; verbatim prior summa
   t.true(folded.text.length <= 4000)
   t.is(folded.preserveMode, 'folded')
   t.throws(() => composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 3999 }), { message: /at least 4000/ })
-  const verbatim = composeSummary(inputs, { transcriptPath: '/t.jsonl', charBudget: 4000, preservePriorSummariesVerbatim: true })
+  const verbatim = composeSummary(inputs, {
+    transcriptPath: '/t.jsonl',
+    charBudget: 4000,
+    preservePriorSummariesVerbatim: true,
+  })
   t.is(verbatim.preserveMode, 'verbatim')
   t.true(verbatim.text.includes(inputs.entries[0].priorSummary as string))
   t.false(verbatim.text.includes('(prior summary)'), 'embedded verbatim, not also folded')
@@ -99,43 +130,91 @@ test('composeSummary: deterministic text within the budget; verbatim prior summa
   t.true(verbatim.text.length <= 6000)
   const big = inputs.entries[0].priorSummary + '\n' + 'x'.repeat(7000)
   const bigInputs = { ...inputs, entries: inputs.entries.map((e, i) => (i === 0 ? { ...e, priorSummary: big } : e)) }
-  const fallback = composeSummary(bigInputs, { transcriptPath: '/t.jsonl', charBudget: 4000, preservePriorSummariesVerbatim: true })
+  const fallback = composeSummary(bigInputs, {
+    transcriptPath: '/t.jsonl',
+    charBudget: 4000,
+    preservePriorSummariesVerbatim: true,
+  })
   t.is(fallback.preserveMode, 'folded')
   t.regex(fallback.fallbackReason ?? '', /do not fit 1\.5 × --summary-char-budget/)
   t.true(fallback.text.length <= 4000)
 })
 
-realTest('deterministic summary on every real transcript: nine sections, anchors in the summarised set, budget', (t) => {
-  for (const name of readdirSync(REAL).filter((f) => f.endsWith('.jsonl'))) {
-    const bytes = readFileSync(join(REAL, name))
-    const index = native.scanBuffer(bytes)
-    const chain = native.activeChain(index).indexes
-    const older = chain.subarray(0, Math.floor(chain.length * 0.7))
-    const inputs = readSummaryInputs(bytes, index, older)
-    const lines = new Set(inputs.entries.map((e) => e.line))
-    for (const budget of [4000, 60000]) {
-      const s = deterministicSummary(inputs, { transcriptPath: join(REAL, name), charBudget: budget })
-      t.true(s.text.length <= budget, `${name}: ${s.text.length} <= ${budget}`)
-      t.deepEqual(s.text.split('\n').filter((l) => l.startsWith('## ')), SECTION_HEADINGS.map((h) => `## ${h}`), name)
-      for (const m of s.text.matchAll(/^- L(\d+) /gm)) t.true(lines.has(Number(m[1])) || inputs.entries.length === 0, `${name}: L${m[1]} is summarised`)
+realTest(
+  'deterministic summary on every real transcript: nine sections, anchors in the summarised set, budget',
+  (t) => {
+    for (const name of readdirSync(REAL).filter((f) => f.endsWith('.jsonl'))) {
+      const bytes = readFileSync(join(REAL, name))
+      const index = native.scanBuffer(bytes)
+      const chain = native.activeChain(index).indexes
+      const older = chain.subarray(0, Math.floor(chain.length * 0.7))
+      const inputs = readSummaryInputs(bytes, index, older)
+      const lines = new Set(inputs.entries.map((e) => e.line))
+      for (const budget of [4000, 60000]) {
+        const s = deterministicSummary(inputs, { transcriptPath: join(REAL, name), charBudget: budget })
+        t.true(s.text.length <= budget, `${name}: ${s.text.length} <= ${budget}`)
+        t.deepEqual(
+          s.text.split('\n').filter((l) => l.startsWith('## ')),
+          SECTION_HEADINGS.map((h) => `## ${h}`),
+          name,
+        )
+        for (const m of s.text.matchAll(/^- L(\d+) /gm))
+          t.true(lines.has(Number(m[1])) || inputs.entries.length === 0, `${name}: L${m[1]} is summarised`)
+      }
+      const humans = inputs.entries.filter((e) => e.human !== undefined)
+      const s = deterministicSummary(inputs, { transcriptPath: name }).text
+      if (humans.length) t.true(s.includes(`- L${humans.at(-1)!.line} Latest user request:`), `${name}: latest request`)
     }
-    const humans = inputs.entries.filter((e) => e.human !== undefined)
-    const s = deterministicSummary(inputs, { transcriptPath: name }).text
-    if (humans.length) t.true(s.includes(`- L${humans.at(-1)!.line} Latest user request:`), `${name}: latest request`)
-  }
-})
+  },
+)
 
 test('summary inputs: validation commands by their program; a cancelled parallel call is not a failure', (t) => {
   const entry = (line: number, calls: [string, string][], results: [string, string, boolean][]): SummaryEntry => ({
-    record: line, line, texts: [], thinking: [], parsed: true,
-    toolCalls: calls.map(([id, command]) => ({ line, id, name: 'Bash', input: { command }, inputJson: JSON.stringify({ command }) })),
+    record: line,
+    line,
+    texts: [],
+    thinking: [],
+    parsed: true,
+    toolCalls: calls.map(([id, command]) => ({
+      line,
+      id,
+      name: 'Bash',
+      input: { command },
+      inputJson: JSON.stringify({ command }),
+    })),
     toolResults: results.map(([id, text, isError]) => ({ line, toolUseId: id, text, chars: text.length, isError })),
   })
   const facts = deriveFacts([
-    entry(1, [['a', 'mkdir -p tools/lint'], ['b', 'cd web && npm test'], ['c', 'CI=1 cargo clippy --all'], ['d', 'git checkout -b add-ci-and-lint'], ['e', 'ls | go vet ./...']], []),
-    entry(2, [], [['b', 'Exit code 1\nFAIL x', true], ['c', '<tool_use_error>Cancelled: parallel tool call Bash(npm test) errored</tool_use_error>', true]]),
+    entry(
+      1,
+      [
+        ['a', 'mkdir -p tools/lint'],
+        ['b', 'cd web && npm test'],
+        ['c', 'CI=1 cargo clippy --all'],
+        ['d', 'git checkout -b add-ci-and-lint'],
+        ['e', 'ls | go vet ./...'],
+      ],
+      [],
+    ),
+    entry(
+      2,
+      [],
+      [
+        ['b', 'Exit code 1\nFAIL x', true],
+        ['c', '<tool_use_error>Cancelled: parallel tool call Bash(npm test) errored</tool_use_error>', true],
+      ],
+    ),
   ])
-  t.deepEqual(facts.commands.map((c) => [c.command.split(' ')[0], c.validation]), [['mkdir', false], ['cd', true], ['CI=1', true], ['git', false], ['ls', true]])
+  t.deepEqual(
+    facts.commands.map((c) => [c.command.split(' ')[0], c.validation]),
+    [
+      ['mkdir', false],
+      ['cd', true],
+      ['CI=1', true],
+      ['git', false],
+      ['ls', true],
+    ],
+  )
   const [, b, c] = facts.commands
   t.true(b.failed)
   t.false(c.failed)

@@ -1,4 +1,4 @@
-import test from 'ava';
+import test from 'ava'
 
 import {
   formatBytes,
@@ -8,27 +8,27 @@ import {
   renderTable,
   stringWidth,
   stripAnsi,
-} from '../src-ts/cli/table.js';
+} from '../src-ts/cli/table.js'
 
 test('stringWidth counts CJK and emoji as 2, ignores ANSI and combining marks', (t) => {
-  t.is(stringWidth('abc'), 3);
-  t.is(stringWidth(''), 0);
-  t.is(stringWidth('日本語'), 6);
-  t.is(stringWidth('한국어'), 6);
-  t.is(stringWidth('ｈｉ'), 4); // fullwidth Latin
-  t.is(stringWidth('a😀b'), 4);
-  t.is(stringWidth('👨‍👩‍👧'), 2); // ZWJ family = one glyph
-  t.is(stringWidth('🇯🇵'), 2);
-  t.is(stringWidth('❤️'), 2); // VS16 emoji presentation
-  t.is(stringWidth('e\u0301'), 1); // combining acute
-  t.is(stringWidth('\u001b[31mred\u001b[0m'), 3);
-  t.is(stringWidth('\u001b]8;;https://example.com\u0007link\u001b]8;;\u0007'), 4);
-  t.is(stringWidth('\u001b[1;32m日本\u001b[39m'), 4);
-});
+  t.is(stringWidth('abc'), 3)
+  t.is(stringWidth(''), 0)
+  t.is(stringWidth('日本語'), 6)
+  t.is(stringWidth('한국어'), 6)
+  t.is(stringWidth('ｈｉ'), 4) // fullwidth Latin
+  t.is(stringWidth('a😀b'), 4)
+  t.is(stringWidth('👨‍👩‍👧'), 2) // ZWJ family = one glyph
+  t.is(stringWidth('🇯🇵'), 2)
+  t.is(stringWidth('❤️'), 2) // VS16 emoji presentation
+  t.is(stringWidth('e\u0301'), 1) // combining acute
+  t.is(stringWidth('\u001b[31mred\u001b[0m'), 3)
+  t.is(stringWidth('\u001b]8;;https://example.com\u0007link\u001b]8;;\u0007'), 4)
+  t.is(stringWidth('\u001b[1;32m日本\u001b[39m'), 4)
+})
 
 test('stripAnsi removes colour codes', (t) => {
-  t.is(stripAnsi('\u001b[1m\u001b[31mbold red\u001b[0m'), 'bold red');
-});
+  t.is(stripAnsi('\u001b[1m\u001b[31mbold red\u001b[0m'), 'bold red')
+})
 
 test('renderTable aligns left and right columns, with header rule', (t) => {
   const out = renderTable(
@@ -37,17 +37,9 @@ test('renderTable aligns left and right columns, with header rule', (t) => {
       ['opus', '1,234'],
       ['sonnet-long', '5'],
     ],
-  );
-  t.is(
-    out,
-    [
-      'Model        Tokens',
-      '-----------  ------',
-      'opus          1,234',
-      'sonnet-long       5',
-    ].join('\n'),
-  );
-});
+  )
+  t.is(out, ['Model        Tokens', '-----------  ------', 'opus          1,234', 'sonnet-long       5'].join('\n'))
+})
 
 test('renderTable footer is separated by a rule', (t) => {
   const out = renderTable(
@@ -57,86 +49,88 @@ test('renderTable footer is separated by a rule', (t) => {
       ['tue', '$12.50'],
     ],
     { footer: ['Total', '$13.50'] },
-  );
+  )
   t.is(
     out,
-    [
-      'Day      Cost',
-      '-----  ------',
-      'mon     $1.00',
-      'tue    $12.50',
-      '-----  ------',
-      'Total  $13.50',
-    ].join('\n'),
-  );
-});
+    ['Day      Cost', '-----  ------', 'mon     $1.00', 'tue    $12.50', '-----  ------', 'Total  $13.50'].join('\n'),
+  )
+})
 
 test('renderTable pads CJK cells by display width, not string length', (t) => {
-  const out = renderTable([{ header: 'Project' }, { header: 'N', align: 'right' }], [
-    ['日本語', '1'],
-    ['abc', '22'],
-  ]);
-  const lines = out.split('\n');
-  t.deepEqual(lines, ['Project   N', '-------  --', '日本語    1', 'abc      22']);
+  const out = renderTable(
+    [{ header: 'Project' }, { header: 'N', align: 'right' }],
+    [
+      ['日本語', '1'],
+      ['abc', '22'],
+    ],
+  )
+  const lines = out.split('\n')
+  t.deepEqual(lines, ['Project   N', '-------  --', '日本語    1', 'abc      22'])
   // Every line of a fully-populated table has the same display width.
-  t.true(lines.every((l) => stringWidth(l) === stringWidth(lines[0]!) || l.startsWith('---')));
-  t.is(stringWidth(lines[2]!), stringWidth(lines[3]!));
-});
+  t.true(lines.every((l) => stringWidth(l) === stringWidth(lines[0]!) || l.startsWith('---')))
+  t.is(stringWidth(lines[2]!), stringWidth(lines[3]!))
+})
 
 test('renderTable ignores ANSI escapes when measuring', (t) => {
-  const out = renderTable([{ header: 'A' }, { header: 'B' }], [['\u001b[31mred\u001b[0m', 'x'], ['green', 'y']]);
-  const lines = out.split('\n').map(stripAnsi);
-  t.deepEqual(lines, ['A      B', '-----  -', 'red    x', 'green  y']);
-});
+  const out = renderTable(
+    [{ header: 'A' }, { header: 'B' }],
+    [
+      ['\u001b[31mred\u001b[0m', 'x'],
+      ['green', 'y'],
+    ],
+  )
+  const lines = out.split('\n').map(stripAnsi)
+  t.deepEqual(lines, ['A      B', '-----  -', 'red    x', 'green  y'])
+})
 
 test('renderTable has no trailing spaces and fills missing cells', (t) => {
-  const out = renderTable([{ header: 'Name' }, { header: 'Note' }], [['a', ''], ['bbbbbb'], ['c', 'hello']]);
-  for (const line of out.split('\n')) t.false(/ $/.test(line), JSON.stringify(line));
-  t.is(out.split('\n')[2], 'a');
-  t.false(out.endsWith('\n'));
-});
+  const out = renderTable([{ header: 'Name' }, { header: 'Note' }], [['a', ''], ['bbbbbb'], ['c', 'hello']])
+  for (const line of out.split('\n')) t.false(/ $/.test(line), JSON.stringify(line))
+  t.is(out.split('\n')[2], 'a')
+  t.false(out.endsWith('\n'))
+})
 
 test('renderTable rejects rows wider than the header and flattens newlines', (t) => {
-  t.throws(() => renderTable([{ header: 'A' }], [['1', '2']]), { instanceOf: RangeError });
-  t.is(renderTable([{ header: 'A' }], [['x\ny']]).split('\n')[2], 'x y');
-});
+  t.throws(() => renderTable([{ header: 'A' }], [['1', '2']]), { instanceOf: RangeError })
+  t.is(renderTable([{ header: 'A' }], [['x\ny']]).split('\n')[2], 'x y')
+})
 
 test('formatInt', (t) => {
-  t.is(formatInt(0), '0');
-  t.is(formatInt(999), '999');
-  t.is(formatInt(1000), '1,000');
-  t.is(formatInt(1234567), '1,234,567');
-  t.is(formatInt(-9876543), '-9,876,543');
-  t.is(formatInt(1234.6), '1,235');
-  t.is(formatInt(1e21), '1,000,000,000,000,000,000,000');
-});
+  t.is(formatInt(0), '0')
+  t.is(formatInt(999), '999')
+  t.is(formatInt(1000), '1,000')
+  t.is(formatInt(1234567), '1,234,567')
+  t.is(formatInt(-9876543), '-9,876,543')
+  t.is(formatInt(1234.6), '1,235')
+  t.is(formatInt(1e21), '1,000,000,000,000,000,000,000')
+})
 
 test('formatUsd', (t) => {
-  t.is(formatUsd(1234.56), '$1,234.56');
-  t.is(formatUsd(0), '$0.00');
-  t.is(formatUsd(18), '$18.00');
-  t.is(formatUsd(0.005), '$0.01');
-  t.is(formatUsd(1234567.891), '$1,234,567.89');
-  t.is(formatUsd(-3.5), '-$3.50');
-  t.is(formatUsd(undefined), '—');
-});
+  t.is(formatUsd(1234.56), '$1,234.56')
+  t.is(formatUsd(0), '$0.00')
+  t.is(formatUsd(18), '$18.00')
+  t.is(formatUsd(0.005), '$0.01')
+  t.is(formatUsd(1234567.891), '$1,234,567.89')
+  t.is(formatUsd(-3.5), '-$3.50')
+  t.is(formatUsd(undefined), '—')
+})
 
 test('formatBytes uses decimal units', (t) => {
-  t.is(formatBytes(0), '0 B');
-  t.is(formatBytes(999), '999 B');
-  t.is(formatBytes(1000), '1.0 kB');
-  t.is(formatBytes(12_300_000), '12.3 MB');
-  t.is(formatBytes(999_960), '1.0 MB'); // no "1000.0 kB"
-  t.is(formatBytes(5_500_000_000), '5.5 GB');
-});
+  t.is(formatBytes(0), '0 B')
+  t.is(formatBytes(999), '999 B')
+  t.is(formatBytes(1000), '1.0 kB')
+  t.is(formatBytes(12_300_000), '12.3 MB')
+  t.is(formatBytes(999_960), '1.0 MB') // no "1000.0 kB"
+  t.is(formatBytes(5_500_000_000), '5.5 GB')
+})
 
 test('formatTokensCompact', (t) => {
-  t.is(formatTokensCompact(0), '0');
-  t.is(formatTokensCompact(999), '999');
-  t.is(formatTokensCompact(1_234), '1.2k');
-  t.is(formatTokensCompact(12_345), '12.3k');
-  t.is(formatTokensCompact(345_000), '345k');
-  t.is(formatTokensCompact(999_999), '1M');
-  t.is(formatTokensCompact(1_200_000), '1.2M');
-  t.is(formatTokensCompact(2_000_000_000), '2B');
-});
+  t.is(formatTokensCompact(0), '0')
+  t.is(formatTokensCompact(999), '999')
+  t.is(formatTokensCompact(1_234), '1.2k')
+  t.is(formatTokensCompact(12_345), '12.3k')
+  t.is(formatTokensCompact(345_000), '345k')
+  t.is(formatTokensCompact(999_999), '1M')
+  t.is(formatTokensCompact(1_200_000), '1.2M')
+  t.is(formatTokensCompact(2_000_000_000), '2B')
+})

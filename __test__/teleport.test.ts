@@ -15,7 +15,15 @@ const OTHER = 'cse_abc'
 const OTHER_UUID = 'f37aa38e-a614-5c10-9a44-9884113d7c08'
 
 const rec = (session: string, content: string, cwd: string) =>
-  JSON.stringify({ type: 'user', message: { role: 'user', content }, cwd, sessionId: session, entrypoint: 'sdk-cli', timestamp: '2026-11-01T10:00:00.000Z', uuid: 'a' })
+  JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content },
+    cwd,
+    sessionId: session,
+    entrypoint: 'sdk-cli',
+    timestamp: '2026-11-01T10:00:00.000Z',
+    uuid: 'a',
+  })
 
 test('uuid5 matches RFC 4122 vectors computed with Python', (t) => {
   t.is(uuid5('python.org', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'), '886313e1-3b8a-5372-9b90-0c9aee199e5d')
@@ -30,7 +38,16 @@ test('session_ and cse_ are one id with two prefixes', (t) => {
 })
 
 test('anything but session_<id> or cse_<id> is a usage error (exit 2)', (t) => {
-  for (const bad of ['', 'session_', 'cse_', 'foo_abc', PHONE_UUID, 'cse_a-b', 'session_01SJ 6F', 'https://api.anthropic.com/v1/code/sessions/cse_abc']) {
+  for (const bad of [
+    '',
+    'session_',
+    'cse_',
+    'foo_abc',
+    PHONE_UUID,
+    'cse_a-b',
+    'session_01SJ 6F',
+    'https://api.anthropic.com/v1/code/sessions/cse_abc',
+  ]) {
     const e = t.throws(() => parseTeleportId(bad), { instanceOf: ClaudeJsonlError }, bad)
     t.is(e!.exitCode, 2)
   }
@@ -38,7 +55,9 @@ test('anything but session_<id> or cse_<id> is a usage error (exit 2)', (t) => {
 
 test('finds the local transcript with that uuid, whatever its folder is called', async (t) => {
   const root = writeTree({
-    [`projects/-home-u-acme-data-tools/${PHONE_UUID}.jsonl`]: [rec(PHONE_UUID, 'fix the importer', '/home/u/acme-data-tools')],
+    [`projects/-home-u-acme-data-tools/${PHONE_UUID}.jsonl`]: [
+      rec(PHONE_UUID, 'fix the importer', '/home/u/acme-data-tools'),
+    ],
     [`projects/-home-u-web/${OTHER_UUID.replace('f37', 'e37')}.jsonl`]: [rec('x', 'other', '/home/u/web')],
   })
   const projects = join(root, 'projects')
@@ -60,14 +79,26 @@ test('an id with no local transcript: exit 3 naming what was searched, the uuid 
   const root = writeTree({ [`projects/-home-u-web/${PHONE_UUID}.jsonl`]: [rec(PHONE_UUID, 'x', '/home/u/web')] })
   const projects = join(root, 'projects')
   let out = ''
-  const e = await t.throwsAsync(runTeleport([OTHER, '--projects', projects], (s) => void (out += s)), { instanceOf: ClaudeJsonlError })
+  const e = await t.throwsAsync(
+    runTeleport([OTHER, '--projects', projects], (s) => void (out += s)),
+    { instanceOf: ClaudeJsonlError },
+  )
   t.is(e!.exitCode, 3)
-  t.is(e!.message, `no local transcript has session ${OTHER_UUID} (from cse_abc): searched 1 sessions under ${projects}`)
+  t.is(
+    e!.message,
+    `no local transcript has session ${OTHER_UUID} (from cse_abc): searched 1 sessions under ${projects}`,
+  )
   t.regex(out, new RegExp(`^${OTHER_UUID} `))
   t.false(e!.message.includes('\n'))
-  const usage = await t.throwsAsync(runTeleport(['nope', '--projects', projects], () => {}), { instanceOf: ClaudeJsonlError })
+  const usage = await t.throwsAsync(
+    runTeleport(['nope', '--projects', projects], () => {}),
+    { instanceOf: ClaudeJsonlError },
+  )
   t.is(usage!.exitCode, 2)
-  const two = await t.throwsAsync(runTeleport([PHONE, OTHER, '--projects', projects], () => {}), { instanceOf: ClaudeJsonlError })
+  const two = await t.throwsAsync(
+    runTeleport([PHONE, OTHER, '--projects', projects], () => {}),
+    { instanceOf: ClaudeJsonlError },
+  )
   t.is(two!.exitCode, 2)
 })
 
@@ -75,10 +106,17 @@ test('--fallback matches the derived title from the logs, --title a given text; 
   const v5 = '11111111-2222-5333-8444-555555555555'
   const v4 = '11111111-2222-4333-8444-555555555555'
   const root = writeTree({
-    [`projects/-home-u-app/${v4}.jsonl`]: [rec(v4, 'Fix the flaky importer test please', '/home/u/app'), JSON.stringify({ type: 'ai-title', aiTitle: 'Importer fixes' })],
+    [`projects/-home-u-app/${v4}.jsonl`]: [
+      rec(v4, 'Fix the flaky importer test please', '/home/u/app'),
+      JSON.stringify({ type: 'ai-title', aiTitle: 'Importer fixes' }),
+    ],
     [`projects/-home-u-app/${v5}.jsonl`]: [rec(v5, 'fix the flaky importer test please', '/home/u/app')],
     [`projects/-home-u-app/${PHONE_UUID.replace('4d6', '0d6')}.jsonl`]: [rec('z', 'unrelated', '/home/u/app')],
-    'logs/claude-remote-2026-11-01.log': ['[bridge] started', '[bridge] derived title for session_abc: fix the flaky importer test…', '[bridge] derived title for session_other: something else'],
+    'logs/claude-remote-2026-11-01.log': [
+      '[bridge] started',
+      '[bridge] derived title for session_abc: fix the flaky importer test…',
+      '[bridge] derived title for session_other: something else',
+    ],
   })
   const projects = join(root, 'projects')
   const plain = teleportId(OTHER, { projects })
@@ -87,10 +125,19 @@ test('--fallback matches the derived title from the logs, --title a given text; 
   t.is(r.transcript, null)
   t.is(r.fallback!.from, 'derived-title')
   t.is(r.fallback!.query, 'fix the flaky importer test…')
-  t.deepEqual(r.fallback!.candidates.map((c) => [c.sessionId, c.matchedOn]), [[v5, 'first-prompt'], [v4, 'first-prompt']])
+  t.deepEqual(
+    r.fallback!.candidates.map((c) => [c.sessionId, c.matchedOn]),
+    [
+      [v5, 'first-prompt'],
+      [v4, 'first-prompt'],
+    ],
+  )
   t.deepEqual(r.searched.logs, [join(root, 'logs')])
   const byTitle = teleportId(OTHER, { projects, title: 'IMPORTER fixes' })
-  t.deepEqual(byTitle.fallback!.candidates.map((c) => [c.sessionId, c.matchedOn]), [[v4, 'ai-title']])
+  t.deepEqual(
+    byTitle.fallback!.candidates.map((c) => [c.sessionId, c.matchedOn]),
+    [[v4, 'ai-title']],
+  )
   const none = teleportId('cse_nolog', { projects, fallback: true })
   t.deepEqual(none.fallback, { query: '', from: 'derived-title', candidates: [] })
 })
@@ -100,12 +147,20 @@ test('a bridge transcript is read structurally; disagreement is reported and fol
   const root = writeTree({
     [`projects/-home-u-app/${named}.jsonl`]: [rec(named, 'hi', '/home/u/app')],
     // The first line only quotes a uuid in its output; the record's own session_id is on the second.
-    'logs/bridge-transcript-cse_abc.jsonl': [JSON.stringify({ type: 'tool_result', output: `"session_id":"${OTHER_UUID}"` }), JSON.stringify({ type: 'init', session_id: named }), '{"torn'],
+    'logs/bridge-transcript-cse_abc.jsonl': [
+      JSON.stringify({ type: 'tool_result', output: `"session_id":"${OTHER_UUID}"` }),
+      JSON.stringify({ type: 'init', session_id: named }),
+      '{"torn',
+    ],
     'logs/bridge-transcript-cse_01SJ6FncRfJsipguyykkbvQZ.jsonl': [JSON.stringify({ session_id: PHONE_UUID })],
   })
   const projects = join(root, 'projects')
   const r = teleportId(OTHER, { projects })
-  t.deepEqual(r.bridge, { path: join(root, 'logs', 'bridge-transcript-cse_abc.jsonl'), sessionId: named, agrees: false })
+  t.deepEqual(r.bridge, {
+    path: join(root, 'logs', 'bridge-transcript-cse_abc.jsonl'),
+    sessionId: named,
+    agrees: false,
+  })
   t.is(r.matchedBy, 'bridge-transcript')
   t.is(r.transcript!.sessionId, named)
   const agree = teleportId(PHONE, { projects })

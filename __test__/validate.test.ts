@@ -15,16 +15,43 @@ if (!hasReal) console.warn(`real transcripts not found at ${REAL}: those tests a
 const SESSION = '3f1c2a9e-0b7d-4c55-9e21-7a4b8c6d5e10'
 let clock = Date.parse('2026-03-01T10:00:00.000Z')
 const ts = () => new Date((clock += 1000)).toISOString()
-const base = (uuid: string, parent: string | null) => ({ parentUuid: parent, isSidechain: false, uuid, timestamp: ts(), sessionId: SESSION })
-const human = (uuid: string, parent: string | null, content: unknown = 'hello') => ({ ...base(uuid, parent), type: 'user', message: { role: 'user', content } })
-const said = (uuid: string, parent: string | null, id: string, content: unknown[]) => ({ ...base(uuid, parent), type: 'assistant', message: { id, role: 'assistant', model: 'claude-opus-4-7', content } })
+const base = (uuid: string, parent: string | null) => ({
+  parentUuid: parent,
+  isSidechain: false,
+  uuid,
+  timestamp: ts(),
+  sessionId: SESSION,
+})
+const human = (uuid: string, parent: string | null, content: unknown = 'hello') => ({
+  ...base(uuid, parent),
+  type: 'user',
+  message: { role: 'user', content },
+})
+const said = (uuid: string, parent: string | null, id: string, content: unknown[]) => ({
+  ...base(uuid, parent),
+  type: 'assistant',
+  message: { id, role: 'assistant', model: 'claude-opus-4-7', content },
+})
 const use = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } })
 const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })
 const text = (t: string) => ({ type: 'text', text: t })
 const thinking = { type: 'thinking', thinking: 'let me see', signature: 'c2ln' }
 const pointer = (leaf: string) => ({ type: 'last-prompt', lastPrompt: 'hello', leafUuid: leaf, sessionId: SESSION })
-const boundary = (uuid: string, parent: string | null, logical: string) => ({ ...base(uuid, parent), logicalParentUuid: logical, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger: 'manual', preTokens: 1234 } })
-const summary = (uuid: string, parent: string) => ({ ...base(uuid, parent), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'This session is being continued…' } })
+const boundary = (uuid: string, parent: string | null, logical: string) => ({
+  ...base(uuid, parent),
+  logicalParentUuid: logical,
+  type: 'system',
+  subtype: 'compact_boundary',
+  content: 'Conversation compacted',
+  compactMetadata: { trigger: 'manual', preTokens: 1234 },
+})
+const summary = (uuid: string, parent: string) => ({
+  ...base(uuid, parent),
+  type: 'user',
+  isCompactSummary: true,
+  isVisibleInTranscriptOnly: true,
+  message: { role: 'user', content: 'This session is being continued…' },
+})
 
 /**
  * A valid session: a prompt; thinking then two parallel tool calls as three fragments of one
@@ -51,7 +78,8 @@ function write(records: Record<string, unknown>[], name = `${SESSION}.jsonl`): s
   return path
 }
 
-const errorsOf = (r: ValidationReport) => r.findings.filter((f) => f.severity === 'error').map((f) => ({ code: f.code, lines: f.lines }))
+const errorsOf = (r: ValidationReport) =>
+  r.findings.filter((f) => f.severity === 'error').map((f) => ({ code: f.code, lines: f.lines }))
 
 test('a valid hand-made transcript is accepted', async (t) => {
   const r = await validate(write(validRecords()))
@@ -67,11 +95,21 @@ test('a valid hand-made transcript is accepted', async (t) => {
 /** Each planted defect: the records changed, the error code expected, and its lines. */
 const DEFECTS: [string, (recs: Record<string, any>[]) => void, string, number[]][] = [
   // The uuid of the answer reused by a later record (the client keeps the later one).
-  ['duplicate uuid', (r) => r.splice(8, 0, said('a4', 'r2', 'msg_2', [text('Both done, again.')])), 'duplicate-uuid', [8, 9]],
+  [
+    'duplicate uuid',
+    (r) => r.splice(8, 0, said('a4', 'r2', 'msg_2', [text('Both done, again.')])),
+    'duplicate-uuid',
+    [8, 9],
+  ],
   ['dangling parent', (r) => (r[7].parentUuid = 'never-written'), 'dangling-parent', [7, 8]],
   ['orphan tool_result', (r) => r[6].message.content.push(result('toolu_ghost')), 'orphan-tool-result', [7]],
   ['tool_use without result', (r) => (r[6].message.content = [text('never mind')]), 'tool-use-without-result', [5]],
-  ['two results for one tool_use', (r) => r[6].message.content.push(result('toolu_2')), 'duplicate-tool-result', [5, 7]],
+  [
+    'two results for one tool_use',
+    (r) => r[6].message.content.push(result('toolu_2')),
+    'duplicate-tool-result',
+    [5, 7],
+  ],
   ['empty text block', (r) => r[7].message.content.unshift(text('')), 'empty-text-block', [8]],
   ['thinking not first', (r) => r[2].message.content.unshift(text('Let me look.')), 'thinking-not-first', [3]],
   [
@@ -80,7 +118,12 @@ const DEFECTS: [string, (recs: Record<string, any>[]) => void, string, number[]]
       r.splice(8, 1)
       r.push(boundary('b1', null, 'a4'), summary('s1', 'b1'), said('a5', 's1', 'msg_5', [text('after one')]))
       // A second pair stacked on the first by parentUuid instead of folding it.
-      r.push(boundary('b2', 'a5', 'a5'), summary('s2', 'b2'), said('a6', 's2', 'msg_6', [text('after two')]), pointer('a6'))
+      r.push(
+        boundary('b2', 'a5', 'a5'),
+        summary('s2', 'b2'),
+        said('a6', 's2', 'msg_6', [text('after two')]),
+        pointer('a6'),
+      )
     },
     'multiple-current-compact-pairs',
     [9, 12],
@@ -120,7 +163,10 @@ test('warnings do not make a file invalid: a turn interrupted at the leaf, a sta
 
 test('a file named after another session is a session mismatch', async (t) => {
   const r = await validate(write(validRecords(), '0e0e0e0e-1111-4222-8333-444455556666.jsonl'))
-  t.deepEqual(errorsOf(r).map((e) => e.code), ['session-mismatch'])
+  t.deepEqual(
+    errorsOf(r).map((e) => e.code),
+    ['session-mismatch'],
+  )
 })
 
 test('unreadable, not JSONL, or empty: an input error (exit code 3)', async (t) => {
@@ -134,7 +180,11 @@ test('unreadable, not JSONL, or empty: an input error (exit code 3)', async (t) 
 })
 
 test('CLI: exit 0 valid, 1 invalid with one line per finding, 3 not a transcript; --json', (t) => {
-  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, 'validate', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home' } })
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, 'validate', ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: '/nonexistent-home' },
+    })
   const ok = cli(write(validRecords()))
   t.is(ok.status, 0, ok.stderr)
   t.regex(ok.stdout, /: valid\n/)
@@ -143,7 +193,10 @@ test('CLI: exit 0 valid, 1 invalid with one line per finding, 3 not a transcript
   const bad = cli(write(recs))
   t.is(bad.status, 1)
   t.regex(bad.stdout, /INVALID \(1 error\)/)
-  t.regex(bad.stdout, /^ {2}error tool-use-without-result \[line 5\]: line 5: tool_use toolu_2 has no tool_result in the next user message$/m)
+  t.regex(
+    bad.stdout,
+    /^ {2}error tool-use-without-result \[line 5\]: line 5: tool_use toolu_2 has no tool_result in the next user message$/m,
+  )
   const json = cli(write(recs), '--json')
   t.is(json.status, 1)
   const report = JSON.parse(json.stdout) as ValidationReport
@@ -182,18 +235,33 @@ realTest('real transcripts: the verdicts, and each finding checked against the f
     const path = join(REAL, name)
     const r = await validate(path)
     t.deepEqual(errorsOf(r), want.errors, name)
-    t.deepEqual(r.findings.filter((f) => f.severity === 'warning').map((f) => f.code), want.warnings, name)
+    t.deepEqual(
+      r.findings.filter((f) => f.severity === 'warning').map((f) => f.code),
+      want.warnings,
+      name,
+    )
     t.true(r.counts.apiMessages > 0 && r.counts.toolUses > 0, name)
     // Plain facts from a JSON.parse of every line, independent of the native code.
-    const recs = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l))
+    const recs = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l))
     const uuids = new Set(recs.map((x) => x.uuid).filter(Boolean))
     t.is(uuids.size, recs.filter((x) => x.uuid).length, `${name}: uuids are unique`)
     const dangling = recs.flatMap((x, i) => (x.parentUuid && !uuids.has(x.parentUuid) ? [i + 1] : []))
-    t.deepEqual(dangling, want.errors.filter((e) => e.code === 'dangling-parent').flatMap((e) => e.lines), `${name}: parents missing from the file`)
+    t.deepEqual(
+      dangling,
+      want.errors.filter((e) => e.code === 'dangling-parent').flatMap((e) => e.lines),
+      `${name}: parents missing from the file`,
+    )
     if (dangling.length > 0) t.is(recs[0].parentUuid !== null, true, `${name}: a slice starting mid-session`)
   }
   for (const name of ['real-02.jsonl', 'real-03.jsonl']) {
-    const e = await t.throwsAsync(validate(join(REAL, name)), { message: /not a Claude Code transcript/ }, `${name} is a Codex transcript`)
+    const e = await t.throwsAsync(
+      validate(join(REAL, name)),
+      { message: /not a Claude Code transcript/ },
+      `${name} is a Codex transcript`,
+    )
     t.is((e as ClaudeJsonlError).exitCode, 3)
   }
 })
@@ -201,49 +269,63 @@ realTest('real transcripts: the verdicts, and each finding checked against the f
 realTest('real transcripts: a defect planted in a valid real file is caught', async (t) => {
   const lines = readFileSync(join(REAL, 'real-05.jsonl'), 'utf8').split('\n')
   // Drop the tool_result of the last tool call: its tool_use loses its answer.
-  const last = lines.map((l, i) => [l, i] as const).filter(([l]) => l.includes('"tool_result"')).pop()!
+  const last = lines
+    .map((l, i) => [l, i] as const)
+    .filter(([l]) => l.includes('"tool_result"'))
+    .pop()!
   const dir = tempDir('cj-validate-')
   const recs = [...lines]
   const rec = JSON.parse(recs[last[1]])
   const id = rec.message.content.find((b: { type: string }) => b.type === 'tool_result').tool_use_id
-  rec.message.content = rec.message.content.map((b: { type: string }) => (b.type === 'tool_result' ? { type: 'text', text: 'gone' } : b))
+  rec.message.content = rec.message.content.map((b: { type: string }) =>
+    b.type === 'tool_result' ? { type: 'text', text: 'gone' } : b,
+  )
   recs[last[1]] = JSON.stringify(rec)
   writeFileSync(join(dir, 'planted.jsonl'), recs.join('\n'))
   const r = await validate(join(dir, 'planted.jsonl'))
   t.false(r.valid)
-  t.true(r.findings.some((f) => f.code === 'tool-use-without-result' && f.message.includes(id)), JSON.stringify(r.findings))
+  t.true(
+    r.findings.some((f) => f.code === 'tool-use-without-result' && f.message.includes(id)),
+    JSON.stringify(r.findings),
+  )
 })
 
-realTest('real transcripts: an independent JSON.parse emulation of the API view agrees with the native counts', async (t) => {
-  for (const name of Object.keys(REAL_VERDICTS)) {
-    const path = join(REAL, name)
-    const lines = readFileSync(path, 'utf8').split('\n')
-    const idx = await native.scanFile(path)
-    const chain = native.activeChain(idx)
-    const recs = [...chain.indexes].map((i) => JSON.parse(lines[idx.record(i)!.line - 1]))
-    // Only what follows the last compact boundary is sent.
-    const cut = recs.map((r) => r.type === 'system' && r.subtype === 'compact_boundary').lastIndexOf(true)
-    const msgs: { role: string; id?: string; blocks: any[] }[] = []
-    for (const r of recs.slice(cut + 1)) {
-      if ((r.type !== 'user' && r.type !== 'assistant') || r.isSidechain || r.isApiErrorMessage) continue
-      const c = r.message?.content
-      const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : []
-      const last = msgs[msgs.length - 1]
-      const id = r.type === 'assistant' ? r.message?.id : undefined
-      if (last && last.role === r.type && (r.type === 'user' || (id && last.id === id))) last.blocks.push(...blocks)
-      else msgs.push({ role: r.type, id, blocks })
+realTest(
+  'real transcripts: an independent JSON.parse emulation of the API view agrees with the native counts',
+  async (t) => {
+    for (const name of Object.keys(REAL_VERDICTS)) {
+      const path = join(REAL, name)
+      const lines = readFileSync(path, 'utf8').split('\n')
+      const idx = await native.scanFile(path)
+      const chain = native.activeChain(idx)
+      const recs = [...chain.indexes].map((i) => JSON.parse(lines[idx.record(i)!.line - 1]))
+      // Only what follows the last compact boundary is sent.
+      const cut = recs.map((r) => r.type === 'system' && r.subtype === 'compact_boundary').lastIndexOf(true)
+      const msgs: { role: string; id?: string; blocks: any[] }[] = []
+      for (const r of recs.slice(cut + 1)) {
+        if ((r.type !== 'user' && r.type !== 'assistant') || r.isSidechain || r.isApiErrorMessage) continue
+        const c = r.message?.content
+        const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : []
+        const last = msgs[msgs.length - 1]
+        const id = r.type === 'assistant' ? r.message?.id : undefined
+        if (last && last.role === r.type && (r.type === 'user' || (id && last.id === id))) last.blocks.push(...blocks)
+        else msgs.push({ role: r.type, id, blocks })
+      }
+      const report = await validate(path)
+      t.is(report.counts.apiMessages, msgs.length, `${name}: API messages`)
+      const uses = msgs.flatMap((m) =>
+        m.role === 'assistant' ? m.blocks.filter((b) => b.type === 'tool_use' || b.type === 'server_tool_use') : [],
+      )
+      t.is(report.counts.toolUses, uses.length, `${name}: tool calls`)
+      // Every call answered exactly once by the next message, and every result answers one.
+      msgs.forEach((m, k) => {
+        if (m.role !== 'assistant') return
+        const ids = m.blocks.filter((b) => b.type === 'tool_use').map((b) => b.id)
+        const next = msgs[k + 1]
+        const answers =
+          next?.role === 'user' ? next.blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []
+        t.deepEqual([...answers].sort(), [...ids].sort(), `${name}: results of message ${k}`)
+      })
     }
-    const report = await validate(path)
-    t.is(report.counts.apiMessages, msgs.length, `${name}: API messages`)
-    const uses = msgs.flatMap((m) => (m.role === 'assistant' ? m.blocks.filter((b) => b.type === 'tool_use' || b.type === 'server_tool_use') : []))
-    t.is(report.counts.toolUses, uses.length, `${name}: tool calls`)
-    // Every call answered exactly once by the next message, and every result answers one.
-    msgs.forEach((m, k) => {
-      if (m.role !== 'assistant') return
-      const ids = m.blocks.filter((b) => b.type === 'tool_use').map((b) => b.id)
-      const next = msgs[k + 1]
-      const answers = next?.role === 'user' ? next.blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []
-      t.deepEqual([...answers].sort(), [...ids].sort(), `${name}: results of message ${k}`)
-    })
-  }
-})
+  },
+)

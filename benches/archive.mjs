@@ -17,7 +17,11 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { median, repo, scriptArgs } from './script-args.mjs'
 
-const { input: projects, rounds } = scriptArgs(join(repo, '.bench-cache', 'estate', 'projects'), 'node benches/archive.mjs [PROJECTS] [--rounds N]', 3)
+const { input: projects, rounds } = scriptArgs(
+  join(repo, '.bench-cache', 'estate', 'projects'),
+  'node benches/archive.mjs [PROJECTS] [--rounds N]',
+  3,
+)
 const { archive, restore } = await import(join(repo, 'dist', 'src-ts', 'archive', 'archive.js'))
 const cli = join(repo, 'dist', 'src-ts', 'cli', 'main.js')
 const log = (s) => process.stderr.write(s + '\n')
@@ -74,7 +78,9 @@ try {
     ratio: report.bytesIn / report.bytesStored,
     failures: report.failures.length,
   }
-  log(`[archive] cold ${(coldMs / 1000).toFixed(2)} s, ${out.archive.mbPerS.toFixed(0)} MB/s, ${out.archive.cpuS.toFixed(1)} CPU-s, ratio ${out.archive.ratio.toFixed(2)}x`)
+  log(
+    `[archive] cold ${(coldMs / 1000).toFixed(2)} s, ${out.archive.mbPerS.toFixed(0)} MB/s, ${out.archive.cpuS.toFixed(1)} CPU-s, ratio ${out.archive.ratio.toFixed(2)}x`,
+  )
   // re-run on the unchanged estate (one uncounted run first: the cold run's writes are still
   // being flushed)
   await archive({ projects, to: root })
@@ -88,8 +94,15 @@ try {
     cliRerun.push(Number(process.hrtime.bigint() - t0) / 1e6)
   }
   const rerunMs = median(rerun.map((t) => t.ms))
-  out.rerun = { inProcessMs: rerunMs, cpuMs: median(rerun.map((t) => t.cpuS * 1000)), cliMs: median(cliRerun), per2000FilesMs: (rerunMs * 2000) / files.length }
-  log(`[archive] unchanged re-run ${out.rerun.inProcessMs.toFixed(0)} ms in process (${out.rerun.cpuMs.toFixed(0)} ms CPU; ${out.rerun.per2000FilesMs.toFixed(0)} ms per 2,000 files), ${out.rerun.cliMs.toFixed(0)} ms CLI`)
+  out.rerun = {
+    inProcessMs: rerunMs,
+    cpuMs: median(rerun.map((t) => t.cpuS * 1000)),
+    cliMs: median(cliRerun),
+    per2000FilesMs: (rerunMs * 2000) / files.length,
+  }
+  log(
+    `[archive] unchanged re-run ${out.rerun.inProcessMs.toFixed(0)} ms in process (${out.rerun.cpuMs.toFixed(0)} ms CPU; ${out.rerun.per2000FilesMs.toFixed(0)} ms per 2,000 files), ${out.rerun.cliMs.toFixed(0)} ms CLI`,
+  )
   // restore everything; beside each round, the file-system floor of any restore: copying the
   // estate's files as they are with cp -r, then syncing them (restore also syncs)
   const rest = []
@@ -118,32 +131,51 @@ try {
     const peer = {}
     for (const threads of [1, 2]) {
       const runs = []
-      for (let i = 0; i < rounds; i++) runs.push(shellTimed(`xargs -d '\\n' cat < '${list}' | zstd -3 -T${threads} -q -c > '${z}'`))
+      for (let i = 0; i < rounds; i++)
+        runs.push(shellTimed(`xargs -d '\\n' cat < '${list}' | zstd -3 -T${threads} -q -c > '${z}'`))
       const ms = median(runs.map((r) => r.ms))
       peer[`t${threads}`] = { medianMs: ms, mbPerS: mbps(bytes, ms), cpuS: median(runs.map((r) => r.cpuS)) }
     }
     peer.ratio = bytes / statSync(z).size
     const dec = []
     for (let i = 0; i < rounds; i++) {
-      const r = spawnSync('/usr/bin/time', ['-f', '%e', 'sh', '-c', `zstd -dc -q '${z}' > /dev/null`], { encoding: 'utf8' })
+      const r = spawnSync('/usr/bin/time', ['-f', '%e', 'sh', '-c', `zstd -dc -q '${z}' > /dev/null`], {
+        encoding: 'utf8',
+      })
       dec.push(Number(r.stderr.trim().split('\n').pop()) * 1000)
     }
     peer.decompressMBperS = mbps(bytes, median(dec))
     out.zstd = peer
-    log(`[zstd -3] -T1 ${peer.t1.mbPerS.toFixed(0)} MB/s, -T2 ${peer.t2.mbPerS.toFixed(0)} MB/s, ratio ${peer.ratio.toFixed(2)}x; zstd -dc ${peer.decompressMBperS.toFixed(0)} MB/s`)
+    log(
+      `[zstd -3] -T1 ${peer.t1.mbPerS.toFixed(0)} MB/s, -T2 ${peer.t2.mbPerS.toFixed(0)} MB/s, ratio ${peer.ratio.toFixed(2)}x; zstd -dc ${peer.decompressMBperS.toFixed(0)} MB/s`,
+    )
   } else {
     log('[zstd] not installed: peer skipped')
   }
   // what the archive cannot avoid, measured alone with our own code: compressing in its frames,
   // SHA-256 and the JSON check of every line, one core (crate/examples/archive_floor.rs)
-  const built = spawnSync('cargo', ['build', '--release', '--quiet', '--example', 'archive_floor', '--manifest-path', join(repo, 'crate', 'Cargo.toml')], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const built = spawnSync(
+    'cargo',
+    [
+      'build',
+      '--release',
+      '--quiet',
+      '--example',
+      'archive_floor',
+      '--manifest-path',
+      join(repo, 'crate', 'Cargo.toml'),
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  )
   if (built.status === 0) {
     const r = spawnSync(join(repo, 'target', 'release', 'examples', 'archive_floor'), [list], { encoding: 'utf8' })
     if (r.status === 0) {
       const f = JSON.parse(r.stdout)
       const cpuS = f.zstdCpuS + f.sha256CpuS + f.jsonCheckCpuS
       out.floor = { ...f, cpuS, ceilingMBperS: mbps(bytes, (cpuS / out.cores) * 1000) }
-      log(`[floor] zstd ${f.zstdCpuS.toFixed(2)} + sha256 ${f.sha256CpuS.toFixed(2)} + JSON check ${f.jsonCheckCpuS.toFixed(2)} CPU-s: at most ${out.floor.ceilingMBperS.toFixed(0)} MB/s on ${out.cores} cores`)
+      log(
+        `[floor] zstd ${f.zstdCpuS.toFixed(2)} + sha256 ${f.sha256CpuS.toFixed(2)} + JSON check ${f.jsonCheckCpuS.toFixed(2)} CPU-s: at most ${out.floor.ceilingMBperS.toFixed(0)} MB/s on ${out.cores} cores`,
+      )
     }
   }
 } finally {

@@ -31,8 +31,11 @@ const file = join(dir, `${SESSION}-${mb}mb-v2.jsonl`)
  * Records average about 2.3 KB, as in the sample transcripts (tool results dominate the bytes). */
 function generate(path, targetBytes) {
   let seed = 42
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
-  const words = 'the parser index chain leaf branch summary token budget cache frame record session tool result commit test build error retry fix path file line byte span edit merge'.split(' ')
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32
+  const words =
+    'the parser index chain leaf branch summary token budget cache frame record session tool result commit test build error retry fix path file line byte span edit merge'.split(
+      ' ',
+    )
   const prose = (n) => Array.from({ length: n }, () => words[Math.floor(rnd() * words.length)]).join(' ')
   const out = []
   let size = 0
@@ -45,8 +48,37 @@ function generate(path, targetBytes) {
     size += line.length + 1
     return r.uuid
   }
-  const base = (type, extra) => ({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/home/dev/acme', sessionId: SESSION, version: '2.1.300', gitBranch: 'main', type, ...extra, uuid: `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, '0')}`, timestamp: new Date((t += 1500)).toISOString() })
-  const assistant = (id, content) => base('assistant', { message: { id, type: 'message', role: 'assistant', model: 'claude-opus-5-5', content, stop_reason: null, usage: { input_tokens: 3, output_tokens: 200, cache_read_input_tokens: 20000, cache_creation_input_tokens: 500 } }, requestId: `req_${id}` })
+  const base = (type, extra) => ({
+    parentUuid: parent,
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/home/dev/acme',
+    sessionId: SESSION,
+    version: '2.1.300',
+    gitBranch: 'main',
+    type,
+    ...extra,
+    uuid: `00000000-0000-4000-8000-${(++n).toString(16).padStart(12, '0')}`,
+    timestamp: new Date((t += 1500)).toISOString(),
+  })
+  const assistant = (id, content) =>
+    base('assistant', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-opus-5-5',
+        content,
+        stop_reason: null,
+        usage: {
+          input_tokens: 3,
+          output_tokens: 200,
+          cache_read_input_tokens: 20000,
+          cache_creation_input_tokens: 500,
+        },
+      },
+      requestId: `req_${id}`,
+    })
   let turn = 0
   while (size < targetBytes) {
     turn++
@@ -56,7 +88,9 @@ function generate(path, targetBytes) {
     const calls = rnd() < 0.3 ? 3 : 1
     const holders = []
     for (let c = 0; c < calls; c++) {
-      const rec = assistant(id, [{ type: 'tool_use', id: `toolu_${turn}_${c}`, name: 'Bash', input: { command: `run ${prose(8)}` } }])
+      const rec = assistant(id, [
+        { type: 'tool_use', id: `toolu_${turn}_${c}`, name: 'Bash', input: { command: `run ${prose(8)}` } },
+      ])
       holders.push(rec.uuid)
       parent = push(rec)
     }
@@ -65,7 +99,21 @@ function generate(path, targetBytes) {
       const holder = holders[c]
       const save = parent
       parent = holder
-      const r = base('user', { message: { role: 'user', content: [{ tool_use_id: `toolu_${turn}_${c}`, type: 'tool_result', content: prose(300 + Math.floor(rnd() * 2700)), is_error: rnd() < 0.1 }] }, toolUseResult: { stdout: prose(50), stderr: '', interrupted: false }, sourceToolAssistantUUID: holder })
+      const r = base('user', {
+        message: {
+          role: 'user',
+          content: [
+            {
+              tool_use_id: `toolu_${turn}_${c}`,
+              type: 'tool_result',
+              content: prose(300 + Math.floor(rnd() * 2700)),
+              is_error: rnd() < 0.1,
+            },
+          ],
+        },
+        toolUseResult: { stdout: prose(50), stderr: '', interrupted: false },
+        sourceToolAssistantUUID: holder,
+      })
       push(r)
       parent = c === calls - 1 ? r.uuid : save
     }
@@ -98,7 +146,23 @@ try {
   let rssMiB = 0
   for (let i = 0; i < rounds; i++) {
     const t0 = process.hrtime.bigint()
-    const r = spawnSync('python3', ['-c', 'import resource,subprocess,sys; p=subprocess.run(sys.argv[1:]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(p.returncode)', process.execPath, join(repo, 'dist', 'src-ts', 'cli', 'main.js'), 'compress', file, '--out', out, '--force', '--summary', 'deterministic'], { encoding: 'utf8' })
+    const r = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import resource,subprocess,sys; p=subprocess.run(sys.argv[1:]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(p.returncode)',
+        process.execPath,
+        join(repo, 'dist', 'src-ts', 'cli', 'main.js'),
+        'compress',
+        file,
+        '--out',
+        out,
+        '--force',
+        '--summary',
+        'deterministic',
+      ],
+      { encoding: 'utf8' },
+    )
     cli.push(Number(process.hrtime.bigint() - t0) / 1e6)
     if (r.status !== 0) throw new Error(`compress CLI failed: ${r.stderr}`)
     rssMiB = Math.max(rssMiB, Number(r.stdout.trim().split('\n').pop()) / 1024)
@@ -111,7 +175,8 @@ try {
     const recs = lines.map((l) => JSON.parse(l))
     const byUuid = new Map(recs.map((r, k) => [r.uuid, k]))
     const chain = []
-    for (let k = recs.findLastIndex((r) => r.uuid); k !== undefined && k >= 0; k = byUuid.get(recs[k].parentUuid)) chain.push(k)
+    for (let k = recs.findLastIndex((r) => r.uuid); k !== undefined && k >= 0; k = byUuid.get(recs[k].parentUuid))
+      chain.push(k)
     chain.reverse()
     const keep = chain.slice(Math.floor(chain.length * 0.7))
     writeFileSync(join(work, 'baseline.jsonl'), keep.map((k) => JSON.stringify(recs[k])).join('\n') + '\n')

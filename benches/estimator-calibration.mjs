@@ -25,7 +25,12 @@ const realDir = [join(repo, '..', 'shared', 'real-transcripts'), '/work/shared/r
     return false
   }
 })
-const files = process.argv.slice(2).length ? process.argv.slice(2) : readdirSync(realDir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => join(realDir, f))
+const files = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : readdirSync(realDir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+      .map((f) => join(realDir, f))
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -68,7 +73,15 @@ for (const file of files) {
     recorded += grew
     steps.push(e / grew)
   }
-  if (recorded > 0) rows.push({ file: file.split('/').pop(), requests: requests.length, estimated: Math.round(estimated), recorded, ratio: estimated / recorded, shrankSteps: shrank })
+  if (recorded > 0)
+    rows.push({
+      file: file.split('/').pop(),
+      requests: requests.length,
+      estimated: Math.round(estimated),
+      recorded,
+      ratio: estimated / recorded,
+      shrankSteps: shrank,
+    })
 }
 const ratios = rows.map((r) => r.ratio)
 const result = {
@@ -81,6 +94,11 @@ const result = {
   perStep: { steps: steps.length, p10: quantile(steps, 0.1), median: quantile(steps, 0.5), p90: quantile(steps, 0.9) },
 }
 result.overall.ratio = result.overall.estimated / result.overall.recorded
-for (const r of rows) process.stderr.write(`${r.file.padEnd(16)} requests ${String(r.requests).padStart(4)}  estimated ${String(r.estimated).padStart(8)}  recorded ${String(r.recorded).padStart(8)}  ratio ${r.ratio.toFixed(2)}\n`)
-process.stderr.write(`overall ratio ${result.overall.ratio.toFixed(2)}; per file ${result.perFile.min.toFixed(2)}..${result.perFile.max.toFixed(2)} (median ${result.perFile.median.toFixed(2)}); per step p10 ${result.perStep.p10.toFixed(2)}, median ${result.perStep.median.toFixed(2)}, p90 ${result.perStep.p90.toFixed(2)} over ${steps.length} steps\n`)
+for (const r of rows)
+  process.stderr.write(
+    `${r.file.padEnd(16)} requests ${String(r.requests).padStart(4)}  estimated ${String(r.estimated).padStart(8)}  recorded ${String(r.recorded).padStart(8)}  ratio ${r.ratio.toFixed(2)}\n`,
+  )
+process.stderr.write(
+  `overall ratio ${result.overall.ratio.toFixed(2)}; per file ${result.perFile.min.toFixed(2)}..${result.perFile.max.toFixed(2)} (median ${result.perFile.median.toFixed(2)}); per step p10 ${result.perStep.p10.toFixed(2)}, median ${result.perStep.median.toFixed(2)}, p90 ${result.perStep.p90.toFixed(2)} over ${steps.length} steps\n`,
+)
 process.stdout.write(JSON.stringify(result) + '\n')

@@ -12,7 +12,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { median, repo, scriptArgs } from './script-args.mjs'
 
-const { input: estate, rounds, opt } = scriptArgs(join(repo, '.bench-cache', 'estate'), 'node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b"]', 5)
+const {
+  input: estate,
+  rounds,
+  opt,
+} = scriptArgs(join(repo, '.bench-cache', 'estate'), 'node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b"]', 5)
 const terms = opt('--terms', 'surrogate parser lone').split(/\s+/)
 
 const { find } = await import(join(repo, 'dist', 'src-ts', 'read', 'find.js'))
@@ -43,7 +47,10 @@ try {
   for (const t of other) warmOther.push((await time(() => find(t, { projects: estate, indexDir })))[0])
   // The CLI, start-up included: a script runs runFind the way main.ts would.
   const script = join(indexDir, 'cli.mjs')
-  writeFileSync(script, `import { runFind } from ${JSON.stringify(join(repo, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`)
+  writeFileSync(
+    script,
+    `import { runFind } from ${JSON.stringify(join(repo, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`,
+  )
   const cli = (extra) => {
     const t0 = process.hrtime.bigint()
     const r = spawnSync(process.execPath, [script, ...terms, '--projects', estate, ...extra], { encoding: 'utf8' })

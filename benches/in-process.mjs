@@ -33,5 +33,13 @@ const mid = times.length >> 1
 const medianS = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2
 const bytes = report.scope.bytes
 process.stdout.write(
-  JSON.stringify({ bytes, rounds, medianS, minS: times[0], mbPerS: bytes / 1e6 / medianS, maxRssKiB: process.resourceUsage().maxRSS, totals: report.totals }) + '\n',
+  JSON.stringify({
+    bytes,
+    rounds,
+    medianS,
+    minS: times[0],
+    mbPerS: bytes / 1e6 / medianS,
+    maxRssKiB: process.resourceUsage().maxRSS,
+    totals: report.totals,
+  }) + '\n',
 )

@@ -30,7 +30,9 @@ function run(cmd, args, { capture = false } = {}) {
       out += chunk
     })
     child.on('error', (err) => resolve({ code: 1, out, why: err.message }))
-    child.on('close', (code, signal) => resolve({ code: code ?? 1, out, why: signal ? `signal ${signal}` : `exit code ${code}` }))
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? 1, out, why: signal ? `signal ${signal}` : `exit code ${code}` }),
+    )
   })
 }
 
@@ -62,7 +64,23 @@ rmSync(join(root, 'dist', '__test__'), { recursive: true, force: true })
 const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'])
 if (tsc.code !== 0) stepFailed('tsc', tsc)
 
-// 4. ava (TAP). Its `# fail` includes todo tests, which are not failures here.
+// 4. One style: the formatters' checks count as one test each (`npm run format` applies them).
+let stylePassed = 0
+for (const [name, cmd, args] of [
+  [
+    'prettier --check',
+    process.execPath,
+    [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.'],
+  ],
+  ['cargo fmt --check', 'cargo', ['fmt', '--all', '--check']],
+]) {
+  const res = await run(cmd, args)
+  if (res.code === 0) stylePassed += 1
+  else stepFailed(name, res)
+}
+passed += stylePassed
+
+// 5. ava (TAP). Its `# fail` includes todo tests, which are not failures here.
 const ava = await run(bin('ava'), ['--tap'], { capture: true })
 const count = (re) => (ava.out.match(re) ?? []).length
 const summary = (key) => {
@@ -84,7 +102,7 @@ passed += avaPassed
 failed += avaFailed
 
 console.log(
-  `\ntest summary: cargo ${rustPassed} passed/${rustFailed} failed; ` +
+  `\ntest summary: cargo ${rustPassed} passed/${rustFailed} failed; style ${stylePassed} of 2; ` +
     `ava ${avaPassed} passed/${avaFailed} failed (${skipped} skipped, ${todo} todo)`,
 )
 console.log(`${passed} passed, ${failed} failed`)

@@ -26,7 +26,11 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-export async function publishFile(target: string, bytes: Uint8Array | string, options: PublishOptions = {}): Promise<void> {
+export async function publishFile(
+  target: string,
+  bytes: Uint8Array | string,
+  options: PublishOptions = {},
+): Promise<void> {
   const dir = dirname(target)
   const temp = join(dir, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
   let fd: number
@@ -39,7 +43,7 @@ export async function publishFile(target: string, bytes: Uint8Array | string, op
   try {
     try {
       const buf = typeof bytes === 'string' ? Buffer.from(bytes) : bytes
-      for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at)
+      for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at)
       fsyncSync(fd)
     } finally {
       closeSync(fd)
@@ -50,7 +54,8 @@ export async function publishFile(target: string, bytes: Uint8Array | string, op
       try {
         linkSync(temp, target)
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ClaudeJsonlError(`${target}: already exists (pass --force to replace it)`, EXIT.usage, target)
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new ClaudeJsonlError(`${target}: already exists (pass --force to replace it)`, EXIT.usage, target)
         throw e
       }
       unlinkSync(temp)

@@ -24,5 +24,8 @@ export function resolvedPath(path: string): string {
 
 export function insideClaudeTree(path: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const configs = claudeConfigDirs(env).flatMap((d) => [d, resolvedPath(d)])
-  return [resolve(path), resolvedPath(path)].some((p) => p.split(sep).includes('.claude') || configs.some((d) => p === d || p.startsWith(d.endsWith(sep) ? d : d + sep)))
+  return [resolve(path), resolvedPath(path)].some(
+    (p) =>
+      p.split(sep).includes('.claude') || configs.some((d) => p === d || p.startsWith(d.endsWith(sep) ? d : d + sep)),
+  )
 }

@@ -113,5 +113,21 @@ export async function scanEstate(options: EstateOptions & { mode?: ScanMode } = 
   scan.release()
   return { roots, files, sessions }
 }
-export { Store, SESSION_FORMAT_VERSION, TRANSCRIPT_NAME, escapeSessionId, unescapeSessionId, projectFolder } from './archive/store.js'
-export type { Compression, StoreOptions, SessionMeta, SessionHeader, StoredEvent, LoadedSession, StoredSession, Snapshot } from './archive/store.js'
+export {
+  Store,
+  SESSION_FORMAT_VERSION,
+  TRANSCRIPT_NAME,
+  escapeSessionId,
+  unescapeSessionId,
+  projectFolder,
+} from './archive/store.js'
+export type {
+  Compression,
+  StoreOptions,
+  SessionMeta,
+  SessionHeader,
+  StoredEvent,
+  LoadedSession,
+  StoredSession,
+  Snapshot,
+} from './archive/store.js'

@@ -16,7 +16,8 @@ function stringMatches(client: string, ours: string): boolean {
 /** Whether `client` (a value from the client's request) matches `ours` (from the API view). */
 export function viewMatches(client: unknown, ours: unknown): boolean {
   if (typeof ours === 'string') return typeof client === 'string' && stringMatches(client, ours)
-  if (Array.isArray(ours)) return Array.isArray(client) && client.length === ours.length && ours.every((x, k) => viewMatches(client[k], x))
+  if (Array.isArray(ours))
+    return Array.isArray(client) && client.length === ours.length && ours.every((x, k) => viewMatches(client[k], x))
   if (ours && typeof ours === 'object') {
     if (!client || typeof client !== 'object' || Array.isArray(client)) return false
     const a = Object.keys(client).sort()

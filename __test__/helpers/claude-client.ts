@@ -4,7 +4,16 @@
 // Nothing leaves 127.0.0.1: the client gets only the environment below (env -i style), with the
 // API base URL on the mock, a dummy key and every optional traffic switched off.
 import { spawn, spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -40,7 +49,12 @@ function clientBin(cache: string): string {
 /** The version line of the binary, or why it could not be run. */
 function clientVersion(bin: string): { ok: boolean; text: string } {
   if (!existsSync(bin)) return { ok: false, text: `${bin} is missing` }
-  const r = spawnSync(bin, ['--version'], { env: { HOME: tmpdir() }, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] })
+  const r = spawnSync(bin, ['--version'], {
+    env: { HOME: tmpdir() },
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const text = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`.trim()
   return { ok: r.status === 0 && text.startsWith(`${CLIENT_VERSION} `), text }
 }
@@ -101,16 +115,31 @@ function install(cache: string): void {
   const { cmd, pre } = npmCommand()
   const args = [...pre, 'install', '--no-audit', '--no-fund', '--loglevel=error', '--no-package-lock', CLIENT_PACKAGE]
   process.stderr.write(`claude-client: installing ${CLIENT_PACKAGE} into ${cache} (about 400 MB, once)\n`)
-  const r = spawnSync(cmd, args, { cwd: cache, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' })
-  if (r.status !== 0) throw new Error(`claude-client: npm install ${CLIENT_PACKAGE} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr ?? '').trim().slice(-2000)}`)
+  const r = spawnSync(cmd, args, {
+    cwd: cache,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    shell: process.platform === 'win32',
+  })
+  if (r.status !== 0)
+    throw new Error(
+      `claude-client: npm install ${CLIENT_PACKAGE} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr ?? '').trim().slice(-2000)}`,
+    )
 }
 
 /** The package's postinstall copies the platform binary over the placeholder; npm may have
  * skipped install scripts. */
 function runPostinstall(cache: string): void {
   const pkg = clientPackageDir(cache)
-  const r = spawnSync(process.execPath, [join(pkg, 'install.cjs')], { cwd: pkg, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-  if (r.status !== 0) throw new Error(`claude-client: ${join(pkg, 'install.cjs')} failed: ${`${r.stdout}${r.stderr}`.trim().slice(-2000)}`)
+  const r = spawnSync(process.execPath, [join(pkg, 'install.cjs')], {
+    cwd: pkg,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  if (r.status !== 0)
+    throw new Error(
+      `claude-client: ${join(pkg, 'install.cjs')} failed: ${`${r.stdout}${r.stderr}`.trim().slice(-2000)}`,
+    )
 }
 
 let ensured: Promise<string> | undefined
@@ -130,7 +159,10 @@ export function ensureClaudeClient(): Promise<string> {
         runPostinstall(cache)
         v = clientVersion(bin)
       }
-      if (!v.ok) throw new Error(`claude-client: ${bin} --version gave "${v.text.slice(0, 300)}", expected ${CLIENT_VERSION} (Claude Code); remove ${cache} to reinstall`)
+      if (!v.ok)
+        throw new Error(
+          `claude-client: ${bin} --version gave "${v.text.slice(0, 300)}", expected ${CLIENT_VERSION} (Claude Code); remove ${cache} to reinstall`,
+        )
       return bin
     })
   })()
@@ -202,21 +234,41 @@ export function startMockApi(lifetimeMs = 180_000): Promise<MockApi> {
       }
       if (req.method === 'POST' && path === '/v1/messages/count_tokens') return json(200, { input_tokens: 12 })
       if (req.method !== 'POST' || path !== '/v1/messages') {
-        return json(404, { type: 'error', error: { type: 'not_found_error', message: `mock: no ${req.method} ${path}` } })
+        return json(404, {
+          type: 'error',
+          error: { type: 'not_found_error', message: `mock: no ${req.method} ${path}` },
+        })
       }
       n += 1
-      const message = { id: `msg_mock_${n}`, type: 'message', role: 'assistant', model: body?.model ?? 'mock', content: [] as unknown[], stop_reason: null, stop_sequence: null, usage: USAGE }
+      const message = {
+        id: `msg_mock_${n}`,
+        type: 'message',
+        role: 'assistant',
+        model: body?.model ?? 'mock',
+        content: [] as unknown[],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: USAGE,
+      }
       if (!body?.stream) {
         return json(200, { ...message, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' })
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_mock_${n}` })
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'request-id': `req_mock_${n}`,
+      })
       res.end(
         sse([
           { type: 'message_start', message },
           { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } },
           { type: 'content_block_stop', index: 0 },
-          { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } },
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 1 },
+          },
           { type: 'message_stop' },
         ]),
       )
@@ -290,12 +342,21 @@ export interface ApiMessage {
 /** The conversation request: the first `/v1/messages` request whose last message ends with the
  * prompt (the client may send side requests, e.g. a title, before or after it). */
 export function conversationRequest(requests: RecordedRequest[]): RecordedRequest | undefined {
-  const isMessages = (r: RecordedRequest) => r.method === 'POST' && r.url.split('?')[0] === '/v1/messages' && Array.isArray(r.body?.messages)
+  const isMessages = (r: RecordedRequest) =>
+    r.method === 'POST' && r.url.split('?')[0] === '/v1/messages' && Array.isArray(r.body?.messages)
   const endsWithPrompt = (r: RecordedRequest) => {
     const last = r.body.messages[r.body.messages.length - 1]
     if (last?.role !== 'user') return false
     const c = last.content
-    const text = typeof c === 'string' ? c : Array.isArray(c) ? c.filter((b: any) => b?.type === 'text').map((b: any) => b.text).pop() : undefined
+    const text =
+      typeof c === 'string'
+        ? c
+        : Array.isArray(c)
+          ? c
+              .filter((b: any) => b?.type === 'text')
+              .map((b: any) => b.text)
+              .pop()
+          : undefined
     return typeof text === 'string' && text.trim() === PROMPT
   }
   return requests.find((r) => isMessages(r) && endsWithPrompt(r)) ?? requests.find(isMessages)
@@ -325,7 +386,9 @@ function foreignConnects(log: string): string[] {
     .split('\n')
     .filter((l) => l.includes('connect('))
     .filter((l) => !/sa_family=AF_UNIX/.test(l))
-    .filter((l) => !/inet_addr\("127\.0\.0\.1"\)/.test(l) && !/inet_pton\(AF_INET6, "(::1|::ffff:127\.0\.0\.1)"/.test(l))
+    .filter(
+      (l) => !/inet_addr\("127\.0\.0\.1"\)/.test(l) && !/inet_pton\(AF_INET6, "(::1|::ffff:127\.0\.0\.1)"/.test(l),
+    )
     .filter((l) => /sa_family=AF_INET6?/.test(l))
 }
 
@@ -359,10 +422,17 @@ export async function resumeWithRealClient(transcript: Buffer | string, opts: Re
   }
   const traceLog = join(tmp, 'connect.strace')
   const trace = opts.traceConnections && HAS_STRACE
-  const [cmd, argv] = trace ? [HAS_STRACE!, ['-f', '-qq', '-e', 'trace=connect', '-o', traceLog, bin, ...args]] : [bin, args]
+  const [cmd, argv] = trace
+    ? [HAS_STRACE!, ['-f', '-qq', '-e', 'trace=connect', '-o', traceLog, bin, ...args]]
+    : [bin, args]
   const timeoutMs = opts.timeoutMs ?? 120_000
   try {
-    const run = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const run = await new Promise<{
+      code: number | null
+      signal: NodeJS.Signals | null
+      stdout: string
+      stderr: string
+    }>((resolve, reject) => {
       const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
       let stdout = ''
       let stderr = ''
@@ -398,10 +468,13 @@ export async function resumeWithRealClient(transcript: Buffer | string, opts: Re
       stderr: run.stderr,
       requests: mock.requests,
       history: request ? loadedHistory(request.body.messages) : undefined,
-      finalMessage: request ? stripCacheControl(request.body.messages.filter((m: ApiMessage) => m.role !== 'system').at(-1)) : undefined,
+      finalMessage: request
+        ? stripCacheControl(request.body.messages.filter((m: ApiMessage) => m.role !== 'system').at(-1))
+        : undefined,
       appended,
     }
-    if (opts.traceConnections) result.foreignConnections = trace ? foreignConnects(readFileSync(traceLog, 'utf8')) : undefined
+    if (opts.traceConnections)
+      result.foreignConnections = trace ? foreignConnects(readFileSync(traceLog, 'utf8')) : undefined
     return result
   } finally {
     await mock.close()

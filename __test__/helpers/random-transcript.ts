@@ -31,7 +31,10 @@ export interface Shape {
 }
 
 export const shapeArb: fc.Arbitrary<Shape> = fc.record({
-  turns: fc.array(fc.record({ meta: fc.boolean(), thinking: fc.boolean(), tools: fc.integer({ min: 0, max: 3 }) }), { minLength: 2, maxLength: 9 }),
+  turns: fc.array(fc.record({ meta: fc.boolean(), thinking: fc.boolean(), tools: fc.integer({ min: 0, max: 3 }) }), {
+    minLength: 2,
+    maxLength: 9,
+  }),
   branches: fc.array(fc.record({ at: fc.nat(), writtenBefore: fc.nat(), tool: fc.boolean() }), { maxLength: 3 }),
   compactAfter: fc.option(fc.nat(), { nil: null }),
   snapshots: fc.boolean(),
@@ -60,7 +63,13 @@ export function build(shape: Shape): Built {
   let compacted = false
   const ts = () => new Date((clock += 1000)).toISOString()
   const id = (p: string) => `${p}-${++n}`
-  const base = (uuid: string, parent: string | null) => ({ parentUuid: parent, isSidechain: false, uuid, timestamp: ts(), sessionId: SESSION })
+  const base = (uuid: string, parent: string | null) => ({
+    parentUuid: parent,
+    isSidechain: false,
+    uuid,
+    timestamp: ts(),
+    sessionId: SESSION,
+  })
   const push = (r: Record<string, any>, onMain: boolean) => {
     if (onMain) {
       main.push(r.uuid)
@@ -70,23 +79,52 @@ export function build(shape: Shape): Built {
     }
     records.push(r)
   }
-  const tool = (tid: string, tag: string) => ({ type: 'tool_use', id: tid, name: 'Bash', input: { command: `ls ${tag}` } })
+  const tool = (tid: string, tag: string) => ({
+    type: 'tool_use',
+    id: tid,
+    name: 'Bash',
+    input: { command: `ls ${tag}` },
+  })
   /** One turn from `parent`; returns the last record's uuid. */
   const turn = (parent: string | null, t: Turn, onMain: boolean): string => {
     const tag = onMain ? 'main' : PLANTED
     let at = parent
     if (t.meta) {
-      const m: Record<string, any> = { ...base(id('meta'), at), type: 'user', isMeta: true, message: { role: 'user', content: `<local-command-caveat>${tag}</local-command-caveat>` } }
+      const m: Record<string, any> = {
+        ...base(id('meta'), at),
+        type: 'user',
+        isMeta: true,
+        message: { role: 'user', content: `<local-command-caveat>${tag}</local-command-caveat>` },
+      }
       push(m, onMain)
       at = m.uuid
     }
-    const u: Record<string, any> = { ...base(id('u'), at), type: 'user', message: { role: 'user', content: `prompt ${tag} ${n}` } }
+    const u: Record<string, any> = {
+      ...base(id('u'), at),
+      type: 'user',
+      message: { role: 'user', content: `prompt ${tag} ${n}` },
+    }
     push(u, onMain)
     at = u.uuid
-    if (shape.snapshots && onMain) records.push({ type: 'file-history-snapshot', messageId: u.uuid, snapshot: { messageId: u.uuid, trackedFileBackups: {} }, isSnapshotUpdate: false })
+    if (shape.snapshots && onMain)
+      records.push({
+        type: 'file-history-snapshot',
+        messageId: u.uuid,
+        snapshot: { messageId: u.uuid, trackedFileBackups: {} },
+        isSnapshotUpdate: false,
+      })
     const mid = id('msg')
     if (t.thinking) {
-      const th: Record<string, any> = { ...base(id('th'), at), type: 'assistant', message: { id: mid, role: 'assistant', model: 'claude-opus-4-7', content: [{ type: 'thinking', thinking: `thinking ${tag}`, signature: 'c2ln' }] } }
+      const th: Record<string, any> = {
+        ...base(id('th'), at),
+        type: 'assistant',
+        message: {
+          id: mid,
+          role: 'assistant',
+          model: 'claude-opus-4-7',
+          content: [{ type: 'thinking', thinking: `thinking ${tag}`, signature: 'c2ln' }],
+        },
+      }
       push(th, onMain)
       at = th.uuid
     }
@@ -94,22 +132,50 @@ export function build(shape: Shape): Built {
       const frags: { uuid: string; tid: string }[] = []
       for (let k = 0; k < t.tools; k++) {
         const tid = `toolu_${id('t')}`
-        const f: Record<string, any> = { ...base(id('f'), at), type: 'assistant', message: { id: mid, role: 'assistant', model: 'claude-opus-4-7', content: [tool(tid, tag)] } }
+        const f: Record<string, any> = {
+          ...base(id('f'), at),
+          type: 'assistant',
+          message: { id: mid, role: 'assistant', model: 'claude-opus-4-7', content: [tool(tid, tag)] },
+        }
         push(f, onMain)
         at = f.uuid
         frags.push({ uuid: f.uuid, tid })
-        if (shape.progress) records.push({ ...base(id('p'), f.uuid), type: 'progress', data: { type: 'bash_progress', output: tag } })
+        if (shape.progress)
+          records.push({ ...base(id('p'), f.uuid), type: 'progress', data: { type: 'bash_progress', output: tag } })
       }
       for (const f of frags) {
-        const r: Record<string, any> = { ...base(id('r'), f.uuid), type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: f.tid, content: `result ${tag}` }] }, sourceToolAssistantUUID: f.uuid }
+        const r: Record<string, any> = {
+          ...base(id('r'), f.uuid),
+          type: 'user',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: f.tid, content: `result ${tag}` }] },
+          sourceToolAssistantUUID: f.uuid,
+        }
         push(r, onMain)
         at = r.uuid
       }
-      const a = { ...base(id('a'), at), type: 'assistant', message: { id: id('msg'), role: 'assistant', model: 'claude-opus-4-7', content: [{ type: 'text', text: `answer ${tag}` }] } }
+      const a = {
+        ...base(id('a'), at),
+        type: 'assistant',
+        message: {
+          id: id('msg'),
+          role: 'assistant',
+          model: 'claude-opus-4-7',
+          content: [{ type: 'text', text: `answer ${tag}` }],
+        },
+      }
       push(a, onMain)
       return a.uuid
     }
-    const a = { ...base(id('a'), at), type: 'assistant', message: { id: mid, role: 'assistant', model: 'claude-opus-4-7', content: [{ type: 'text', text: `answer ${tag}` }] } }
+    const a = {
+      ...base(id('a'), at),
+      type: 'assistant',
+      message: {
+        id: mid,
+        role: 'assistant',
+        model: 'claude-opus-4-7',
+        content: [{ type: 'text', text: `answer ${tag}` }],
+      },
+    }
     push(a, onMain)
     return a.uuid
   }
@@ -133,9 +199,23 @@ export function build(shape: Shape): Built {
     ends.push(tip)
     if (i === compactAfter) {
       compacted = true
-      const b = { ...base(id('b'), null), logicalParentUuid: tip, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, compactMetadata: { trigger: 'manual', preTokens: 999 } }
+      const b = {
+        ...base(id('b'), null),
+        logicalParentUuid: tip,
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        isMeta: false,
+        compactMetadata: { trigger: 'manual', preTokens: 999 },
+      }
       push(b, true)
-      const s = { ...base(id('s'), b.uuid), type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'This session is being continued from a previous conversation. SUMMARY' } }
+      const s = {
+        ...base(id('s'), b.uuid),
+        type: 'user',
+        isCompactSummary: true,
+        isVisibleInTranscriptOnly: true,
+        message: { role: 'user', content: 'This session is being continued from a previous conversation. SUMMARY' },
+      }
       push(s, true)
       tip = s.uuid
       ends[ends.length - 1] = s.uuid

@@ -43,7 +43,15 @@ export class Transcript {
   /** An assistant record; records of one streamed message share `messageId`. */
   assistant(name: string, parent: string | null, content: unknown[], messageId = `msg_${++this.messages}`): this {
     this.base('assistant', name, parent, {
-      message: { id: messageId, type: 'message', role: 'assistant', model: FIXTURE_MODEL, content, stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } },
+      message: {
+        id: messageId,
+        type: 'message',
+        role: 'assistant',
+        model: FIXTURE_MODEL,
+        content,
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
       requestId: `req_${messageId}`,
     })
     return this
@@ -54,7 +62,12 @@ export class Transcript {
   }
 
   call(name: string, parent: string | null, toolId: string, messageId?: string): this {
-    return this.assistant(name, parent, [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: `echo ${name}` } }], messageId)
+    return this.assistant(
+      name,
+      parent,
+      [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: `echo ${name}` } }],
+      messageId,
+    )
   }
 
   result(name: string, parent: string, toolId: string, output: string): this {
@@ -80,7 +93,8 @@ export class Transcript {
       content: 'Conversation compacted',
       isMeta: false,
       level: 'info',
-      logicalParentUuid: logicalParent === null ? null : logicalParent.includes('-') ? logicalParent : this.uuid(logicalParent),
+      logicalParentUuid:
+        logicalParent === null ? null : logicalParent.includes('-') ? logicalParent : this.uuid(logicalParent),
       compactMetadata: { trigger: 'manual', preTokens: 12345, ...metadata },
     })
     this.user(summary, boundary, text, { isCompactSummary: true, isVisibleInTranscriptOnly: true })
@@ -118,7 +132,9 @@ function linearBase(t = new Transcript()): Transcript {
 
 /** The main branch U2…A3 written first (older), the alt branch U2alt A2alt (second child of A1) later. */
 function branched(t = new Transcript()): Transcript {
-  return linearBase(t).user('U2alt', 'A1', 'U2-alt: no, write the docs instead').text('A2alt', 'U2alt', 'A2-alt: docs written')
+  return linearBase(t)
+    .user('U2alt', 'A1', 'U2-alt: no, write the docs instead')
+    .text('A2alt', 'U2alt', 'A2-alt: docs written')
 }
 
 export interface Fixture {
@@ -136,7 +152,12 @@ export function fixtures(): Fixture[] {
       'parallel tool calls',
       new Transcript()
         .user('U1', null, 'U1: look at two files')
-        .assistant('A1t', 'U1', [{ type: 'thinking', thinking: 'two reads at once', signature: 'c2lnbmF0dXJl' }], 'msg_par')
+        .assistant(
+          'A1t',
+          'U1',
+          [{ type: 'thinking', thinking: 'two reads at once', signature: 'c2lnbmF0dXJl' }],
+          'msg_par',
+        )
         .call('A1a', 'A1t', 'toolu_a', 'msg_par')
         .call('A1b', 'A1a', 'toolu_b', 'msg_par')
         .result('Ra', 'A1a', 'toolu_a', 'file a')
@@ -163,7 +184,11 @@ export function fixtures(): Fixture[] {
       linearBase().lastPrompt('U2').user('U3', 'A3', 'U3: and the tests?').text('A4', 'U3', 'A4: tests pass'),
       'the pointer names an interior record of the only chain: ignored, full history to A4',
     ),
-    f('interior pointer on one branch', branched().lastPrompt('U2'), 'truncated at U2 + "No response requested." (case 2k)'),
+    f(
+      'interior pointer on one branch',
+      branched().lastPrompt('U2'),
+      'truncated at U2 + "No response requested." (case 2k)',
+    ),
     f(
       'compact pair + suffix',
       linearBase()
@@ -188,26 +213,46 @@ export function fixtures(): Fixture[] {
     f(
       'trailing local command after a caveat',
       linearBase()
-        .user('C1', 'A3', '<local-command-caveat>Caveat: local commands below.</local-command-caveat>', { isMeta: true })
+        .user('C1', 'A3', '<local-command-caveat>Caveat: local commands below.</local-command-caveat>', {
+          isMeta: true,
+        })
         .user('C2', 'C1', '<command-name>/exit</command-name>')
         .user('C3', 'C2', '<local-command-stdout>bye</local-command-stdout>'),
-      'no synthetic answer: the trailing records join the client\'s final message',
+      "no synthetic answer: the trailing records join the client's final message",
     ),
     f(
       'attachments before a prompt and after a tool result',
       linearBase()
         .attachment('T1', 'A3', { type: 'date_change', newDate: '2026-01-02' })
         .user('U4', 'T1', 'U4: next step')
-        .attachment('T2', 'U4', { type: 'hook_additional_context', content: ['be brief'], hookName: 'UserPromptSubmit', hookEvent: 'UserPromptSubmit', toolUseID: 'h1' })
+        .attachment('T2', 'U4', {
+          type: 'hook_additional_context',
+          content: ['be brief'],
+          hookName: 'UserPromptSubmit',
+          hookEvent: 'UserPromptSubmit',
+          toolUseID: 'h1',
+        })
         .call('A4', 'T2', 'toolu_next')
         .result('R4', 'A4', 'toolu_next', 'next done  ')
         .attachment('T3', 'R4', { type: 'task_reminder', content: [], itemCount: 0 })
         .text('A5', 'T3', 'A5: finished'),
       'reminders moved in front of the prompt; the one after the result folded into it',
     ),
-    f('session ends on a tool call', linearBase().call('A4', 'A3', 'toolu_end'), 'an interrupted error result, then "No response requested." (case 4b)'),
+    f(
+      'session ends on a tool call',
+      linearBase().call('A4', 'A3', 'toolu_end'),
+      'an interrupted error result, then "No response requested." (case 4b)',
+    ),
     f('two last-prompts: the last one wins', branched().lastPrompt('A2alt').lastPrompt('A3'), 'main branch (case 2g)'),
-    f('pointer to an unknown uuid', branched().raw({ type: 'last-prompt', leafUuid: '00000000-0000-4000-8000-0000deadbeef', sessionId: FIXTURE_SESSION }), 'as with no pointer: alt branch (case 2f)'),
+    f(
+      'pointer to an unknown uuid',
+      branched().raw({
+        type: 'last-prompt',
+        leafUuid: '00000000-0000-4000-8000-0000deadbeef',
+        sessionId: FIXTURE_SESSION,
+      }),
+      'as with no pointer: alt branch (case 2f)',
+    ),
     f(
       'compact boundary whose history is absent',
       new Transcript()
@@ -238,7 +283,10 @@ export function fixtures(): Fixture[] {
       'thinking written by another model',
       new Transcript()
         .user('U1', null, 'U1: think about it')
-        .assistant('A1', 'U1', [{ type: 'thinking', thinking: 'hmm', signature: 'c2ln' }, { type: 'text', text: 'A1: thought' }])
+        .assistant('A1', 'U1', [
+          { type: 'thinking', thinking: 'hmm', signature: 'c2ln' },
+          { type: 'text', text: 'A1: thought' },
+        ])
         .patch('A1', (r) => ((r.message as Rec).model = 'claude-opus-4-5-20251101'))
         .user('U2', 'A1', 'U2: and now?')
         .text('A2', 'U2', 'A2: now this'),
@@ -251,13 +299,16 @@ export function fixtures(): Fixture[] {
     ),
     f(
       'a parent uuid that names no record',
-      linearBase().user('U4', 'A3', 'U4: next').patch('U4', (r) => (r.parentUuid = '00000000-0000-4000-8000-00000000dead')).text('A4', 'U4', 'A4: next done'),
+      linearBase()
+        .user('U4', 'A3', 'U4: next')
+        .patch('U4', (r) => (r.parentUuid = '00000000-0000-4000-8000-00000000dead'))
+        .text('A4', 'U4', 'A4: next done'),
       're-attached to the newest earlier record (case 4c)',
     ),
     f(
       'a uuid reused by a later record',
       linearBase().text('A3', 'R2', 'A3-DUP: the later copy'),
-      'the later record takes the earlier one\'s place (case 4e)',
+      "the later record takes the earlier one's place (case 4e)",
     ),
     f(
       'tool call without a result, then a prompt',

@@ -28,7 +28,11 @@ function summaryText(bytes: Buffer): string {
     if (r.isCompactSummary !== true) continue
     const c = r.message?.content
     if (typeof c === 'string') return c
-    if (Array.isArray(c)) return c.filter((b: any) => b?.type === 'text').map((b: any) => b.text).join('')
+    if (Array.isArray(c))
+      return c
+        .filter((b: any) => b?.type === 'text')
+        .map((b: any) => b.text)
+        .join('')
   }
   throw new Error('assertResumesLike: the compressed transcript has no isCompactSummary record')
 }
@@ -37,20 +41,26 @@ function summaryText(bytes: Buffer): string {
 function finalTail(r: ResumeResult): unknown[] {
   const c = r.finalMessage?.content
   const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : []
-  return blocks.filter((b: any) => !(b?.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>')))
+  return blocks.filter(
+    (b: any) => !(b?.type === 'text' && typeof b.text === 'string' && b.text.startsWith('<system-reminder>')),
+  )
 }
 
 /** The compressed history without its summary: the summary is its first user message, or that
  * message's first text block when the client merged it with the next user record. */
 function afterSummary(history: ApiMessage[], summary: string): ApiMessage[] {
   const first = history[0]
-  if (first?.role !== 'user') throw new Error(`assertResumesLike: the compressed history starts with ${first?.role ?? 'nothing'}, not the summary`)
+  if (first?.role !== 'user')
+    throw new Error(
+      `assertResumesLike: the compressed history starts with ${first?.role ?? 'nothing'}, not the summary`,
+    )
   if (typeof first.content === 'string') {
     if (first.content !== summary) throw new Error('assertResumesLike: the first message is not the summary')
     return history.slice(1)
   }
   const [head, ...rest] = first.content as any[]
-  if (head?.type !== 'text' || (head.text !== summary && head.text !== `${summary}\n`)) throw new Error('assertResumesLike: the first block sent is not the summary')
+  if (head?.type !== 'text' || (head.text !== summary && head.text !== `${summary}\n`))
+    throw new Error('assertResumesLike: the first block sent is not the summary')
   return rest.length > 0 ? [{ role: 'user', content: rest }, ...history.slice(1)] : history.slice(1)
 }
 
@@ -67,7 +77,14 @@ function priorSummaries(bytes: Buffer): Set<string> {
       const r = JSON.parse(line)
       const c = r.isCompactSummary === true ? r.message?.content : undefined
       if (typeof c === 'string') out.add(c.trim())
-      else if (Array.isArray(c)) out.add(c.filter((b: any) => b?.type === 'text').map((b: any) => b.text).join('').trim())
+      else if (Array.isArray(c))
+        out.add(
+          c
+            .filter((b: any) => b?.type === 'text')
+            .map((b: any) => b.text)
+            .join('')
+            .trim(),
+        )
     } catch {
       // not a record
     }
@@ -81,25 +98,49 @@ function priorSummaries(bytes: Buffer): Set<string> {
 function withoutPriorSummary(m: ApiMessage, priors: Set<string>): ApiMessage {
   if (!Array.isArray(m.content)) return m
   let k = 0
-  while (k < m.content.length - 1 && (m.content[k] as any)?.type === 'text' && priors.has(String((m.content[k] as any).text).trim())) k++
+  while (
+    k < m.content.length - 1 &&
+    (m.content[k] as any)?.type === 'text' &&
+    priors.has(String((m.content[k] as any).text).trim())
+  )
+    k++
   return k === 0 ? m : { ...m, content: m.content.slice(k) }
 }
 
 /** Resumes both files with the real client and throws (with the first difference) unless the
  * compressed one is sent as [summary] + the original's recent suffix, exactly. */
-export async function assertResumesLike(originalBytes: Buffer, compressedBytes: Buffer, opts: ResumesLikeOptions = {}): Promise<ResumesLike> {
+export async function assertResumesLike(
+  originalBytes: Buffer,
+  compressedBytes: Buffer,
+  opts: ResumesLikeOptions = {},
+): Promise<ResumesLike> {
   const sessionId = opts.sessionId ?? SESSION
-  const [original, compressed] = [await resumeWithRealClient(originalBytes, { sessionId }), await resumeWithRealClient(compressedBytes, { sessionId })]
-  for (const [name, r] of [['original', original], ['compressed', compressed]] as const) {
-    if (r.exitCode !== 0 || !r.history) throw new Error(`assertResumesLike: the client failed on the ${name} (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`)
+  const [original, compressed] = [
+    await resumeWithRealClient(originalBytes, { sessionId }),
+    await resumeWithRealClient(compressedBytes, { sessionId }),
+  ]
+  for (const [name, r] of [
+    ['original', original],
+    ['compressed', compressed],
+  ] as const) {
+    if (r.exitCode !== 0 || !r.history)
+      throw new Error(
+        `assertResumesLike: the client failed on the ${name} (exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`,
+      )
   }
   const kept = afterSummary(compressed.history!, summaryText(compressedBytes))
   const from = original.history!.length - kept.length
-  if (kept.length === 0 || from < 0) throw new Error(`assertResumesLike: ${kept.length} messages after the summary, the original has ${original.history!.length}`)
+  if (kept.length === 0 || from < 0)
+    throw new Error(
+      `assertResumesLike: ${kept.length} messages after the summary, the original has ${original.history!.length}`,
+    )
   for (let k = 0; k < kept.length; k++) {
     // The client merges the summary with a following user message; string content then travels
     // as text blocks, which is the same message.
-    const want = k === 0 ? withoutPriorSummary(asBlocks(original.history![from]), priorSummaries(originalBytes)) : original.history![from + k]
+    const want =
+      k === 0
+        ? withoutPriorSummary(asBlocks(original.history![from]), priorSummaries(originalBytes))
+        : original.history![from + k]
     const got = k === 0 ? asBlocks(kept[0]) : kept[k]
     if (!isDeepStrictEqual(got, want)) {
       throw new Error(
@@ -109,11 +150,14 @@ export async function assertResumesLike(originalBytes: Buffer, compressedBytes: 
     }
   }
   if (!isDeepStrictEqual(finalTail(compressed), finalTail(original))) {
-    throw new Error(`assertResumesLike: the client's final message differs: ${JSON.stringify(finalTail(compressed)).slice(0, 300)} vs ${JSON.stringify(finalTail(original)).slice(0, 300)}`)
+    throw new Error(
+      `assertResumesLike: the client's final message differs: ${JSON.stringify(finalTail(compressed)).slice(0, 300)} vs ${JSON.stringify(finalTail(original)).slice(0, 300)}`,
+    )
   }
   const sent = JSON.stringify(compressed.history)
   for (const text of opts.excludedTexts ?? []) {
-    if (sent.includes(JSON.stringify(text).slice(1, -1))) throw new Error(`assertResumesLike: excluded text reached the model: ${text.slice(0, 100)}`)
+    if (sent.includes(JSON.stringify(text).slice(1, -1)))
+      throw new Error(`assertResumesLike: excluded text reached the model: ${text.slice(0, 100)}`)
   }
   return { original, compressed, suffixMessages: kept.length }
 }

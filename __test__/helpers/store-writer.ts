@@ -23,8 +23,15 @@ export function expectedEvent(seed: number, seq: number): StoredEvent {
   const r = rng(seed * 1_000_003 + seq)
   // every third run has some large events (hundreds of KB), so a kill can land inside a write
   const big = seed % 3 === 0 && r() < 0.05
-  const words = Array.from({ length: 1 + Math.floor(r() * (big ? 80_000 : 400)) }, () => Math.floor(r() * 1e6).toString(36))
-  return { seq, type: r() < 0.5 ? 'assistant/chunk' : 'user/text', time: 1_700_000_000_000 + seq, data: { text: words.join(' ') } }
+  const words = Array.from({ length: 1 + Math.floor(r() * (big ? 80_000 : 400)) }, () =>
+    Math.floor(r() * 1e6).toString(36),
+  )
+  return {
+    seq,
+    type: r() < 0.5 ? 'assistant/chunk' : 'user/text',
+    time: 1_700_000_000_000 + seq,
+    data: { text: words.join(' ') },
+  }
 }
 
 export const SESSION = { id: 'crash-Session.1', cwd: '/home/u/repo' }
@@ -32,7 +39,11 @@ export const SESSION = { id: 'crash-Session.1', cwd: '/home/u/repo' }
 async function main(): Promise<void> {
   const [root, compression, seedArg, windowArg] = process.argv.slice(2)
   const seed = Number(seedArg)
-  const store = new Store({ root, compression: compression as 'zstd' | 'none', writeBatchMaxDelayMs: Number(windowArg) })
+  const store = new Store({
+    root,
+    compression: compression as 'zstd' | 'none',
+    writeBatchMaxDelayMs: Number(windowArg),
+  })
   let next = 0
   try {
     next = (await store.load(SESSION.id)).events.length

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url'
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 export const CLI = join(REPO, 'dist', 'src-ts', 'cli', 'main.js')
 /** The shared real transcripts: beside the checkout, else at the workplace's fixed place. */
-export const REAL = [join(REPO, '..', 'shared', 'real-transcripts'), '/work/shared/real-transcripts'].find((p) => existsSync(p)) ?? join(REPO, '..', 'shared', 'real-transcripts')
+export const REAL =
+  [join(REPO, '..', 'shared', 'real-transcripts'), '/work/shared/real-transcripts'].find((p) => existsSync(p)) ??
+  join(REPO, '..', 'shared', 'real-transcripts')
 
 export interface AssistantOpts {
   requestId?: string | null
@@ -36,7 +38,9 @@ export function assistant(o: AssistantOpts): string {
   }
   if (o.split) usage.cache_creation = { ephemeral_5m_input_tokens: o.split[0], ephemeral_1h_input_tokens: o.split[1] }
   usage.output_tokens = o.output
-  const content = o.tool ? [{ type: 'tool_use', id: o.tool[0], name: o.tool[1], input: {} }] : [{ type: 'text', text: 'ok' }]
+  const content = o.tool
+    ? [{ type: 'tool_use', id: o.tool[0], name: o.tool[1], input: {} }]
+    : [{ type: 'text', text: 'ok' }]
   const rec: Record<string, unknown> = {
     parentUuid: o.parent ?? null,
     isSidechain: o.sidechain ?? false,
@@ -44,14 +48,30 @@ export function assistant(o: AssistantOpts): string {
     uuid: `u-${o.messageId}-${o.output}-${Math.random().toString(36).slice(2)}`,
     timestamp: o.timestamp ?? '2026-03-01T10:00:00.000Z',
     sessionId: o.sessionId ?? 'sess',
-    message: { id: o.messageId, type: 'message', role: 'assistant', model: o.model ?? 'claude-sonnet-4-5-20250929', content, stop_reason: o.stop ?? null, usage },
+    message: {
+      id: o.messageId,
+      type: 'message',
+      role: 'assistant',
+      model: o.model ?? 'claude-sonnet-4-5-20250929',
+      content,
+      stop_reason: o.stop ?? null,
+      usage,
+    },
   }
   if (o.requestId !== null) rec.requestId = o.requestId ?? `req_${o.messageId}`
   return JSON.stringify(rec)
 }
 
 export function userText(text: string, uuid = 'h1'): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: text }, uuid, timestamp: '2026-03-01T09:59:00.000Z', sessionId: 'sess' })
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    type: 'user',
+    message: { role: 'user', content: text },
+    uuid,
+    timestamp: '2026-03-01T09:59:00.000Z',
+    sessionId: 'sess',
+  })
 }
 
 export function tempDir(prefix = 'cj-test-'): string {

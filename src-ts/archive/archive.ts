@@ -30,7 +30,10 @@ export interface ArchiveReport extends Omit<ArchiveSummary, 'archivedFiles' | 'a
   elapsedMs: number
 }
 
-function withProgress<T>(onProgress: ((p: ProgressSnapshot) => void) | undefined, run: (p: InstanceType<typeof native.ScanProgress>) => Promise<T>): Promise<T> {
+function withProgress<T>(
+  onProgress: ((p: ProgressSnapshot) => void) | undefined,
+  run: (p: InstanceType<typeof native.ScanProgress>) => Promise<T>,
+): Promise<T> {
   const progress = new native.ScanProgress()
   const timer = onProgress ? setInterval(() => onProgress(progress.snapshot()), 100) : undefined
   return run(progress).finally(() => {
@@ -102,13 +105,24 @@ export interface RestoreReport {
  * exit 3 when nothing matches). */
 export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedFile[] {
   const out = new Set<ArchivedFile>()
-  const sessions = [...new Set(files.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`).map((f) => `${f.project}/${f.sessionId}`))]
+  const sessions = [
+    ...new Set(
+      files.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`).map((f) => `${f.project}/${f.sessionId}`),
+    ),
+  ]
   for (const ref of refs) {
     const want = ref.toLowerCase()
     const exact = sessions.filter((s) => s.split('/')[1].toLowerCase() === want)
     const matches = exact.length > 0 ? exact : sessions.filter((s) => s.split('/')[1].toLowerCase().startsWith(want))
-    if (matches.length === 0) throw new ClaudeJsonlError(`no archived session matches '${ref}' (${sessions.length} sessions in the archive)`, EXIT.input)
-    if (matches.length > 1) throw usageError(`'${ref}' matches ${matches.length} archived sessions: ${matches.slice(0, 10).join(', ')}${matches.length > 10 ? ', …' : ''}`)
+    if (matches.length === 0)
+      throw new ClaudeJsonlError(
+        `no archived session matches '${ref}' (${sessions.length} sessions in the archive)`,
+        EXIT.input,
+      )
+    if (matches.length > 1)
+      throw usageError(
+        `'${ref}' matches ${matches.length} archived sessions: ${matches.slice(0, 10).join(', ')}${matches.length > 10 ? ', …' : ''}`,
+      )
     const [project, sid] = matches[0].split('/')
     for (const f of files) if (f.project === project && f.sessionId === sid) out.add(f)
   }
@@ -119,7 +133,11 @@ export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedF
  * of their projects whose records name one of them (the first `sessionId`, as the estate
  * reader groups them). An agent file whose owner cannot be read is reported as failed: it may
  * belong to a chosen session. */
-async function withOldLayoutAgents(to: string, files: ArchivedFile[], chosen: ArchivedFile[]): Promise<{ files: ArchivedFile[]; unknown: RestoreReport['files'] }> {
+async function withOldLayoutAgents(
+  to: string,
+  files: ArchivedFile[],
+  chosen: ArchivedFile[],
+): Promise<{ files: ArchivedFile[]; unknown: RestoreReport['files'] }> {
   const sessions = new Set(chosen.filter((f) => f.sessionId).map((f) => `${f.project}/${f.sessionId}`))
   const projects = new Set(chosen.map((f) => f.project))
   const agents = files.filter((f) => f.sessionId == null && projects.has(f.project) && !f.path.includes('/'))
@@ -135,7 +153,14 @@ async function withOldLayoutAgents(to: string, files: ArchivedFile[], chosen: Ar
   const unknown: RestoreReport['files'] = []
   for (const f of agents) {
     const o = byKey.get(f.key)
-    if (o?.error) unknown.push({ key: f.key, target: resolve(to, f.key), status: 'failed', bytes: 0, error: `${o.error} (cannot tell which session it belongs to)` })
+    if (o?.error)
+      unknown.push({
+        key: f.key,
+        target: resolve(to, f.key),
+        status: 'failed',
+        bytes: 0,
+        error: `${o.error} (cannot tell which session it belongs to)`,
+      })
     else if (o?.sessionId && sessions.has(`${f.project}/${o.sessionId}`)) keep.add(f)
   }
   return { files: files.filter((f) => keep.has(f)), unknown }
@@ -146,22 +171,31 @@ async function withOldLayoutAgents(to: string, files: ArchivedFile[], chosen: Ar
 export async function restore(root: string, opts: RestoreOptions): Promise<RestoreReport> {
   const started = performance.now()
   const env = opts.env ?? process.env
-  if (!opts.all && !(opts.sessions && opts.sessions.length > 0)) throw usageError('restore: name the sessions to restore, or --all')
-  if (opts.all && opts.sessions && opts.sessions.length > 0) throw usageError('restore: give sessions or --all, not both')
+  if (!opts.all && !(opts.sessions && opts.sessions.length > 0))
+    throw usageError('restore: name the sessions to restore, or --all')
+  if (opts.all && opts.sessions && opts.sessions.length > 0)
+    throw usageError('restore: give sessions or --all, not both')
   const to = resolve(opts.to)
   if (!opts.intoClaudeDir && insideClaudeTree(to, env)) {
-    throw usageError(`restore: ${to} is inside a .claude folder, which Claude Code owns; pass --into-claude-dir to restore there`)
+    throw usageError(
+      `restore: ${to} is inside a .claude folder, which Claude Code owns; pass --into-claude-dir to restore there`,
+    )
   }
   const archiveRoot = resolve(root)
-  if (to === archiveRoot || to.startsWith(archiveRoot + sep)) throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
+  if (to === archiveRoot || to.startsWith(archiveRoot + sep))
+    throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
   const files = listArchive(root)
-  const chosen = opts.all ? { files, unknown: [] } : await withOldLayoutAgents(to, files, selectSessions(files, opts.sessions!))
+  const chosen = opts.all
+    ? { files, unknown: [] }
+    : await withOldLayoutAgents(to, files, selectSessions(files, opts.sessions!))
   const which = chosen.files
   let results
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
     // delete the files again at its next start: they get the current time there
-    results = await withProgress(opts.onProgress, (p) => native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p))
+    results = await withProgress(opts.onProgress, (p) =>
+      native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p),
+    )
   } catch (e) {
     throw nativeError(e)
   }

@@ -94,13 +94,15 @@ function storeError(path: string, problem: string): ClaudeJsonlError {
 /** Session id as one safe path component: [a-z0-9_-] kept, every other UTF-8 byte as %XX
  * (uppercase hex). Injective, never '.'/'..', and injective on case-insensitive file systems too. */
 export function escapeSessionId(id: string): string {
-  if (typeof id !== 'string' || id.length === 0) throw new ClaudeJsonlError('session id must be a non-empty string', EXIT.usage)
+  if (typeof id !== 'string' || id.length === 0)
+    throw new ClaudeJsonlError('session id must be a non-empty string', EXIT.usage)
   let out = ''
   for (const b of Buffer.from(id, 'utf8')) {
     const c = String.fromCharCode(b)
     out += /[a-z0-9_-]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`
   }
-  if (Buffer.byteLength(out) > 255) throw new ClaudeJsonlError(`session id too long for a folder name: ${id.slice(0, 40)}…`, EXIT.usage)
+  if (Buffer.byteLength(out) > 255)
+    throw new ClaudeJsonlError(`session id too long for a folder name: ${id.slice(0, 40)}…`, EXIT.usage)
   return out
 }
 
@@ -139,7 +141,8 @@ function deepFreeze<T>(v: T): T {
 
 /** An aborted listing rejects with an Error named AbortError (the signal's reason as cause). */
 function checkAbort(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw Object.assign(new Error('store: listing aborted', { cause: signal.reason }), { name: 'AbortError' })
+  if (signal?.aborted)
+    throw Object.assign(new Error('store: listing aborted', { cause: signal.reason }), { name: 'AbortError' })
 }
 
 async function fsyncDir(dir: string): Promise<void> {
@@ -214,9 +217,11 @@ export class Store {
       throw new ClaudeJsonlError('store: root is required', EXIT.usage)
     }
     const compression = options.compression ?? 'zstd'
-    if (compression !== 'zstd' && compression !== 'none') throw new ClaudeJsonlError(`store: unknown compression '${compression}'`, EXIT.usage)
+    if (compression !== 'zstd' && compression !== 'none')
+      throw new ClaudeJsonlError(`store: unknown compression '${compression}'`, EXIT.usage)
     const ms = options.writeBatchMaxDelayMs ?? 200
-    if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647) throw new ClaudeJsonlError('store: writeBatchMaxDelayMs must be a positive integer', EXIT.usage)
+    if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647)
+      throw new ClaudeJsonlError('store: writeBatchMaxDelayMs must be a positive integer', EXIT.usage)
     this.root = options.root
     this.compression = compression
     this.windowMs = ms
@@ -225,7 +230,10 @@ export class Store {
 
   /** Where a session's transcript lives (no I/O: the file may not exist yet). */
   locate(meta: Pick<SessionMeta, 'id' | 'cwd'>): { kind: 'jsonl'; path: string } {
-    return { kind: 'jsonl', path: join(this.root, projectFolder(meta.cwd), escapeSessionId(meta.id), SUFFIX[this.compression]) }
+    return {
+      kind: 'jsonl',
+      path: join(this.root, projectFolder(meta.cwd), escapeSessionId(meta.id), SUFFIX[this.compression]),
+    }
   }
 
   private live(): void {
@@ -258,7 +266,18 @@ export class Store {
   }
 
   private fresh(header: SessionHeader, path: string, materialized: boolean, size: number, seq: number): Active {
-    return { header, path, materialized, size, nextSeq: seq, storedSeq: seq, pending: [], pendingCount: 0, firstPendingAt: 0, waiters: [] }
+    return {
+      header,
+      path,
+      materialized,
+      size,
+      nextSeq: seq,
+      storedSeq: seq,
+      pending: [],
+      pendingCount: 0,
+      firstPendingAt: 0,
+      waiters: [],
+    }
   }
 
   /** Queues events; resolves once the batch holding them is durable (fsynced). The first
@@ -266,21 +285,32 @@ export class Store {
   append(id: string, events: readonly StoredEvent[]): Promise<void> {
     if (this.disposed) return Promise.reject(new ClaudeJsonlError('store: disposed', EXIT.usage))
     const s = this.active.get(id)
-    if (!s) return Promise.reject(new ClaudeJsonlError(`store: session ${id} is not open (create or load it first)`, EXIT.usage))
+    if (!s)
+      return Promise.reject(
+        new ClaudeJsonlError(`store: session ${id} is not open (create or load it first)`, EXIT.usage),
+      )
     if (s.broken) return Promise.reject(s.broken)
-    if (!Array.isArray(events) || events.length === 0) return Promise.reject(storeError(s.path, 'append needs at least one event'))
+    if (!Array.isArray(events) || events.length === 0)
+      return Promise.reject(storeError(s.path, 'append needs at least one event'))
     const lines: string[] = []
     for (let i = 0; i < events.length; i++) {
       const e = events[i]
       if (!e || typeof e.type !== 'string') return Promise.reject(storeError(s.path, `event ${i} has no type`))
       if (e.seq !== s.nextSeq + i) {
-        return Promise.reject(storeError(s.path, `event ${e.type} has seq ${e.seq}, expected ${s.nextSeq + i} (seq must continue the stored log)`))
+        return Promise.reject(
+          storeError(
+            s.path,
+            `event ${e.type} has seq ${e.seq}, expected ${s.nextSeq + i} (seq must continue the stored log)`,
+          ),
+        )
       }
       let line: string
       try {
         line = JSON.stringify(e)
       } catch (err) {
-        return Promise.reject(storeError(s.path, `event ${e.type}: data is not JSON-serialisable (${(err as Error).message})`))
+        return Promise.reject(
+          storeError(s.path, `event ${e.type}: data is not JSON-serialisable (${(err as Error).message})`),
+        )
       }
       if (e.data !== undefined && JSON.stringify(e.data) === undefined) {
         return Promise.reject(storeError(s.path, `event ${e.type}: data is not JSON-serialisable`))
@@ -360,7 +390,10 @@ export class Store {
         await fh.truncate(prev)
         await fh.sync()
       } catch (err2) {
-        s.broken = storeError(s.path, `write failed (${(err as Error).message}) and rollback failed (${(err2 as Error).message}); load the session again before appending`)
+        s.broken = storeError(
+          s.path,
+          `write failed (${(err as Error).message}) and rollback failed (${(err2 as Error).message}); load the session again before appending`,
+        )
         throw s.broken
       }
       throw storeError(s.path, `write failed, rolled back to ${prev} bytes (${(err as Error).message})`)
@@ -374,7 +407,10 @@ export class Store {
     const dir = join(s.path, '..')
     await this.makeDirs(dir)
     await sweepDeadTemps(dir)
-    const header = await native.storeEncodeBatchAsync(Buffer.from(JSON.stringify(s.header) + '\n', 'utf8'), this.compression)
+    const header = await native.storeEncodeBatchAsync(
+      Buffer.from(JSON.stringify(s.header) + '\n', 'utf8'),
+      this.compression,
+    )
     const bytes = Buffer.concat([header, batch])
     const tmp = join(dir, `.${TRANSCRIPT_NAME}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
     const fh = await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_RDWR, 0o644)
@@ -387,7 +423,8 @@ export class Store {
       try {
         await fs.link(tmp, s.path)
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw storeError(s.path, 'session already exists (not overwritten)')
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+          throw storeError(s.path, 'session already exists (not overwritten)')
         throw storeError(s.path, `cannot publish: ${(err as Error).message}`)
       }
     } catch (err) {
@@ -461,7 +498,8 @@ export class Store {
       if (t) found.push(t)
     }
     if (found.length === 0 && optional) return undefined
-    if (found.length === 0) throw new ClaudeJsonlError(`${join(this.root, '*', name)}: no such stored session`, EXIT.input, this.root)
+    if (found.length === 0)
+      throw new ClaudeJsonlError(`${join(this.root, '*', name)}: no such stored session`, EXIT.input, this.root)
     if (found.length > 1) throw storeError(found[1], `session ${id} is stored twice (also ${found[0]})`)
     return found[0]
   }
@@ -479,7 +517,11 @@ export class Store {
     for (const e of entries) {
       // an archive root's index (claude-jsonl archive) and its temp files
       if (e.name.startsWith(ARCHIVE_INDEX)) continue
-      if (!e.isDirectory()) throw storeError(join(this.root, e.name), 'not a project folder: flat files in a store root are not loaded (use a separate root)')
+      if (!e.isDirectory())
+        throw storeError(
+          join(this.root, e.name),
+          'not a project folder: flat files in a store root are not loaded (use a separate root)',
+        )
       out.push(e.name)
     }
     return out.sort()
@@ -490,7 +532,10 @@ export class Store {
     const other: Compression = this.compression === 'zstd' ? 'none' : 'zstd'
     const wrong = join(dir, SUFFIX[other])
     if (await exists(wrong)) {
-      throw storeError(wrong, `stored with compression '${other}' but this store uses '${this.compression}': choose the matching mode or a separate root`)
+      throw storeError(
+        wrong,
+        `stored with compression '${other}' but this store uses '${this.compression}': choose the matching mode or a separate root`,
+      )
     }
     const p = join(dir, SUFFIX[this.compression])
     if (await exists(p)) return p
@@ -506,7 +551,8 @@ export class Store {
       const pdir = join(this.root, project)
       for (const e of await fs.readdir(pdir, { withFileTypes: true })) {
         const p = join(pdir, e.name)
-        if (!e.isDirectory()) throw storeError(p, 'not a session folder: flat files in a store root are not loaded (use a separate root)')
+        if (!e.isDirectory())
+          throw storeError(p, 'not a session folder: flat files in a store root are not loaded (use a separate root)')
         const id = unescapeSessionId(e.name)
         if (id === undefined) throw storeError(p, 'not a session folder name this store writes')
         const t = await this.transcriptIn(p, false)
@@ -518,15 +564,23 @@ export class Store {
 
   private checkHeader(path: string, header: unknown, id?: string): SessionHeader {
     const h = header as SessionHeader
-    if (!h || typeof h !== 'object' || h.type !== 'session') throw storeError(path, 'corrupt store: the first line is not a session header')
+    if (!h || typeof h !== 'object' || h.type !== 'session')
+      throw storeError(path, 'corrupt store: the first line is not a session header')
     if (h.version !== SESSION_FORMAT_VERSION) throw storeError(path, `unsupported session format version ${h.version}`)
-    if (typeof h.id !== 'string' || (id !== undefined && h.id !== id)) throw storeError(path, `header id ${JSON.stringify(h.id)} is not the requested session ${id}`)
-    if (!Number.isInteger(h.delegationDepth) || h.delegationDepth < 0) throw storeError(path, 'header delegationDepth is missing or invalid')
-    if (this.locate(h).path !== path) throw storeError(path, `header id/cwd place this session at ${this.locate(h).path}`)
+    if (typeof h.id !== 'string' || (id !== undefined && h.id !== id))
+      throw storeError(path, `header id ${JSON.stringify(h.id)} is not the requested session ${id}`)
+    if (!Number.isInteger(h.delegationDepth) || h.delegationDepth < 0)
+      throw storeError(path, 'header delegationDepth is missing or invalid')
+    if (this.locate(h).path !== path)
+      throw storeError(path, `header id/cwd place this session at ${this.locate(h).path}`)
     return h
   }
 
-  private parse(path: string, loaded: import('#native').StoreLoaded, id: string): { header: SessionHeader; events: StoredEvent[] } {
+  private parse(
+    path: string,
+    loaded: import('#native').StoreLoaded,
+    id: string,
+  ): { header: SessionHeader; events: StoredEvent[] } {
     let header: unknown
     try {
       header = JSON.parse(loaded.header.toString('utf8'))
@@ -540,7 +594,8 @@ export class Store {
     while (at < text.length) {
       const nl = text.indexOf('\n', at)
       const e = JSON.parse(text.slice(at, nl)) as StoredEvent
-      if (e.seq !== events.length) throw storeError(path, `corrupt store: record ${events.length + 1} has seq ${e.seq}, expected ${events.length}`)
+      if (e.seq !== events.length)
+        throw storeError(path, `corrupt store: record ${events.length + 1} has seq ${e.seq}, expected ${events.length}`)
       events.push(e)
       at = nl + 1
     }

@@ -22,7 +22,8 @@ export function isArchiveRoot(dir: string): boolean {
 
 /** The read view's folder: $XDG_CACHE_HOME/claude-jsonl/archive-view/<hash of the root>. */
 export function archiveViewDir(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache')
+  const base =
+    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache')
   const id = createHash('sha256').update(realpathSync(root)).digest('hex').slice(0, 16)
   return join(base, 'claude-jsonl', 'archive-view', id)
 }

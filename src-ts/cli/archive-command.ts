@@ -38,17 +38,27 @@ export function renderArchive(r: ArchiveReport): string {
 }
 
 export async function runArchive(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('archive', args, { to: { type: 'string' }, projects: { type: 'string' }, json: { type: 'boolean' } })
-  if (values.help) return print(HELP), EXIT.ok
+  const { values, positionals } = parseCommand('archive', args, {
+    to: { type: 'string' },
+    projects: { type: 'string' },
+    json: { type: 'boolean' },
+  })
+  if (values.help) return (print(HELP), EXIT.ok)
   if (!values.to) throw usageError('archive: --to DIR is required (see claude-jsonl archive --help)')
   const bar = createProgress(process.stderr)
   let report: ArchiveReport
   try {
-    report = await archive({ paths: positionals, projects: values.projects, to: values.to, onProgress: (p) => bar.update(p) })
+    report = await archive({
+      paths: positionals,
+      projects: values.projects,
+      to: values.to,
+      onProgress: (p) => bar.update(p),
+    })
   } finally {
     bar.done()
   }
-  for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
+  for (const f of report.failures)
+    process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
   print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
   return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
 }

@@ -12,7 +12,12 @@ export interface Parsed<O extends Options> {
 
 export function parseCommand<const O extends Options>(command: string, args: string[], options: O): Parsed<O> {
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean'; short: 'h' } }, allowPositionals: true, strict: true }) as Parsed<O>
+    return parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean'; short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    }) as Parsed<O>
   } catch (e) {
     throw usageError(`${command}: ${(e as Error).message.split('\n')[0]} (see claude-jsonl ${command} --help)`)
   }

@@ -37,8 +37,9 @@ export async function runCompress(args: string[]): Promise<number> {
     'model-pack-estimated-token-budget': { type: 'string' },
     'preserve-prior-summaries-verbatim': { type: 'boolean' },
   })
-  if (values.help) return print(COMPRESS_USAGE), EXIT.ok
-  if (positionals.length !== 1) throw usageError(`compress takes one SESSION, got ${positionals.length} (see claude-jsonl compress --help)`)
+  if (values.help) return (print(COMPRESS_USAGE), EXIT.ok)
+  if (positionals.length !== 1)
+    throw usageError(`compress takes one SESSION, got ${positionals.length} (see claude-jsonl compress --help)`)
   if (!values.out) throw usageError('compress needs --out FILE (see claude-jsonl compress --help)')
   const session = resolveSession(positionals[0], { projects: values.projects })
   const options: CompressOptions = {
@@ -51,7 +52,11 @@ export async function runCompress(args: string[]): Promise<number> {
     model: values.model,
     handoff: values.handoff,
     modelPackCharBudget: wholeNumber('compress', '--model-pack-char-budget', values['model-pack-char-budget']),
-    modelPackEstimatedTokenBudget: wholeNumber('compress', '--model-pack-estimated-token-budget', values['model-pack-estimated-token-budget']),
+    modelPackEstimatedTokenBudget: wholeNumber(
+      'compress',
+      '--model-pack-estimated-token-budget',
+      values['model-pack-estimated-token-budget'],
+    ),
     preservePriorSummariesVerbatim: values['preserve-prior-summaries-verbatim'],
   }
   const r = await compress(session.path, values.out, options)

@@ -6,14 +6,23 @@ export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}):
   const out: string[] = []
   const t = r.totals
   out.push(`${formatInt(t.files)} files, ${formatInt(t.lines)} lines, ${formatInt(t.records)} records`)
-  out.push(`bad JSON lines: ${formatInt(t.badJsonLines)}, non-object lines: ${formatInt(t.nonObjectLines)}, lone-surrogate lines: ${formatInt(t.loneSurrogateLines)}`)
+  out.push(
+    `bad JSON lines: ${formatInt(t.badJsonLines)}, non-object lines: ${formatInt(t.nonObjectLines)}, lone-surrogate lines: ${formatInt(t.loneSurrogateLines)}`,
+  )
   out.push(
     `assistant entries: ${formatInt(t.assistantEntries)} → ${formatInt(t.distinctRequests)} requests (${formatInt(t.duplicatesCollapsed)} duplicates collapsed); requests with stop_reason null throughout: ${formatInt(t.nullStopGroups)}`,
   )
   out.push('')
-  out.push(renderTable([{ header: 'Record type' }, { header: 'Count', align: 'right' }, { header: 'Note' }], r.types.map((x) => [x.name || '(no type)', formatInt(x.count), x.known ? '' : 'unknown'])))
+  out.push(
+    renderTable(
+      [{ header: 'Record type' }, { header: 'Count', align: 'right' }, { header: 'Note' }],
+      r.types.map((x) => [x.name || '(no type)', formatInt(x.count), x.known ? '' : 'unknown']),
+    ),
+  )
   // Flagged files in full; informational findings summarised per kind unless --verbose.
-  const shown = r.files.filter((f) => (opts.verbose ? f.findings.length > 0 : f.findings.some((x) => x.severity === 'flag')))
+  const shown = r.files.filter((f) =>
+    opts.verbose ? f.findings.length > 0 : f.findings.some((x) => x.severity === 'flag'),
+  )
   if (shown.length > 0) out.push('')
   for (const f of shown) {
     out.push(f.path)
@@ -30,7 +39,8 @@ export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}):
       }
     }
     if (info.size > 0) out.push('')
-    for (const [code, k] of info) out.push(`info ${code} in ${formatInt(k.files)} file${k.files === 1 ? '' : 's'}, e.g. ${k.example}`)
+    for (const [code, k] of info)
+      out.push(`info ${code} in ${formatInt(k.files)} file${k.files === 1 ? '' : 's'}, e.g. ${k.example}`)
     if (info.size > 0) out.push('(--verbose lists every file)')
   }
   out.push('')

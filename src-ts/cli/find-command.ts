@@ -40,8 +40,12 @@ function age(ms: number): string {
 export function renderFind(r: FindReport): string {
   const s = r.scope
   const out: string[] = []
-  const filters = [s.since ? `since ${s.since}` : '', s.project ? `project ~ '${s.project}'` : ''].filter(Boolean).join(', ')
-  const parts = ['human and assistant text', s.searched.tools ? 'tools' : '', s.searched.thinking ? 'thinking' : ''].filter(Boolean).join(', ')
+  const filters = [s.since ? `since ${s.since}` : '', s.project ? `project ~ '${s.project}'` : '']
+    .filter(Boolean)
+    .join(', ')
+  const parts = ['human and assistant text', s.searched.tools ? 'tools' : '', s.searched.thinking ? 'thinking' : '']
+    .filter(Boolean)
+    .join(', ')
   out.push(
     `Searched ${formatInt(s.sessions)} sessions (${formatInt(s.files)} files, ${formatBytes(s.bytes)}${filters ? `; ${filters}` : ''}) for ${parts}` +
       (s.sessions !== s.sessionsTotal ? ` of ${formatInt(s.sessionsTotal)} sessions` : ''),
@@ -68,9 +72,12 @@ export function renderFind(r: FindReport): string {
   }
   for (const h of r.hits) {
     const date = (h.timestamp ?? h.lastActivity ?? '').slice(0, 10) || 'no date'
-    const partial = h.matched.length < r.query.terms.length ? `  [${h.matched.length}/${r.query.terms.length} terms]` : ''
+    const partial =
+      h.matched.length < r.query.terms.length ? `  [${h.matched.length}/${r.query.terms.length} terms]` : ''
     const phrase = h.phrasesFound > 0 ? '  [phrase]' : ''
-    out.push(`${h.rank}. ${h.score.toFixed(2)}  ${date}  ${h.sessionId}  ${h.project}${h.agentId ? `  (subagent ${h.agentId})` : ''}${partial}${phrase}`)
+    out.push(
+      `${h.rank}. ${h.score.toFixed(2)}  ${date}  ${h.sessionId}  ${h.project}${h.agentId ? `  (subagent ${h.agentId})` : ''}${partial}${phrase}`,
+    )
     out.push(`   line ${h.line}: ${h.snippet}`)
   }
   return out.join('\n')
@@ -85,7 +92,8 @@ export async function runFind(args: string[]): Promise<number> {
   if (values['no-index'] && values['index-dir']) throw usageError('--index-dir and --no-index exclude each other')
   let limit: number | undefined
   if (values.limit !== undefined) {
-    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1) throw usageError(`--limit expects a positive whole number, got '${values.limit}'`)
+    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1)
+      throw usageError(`--limit expects a positive whole number, got '${values.limit}'`)
     limit = Number(values.limit)
   }
   const bar = createProgress(process.stderr)

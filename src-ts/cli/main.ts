@@ -44,9 +44,11 @@ async function progressBar() {
   const { createProgress } = await import('./progress.js')
   // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
   const bar = createProgress(process.stderr)
-  return { onProgress: (p: { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }) => bar.update(p), done: () => bar.done() }
+  return {
+    onProgress: (p: { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }) => bar.update(p),
+    done: () => bar.done(),
+  }
 }
-
 
 async function runStats(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('stats', args, {
@@ -57,7 +59,7 @@ async function runStats(args: string[]): Promise<number> {
     until: { type: 'string' },
     timezone: { type: 'string' },
   })
-  if (values.help) return print(HELP), EXIT.ok
+  if (values.help) return (print(HELP), EXIT.ok)
   const [{ stats }, { renderStats }] = await Promise.all([import('../read/stats.js'), import('./stats-command.js')])
   const progress = await progressBar()
   try {
@@ -79,8 +81,12 @@ async function runStats(args: string[]): Promise<number> {
 }
 
 async function runDoctor(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('doctor', args, { projects: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } })
-  if (values.help) return print(HELP), EXIT.ok
+  const { values, positionals } = parseCommand('doctor', args, {
+    projects: { type: 'string' },
+    json: { type: 'boolean' },
+    verbose: { type: 'boolean' },
+  })
+  if (values.help) return (print(HELP), EXIT.ok)
   const [{ doctor }, { renderDoctor }] = await Promise.all([import('../read/doctor.js'), import('./doctor-command.js')])
   const progress = await progressBar()
   try {

@@ -31,8 +31,11 @@ export async function runPack(args: string[]): Promise<number> {
     projects: { type: 'string' },
     json: { type: 'boolean' },
   })
-  if (values.help) return print(PACK_USAGE), EXIT.ok
-  if (positionals.length !== 1) throw usageError(`pack takes one SESSION (a path, uuid or uuid prefix), got ${positionals.length} (see claude-jsonl pack --help)`)
+  if (values.help) return (print(PACK_USAGE), EXIT.ok)
+  if (positionals.length !== 1)
+    throw usageError(
+      `pack takes one SESSION (a path, uuid or uuid prefix), got ${positionals.length} (see claude-jsonl pack --help)`,
+    )
   if (!values.out) throw usageError('pack needs --out PACK.md (see claude-jsonl pack --help)')
   const session = resolveSession(positionals[0], { projects: values.projects })
   checkOutputPath(session.path, values.out)
@@ -41,7 +44,11 @@ export async function runPack(args: string[]): Promise<number> {
     ...budgetOptions('pack', values),
     handoff: values.handoff,
     modelPackCharBudget: wholeNumber('pack', '--model-pack-char-budget', values['model-pack-char-budget']),
-    modelPackEstimatedTokenBudget: wholeNumber('pack', '--model-pack-estimated-token-budget', values['model-pack-estimated-token-budget']),
+    modelPackEstimatedTokenBudget: wholeNumber(
+      'pack',
+      '--model-pack-estimated-token-budget',
+      values['model-pack-estimated-token-budget'],
+    ),
   }
   const { src, plan } = planSource(session.path, options)
   const inputs = readSummaryInputs(plan.buffer, plan.index, plan.topology.summaryIndexes)

@@ -12,8 +12,9 @@ Exit codes: 0 valid, 1 topology stop (status, offending lines and the recovery o
 
 export async function runPlan(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('plan', args, { ...TOPOLOGY_FLAGS, json: { type: 'boolean' } })
-  if (values.help) return print(PLAN_USAGE), EXIT.ok
-  if (positionals.length !== 1) throw usageError(`plan takes one FILE, got ${positionals.length} (see claude-jsonl plan --help)`)
+  if (values.help) return (print(PLAN_USAGE), EXIT.ok)
+  if (positionals.length !== 1)
+    throw usageError(`plan takes one FILE, got ${positionals.length} (see claude-jsonl plan --help)`)
   const { report } = await plan(positionals[0], topologyOptions('plan', values))
   if (values.json) print(JSON.stringify(report, null, 2))
   else if (report.valid) print(renderPlan(report, positionals[0]))

@@ -5,84 +5,84 @@
  * nothing is written (so piped/redirected output and CI logs stay clean).
  */
 
-import { formatBytes } from './table.js';
+import { formatBytes } from './table.js'
 
 export interface ProgressState {
-  bytesDone: number;
-  bytesTotal: number;
-  filesDone: number;
-  filesTotal: number;
+  bytesDone: number
+  bytesTotal: number
+  filesDone: number
+  filesTotal: number
 }
 
 export interface Progress {
-  update(p: ProgressState): void;
+  update(p: ProgressState): void
   /** Stop drawing and clear the bar's line. Further updates are ignored. */
-  done(): void;
+  done(): void
 }
 
 export interface ProgressOptions {
   /** Monotonic clock in milliseconds (for tests). Default: performance.now(). */
-  now?: () => number;
+  now?: () => number
   /** Minimum time between redraws in milliseconds. Default 80. */
-  intervalMs?: number;
+  intervalMs?: number
 }
 
 /** Erase the current line and return the cursor to column 0. */
-const CLEAR_LINE = '\r\u001b[2K';
+const CLEAR_LINE = '\r\u001b[2K'
 
 const NOOP: Progress = Object.freeze({
   update(): void {},
   done(): void {},
-});
+})
 
 export function createProgress(stream: NodeJS.WriteStream = process.stderr, opts: ProgressOptions = {}): Progress {
-  if (stream.isTTY !== true) return NOOP;
+  if (stream.isTTY !== true) return NOOP
 
-  const now = opts.now ?? (() => performance.now());
-  const interval = opts.intervalMs ?? 80;
-  const start = now();
-  let lastDraw = -Infinity;
-  let drawn = false;
-  let finished = false;
-  let pending: ProgressState | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  const now = opts.now ?? (() => performance.now())
+  const interval = opts.intervalMs ?? 80
+  const start = now()
+  let lastDraw = -Infinity
+  let drawn = false
+  let finished = false
+  let pending: ProgressState | undefined
+  let timer: NodeJS.Timeout | undefined
 
   const draw = (p: ProgressState): void => {
-    const t = now();
-    lastDraw = t;
-    pending = undefined;
-    stream.write(CLEAR_LINE + renderLine(p, (t - start) / 1000, stream.columns));
-    drawn = true;
-  };
+    const t = now()
+    lastDraw = t
+    pending = undefined
+    stream.write(CLEAR_LINE + renderLine(p, (t - start) / 1000, stream.columns))
+    drawn = true
+  }
 
   return {
     update(p: ProgressState): void {
-      if (finished) return;
-      const wait = lastDraw + interval - now();
+      if (finished) return
+      const wait = lastDraw + interval - now()
       if (wait <= 0) {
-        draw(p);
-        return;
+        draw(p)
+        return
       }
       // Throttled: remember the latest state and draw it once the interval
       // has passed, so the bar does not stall on the last value seen.
-      pending = { ...p };
+      pending = { ...p }
       if (timer === undefined) {
         timer = setTimeout(() => {
-          timer = undefined;
-          if (!finished && pending) draw(pending);
-        }, Math.ceil(wait));
-        timer.unref?.();
+          timer = undefined
+          if (!finished && pending) draw(pending)
+        }, Math.ceil(wait))
+        timer.unref?.()
       }
     },
     done(): void {
-      if (finished) return;
-      finished = true;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      pending = undefined;
-      if (drawn) stream.write(CLEAR_LINE);
+      if (finished) return
+      finished = true
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+      pending = undefined
+      if (drawn) stream.write(CLEAR_LINE)
     },
-  };
+  }
 }
 
 /**
@@ -90,33 +90,33 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, opts
  * ` 42% [########------------] 12.3 MB/29.0 MB  3/7 files  45.6 MB/s`
  */
 export function renderLine(p: ProgressState, elapsedSec: number, columns: number | undefined): string {
-  const width = Math.max(20, (columns && columns > 0 ? columns : 80) - 1);
+  const width = Math.max(20, (columns && columns > 0 ? columns : 80) - 1)
   const fraction = clamp01(
     p.bytesTotal > 0 ? p.bytesDone / p.bytesTotal : p.filesTotal > 0 ? p.filesDone / p.filesTotal : 0,
-  );
-  const percent = `${Math.floor(fraction * 100)}%`.padStart(4);
-  const rate = elapsedSec > 0 ? `${(p.bytesDone / elapsedSec / 1e6).toFixed(1)} MB/s` : '';
+  )
+  const percent = `${Math.floor(fraction * 100)}%`.padStart(4)
+  const rate = elapsedSec > 0 ? `${(p.bytesDone / elapsedSec / 1e6).toFixed(1)} MB/s` : ''
   const info = [
     `${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}`,
     `${p.filesDone}/${p.filesTotal} files`,
     rate,
   ]
     .filter((s) => s !== '')
-    .join('  ');
+    .join('  ')
 
   // percent + ' [' + bar + '] ' + info
-  const barWidth = Math.min(40, width - percent.length - info.length - 4);
-  let text: string;
+  const barWidth = Math.min(40, width - percent.length - info.length - 4)
+  let text: string
   if (barWidth >= 5) {
-    const filled = Math.round(fraction * barWidth);
-    text = `${percent} [${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}] ${info}`;
+    const filled = Math.round(fraction * barWidth)
+    text = `${percent} [${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}] ${info}`
   } else {
-    text = `${percent} ${info}`;
+    text = `${percent} ${info}`
   }
-  return text.length > width ? text.slice(0, width) : text;
+  return text.length > width ? text.slice(0, width) : text
 }
 
 function clamp01(x: number): number {
-  if (!Number.isFinite(x) || x < 0) return 0;
-  return x > 1 ? 1 : x;
+  if (!Number.isFinite(x) || x < 0) return 0
+  return x > 1 ? 1 : x
 }

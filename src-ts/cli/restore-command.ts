@@ -34,14 +34,20 @@ export async function runRestore(args: string[]): Promise<number> {
     'into-claude-dir': { type: 'boolean' },
     json: { type: 'boolean' },
   })
-  if (values.help) return print(HELP), EXIT.ok
+  if (values.help) return (print(HELP), EXIT.ok)
   const [root, ...sessions] = positionals
   if (!root) throw usageError('restore: name the archive (see claude-jsonl restore --help)')
   if (!values.to) throw usageError('restore: --to DIR is required (see claude-jsonl restore --help)')
   const bar = createProgress(process.stderr)
   let report: RestoreReport
   try {
-    report = await restore(root, { sessions, all: values.all, to: values.to, intoClaudeDir: values['into-claude-dir'], onProgress: (p) => bar.update(p) })
+    report = await restore(root, {
+      sessions,
+      all: values.all,
+      to: values.to,
+      intoClaudeDir: values['into-claude-dir'],
+      onProgress: (p) => bar.update(p),
+    })
   } finally {
     bar.done()
   }

@@ -11,7 +11,15 @@ const right = 'right' as const
 
 /** A local time as `YYYY-MM-DD HH:MM` in `timezone`. */
 function localTime(iso: string, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(iso))
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(iso))
   const p = Object.fromEntries(parts.map((x) => [x.type, x.value]))
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`
 }
@@ -44,9 +52,11 @@ export function renderSessions(r: SessionListing): string {
     rows,
   )
   const notes: string[] = []
-  if (r.sessions.some((x) => x.isV5)) notes.push('v5: spawned programmatically (SDK, teleport, Remote Control); pass its uuid to claude --resume.')
+  if (r.sessions.some((x) => x.isV5))
+    notes.push('v5: spawned programmatically (SDK, teleport, Remote Control); pass its uuid to claude --resume.')
   if (r.sessions.some((x) => !x.messageCountExact)) notes.push('~: not counted (the file could not be read whole).')
-  if (r.sessions.some((x) => x.cwd === null)) notes.push('(folder): no record names a cwd; the folder name is not decoded.')
+  if (r.sessions.some((x) => x.cwd === null))
+    notes.push('(folder): no record names a cwd; the folder name is not decoded.')
   return [head, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
 }
 
@@ -55,7 +65,10 @@ function positiveInt(flag: string, v: string): number {
   return Number(v)
 }
 
-export async function runSessions(args: string[], write: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
+export async function runSessions(
+  args: string[],
+  write: (s: string) => void = (s) => void process.stdout.write(s),
+): Promise<number> {
   const parsed = parseCommand('sessions', args, {
     recent: { type: 'string' },
     all: { type: 'boolean' },
@@ -67,7 +80,7 @@ export async function runSessions(args: string[], write: (s: string) => void = (
     json: { type: 'boolean' },
   })
   const v = parsed.values
-  if (v.help) return write(`Usage:\n  ${SESSIONS_USAGE}\n`), EXIT.ok
+  if (v.help) return (write(`Usage:\n  ${SESSIONS_USAGE}\n`), EXIT.ok)
   if (v.all && v.recent !== undefined) throw usageError('--all and --recent cannot be used together')
   const listing = await listSessions({
     paths: parsed.positionals,

@@ -24,7 +24,10 @@ const str = (v: string | boolean | undefined): string | undefined => (typeof v =
 const bool = (v: string | boolean | undefined): boolean => v === true
 
 export function oneSession(command: string, positionals: string[]): string {
-  if (positionals.length !== 1) throw usageError(`${command} takes one SESSION (a path, uuid or uuid prefix), got ${positionals.length} (see claude-jsonl ${command} --help)`)
+  if (positionals.length !== 1)
+    throw usageError(
+      `${command} takes one SESSION (a path, uuid or uuid prefix), got ${positionals.length} (see claude-jsonl ${command} --help)`,
+    )
   return positionals[0]
 }
 
@@ -40,9 +43,10 @@ export async function runShow(args: string[]): Promise<number> {
     json: { type: 'boolean' },
     out: { type: 'string' },
   })
-  if (values.help) return print(SHOW_USAGE), EXIT.ok
+  if (values.help) return (print(SHOW_USAGE), EXIT.ok)
   const format = (values.json ? 'json' : (str(values.format) ?? 'text')) as ShowFormat
-  if (!FORMATS.includes(format)) throw usageError(`show: unknown --format '${values.format}' (text, markdown, json or html)`)
+  if (!FORMATS.includes(format))
+    throw usageError(`show: unknown --format '${values.format}' (text, markdown, json or html)`)
   const ref = oneSession('show', positionals)
   const out = str(values.out)
   const result = await showSession(ref, {

@@ -9,7 +9,14 @@ function cost(t: TokenTotals): string {
 }
 
 function tokenCells(t: TokenTotals): string[] {
-  return [formatInt(t.requests), formatInt(t.inputTokens), formatInt(t.cacheCreationInputTokens), formatInt(t.cacheReadInputTokens), formatInt(t.outputTokens), cost(t)]
+  return [
+    formatInt(t.requests),
+    formatInt(t.inputTokens),
+    formatInt(t.cacheCreationInputTokens),
+    formatInt(t.cacheReadInputTokens),
+    formatInt(t.outputTokens),
+    cost(t),
+  ]
 }
 
 const tokenColumns = [
@@ -40,12 +47,22 @@ export function renderStats(r: StatsReport): string {
       ),
     )
   } else {
-    out.push(renderTable([{ header: 'Model' }, ...tokenColumns], r.models.map((m) => [m.model, ...tokenCells(m)]), { footer: ['Total', ...tokenCells(r.totals)] }))
+    out.push(
+      renderTable(
+        [{ header: 'Model' }, ...tokenColumns],
+        r.models.map((m) => [m.model, ...tokenCells(m)]),
+        { footer: ['Total', ...tokenCells(r.totals)] },
+      ),
+    )
   }
   out.push('')
   const t = r.totals
-  out.push(`Cache writes: ${formatInt(t.cacheWrite5mTokens)} at the 5-minute rate, ${formatInt(t.cacheWrite1hTokens)} at the 1-hour rate`)
-  out.push(`Billing lanes (requests): vertex ${formatInt(r.lanes.vertex)}, other ${formatInt(r.lanes.other)}, none ${formatInt(r.lanes.none)}`)
+  out.push(
+    `Cache writes: ${formatInt(t.cacheWrite5mTokens)} at the 5-minute rate, ${formatInt(t.cacheWrite1hTokens)} at the 1-hour rate`,
+  )
+  out.push(
+    `Billing lanes (requests): vertex ${formatInt(r.lanes.vertex)}, other ${formatInt(r.lanes.other)}, none ${formatInt(r.lanes.none)}`,
+  )
   if (r.subagents.requests > 0) out.push(`Subagents: ${formatInt(r.subagents.requests)} requests, ${cost(r.subagents)}`)
   out.push(
     `Entries: ${formatInt(r.entries.assistant)} assistant entries deduplicated to ${formatInt(t.requests)} requests; ${formatInt(r.entries.sidechainReplaysDropped)} sidechain replays and ${formatInt(r.entries.synthetic)} synthetic entries not counted`,

@@ -17,10 +17,14 @@ export async function runTimeline(args: string[]): Promise<number> {
     'all-branches': { type: 'boolean' },
     json: { type: 'boolean' },
   })
-  if (values.help) return print(TIMELINE_USAGE), EXIT.ok
+  if (values.help) return (print(TIMELINE_USAGE), EXIT.ok)
   const ref = oneSession('timeline', positionals)
   const projects = typeof values.projects === 'string' ? values.projects : undefined
-  const t = await timeline(ref, { projects, last: parseLast(values.last), allBranches: values['all-branches'] === true })
+  const t = await timeline(ref, {
+    projects,
+    last: parseLast(values.last),
+    allBranches: values['all-branches'] === true,
+  })
   print(values.json ? JSON.stringify(t, null, 2) : renderTimeline(t, { requests: values.requests === true }))
   return EXIT.ok
 }

@@ -31,16 +31,23 @@ export function wholeNumber(command: string, name: string, v: string | undefined
   return Number(v)
 }
 
-type Values = { [K in keyof typeof BUDGET_FLAGS]?: (typeof BUDGET_FLAGS)[K]['type'] extends 'boolean' ? boolean : string }
+type Values = {
+  [K in keyof typeof BUDGET_FLAGS]?: (typeof BUDGET_FLAGS)[K]['type'] extends 'boolean' ? boolean : string
+}
 
 export function topologyOptions(command: string, v: Values): PlanOptions {
   const ratio = v['target-ratio']
-  if (ratio !== undefined && !/^\d*\.?\d+$/.test(ratio)) throw usageError(`${command}: --target-ratio takes a number in (0, 1], not '${ratio}'`)
+  if (ratio !== undefined && !/^\d*\.?\d+$/.test(ratio))
+    throw usageError(`${command}: --target-ratio takes a number in (0, 1], not '${ratio}'`)
   return {
     leafPolicy: v['leaf-policy'] as PlanOptions['leafPolicy'],
     resumeLeaf: v['resume-leaf'],
     preservePhysicalTail: v['preserve-physical-tail'],
-    maxPostLastPromptExtension: wholeNumber(command, '--max-post-last-prompt-extension', v['max-post-last-prompt-extension']),
+    maxPostLastPromptExtension: wholeNumber(
+      command,
+      '--max-post-last-prompt-extension',
+      v['max-post-last-prompt-extension'],
+    ),
     checkpointPolicy: v['checkpoint-policy'] as PlanOptions['checkpointPolicy'],
     maxFileHistorySnapshots: wholeNumber(command, '--max-file-history-snapshots', v['max-file-history-snapshots']),
     targetRatio: ratio === undefined ? undefined : Number(ratio),

@@ -9,8 +9,9 @@ Exit codes: 0 valid, 1 invalid (errors listed), 3 unreadable, not JSONL, or not 
 
 export async function runValidate(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('validate', args, { json: { type: 'boolean' } })
-  if (values.help) return print(VALIDATE_USAGE), EXIT.ok
-  if (positionals.length !== 1) throw usageError(`validate takes one FILE, got ${positionals.length} (see claude-jsonl validate --help)`)
+  if (values.help) return (print(VALIDATE_USAGE), EXIT.ok)
+  if (positionals.length !== 1)
+    throw usageError(`validate takes one FILE, got ${positionals.length} (see claude-jsonl validate --help)`)
   const report = await validate(positionals[0])
   print(values.json ? JSON.stringify(report, null, 2) : renderValidation(report))
   return report.valid ? EXIT.ok : EXIT.flagged

@@ -94,7 +94,11 @@ function loadedRecords(index: TranscriptIndex, bytes: Uint8Array, chain: number[
   const tail = byUuid.get(seg.tailUuid)
   if (summary < 0 || infos[summary].uuid !== seg.anchorUuid || head === undefined || tail === undefined) return chain
   const seen = new Set<number>()
-  for (let at: number | undefined = tail; at !== undefined && !seen.has(at); at = infos[at].parentUuid ? byUuid.get(infos[at].parentUuid!) : undefined) {
+  for (
+    let at: number | undefined = tail;
+    at !== undefined && !seen.has(at);
+    at = infos[at].parentUuid ? byUuid.get(infos[at].parentUuid!) : undefined
+  ) {
     seen.add(at)
     if (at === head) {
       const k = chain.indexOf(head)
@@ -111,7 +115,8 @@ function blocksOf(content: unknown): ApiBlock[] {
 
 const REMINDER_OPEN = '<system-reminder>\n'
 const reminder = (body: string) => `${REMINDER_OPEN}${body}\n</system-reminder>`
-const AMBIENT = '\n\nThis is ambient context — do not narrate it to the user unless they ask or it is directly relevant to their request.'
+const AMBIENT =
+  '\n\nThis is ambient context — do not narrate it to the user unless they ask or it is directly relevant to their request.'
 
 /** Marks the place of an attachment whose rendering is not emulated (see [[renderAttachment]]):
  * `matchesApiView` accepts any one system-reminder there. */
@@ -119,7 +124,13 @@ export const OPAQUE = '\u0000'
 const opaque = (type: string) => reminder(`${OPAQUE}${type}${OPAQUE}`)
 
 /** Attachment kinds the client sends nothing for (observed). */
-const SILENT_ATTACHMENTS = new Set(['hook_success', 'hook_system_message', 'hook_cancelled', 'hook_non_blocking_error', 'command_permissions'])
+const SILENT_ATTACHMENTS = new Set([
+  'hook_success',
+  'hook_system_message',
+  'hook_cancelled',
+  'hook_non_blocking_error',
+  'command_permissions',
+])
 
 /** The system-reminder text the client renders for an attachment record, for the kinds whose
  * rendering is a fixed template of the record's fields (observed with client 2.1.332); other
@@ -130,7 +141,9 @@ export function renderAttachment(a: Rec): string | undefined {
   const none = (v: unknown) => list(v).length === 0
   switch (a?.type) {
     case 'date_change':
-      return reminder(`The date has changed. Today's date is now ${a.newDate}. No need to announce the new date — the user's own clock shows it.`)
+      return reminder(
+        `The date has changed. Today's date is now ${a.newDate}. No need to announce the new date — the user's own clock shows it.`,
+      )
     case 'hook_additional_context': {
       const event = a.hookEvent ?? String(a.hookName ?? '').split(':')[0]
       return reminder(`${event} hook additional context: ${list(a.content).join('\n')}`)
@@ -148,14 +161,25 @@ export function renderAttachment(a: Rec): string | undefined {
         return reminder(
           `The following deferred tools are now available via ToolSearch. Their schemas are NOT loaded — calling them directly will fail with InputValidationError. Use ToolSearch with query "select:<name>[,<name>...]" to load tool schemas before calling them:\n${list(a.addedLines).join('\n')}`,
         )
-      if (none(a.addedNames) && none(a.readdedNames) && !none(a.removedNames) && !list(a.removedNames).some((n) => n.startsWith('mcp__')))
-        return reminder(`The following deferred tools are no longer available in this session. Do not search for them — ToolSearch will return no match:\n${list(a.removedNames).join('\n')}${AMBIENT}`)
+      if (
+        none(a.addedNames) &&
+        none(a.readdedNames) &&
+        !none(a.removedNames) &&
+        !list(a.removedNames).some((n) => n.startsWith('mcp__'))
+      )
+        return reminder(
+          `The following deferred tools are no longer available in this session. Do not search for them — ToolSearch will return no match:\n${list(a.removedNames).join('\n')}${AMBIENT}`,
+        )
       break
     case 'mcp_instructions_delta':
       if (none(a.removedNames) && !none(a.addedBlocks))
-        return reminder(`# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n${list(a.addedBlocks).join('\n\n')}`)
+        return reminder(
+          `# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n${list(a.addedBlocks).join('\n\n')}`,
+        )
       if (none(a.addedNames) && !none(a.removedNames))
-        return reminder(`The following MCP servers have disconnected. Their instructions above no longer apply:\n${list(a.removedNames).join('\n')}${AMBIENT}`)
+        return reminder(
+          `The following MCP servers have disconnected. Their instructions above no longer apply:\n${list(a.removedNames).join('\n')}${AMBIENT}`,
+        )
       break
     default:
       if (SILENT_ATTACHMENTS.has(a?.type)) return undefined
@@ -175,9 +199,11 @@ interface Item {
   record: number
 }
 
-const isReminder = (b: ApiBlock | undefined) => b?.type === 'text' && typeof b.text === 'string' && b.text.startsWith(REMINDER_OPEN)
+const isReminder = (b: ApiBlock | undefined) =>
+  b?.type === 'text' && typeof b.text === 'string' && b.text.startsWith(REMINDER_OPEN)
 const toolUses = (blocks: ApiBlock[]) => blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.id))
-const toolResults = (blocks: ApiBlock[]) => blocks.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id))
+const toolResults = (blocks: ApiBlock[]) =>
+  blocks.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id))
 const contentOf = (it: Item): string | ApiBlock[] => (it.text !== undefined ? it.text : it.blocks)
 
 /** Computes the API view of a transcript from its bytes. */
@@ -193,7 +219,8 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
   let model = options.model
   for (let k = recs.length - 1; k >= 0 && model === undefined; k--) {
     const r = recs[k]
-    if (r?.type === 'assistant' && typeof r.message?.model === 'string' && r.message.model !== '<synthetic>') model = r.message.model
+    if (r?.type === 'assistant' && typeof r.message?.model === 'string' && r.message.model !== '<synthetic>')
+      model = r.message.model
   }
   const items: Item[] = []
   for (let k = cut + 1; k < recs.length; k++) {
@@ -209,12 +236,26 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
     const message = r.message
     if (!message || typeof message !== 'object') continue
     if (r.type === 'user') {
-      items.push({ role: 'user', blocks: blocksOf(message.content), text: typeof message.content === 'string' ? message.content : undefined, meta: r.isMeta === true, record })
+      items.push({
+        role: 'user',
+        blocks: blocksOf(message.content),
+        text: typeof message.content === 'string' ? message.content : undefined,
+        meta: r.isMeta === true,
+        record,
+      })
       continue
     }
     const sameModel = message.model === model
-    const blocks = blocksOf(message.content).filter((b) => sameModel || (b.type !== 'thinking' && b.type !== 'redacted_thinking'))
-    if (blocks.length > 0) items.push({ role: 'assistant', blocks, messageId: typeof message.id === 'string' ? message.id : undefined, record })
+    const blocks = blocksOf(message.content).filter(
+      (b) => sameModel || (b.type !== 'thinking' && b.type !== 'redacted_thinking'),
+    )
+    if (blocks.length > 0)
+      items.push({
+        role: 'assistant',
+        blocks,
+        messageId: typeof message.id === 'string' ? message.id : undefined,
+        record,
+      })
   }
   const { messages, pending } = assemble(repairTools(orderResults(items)))
   return { messages, pending, records: items.map((it) => it.record), chain, model }
@@ -223,7 +264,7 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
 /** Within a run of user records, tool results in file order (the graph splices them in call order). */
 function orderResults(items: Item[]): Item[] {
   const out = [...items]
-  for (let a = 0; a < out.length; ) {
+  for (let a = 0; a < out.length;) {
     let b = a
     while (b < out.length && out[b].role === 'user') b++
     const slots = []
@@ -242,12 +283,17 @@ function repairTools(items: Item[]): Item[] {
   const answered = new Set(items.flatMap((it) => (it.role === 'user' ? toolResults(it.blocks) : [])))
   const lastAssistant = items.map((it) => it.role).lastIndexOf('assistant')
   const tail = items.slice(lastAssistant + 1).every((it) => it.attachment || it.meta)
-  const kept = items.filter((it, k) => it.role !== 'assistant' || (tail && k === lastAssistant) || toolUses(it.blocks).every((id) => answered.has(id)))
+  const kept = items.filter(
+    (it, k) =>
+      it.role !== 'assistant' || (tail && k === lastAssistant) || toolUses(it.blocks).every((id) => answered.has(id)),
+  )
   const calls = new Set(kept.flatMap((it) => (it.role === 'assistant' ? toolUses(it.blocks) : [])))
   return kept.map((it) => {
     if (it.role !== 'user' || toolResults(it.blocks).every((id) => calls.has(id))) return it
     const blocks = it.blocks.filter((b) => b.type !== 'tool_result' || calls.has(String(b.tool_use_id)))
-    return blocks.length > 0 ? { ...it, blocks, text: undefined } : { ...it, blocks: [{ type: 'text', text: '(no content)' }], text: '(no content)' }
+    return blocks.length > 0
+      ? { ...it, blocks, text: undefined }
+      : { ...it, blocks: [{ type: 'text', text: '(no content)' }], text: '(no content)' }
   })
 }
 
@@ -270,7 +316,8 @@ function joinUser(a: Item, b: Item): Item {
       } else blocks[blocks.length - 1] = { ...last, content: block.text }
       return
     }
-    if (k === 0 && last?.type === 'text' && block.type === 'text' && !isReminder(block)) blocks[blocks.length - 1] = { ...last, text: `${last.text}\n` }
+    if (k === 0 && last?.type === 'text' && block.type === 'text' && !isReminder(block))
+      blocks[blocks.length - 1] = { ...last, text: `${last.text}\n` }
     blocks.push(block)
   })
   return { ...a, blocks, text: undefined, attachment: a.attachment && b.attachment }
@@ -285,32 +332,53 @@ function assemble(input: Item[]): { messages: ApiMessage[]; pending?: ApiBlock[]
   const items: Item[] = []
   for (const it of input) {
     let at = items.length
-    if (it.attachment) while (at > 0 && items[at - 1].role === 'user' && !items[at - 1].attachment && toolResults(items[at - 1].blocks).length === 0) at--
+    if (it.attachment)
+      while (
+        at > 0 &&
+        items[at - 1].role === 'user' &&
+        !items[at - 1].attachment &&
+        toolResults(items[at - 1].blocks).length === 0
+      )
+        at--
     items.splice(at, 0, it)
   }
   const merged: Item[] = []
   for (const it of items) {
     const prev = merged[merged.length - 1]
     if (prev?.role === 'user' && it.role === 'user') merged[merged.length - 1] = joinUser(prev, it)
-    else if (prev?.role === 'assistant' && it.role === 'assistant' && it.messageId && prev.messageId === it.messageId) merged[merged.length - 1] = { ...prev, blocks: [...prev.blocks, ...it.blocks] }
+    else if (prev?.role === 'assistant' && it.role === 'assistant' && it.messageId && prev.messageId === it.messageId)
+      merged[merged.length - 1] = { ...prev, blocks: [...prev.blocks, ...it.blocks] }
     else merged.push(it)
   }
   for (const m of merged) {
     if (m.role !== 'user' || m.text !== undefined) continue
     const results = m.blocks.filter((b) => b.type === 'tool_result')
     m.blocks = [...results, ...m.blocks.filter((b) => b.type !== 'tool_result')]
-    if (results.some((b) => Array.isArray(b.content) && b.content.some((x: ApiBlock) => x?.type === 'tool_reference')) && !m.blocks.some((b) => b.type === 'text' && b.text === 'Tool loaded.'))
+    if (
+      results.some((b) => Array.isArray(b.content) && b.content.some((x: ApiBlock) => x?.type === 'tool_reference')) &&
+      !m.blocks.some((b) => b.type === 'text' && b.text === 'Tool loaded.')
+    )
       m.blocks.push({ type: 'text', text: 'Tool loaded.' })
   }
   const last = merged[merged.length - 1]
   let pending: ApiBlock[] | undefined
   if (last?.role === 'assistant' && toolUses(last.blocks).length > 0) {
-    merged.push({ role: 'user', blocks: toolUses(last.blocks).map((id) => ({ type: 'tool_result', content: INTERRUPTED_TOOL_RESULT, is_error: true, tool_use_id: id })), record: -1 })
+    merged.push({
+      role: 'user',
+      blocks: toolUses(last.blocks).map((id) => ({
+        type: 'tool_result',
+        content: INTERRUPTED_TOOL_RESULT,
+        is_error: true,
+        tool_use_id: id,
+      })),
+      record: -1,
+    })
   }
   const end = merged[merged.length - 1]
   if (end?.role === 'user') {
     const prompted = input.length > 0 && endsOnPrompt(input)
-    if (prompted || toolResults(end.blocks).length > 0) merged.push({ role: 'assistant', blocks: [{ type: 'text', text: NO_RESPONSE }], record: -1 })
+    if (prompted || toolResults(end.blocks).length > 0)
+      merged.push({ role: 'assistant', blocks: [{ type: 'text', text: NO_RESPONSE }], record: -1 })
     else {
       // As it sits in the client's final message: joined to the prompt, which follows it.
       const joined = joinUser(merged.pop()!, { role: 'user', blocks: [], text: 'continue', record: -1 })

@@ -19,7 +19,14 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor, type SummaryOptions } from './summarize.js'
-import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans, type SourceSpans } from './source-spans.js'
+import {
+  FileSpans,
+  MappedSpans,
+  sameFile,
+  sourceChanged,
+  type CompressSpans,
+  type SourceSpans,
+} from './source-spans.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -112,7 +119,10 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
   } catch (e) {
     if (e instanceof ClaudeJsonlError) throw e
     const code = (e as NodeJS.ErrnoException).code
-    throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message)
+    throw inputError(
+      path,
+      code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message,
+    )
   }
   if (!hash) return { source: { path, buffer, mapped, stat, sha256: '' }, index: native.scanBuffer(buffer, 'full') }
   // Hashed while it is scanned: the hash runs on a thread of its own.
@@ -128,7 +138,11 @@ export function checkSourceUnchanged(src: Source): void {
   try {
     now = statSync(src.path, { bigint: true })
   } catch {
-    throw new ClaudeJsonlError(`${src.path}: the source disappeared during the run; nothing written`, EXIT.input, src.path)
+    throw new ClaudeJsonlError(
+      `${src.path}: the source disappeared during the run; nothing written`,
+      EXIT.input,
+      src.path,
+    )
   }
   if (!sameFile(now, src.stat) || !native.mappedIntact(src.buffer)) throw sourceChanged(src.path)
 }
@@ -161,17 +175,30 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
   if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
-    throw inputError(input, index.length === 0 ? 'no records: not a transcript' : 'not a Claude Code transcript (no record has a Claude Code type)')
+    throw inputError(
+      input,
+      index.length === 0
+        ? 'no records: not a transcript'
+        : 'not a Claude Code transcript (no record has a Claude Code type)',
+    )
   }
   const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
   if (first.report.status !== 'valid') throw new ClaudeJsonlError(stopMessage(first.report), EXIT.flagged, input)
   const { plan, tokens } = planWithBudget(first, options)
   const t = plan.topology
   if (t.cut === undefined) {
-    throw new ClaudeJsonlError(`${input}: no legal cut: every position would split an API turn or a merged message; nothing written`, EXIT.flagged, input)
+    throw new ClaudeJsonlError(
+      `${input}: no legal cut: every position would split an API turn or a merged message; nothing written`,
+      EXIT.flagged,
+      input,
+    )
   }
   if (t.summaryIndexes.length === 0) {
-    throw new ClaudeJsonlError(`${input}: nothing to summarise (the whole active chain fits the kept suffix; lower --target-ratio); nothing written`, EXIT.flagged, input)
+    throw new ClaudeJsonlError(
+      `${input}: nothing to summarise (the whole active chain fits the kept suffix; lower --target-ratio); nothing written`,
+      EXIT.flagged,
+      input,
+    )
   }
   return { src, plan, tokens }
 }
@@ -180,7 +207,12 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
  * Compresses `input` into a candidate at `out` with the given summariser. Resolves with the
  * report; throws a ClaudeJsonlError (topology stop, gate failure, bad input) with nothing written.
  */
-export async function compressWith(input: string, out: string, summarize: Summarizer, options: CompressOptions = {}): Promise<CompressReport> {
+export async function compressWith(
+  input: string,
+  out: string,
+  summarize: Summarizer,
+  options: CompressOptions = {},
+): Promise<CompressReport> {
   checkOutputPath(input, out)
   const charBudget = summaryCharBudget(options)
   // A summariser reading through the spans lets the source's hash be taken from the file on a
@@ -203,10 +235,21 @@ export async function compressWith(input: string, out: string, summarize: Summar
   const firstJson = recordJson(plan, firstKept)
 
   // From here on the source buffer holds only the spans being read (when the summariser allows).
-  const spans = summarize.readsThroughSpans ? (src.mapped ? new MappedSpans(src.buffer, index) : new FileSpans(src.path, src.stat, src.buffer, index)) : undefined
+  const spans = summarize.readsThroughSpans
+    ? src.mapped
+      ? new MappedSpans(src.buffer, index)
+      : new FileSpans(src.path, src.stat, src.buffer, index)
+    : undefined
   try {
     spans?.release()
-    return await compressPlanned(input, out, summarize, options, { src, plan, tokens }, { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing })
+    return await compressPlanned(
+      input,
+      out,
+      summarize,
+      options,
+      { src, plan, tokens },
+      { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing },
+    )
   } catch (e) {
     // A mapped source truncated meanwhile reads as zeros, which can fail anywhere: name the cause.
     if (!native.mappedIntact(src.buffer)) throw sourceChanged(src.path)
@@ -228,7 +271,14 @@ interface Planned {
   hashing?: Promise<string>
 }
 
-async function compressPlanned(input: string, out: string, summarize: Summarizer, options: CompressOptions, planned: PlannedSource, p: Planned): Promise<CompressReport> {
+async function compressPlanned(
+  input: string,
+  out: string,
+  summarize: Summarizer,
+  options: CompressOptions,
+  planned: PlannedSource,
+  p: Planned,
+): Promise<CompressReport> {
   const { src, plan, tokens } = planned
   const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing } = p
   const index = plan.index
@@ -245,7 +295,8 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
     }
     plan.report.sourceSha256 = src.sha256
   }
-  if (!sum.text.trim()) throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
+  if (!sum.text.trim())
+    throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
 
   // Synthetic records are stamped just before the first kept record (never "now", R12).
   const anchorTs = typeof firstJson.timestamp === 'string' ? firstJson.timestamp : undefined
@@ -253,7 +304,8 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
   const summaryTs = (anchorTs && isoBefore(anchorTs, 1)) ?? new Date(1).toISOString()
 
   const leafUuid = t.leafUuid ?? uuidOf(kept[kept.length - 1])!
-  const leafSession = index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
+  const leafSession =
+    index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
   const inputTokens = sumTokens(tokens, t.chain)
   const keptTokens = sumTokens(tokens, kept)
   const summaryTokens = native.estimateTextTokens(sum.text) + 12
@@ -307,7 +359,11 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
   })
   // The kept suffix as the client reads it, so its one segment can be recorded (R13).
   const meta = JSON.parse(pair.boundaryLine) as { compactMetadata: Record<string, unknown> }
-  meta.compactMetadata.preservedSegment = { headUuid: uuidOf(firstKept), anchorUuid: pair.summaryUuid, tailUuid: leafUuid }
+  meta.compactMetadata.preservedSegment = {
+    headUuid: uuidOf(firstKept),
+    anchorUuid: pair.summaryUuid,
+    tailUuid: leafUuid,
+  }
   const boundaryLine = JSON.stringify(meta)
 
   // Parent edits: the first kept record hangs off the summary; a kept record whose parent is
@@ -350,7 +406,10 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
     ...(leafSession ? [{ key: 'sessionId', json: JSON.stringify(leafSession) }] : []),
   ]
   if (t.pointer !== undefined) parts.push({ record: t.pointer, set: pointerSet })
-  else parts.push({ line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }) })
+  else
+    parts.push({
+      line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }),
+    })
 
   const bytes = spans ? spans.assemble(parts) : native.assembleTranscript(src.buffer, index, parts)
   spans?.release() // the kept records are in the candidate now
@@ -367,7 +426,9 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
   if (errors.length) {
     // A defect the source already has in the records kept verbatim is the input's (refused,
     // exit 1); one compression introduced is a bug (exit 4).
-    const inherited = native.validateBuffer(src.buffer, { fileSessionId: leafSession }).findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
+    const inherited = native
+      .validateBuffer(src.buffer, { fileSessionId: leafSession })
+      .findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
     if (inherited) {
       throw new ClaudeJsonlError(
         `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,
@@ -375,7 +436,10 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
         input,
       )
     }
-    throw new ClaudeJsonlError(`candidate failed validation (${errors[0].code}: ${errors[0].message}); nothing written`, EXIT.internal)
+    throw new ClaudeJsonlError(
+      `candidate failed validation (${errors[0].code}: ${errors[0].message}); nothing written`,
+      EXIT.internal,
+    )
   }
   const candidateSha256 = native.sha256(bytes)
   await options.beforePublish?.()
@@ -383,7 +447,11 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
     replace: options.force,
     check: (temp) => {
       if (!native.fileEquals(temp, bytes)) {
-        throw new ClaudeJsonlError(`${out}: the written candidate does not read back as the validated bytes; nothing written`, EXIT.internal, out)
+        throw new ClaudeJsonlError(
+          `${out}: the written candidate does not read back as the validated bytes; nothing written`,
+          EXIT.internal,
+          out,
+        )
       }
       checkSourceUnchanged(src)
     },
@@ -416,7 +484,11 @@ async function compressPlanned(input: string, out: string, summarize: Summarizer
     try {
       await publishFile(`${out}.report.json`, JSON.stringify(report, null, 2) + '\n', { replace: true })
     } catch (e) {
-      throw new ClaudeJsonlError(`${out}: candidate written, but its report could not be (${(e as Error).message})`, EXIT.internal, out)
+      throw new ClaudeJsonlError(
+        `${out}: candidate written, but its report could not be (${(e as Error).message})`,
+        EXIT.internal,
+        out,
+      )
     }
   }
   return report
@@ -439,7 +511,24 @@ function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {
 
 /** The resume-leaf decision without line lists: what the compact metadata carries. */
 function publicLeafInfo(r: PlanReport): Record<string, unknown> {
-  const { status, preserveMode, leafPolicy, reason, selectedLeafUuid, pointerState, activeChainDigest, extensionRecords } = r.resumeLeafInfo
-  return { status, preserveMode, leafPolicy, reason, selectedLeafUuid, pointerState, activeChainDigest, extensionRecords }
+  const {
+    status,
+    preserveMode,
+    leafPolicy,
+    reason,
+    selectedLeafUuid,
+    pointerState,
+    activeChainDigest,
+    extensionRecords,
+  } = r.resumeLeafInfo
+  return {
+    status,
+    preserveMode,
+    leafPolicy,
+    reason,
+    selectedLeafUuid,
+    pointerState,
+    activeChainDigest,
+    extensionRecords,
+  }
 }
-

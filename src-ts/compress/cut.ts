@@ -32,7 +32,8 @@ export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: 
   const tokens = chainTokens(plan)
   const n = o.targetEstimatedTokens
   if (n === undefined) return { plan, tokens }
-  if (!Number.isInteger(n) || n < 1000) throw usageError(`--target-estimated-tokens must be a whole number >= 1000, not '${n}'`)
+  if (!Number.isInteger(n) || n < 1000)
+    throw usageError(`--target-estimated-tokens must be a whole number >= 1000, not '${n}'`)
   const t = plan.topology
   if (t.status !== 'valid' || t.cut === undefined) return { plan, tokens }
   const room = n - summaryReserveTokens(o)
@@ -44,7 +45,13 @@ export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: 
   let j = cuts.findIndex((c) => c >= t.cut! && suffix[c] <= room)
   if (j < 0) j = cuts.length - 1 // nothing fits: the shortest suffix, which the candidate gate then rejects
   if (cuts[j] === t.cut) return { plan, tokens }
-  const narrowed = planIndex(plan.index, plan.buffer, { ...o, cutPosition: cuts[j] }, plan.report.input, plan.report.sourceSha256)
+  const narrowed = planIndex(
+    plan.index,
+    plan.buffer,
+    { ...o, cutPosition: cuts[j] },
+    plan.report.input,
+    plan.report.sourceSha256,
+  )
   return { plan: narrowed, tokens }
 }
 

@@ -78,7 +78,8 @@ const SUPERSEDE =
   /\b(instead|actually|scratch that|change of plan|no longer|forget|rather|switch|not that|stop|revert|undo|wait)\b|^\s*no[,.!\s]|其实|改为|不用了|やっぱり|代わりに|대신|stattdessen|plutôt|en lugar|вместо/i
 const DECISION =
   /\b(decid\w*|decision|going with|go with|chose|choose|choosing|opt(?:ed)? for|settled on|the plan|approach|I'll use|we'll use|will use|switch(?:ed|ing)? to|the fix is|fixed by)\b|决定|选择|采用|方案|決定|方針|결정|선택|decid|entschied|решил/i
-const REASON = /\b(because|since|so that|due to|reason|in order to|to avoid|to ensure|which means|therefore)\b|因为|所以|由于|ため|ので|때문|이유|porque|parce que|weil|потому/i
+const REASON =
+  /\b(because|since|so that|due to|reason|in order to|to avoid|to ensure|which means|therefore)\b|因为|所以|由于|ため|ので|때문|이유|porque|parce que|weil|потому/i
 const RESEARCH =
   /\b(found|finding|root cause|the cause|turns out|confirmed|verified|the issue|the problem|the bug|it seems|appears|looks like|notice[ds]?|observ\w*|conclu\w*|discover\w*|shows that|indicates|measured|benchmark)\b|发现|原因|确认|発見|原因|확인|발견/i
 const REJECT =
@@ -102,14 +103,17 @@ function quote(text: string, max: number): string {
   return `"${oneLine(text, max)}"`
 }
 
-const ERROR_WORDS = /\b(?:error|errors|fail|failed|failure|FAIL|panic|exception|cannot|can't|denied|not found|no such|fatal|traceback|undefined|refused)\b/i
+const ERROR_WORDS =
+  /\b(?:error|errors|fail|failed|failure|FAIL|panic|exception|cannot|can't|denied|not found|no such|fatal|traceback|undefined|refused)\b/i
 
 function statusOf(c: CommandRun): string {
   if (!c.outcome) return 'no result in the summarised records'
   if (c.cancelled) return 'was cancelled (a parallel call failed)'
   if (!c.failed) return 'succeeded'
   // The first line that names an error, else the first line of output.
-  const lines = c.outcome.text.split('\n').filter((l) => l.trim() !== '' && !/^(?:Error: )?Exit code \d+$/.test(l.trim()))
+  const lines = c.outcome.text
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^(?:Error: )?Exit code \d+$/.test(l.trim()))
   const first = lines.find((l) => ERROR_WORDS.test(l)) ?? lines[0]
   const code = c.outcome.exitCode !== undefined ? ` (exit ${c.outcome.exitCode})` : ''
   return `FAILED${code}${first ? `: ${oneLine(first, 200)}` : ''}`
@@ -119,7 +123,8 @@ function statusOf(c: CommandRun): string {
 function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): Candidate[] {
   const out: Candidate[] = []
   const n = Math.max(1, inputs.entries.length)
-  const add = (section: S, tier: number, score: number, order: number, text: string) => out.push({ section, tier, score, order, text })
+  const add = (section: S, tier: number, score: number, order: number, text: string) =>
+    out.push({ section, tier, score, order, text })
   const humans = inputs.entries.filter((e) => e.human !== undefined)
   const position = new Map<SummaryEntry, number>()
   inputs.entries.forEach((e, i) => position.set(e, i / n))
@@ -129,13 +134,33 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   for (const e of humans) {
     const text = e.human as string
     const constraint = CONSTRAINT.test(text)
-    add(S.Wording, 1, (constraint ? 3 : 0) + recency(e) * 2 - text.length / 20000, e.line, `- L${e.line} User${constraint ? ' (constraint)' : ''}: ${quote(text, 800)}`)
+    add(
+      S.Wording,
+      1,
+      (constraint ? 3 : 0) + recency(e) * 2 - text.length / 20000,
+      e.line,
+      `- L${e.line} User${constraint ? ' (constraint)' : ''}: ${quote(text, 800)}`,
+    )
     const supersedes = SUPERSEDE.test(text)
-    add(S.Timeline, supersedes ? 2 : 3, recency(e) + (supersedes ? 1 : 0), e.line, `- L${e.line} ${supersedes ? 'User changed direction' : 'User asked'}: ${quote(text, 220)}`)
-    if (supersedes) add(S.Rejected, 2, recency(e), e.line, `- L${e.line} User redirected (what came before is superseded): ${quote(text, 300)}`)
+    add(
+      S.Timeline,
+      supersedes ? 2 : 3,
+      recency(e) + (supersedes ? 1 : 0),
+      e.line,
+      `- L${e.line} ${supersedes ? 'User changed direction' : 'User asked'}: ${quote(text, 220)}`,
+    )
+    if (supersedes)
+      add(
+        S.Rejected,
+        2,
+        recency(e),
+        e.line,
+        `- L${e.line} User redirected (what came before is superseded): ${quote(text, 300)}`,
+      )
   }
   const lastHuman = humans[humans.length - 1]
-  if (lastHuman) add(S.Current, 1, 10, 0, `- L${lastHuman.line} Latest user request: ${quote(lastHuman.human as string, 600)}`)
+  if (lastHuman)
+    add(S.Current, 1, 10, 0, `- L${lastHuman.line} Latest user request: ${quote(lastHuman.human as string, 600)}`)
 
   // Current state: the latest todo list, the last assistant message, recent edits.
   const todo = inputs.todos[inputs.todos.length - 1]
@@ -143,30 +168,68 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     add(S.Current, 2, 9, 1, `- L${todo.line} Latest todo list (TodoWrite), ${todo.todos.length} items:`)
     todo.todos.forEach((t, i) => {
       const rank = t.status === 'in_progress' ? 3 : t.status === 'pending' ? 2 : 1
-      add(S.Current, 2, 8 + rank / 10 - i / 1000, 2 + i / 1000, `- L${todo.line} [${t.status}] ${oneLine(t.content, 200)}`)
-      if (t.status !== 'completed') add(S.Risks, 3, rank, todo.line + i / 1000, `- L${todo.line} Open todo [${t.status}]: ${oneLine(t.content, 200)}`)
+      add(
+        S.Current,
+        2,
+        8 + rank / 10 - i / 1000,
+        2 + i / 1000,
+        `- L${todo.line} [${t.status}] ${oneLine(t.content, 200)}`,
+      )
+      if (t.status !== 'completed')
+        add(
+          S.Risks,
+          3,
+          rank,
+          todo.line + i / 1000,
+          `- L${todo.line} Open todo [${t.status}]: ${oneLine(t.content, 200)}`,
+        )
     })
   }
   const lastText = [...inputs.entries].reverse().find((e) => e.texts.length > 0)
-  if (lastText) add(S.Current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)
+  if (lastText)
+    add(S.Current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)
 
   // Prior compact summaries carry everything from before them (tier 2, their own order).
   for (const e of inputs.entries) {
     if (e.priorSummary === undefined || opts.skipPriorSummaries) continue
-    add(S.Timeline, 1, 5, e.line, `- L${e.line} Earlier history, from a prior compact summary (${e.priorSummary.length} chars):`)
+    add(
+      S.Timeline,
+      1,
+      5,
+      e.line,
+      `- L${e.line} Earlier history, from a prior compact summary (${e.priorSummary.length} chars):`,
+    )
     // Claude Code's own framing sentences carry no history; the rest of each line does.
     const lines = e.priorSummary
       .split('\n')
-      .map((l) => l.replace(/^This session is being continued from a previous conversation[^.]*\.\s*(?:The summary below covers the earlier portion of the conversation\.)?/, '').trim())
+      .map((l) =>
+        l
+          .replace(
+            /^This session is being continued from a previous conversation[^.]*\.\s*(?:The summary below covers the earlier portion of the conversation\.)?/,
+            '',
+          )
+          .trim(),
+      )
       .filter((l) => l !== '' && !/^(If you need specific details|Please continue the conversation)/.test(l))
-    lines.forEach((l, i) => add(S.Timeline, 3, 4 - i / lines.length, e.line + (i + 1) / (lines.length + 1), `- L${e.line} (prior summary) ${oneLine(l, 400)}`))
+    lines.forEach((l, i) =>
+      add(
+        S.Timeline,
+        3,
+        4 - i / lines.length,
+        e.line + (i + 1) / (lines.length + 1),
+        `- L${e.line} (prior summary) ${oneLine(l, 400)}`,
+      ),
+    )
   }
 
   // Assistant text and thinking: decisions, research, rejections, risks. Each distinct sentence
   // is tested once; one pass with all cues together skips the sentences that have none.
   const tested = new Set<string>()
   for (const e of inputs.entries) {
-    const sources: [string, boolean][] = [...e.texts.map((t): [string, boolean] => [t, false]), ...e.thinking.map((t): [string, boolean] => [t, true])]
+    const sources: [string, boolean][] = [
+      ...e.texts.map((t): [string, boolean] => [t, false]),
+      ...e.thinking.map((t): [string, boolean] => [t, true]),
+    ]
     for (const [text, thinking] of sources) {
       // A text with no cue has no sentence with one (sentences are substrings cut at non-word
       // characters, so every match in a sentence is a match in its text): skip the split.
@@ -191,9 +254,19 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   }
 
   // Evidence: files changed, commands and what failed, validation, API errors.
-  const files = new Map<string, { first: number; last: number; tools: Set<string>; count: number; created: boolean; failed: number }>()
+  const files = new Map<
+    string,
+    { first: number; last: number; tools: Set<string>; count: number; created: boolean; failed: number }
+  >()
   for (const f of inputs.fileChanges) {
-    const v = files.get(f.path) ?? { first: f.line, last: f.line, tools: new Set(), count: 0, created: false, failed: 0 }
+    const v = files.get(f.path) ?? {
+      first: f.line,
+      last: f.line,
+      tools: new Set(),
+      count: 0,
+      created: false,
+      failed: 0,
+    }
     v.last = f.line
     v.tools.add(f.tool)
     v.count++
@@ -205,7 +278,13 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   for (const [path, v] of files) {
     const what = v.created ? 'created' : 'edited'
     const failed = v.failed ? `, ${v.failed} failed` : ''
-    add(S.Evidence, 5, v.last / lastLine + Math.min(v.count, 10) / 10, v.last, `- L${v.last} File ${what}: ${path} (${v.count}× ${[...v.tools].join('/')}${failed}${v.count > 1 ? `, first L${v.first}` : ''})`)
+    add(
+      S.Evidence,
+      5,
+      v.last / lastLine + Math.min(v.count, 10) / 10,
+      v.last,
+      `- L${v.last} File ${what}: ${path} (${v.count}× ${[...v.tools].join('/')}${failed}${v.count > 1 ? `, first L${v.first}` : ''})`,
+    )
   }
   const lastRun = new Map<string, CommandRun>()
   for (const c of inputs.commands) lastRun.set(c.command, c)
@@ -216,16 +295,26 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
       add(S.Evidence, 5, 2 + r, c.line, `- L${c.line} Command ${cmd} ${statusOf(c)}`)
       const later = lastRun.get(c.command)
       if (later === c) add(S.Risks, 3, 1 + r, c.line, `- L${c.line} Unresolved failure: ${cmd} ${statusOf(c)}`)
-    } else if (c.validation && !c.cancelled) add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
-    else add(S.Evidence, 7, r, c.line, `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`)
+    } else if (c.validation && !c.cancelled)
+      add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
+    else
+      add(S.Evidence, 7, r, c.line, `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`)
   }
   for (const e of inputs.entries) {
-    if (e.apiError !== undefined) add(S.Risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
+    if (e.apiError !== undefined)
+      add(S.Risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
     for (const o of e.toolResults) {
       if (o.isError && o.name !== 'Bash' && !o.text.startsWith('<tool_use_error>Cancelled: parallel tool call'))
-        add(S.Evidence, 6, recency(e), e.line, `- L${e.line} Tool error${o.name ? ` (${o.name})` : ''}: ${oneLine(o.text, 200)}`)
+        add(
+          S.Evidence,
+          6,
+          recency(e),
+          e.line,
+          `- L${e.line} Tool error${o.name ? ` (${o.name})` : ''}: ${oneLine(o.text, 200)}`,
+        )
     }
-    if (e.human !== undefined && /^\[Request interrupted by user/.test(e.human)) add(S.Risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)
+    if (e.human !== undefined && /^\[Request interrupted by user/.test(e.human))
+      add(S.Risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)
   }
   return out
 }
@@ -259,7 +348,9 @@ function boundaryLine(inputs: SummaryInputs, opts: DeterministicSummaryOptions):
 /** The deterministic summary of `inputs` within `charBudget` characters. */
 export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicSummaryOptions): DeterministicSummary {
   const budget = opts.charBudget ?? DEFAULT_SUMMARY_CHAR_BUDGET
-  const head = opts.bare ? '' : `${CONTINUATION_PREAMBLE} It was written offline by claude-jsonl from the transcript itself; each line names its source line in the original transcript as L<number>.\n\n`
+  const head = opts.bare
+    ? ''
+    : `${CONTINUATION_PREAMBLE} It was written offline by claude-jsonl from the transcript itself; each line names its source line in the original transcript as L<number>.\n\n`
   const tail = opts.bare
     ? ''
     : `\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: ${opts.transcriptPath}\n`
@@ -270,13 +361,17 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
   let used = head.length + tail.length
   const hashes = '#'.repeat(opts.headingLevel ?? 2)
   const fallbacks = SECTION_HEADINGS.map((_, i) => fallback(i, inputs))
-  for (const [i, h] of SECTION_HEADINGS.entries()) used += h.length + hashes.length + 3 + (i === S.Boundary ? boundary.length + 1 : fallbacks[i].length + 1)
-  const ranked = [...all].sort((a, b) => a.tier - b.tier || b.score - a.score || b.order - a.order || (a.text < b.text ? -1 : 1))
+  for (const [i, h] of SECTION_HEADINGS.entries())
+    used += h.length + hashes.length + 3 + (i === S.Boundary ? boundary.length + 1 : fallbacks[i].length + 1)
+  const ranked = [...all].sort(
+    (a, b) => a.tier - b.tier || b.score - a.score || b.order - a.order || (a.text < b.text ? -1 : 1),
+  )
   let included = 0
   for (const c of ranked) {
     const list = chosen.get(c.section) ?? []
     // A section's first real line replaces its fallback line.
-    const cost = c.text.length + 1 - (list.length === 0 && c.section !== S.Boundary ? fallbacks[c.section].length + 1 : 0)
+    const cost =
+      c.text.length + 1 - (list.length === 0 && c.section !== S.Boundary ? fallbacks[c.section].length + 1 : 0)
     if (used + cost > budget) continue
     used += cost
     list.push(c)

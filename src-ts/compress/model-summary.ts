@@ -3,8 +3,22 @@
 // line. An accepted model text is never cut: when it does not fit the budget with the
 // deterministic safety appendix, that is an error.
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
-import { CONTINUATION_PREAMBLE, DEFAULT_SUMMARY_CHAR_BUDGET, MIN_SUMMARY_CHAR_BUDGET, SECTION_HEADINGS, deterministicSummary } from './deterministic-summary.js'
-import { COMMENT_CLOSE, COMMENT_OPEN, COVERAGE_HEADING, DIGEST_KEYS, DigestKey, PackManifest, UNKNOWN_LINE } from './pack.js'
+import {
+  CONTINUATION_PREAMBLE,
+  DEFAULT_SUMMARY_CHAR_BUDGET,
+  MIN_SUMMARY_CHAR_BUDGET,
+  SECTION_HEADINGS,
+  deterministicSummary,
+} from './deterministic-summary.js'
+import {
+  COMMENT_CLOSE,
+  COMMENT_OPEN,
+  COVERAGE_HEADING,
+  DIGEST_KEYS,
+  DigestKey,
+  PackManifest,
+  UNKNOWN_LINE,
+} from './pack.js'
 import type { SummaryInputs } from './summary-inputs.js'
 
 export type ModelSummaryRule =
@@ -56,32 +70,48 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
   const src = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n')
   if (src.trim() === '') fail('non-blank', 'the summary is empty')
   const lines = src.split('\n')
-  if (lines[0] !== COMMENT_OPEN) fail('metadata-comment', `the summary must begin with the exact line ${excerpt(COMMENT_OPEN)} copied from the pack`)
+  if (lines[0] !== COMMENT_OPEN)
+    fail('metadata-comment', `the summary must begin with the exact line ${excerpt(COMMENT_OPEN)} copied from the pack`)
   const close = lines.indexOf(COMMENT_CLOSE)
-  if (close < 0) fail('metadata-comment', `the leading metadata comment is not closed by a line ${excerpt(COMMENT_CLOSE)}`)
+  if (close < 0)
+    fail('metadata-comment', `the leading metadata comment is not closed by a line ${excerpt(COMMENT_CLOSE)}`)
   const seen = new Map<string, string>()
   for (let i = 1; i < close; i++) {
     const m = /^([a-z0-9_]+): (\S+)$/.exec(lines[i])
     if (!m) fail('metadata-comment', `line ${i + 1} of the metadata comment is not "key: value": ${excerpt(lines[i])}`)
     const [, key, value] = m as RegExpExecArray
-    if (!(DIGEST_KEYS as readonly string[]).includes(key)) fail('metadata-comment', `unknown metadata key '${key}' at line ${i + 1}`)
+    if (!(DIGEST_KEYS as readonly string[]).includes(key))
+      fail('metadata-comment', `unknown metadata key '${key}' at line ${i + 1}`)
     if (seen.has(key)) fail('metadata-comment', `metadata key '${key}' appears twice`)
     seen.set(key, value)
   }
   DIGEST_KEYS.forEach((key, k) => {
     if (!seen.has(key)) fail('metadata-comment', `metadata key '${key}' is missing`)
-    if ([...seen.keys()][k] !== key) fail('metadata-comment', `metadata keys are not in the pack's order ('${key}' is not key ${k + 1})`)
+    if ([...seen.keys()][k] !== key)
+      fail('metadata-comment', `metadata keys are not in the pack's order ('${key}' is not key ${k + 1})`)
     if (seen.get(key) !== manifest.digests[key as DigestKey])
-      fail('digest', `${key} is ${seen.get(key)}, the pack's is ${manifest.digests[key as DigestKey]}: the summary was written from another pack, or the source, options or handoff changed`)
+      fail(
+        'digest',
+        `${key} is ${seen.get(key)}, the pack's is ${manifest.digests[key as DigestKey]}: the summary was written from another pack, or the source, options or handoff changed`,
+      )
   })
   const bodyLines = lines.slice(close + 1)
   const body = bodyLines.join('\n')
   bodyLines.forEach((l, i) => {
-    if (l.includes('<!--') || l.includes('-->')) fail('html-comment', `line ${close + 2 + i} opens or closes a second HTML comment; only the leading metadata comment is allowed`)
+    if (l.includes('<!--') || l.includes('-->'))
+      fail(
+        'html-comment',
+        `line ${close + 2 + i} opens or closes a second HTML comment; only the leading metadata comment is allowed`,
+      )
   })
-  if (src.length < MIN_MODEL_SUMMARY_CHARS) fail('min-length', `the summary has ${src.length} characters; at least ${MIN_MODEL_SUMMARY_CHARS} are required`)
+  if (src.length < MIN_MODEL_SUMMARY_CHARS)
+    fail('min-length', `the summary has ${src.length} characters; at least ${MIN_MODEL_SUMMARY_CHARS} are required`)
   const boiler = BOILERPLATE.exec(body)
-  if (boiler) fail('boilerplate', `refusal or no-access boilerplate ${excerpt(boiler[0])}: the pack holds all the evidence the summary needs`)
+  if (boiler)
+    fail(
+      'boilerplate',
+      `refusal or no-access boilerplate ${excerpt(boiler[0])}: the pack holds all the evidence the summary needs`,
+    )
 
   // Headings: the nine sections in order, and the coverage subsection inside Evidence.
   const evidence = SECTION_HEADINGS.indexOf('Evidence and Source Anchors')
@@ -90,23 +120,38 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
   let coverageAt = -1
   bodyLines.forEach((l, i) => {
     const at = close + 2 + i
-    const setext = /^ {0,3}(=+|-+)\s*$/.test(l) && i > 0 && bodyLines[i - 1].trim() !== '' && !HEADING.test(bodyLines[i - 1])
+    const setext =
+      /^ {0,3}(=+|-+)\s*$/.test(l) && i > 0 && bodyLines[i - 1].trim() !== '' && !HEADING.test(bodyLines[i - 1])
     if (setext) fail('headings', `line ${at} underlines the line above into an extra heading`)
     if (HEADING.test(l)) {
       const t = l.trim()
       const next = SECTION_HEADINGS[section + 1]
       if (next !== undefined && t === `## ${next}`) section++
       else if (t === COVERAGE_HEADING && section === evidence && coverageAt < 0) coverageAt = i
-      else if (t === COVERAGE_HEADING) fail('headings', coverageAt >= 0 ? `a second ${COVERAGE_HEADING} at line ${at}` : `${COVERAGE_HEADING} at line ${at} is not under ## Evidence and Source Anchors`)
+      else if (t === COVERAGE_HEADING)
+        fail(
+          'headings',
+          coverageAt >= 0
+            ? `a second ${COVERAGE_HEADING} at line ${at}`
+            : `${COVERAGE_HEADING} at line ${at} is not under ## Evidence and Source Anchors`,
+        )
       else {
         const known = SECTION_HEADINGS.findIndex((h) => t === `## ${h}`)
-        if (known >= 0) fail('headings', `"## ${SECTION_HEADINGS[known]}" at line ${at} is out of order or repeated (expected "## ${next ?? '(no more sections)'}")`)
-        fail('headings', `extra or renamed heading ${excerpt(t)} at line ${at}; only the nine section headings and ${COVERAGE_HEADING} are allowed`)
+        if (known >= 0)
+          fail(
+            'headings',
+            `"## ${SECTION_HEADINGS[known]}" at line ${at} is out of order or repeated (expected "## ${next ?? '(no more sections)'}")`,
+          )
+        fail(
+          'headings',
+          `extra or renamed heading ${excerpt(t)} at line ${at}; only the nine section headings and ${COVERAGE_HEADING} are allowed`,
+        )
       }
     }
     sectionOf.push(section)
   })
-  if (section < SECTION_HEADINGS.length - 1) fail('headings', `section "## ${SECTION_HEADINGS[section + 1]}" is missing`)
+  if (section < SECTION_HEADINGS.length - 1)
+    fail('headings', `section "## ${SECTION_HEADINGS[section + 1]}" is missing`)
   if (coverageAt < 0) fail('coverage', `no ${COVERAGE_HEADING} subsection under ## Evidence and Source Anchors`)
 
   // Anchors: in range, summarised, shown in the pack.
@@ -120,16 +165,22 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
       const a = m[0]
       const n = Number(m[2])
       if (m[1] === 'L') {
-        if (n < 1 || n > manifest.sourceLines) fail('anchor-range', `${a} at line ${at} is outside the source's lines 1–${manifest.sourceLines}`)
+        if (n < 1 || n > manifest.sourceLines)
+          fail('anchor-range', `${a} at line ${at} is outside the source's lines 1–${manifest.sourceLines}`)
         if (!manifest.summaryLines.has(n)) fail('anchor-visible', `${a} at line ${at} is not a summarised record`)
-      } else if (n < 1 || n > manifest.handoffLines) fail('anchor-range', `${a} at line ${at} is outside the handoff's lines 1–${manifest.handoffLines}`)
+      } else if (n < 1 || n > manifest.handoffLines)
+        fail('anchor-range', `${a} at line ${at} is outside the handoff's lines 1–${manifest.handoffLines}`)
       if (!manifest.visibleAnchors.has(a)) fail('anchor-visible', `${a} at line ${at} is not shown in the pack`)
       cited.add(a)
       sectionAnchors.add(sectionOf[i])
     }
     const t = l.trim()
     if (t === '' || HEADING.test(l) || t === UNKNOWN_LINE) return
-    if (SUBSTANTIVE.test(t) && !HAS_ANCHOR.test(t)) fail('unanchored-line', `line ${at} states something without an L/H anchor: ${excerpt(t)} (the only unanchored line allowed is exactly ${excerpt(UNKNOWN_LINE)})`)
+    if (SUBSTANTIVE.test(t) && !HAS_ANCHOR.test(t))
+      fail(
+        'unanchored-line',
+        `line ${at} states something without an L/H anchor: ${excerpt(t)} (the only unanchored line allowed is exactly ${excerpt(UNKNOWN_LINE)})`,
+      )
   })
   SECTION_HEADINGS.forEach((h, k) => {
     if (!sectionAnchors.has(k)) fail('section-anchor', `section "## ${h}" cites no L or H anchor`)
@@ -142,10 +193,18 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
     const at = close + 2 + i
     if (l.trim() === '') continue
     const m = COVERAGE_LINE.exec(l)
-    if (!m) fail('coverage', `line ${at} in ${COVERAGE_HEADING} is not "- L<n> support_text_json=\\"…\\" disposition=covered": ${excerpt(l)}`)
+    if (!m)
+      fail(
+        'coverage',
+        `line ${at} in ${COVERAGE_HEADING} is not "- L<n> support_text_json=\\"…\\" disposition=covered": ${excerpt(l)}`,
+      )
     const [, anchor, json] = m as RegExpExecArray
     const source = manifest.mandatory.get(anchor)
-    if (source === undefined) fail('coverage', `${anchor} at line ${at} is not a mandatory anchor (only the pack's mandatory records belong in ${COVERAGE_HEADING})`)
+    if (source === undefined)
+      fail(
+        'coverage',
+        `${anchor} at line ${at} is not a mandatory anchor (only the pack's mandatory records belong in ${COVERAGE_HEADING})`,
+      )
     if (covered.has(anchor)) fail('coverage', `${anchor} appears twice in ${COVERAGE_HEADING} (line ${at})`)
     covered.add(anchor)
     let support: unknown
@@ -156,14 +215,27 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
     }
     const s = String(support)
     const need = Math.min(12, (source as string).trim().length)
-    if (s.trim().length < need || !SUBSTANTIVE.test(s)) fail('coverage', `the support_text_json of ${anchor} at line ${at} is too short to be meaningful (at least ${need} characters with a letter or digit)`)
-    if (!(source as string).includes(s)) fail('coverage', `the support_text_json of ${anchor} at line ${at} is not an exact substring of record ${anchor}`)
+    if (s.trim().length < need || !SUBSTANTIVE.test(s))
+      fail(
+        'coverage',
+        `the support_text_json of ${anchor} at line ${at} is too short to be meaningful (at least ${need} characters with a letter or digit)`,
+      )
+    if (!(source as string).includes(s))
+      fail('coverage', `the support_text_json of ${anchor} at line ${at} is not an exact substring of record ${anchor}`)
   }
   const missing = [...manifest.mandatory.keys()].filter((a) => !covered.has(a))
-  if (missing.length) fail('coverage', `${missing.length} mandatory anchor(s) have no coverage line: ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}`)
+  if (missing.length)
+    fail(
+      'coverage',
+      `${missing.length} mandatory anchor(s) have no coverage line: ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}`,
+    )
 
   for (const g of manifest.requiredGroups) {
-    if (!g.anchors.some((a) => cited.has(a))) fail('required-group', `no anchor of required group '${g.id}' is cited (any of ${g.anchors.slice(0, 6).join(' ')}${g.anchors.length > 6 ? ' …' : ''})`)
+    if (!g.anchors.some((a) => cited.has(a)))
+      fail(
+        'required-group',
+        `no anchor of required group '${g.id}' is cited (any of ${g.anchors.slice(0, 6).join(' ')}${g.anchors.length > 6 ? ' …' : ''})`,
+      )
   }
   return { body: body.replace(/^\n+/, '').replace(/\s+$/, ''), cited }
 }
@@ -195,7 +267,8 @@ export const MAX_APPENDIX_CHARS = 18000
 
 export function summaryCharBudget(value: number | undefined): number {
   const b = value ?? DEFAULT_SUMMARY_CHAR_BUDGET
-  if (!Number.isInteger(b) || b < MIN_SUMMARY_CHAR_BUDGET) throw usageError(`--summary-char-budget must be an integer of at least ${MIN_SUMMARY_CHAR_BUDGET}`)
+  if (!Number.isInteger(b) || b < MIN_SUMMARY_CHAR_BUDGET)
+    throw usageError(`--summary-char-budget must be an integer of at least ${MIN_SUMMARY_CHAR_BUDGET}`)
   return b
 }
 
@@ -209,7 +282,11 @@ function verbatimBlock(inputs: SummaryInputs): string {
  * deterministic safety appendix (or the deterministic summary alone), then the pointer to the
  * original transcript. Prior summaries are folded in, or embedded verbatim when asked and they fit.
  */
-export function composeSummary(inputs: SummaryInputs, opts: ComposeOptions, model?: AcceptedModelSummary): ComposedSummary {
+export function composeSummary(
+  inputs: SummaryInputs,
+  opts: ComposeOptions,
+  model?: AcceptedModelSummary,
+): ComposedSummary {
   const budget = summaryCharBudget(opts.charBudget)
   const how = model
     ? 'It was written by a summarising model from an evidence pack of the transcript, checked by claude-jsonl, and followed by a deterministic safety appendix; each line cites its source line in the original transcript as L<number> (H<number>: a line of the handoff file).'
@@ -223,14 +300,22 @@ export function composeSummary(inputs: SummaryInputs, opts: ComposeOptions, mode
   if (opts.preservePriorSummariesVerbatim && hasPriors) {
     const block = verbatimBlock(inputs)
     const wide = Math.floor(budget * 1.5)
-    const minimum = head.length + block.length + (model ? model.body.length + MIN_APPENDIX_CHARS : MIN_APPENDIX_CHARS) + tail.length
+    const minimum =
+      head.length + block.length + (model ? model.body.length + MIN_APPENDIX_CHARS : MIN_APPENDIX_CHARS) + tail.length
     if (minimum <= wide) {
       verbatim = block
       limit = wide
-    } else fallbackReason = `the prior summaries (${block.length} characters) do not fit 1.5 × --summary-char-budget (${wide}) with the rest of the summary; they were folded instead`
+    } else
+      fallbackReason = `the prior summaries (${block.length} characters) do not fit 1.5 × --summary-char-budget (${wide}) with the rest of the summary; they were folded instead`
   }
   const frame = head.length + verbatim.length + tail.length
-  const base = { transcriptPath: opts.transcriptPath, firstKeptLine: opts.firstKeptLine, keptRecords: opts.keptRecords, bare: true, skipPriorSummaries: verbatim !== '' }
+  const base = {
+    transcriptPath: opts.transcriptPath,
+    firstKeptLine: opts.firstKeptLine,
+    keptRecords: opts.keptRecords,
+    bare: true,
+    skipPriorSummaries: verbatim !== '',
+  }
   let body: string
   if (model) {
     const room = limit - frame - model.body.length - '\n\n## Deterministic Safety Appendix\n\n'.length
@@ -239,9 +324,19 @@ export function composeSummary(inputs: SummaryInputs, opts: ComposeOptions, mode
         `the accepted model summary (${model.body.length} characters) leaves ${Math.max(0, room)} of --summary-char-budget ${limit} for the deterministic safety appendix, which needs at least ${MIN_APPENDIX_CHARS}: raise --summary-char-budget (a model summary is never cut)`,
         EXIT.input,
       )
-    const appendix = deterministicSummary(inputs, { ...base, charBudget: Math.min(MAX_APPENDIX_CHARS, room), headingLevel: 3 }).text
+    const appendix = deterministicSummary(inputs, {
+      ...base,
+      charBudget: Math.min(MAX_APPENDIX_CHARS, room),
+      headingLevel: 3,
+    }).text
     body = `${model.body}\n\n## Deterministic Safety Appendix\n\n${appendix}`
   } else body = deterministicSummary(inputs, { ...base, charBudget: limit - frame }).text
   const text = head + verbatim + body + tail
-  return { text, kind: model ? 'model-assisted' : 'deterministic', preserveMode: verbatim ? 'verbatim' : 'folded', fallbackReason, charBudget: limit }
+  return {
+    text,
+    kind: model ? 'model-assisted' : 'deterministic',
+    preserveMode: verbatim ? 'verbatim' : 'folded',
+    fallbackReason,
+    charBudget: limit,
+  }
 }

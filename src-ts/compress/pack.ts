@@ -93,8 +93,10 @@ const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).
 export function packBudgets(opts: PackOptions): { charBudget: number; tokenBudget: number } {
   const charBudget = opts.charBudget ?? DEFAULT_PACK_CHAR_BUDGET
   const tokenBudget = opts.tokenBudget ?? DEFAULT_PACK_TOKEN_BUDGET
-  if (!Number.isInteger(charBudget) || charBudget < MIN_PACK_BUDGET) throw usageError(`--model-pack-char-budget must be an integer of at least ${MIN_PACK_BUDGET}`)
-  if (!Number.isInteger(tokenBudget) || tokenBudget < MIN_PACK_BUDGET) throw usageError(`--model-pack-estimated-token-budget must be an integer of at least ${MIN_PACK_BUDGET}`)
+  if (!Number.isInteger(charBudget) || charBudget < MIN_PACK_BUDGET)
+    throw usageError(`--model-pack-char-budget must be an integer of at least ${MIN_PACK_BUDGET}`)
+  if (!Number.isInteger(tokenBudget) || tokenBudget < MIN_PACK_BUDGET)
+    throw usageError(`--model-pack-estimated-token-budget must be an integer of at least ${MIN_PACK_BUDGET}`)
   return { charBudget, tokenBudget }
 }
 
@@ -109,17 +111,30 @@ interface Semantic {
 /** The mandatory text of an entry: a human prompt, or its thinking and text joined. */
 function semanticOf(e: SummaryEntry): Semantic | undefined {
   const base = { anchor: `L${e.line}`, line: e.line, entry: e }
-  if (e.priorSummary !== undefined && e.priorSummary.trim() !== '') return { ...base, cls: 'prior-compact-summary', text: e.priorSummary }
+  if (e.priorSummary !== undefined && e.priorSummary.trim() !== '')
+    return { ...base, cls: 'prior-compact-summary', text: e.priorSummary }
   if (e.human !== undefined) return { ...base, cls: 'human-prompt', text: e.human }
   if (e.apiError !== undefined) return undefined
   const parts = [...e.thinking, ...e.texts]
   if (parts.length === 0) return undefined
-  const cls = e.thinking.length && e.texts.length ? 'assistant-thinking-and-text' : e.thinking.length ? 'assistant-thinking' : 'assistant-text'
+  const cls =
+    e.thinking.length && e.texts.length
+      ? 'assistant-thinking-and-text'
+      : e.thinking.length
+        ? 'assistant-thinking'
+        : 'assistant-text'
   return { ...base, cls, text: parts.join('\n\n') }
 }
 
 function fields(e: SummaryEntry): string {
-  return [`type=${e.type ?? '?'}`, e.role ? `role=${e.role}` : '', e.timestamp ? `ts=${e.timestamp}` : '', e.uuid ? `uuid=${e.uuid}` : ''].filter(Boolean).join(' ')
+  return [
+    `type=${e.type ?? '?'}`,
+    e.role ? `role=${e.role}` : '',
+    e.timestamp ? `ts=${e.timestamp}` : '',
+    e.uuid ? `uuid=${e.uuid}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
 }
 
 interface Optional {
@@ -148,18 +163,58 @@ function optionalEvidence(inputs: SummaryInputs): Optional[] {
       const repeated = seenInputs.has(c.name + c.inputJson)
       seenInputs.add(c.name + c.inputJson)
       const base = IDENTIFYING_TOOLS.has(c.name) ? 45 : validation.has(c.id) ? 50 : 30
-      out.push({ anchor, line: e.line, tool: true, score: base + recency - (repeated ? 20 : 0), text: `${head} evidence_class=tool-use tool=${c.name} input_json=${JSON.stringify(cutText(c.inputJson, OPTIONAL_TEXT_CHARS))}` })
+      out.push({
+        anchor,
+        line: e.line,
+        tool: true,
+        score: base + recency - (repeated ? 20 : 0),
+        text: `${head} evidence_class=tool-use tool=${c.name} input_json=${JSON.stringify(cutText(c.inputJson, OPTIONAL_TEXT_CHARS))}`,
+      })
     }
     for (const r of e.toolResults) {
       const name = toolNames.get(r.toolUseId) ?? r.name
       const failed = r.isError || (r.exitCode !== undefined && r.exitCode !== 0)
       const base = failed ? 50 : 20 - (r.chars > 5000 ? 5 : 0)
-      const flags = [name ? `tool=${name}` : '', `is_error=${r.isError}`, r.exitCode !== undefined ? `exit_code=${r.exitCode}` : '', `chars=${r.chars}`].filter(Boolean).join(' ')
-      out.push({ anchor, line: e.line, tool: true, score: base + recency, text: `${head} evidence_class=tool-result ${flags} text_json=${JSON.stringify(cutText(r.text, OPTIONAL_TEXT_CHARS))}` })
+      const flags = [
+        name ? `tool=${name}` : '',
+        `is_error=${r.isError}`,
+        r.exitCode !== undefined ? `exit_code=${r.exitCode}` : '',
+        `chars=${r.chars}`,
+      ]
+        .filter(Boolean)
+        .join(' ')
+      out.push({
+        anchor,
+        line: e.line,
+        tool: true,
+        score: base + recency,
+        text: `${head} evidence_class=tool-result ${flags} text_json=${JSON.stringify(cutText(r.text, OPTIONAL_TEXT_CHARS))}`,
+      })
     }
-    if (e.apiError !== undefined) out.push({ anchor, line: e.line, tool: false, score: 50 + recency, text: `${head} evidence_class=api-error text_json=${JSON.stringify(cutText(e.apiError, OPTIONAL_TEXT_CHARS))}` })
-    else if (e.meta !== undefined) out.push({ anchor, line: e.line, tool: false, score: 35 + recency, text: `${head} evidence_class=injected-context text_json=${JSON.stringify(cutText(e.meta, OPTIONAL_TEXT_CHARS))}` })
-    else if (e.type === 'system' && e.systemText) out.push({ anchor, line: e.line, tool: false, score: 25 + recency, text: `${head} subtype=${e.subtype ?? '?'} evidence_class=system text_json=${JSON.stringify(cutText(e.systemText, OPTIONAL_TEXT_CHARS))}` })
+    if (e.apiError !== undefined)
+      out.push({
+        anchor,
+        line: e.line,
+        tool: false,
+        score: 50 + recency,
+        text: `${head} evidence_class=api-error text_json=${JSON.stringify(cutText(e.apiError, OPTIONAL_TEXT_CHARS))}`,
+      })
+    else if (e.meta !== undefined)
+      out.push({
+        anchor,
+        line: e.line,
+        tool: false,
+        score: 35 + recency,
+        text: `${head} evidence_class=injected-context text_json=${JSON.stringify(cutText(e.meta, OPTIONAL_TEXT_CHARS))}`,
+      })
+    else if (e.type === 'system' && e.systemText)
+      out.push({
+        anchor,
+        line: e.line,
+        tool: false,
+        score: 25 + recency,
+        text: `${head} subtype=${e.subtype ?? '?'} evidence_class=system text_json=${JSON.stringify(cutText(e.systemText, OPTIONAL_TEXT_CHARS))}`,
+      })
   })
   return out.sort((a, b) => b.score - a.score || a.line - b.line || (a.text < b.text ? -1 : 1))
 }
@@ -178,7 +233,8 @@ function handoffGroups(count: number): AnchorGroup[] {
   return [...thirds(all, 'handoff'), { id: 'handoff-latest', anchors: [all[count - 1]] }]
 }
 
-const byLine = (a: string, b: string) => (a[0] === b[0] ? Number(a.slice(1)) - Number(b.slice(1)) : a[0] < b[0] ? -1 : 1)
+const byLine = (a: string, b: string) =>
+  a[0] === b[0] ? Number(a.slice(1)) - Number(b.slice(1)) : a[0] < b[0] ? -1 : 1
 
 function instructions(): string {
   return [
@@ -191,7 +247,9 @@ function instructions(): string {
     '- Give decisions with their reasons, the research conclusions and rationale of the assistant, and the options that were rejected or superseded and why.',
     "- Quote the user's own wording for requests, constraints and preferences.",
     '- Keep exact identifiers (files, commands, ids, versions, error messages) and validation results.',
-    '- Name unresolved risks and open questions. Where the anchors do not tell, write the exact line `' + UNKNOWN_LINE + '`.',
+    '- Name unresolved risks and open questions. Where the anchors do not tell, write the exact line `' +
+      UNKNOWN_LINE +
+      '`.',
     '- The recent raw conversation follows your summary verbatim; end with the boundary to it (the last summarised anchors).',
     '',
   ].join('\n')
@@ -257,7 +315,8 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
     policy: opts.policy ?? {},
   })
 
-  const record = (s: Semantic) => `- ${s.anchor} ${fields(s.entry)} evidence_class=${s.cls} chars=${s.text.length} full_text_json=${JSON.stringify(s.text)}`
+  const record = (s: Semantic) =>
+    `- ${s.anchor} ${fields(s.entry)} evidence_class=${s.cls} chars=${s.text.length} full_text_json=${JSON.stringify(s.text)}`
   const mandatoryText = [
     '## Mandatory Semantic Records',
     '',
@@ -269,7 +328,9 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
     '',
     '## Handoff',
     '',
-    ...(handoffLines.length ? handoffLines.map((l, i) => `- H${i + 1} full_text_json=${JSON.stringify(l)}`) : ['(none)']),
+    ...(handoffLines.length
+      ? handoffLines.map((l, i) => `- H${i + 1} full_text_json=${JSON.stringify(l)}`)
+      : ['(none)']),
     '',
   ].join('\n')
 
@@ -287,7 +348,9 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
 
   // Everything but the optional evidence, with digest-sized placeholders (64 hex characters;
   // 'none' for an absent handoff) so that the sizes are final.
-  const placeholder = Object.fromEntries(DIGEST_KEYS.map((k) => [k, k === 'handoff_summary_digest' ? handoffDigest : '0'.repeat(64)])) as Record<DigestKey, string>
+  const placeholder = Object.fromEntries(
+    DIGEST_KEYS.map((k) => [k, k === 'handoff_summary_digest' ? handoffDigest : '0'.repeat(64)]),
+  ) as Record<DigestKey, string>
   const frame = (digests: Record<DigestKey, string>, groups: AnchorGroup[], optionalLines: string[], status: string) =>
     [
       '# claude-jsonl model-summary evidence pack (protocol v11)',
@@ -313,7 +376,9 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
 
   const candidates = optionalEvidence(inputs)
   const latestReserve = `- group latest-evidence (cite at least one): L${sourceLines} L${sourceLines} L${sourceLines}\n- group source-tool (cite at least one): \n`
-  const base = frame(placeholder, fixedGroups, [], statusLine(candidates.length, candidates.length, true, '0'.repeat(64))) + latestReserve
+  const base =
+    frame(placeholder, fixedGroups, [], statusLine(candidates.length, candidates.length, true, '0'.repeat(64))) +
+    latestReserve
   let chars = base.length
   let tokens = est(base)
   if (chars > charBudget || tokens > tokenBudget) {
@@ -341,7 +406,11 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
   }
   taken.sort((a, b) => a.line - b.line || (a.text < b.text ? -1 : 1))
 
-  const visible = new Set<string>([...semanticAnchors, ...taken.map((c) => c.anchor), ...handoffLines.map((_, i) => `H${i + 1}`)])
+  const visible = new Set<string>([
+    ...semanticAnchors,
+    ...taken.map((c) => c.anchor),
+    ...handoffLines.map((_, i) => `H${i + 1}`),
+  ])
   const lAnchors = [...visible].filter((a) => a[0] === 'L').sort(byLine)
   const groups: AnchorGroup[] = [
     ...fixedGroups,
@@ -360,11 +429,19 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
     pack_request_digest: sha256(request),
     required_claim_sources_digest: sha256(claimSources),
   }
-  const text = frame(digests, groups, taken.map((c) => c.text), statusLine(taken.length, candidates.length, truncated, omittedDigest))
+  const text = frame(
+    digests,
+    groups,
+    taken.map((c) => c.text),
+    statusLine(taken.length, candidates.length, truncated, omittedDigest),
+  )
   const estimatedTokens = est(text)
   if (text.length > charBudget || estimatedTokens > tokenBudget) {
     // The accounting above is exact up to float rounding; a pack that still overflows is a bug.
-    throw new ClaudeJsonlError(`model pack: internal budget accounting error (${text.length} chars, ${estimatedTokens} tokens)`, EXIT.internal)
+    throw new ClaudeJsonlError(
+      `model pack: internal budget accounting error (${text.length} chars, ${estimatedTokens} tokens)`,
+      EXIT.internal,
+    )
   }
   return {
     text,

@@ -7,6 +7,8 @@ export { insideClaudeTree, resolvedPath }
 
 /** Refuses an output path that is the input or lies inside a `.claude` tree (usage error). */
 export function checkOutputPath(input: string, output: string, what = '--out'): void {
-  if (resolvedPath(input) === resolvedPath(output)) throw usageError(`${what} must differ from the input file (${input})`)
-  if (insideClaudeTree(output)) throw usageError(`${what} ${output} lies inside a .claude tree; write candidates elsewhere`)
+  if (resolvedPath(input) === resolvedPath(output))
+    throw usageError(`${what} must differ from the input file (${input})`)
+  if (insideClaudeTree(output))
+    throw usageError(`${what} ${output} lies inside a .claude tree; write candidates elsewhere`)
 }

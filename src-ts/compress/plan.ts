@@ -189,17 +189,26 @@ function nativeOptions(o: PlanOptions): NativePlanOptions {
   if (o.leafPolicy !== undefined && !['strict', 'client', 'auto'].includes(o.leafPolicy)) {
     throw usageError(`--leaf-policy must be strict, client or auto, not '${o.leafPolicy}'`)
   }
-  if (o.checkpointPolicy !== undefined && !['active-correlated', 'preserve-recent', 'none'].includes(o.checkpointPolicy)) {
-    throw usageError(`--checkpoint-policy must be active-correlated, preserve-recent or none, not '${o.checkpointPolicy}'`)
+  if (
+    o.checkpointPolicy !== undefined &&
+    !['active-correlated', 'preserve-recent', 'none'].includes(o.checkpointPolicy)
+  ) {
+    throw usageError(
+      `--checkpoint-policy must be active-correlated, preserve-recent or none, not '${o.checkpointPolicy}'`,
+    )
   }
   if (o.checkpointPolicy === 'preserve-recent' && !o.preservePhysicalTail) {
-    throw usageError('--checkpoint-policy preserve-recent needs --preserve-physical-tail (it keeps snapshots of inactive branches)')
+    throw usageError(
+      '--checkpoint-policy preserve-recent needs --preserve-physical-tail (it keeps snapshots of inactive branches)',
+    )
   }
   const int = (v: number | undefined, name: string) => {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 0xffffffff)) throw usageError(`${name} must be a whole number >= 0, not '${v}'`)
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 0xffffffff))
+      throw usageError(`${name} must be a whole number >= 0, not '${v}'`)
     return v
   }
-  if (o.targetRatio !== undefined && !(o.targetRatio > 0 && o.targetRatio <= 1)) throw usageError(`--target-ratio must be in (0, 1], not '${o.targetRatio}'`)
+  if (o.targetRatio !== undefined && !(o.targetRatio > 0 && o.targetRatio <= 1))
+    throw usageError(`--target-ratio must be in (0, 1], not '${o.targetRatio}'`)
   return {
     leafPolicy: o.leafPolicy,
     resumeLeaf: o.resumeLeaf,
@@ -230,7 +239,14 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
       buffer = await readFile(source)
     } catch (e) {
       const err = e as NodeJS.ErrnoException
-      const why = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EISDIR' ? 'is a folder, not a transcript file' : err.code === 'EACCES' ? 'permission denied' : err.message
+      const why =
+        err.code === 'ENOENT'
+          ? 'no such file or directory'
+          : err.code === 'EISDIR'
+            ? 'is a folder, not a transcript file'
+            : err.code === 'EACCES'
+              ? 'permission denied'
+              : err.message
       throw inputError(source, why)
     }
   } else {
@@ -241,7 +257,10 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
   const summary = index.summary()
   if (index.length === 0) {
     if (summary.firstLine === 'invalid' || summary.firstLine === 'non-object') {
-      throw inputError(label, `not JSONL (line 1 is ${summary.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`)
+      throw inputError(
+        label,
+        `not JSONL (line 1 is ${summary.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`,
+      )
     }
     throw inputError(label, 'no records: not a transcript')
   }
@@ -252,11 +271,24 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
 }
 
 /** Plans a transcript already scanned: `buffer` must be the bytes `index` was scanned from. */
-export function planIndex(index: TranscriptIndex, buffer: Buffer, options: PlanOptions = {}, input = '<buffer>', sourceSha256?: string): TranscriptPlan {
+export function planIndex(
+  index: TranscriptIndex,
+  buffer: Buffer,
+  options: PlanOptions = {},
+  input = '<buffer>',
+  sourceSha256?: string,
+): TranscriptPlan {
   return planScanned(index, buffer, nativeOptions(options), options, input, sourceSha256)
 }
 
-function planScanned(index: TranscriptIndex, buffer: Buffer, opts: NativePlanOptions, options: PlanOptions, input: string, sourceSha256?: string): TranscriptPlan {
+function planScanned(
+  index: TranscriptIndex,
+  buffer: Buffer,
+  opts: NativePlanOptions,
+  options: PlanOptions,
+  input: string,
+  sourceSha256?: string,
+): TranscriptPlan {
   let topology: TopologyPlan
   try {
     topology = native.planTranscript(index, buffer, opts)
@@ -266,7 +298,14 @@ function planScanned(index: TranscriptIndex, buffer: Buffer, opts: NativePlanOpt
   return { report: buildReport(index, buffer, topology, options, input, sourceSha256), topology, index, buffer }
 }
 
-function buildReport(index: TranscriptIndex, buffer: Buffer, t: TopologyPlan, options: PlanOptions, input: string, sourceSha256?: string): PlanReport {
+function buildReport(
+  index: TranscriptIndex,
+  buffer: Buffer,
+  t: TopologyPlan,
+  options: PlanOptions,
+  input: string,
+  sourceSha256?: string,
+): PlanReport {
   const lineOf = (i: number) => t.recordLines[i] ?? 0
   const uuidOf = (i: number | undefined) => (i === undefined ? undefined : index.record(i)?.uuid)
   const lines = (a: Uint32Array) => Array.from(a, lineOf)
@@ -378,12 +417,12 @@ function branchReasons(t: TopologyPlan): ExclusionReason[] {
       : i < boundary
         ? 'before the last compact boundary (earlier history off the chain)'
         : t.leaf === undefined
-        ? 'no leaf chosen'
-        : conversation
-          ? i > leaf
-            ? 'conversation records off the active chain, after the leaf (abandoned or post-pointer)'
-            : 'conversation records off the active chain (rewound or abandoned branches, sidechains)'
-          : `${type} records off the active chain`
+          ? 'no leaf chosen'
+          : conversation
+            ? i > leaf
+              ? 'conversation records off the active chain, after the leaf (abandoned or post-pointer)'
+              : 'conversation records off the active chain (rewound or abandoned branches, sidechains)'
+            : `${type} records off the active chain`
     out.set(reason, (out.get(reason) ?? 0) + 1)
   }
   return count(out)
@@ -417,16 +456,26 @@ export function stopMessage(r: PlanReport): string {
 export function renderPlan(r: PlanReport, path: string): string {
   const out: string[] = []
   const li = r.resumeLeafInfo
-  out.push(`${path}: topology ${r.status} (leaf policy ${r.leafPolicy}, ${r.preserveMode}${r.branchIsolation ? '' : ', NO branch isolation'})`)
+  out.push(
+    `${path}: topology ${r.status} (leaf policy ${r.leafPolicy}, ${r.preserveMode}${r.branchIsolation ? '' : ', NO branch isolation'})`,
+  )
   if (r.stop) out.push(`  stop: ${stopMessage(r)}`)
-  if (li.selectedLeafLine !== undefined) out.push(`  leaf: line ${li.selectedLeafLine} (${li.selectedLeafUuid ?? 'no uuid'}): ${li.reason}`)
-  else if (li.clientLeafLine !== undefined) out.push(`  client leaf would be line ${li.clientLeafLine}; pointer: ${li.pointerState}${li.pointerLine ? ` (line ${li.pointerLine})` : ''}`)
+  if (li.selectedLeafLine !== undefined)
+    out.push(`  leaf: line ${li.selectedLeafLine} (${li.selectedLeafUuid ?? 'no uuid'}): ${li.reason}`)
+  else if (li.clientLeafLine !== undefined)
+    out.push(
+      `  client leaf would be line ${li.clientLeafLine}; pointer: ${li.pointerState}${li.pointerLine ? ` (line ${li.pointerLine})` : ''}`,
+    )
   if (r.sourceActiveChainLength > 0) {
-    const start = r.priorCompactRecordCount > 0 ? `, starts at the compact boundary on line ${r.activeChainStartLine}` : ''
+    const start =
+      r.priorCompactRecordCount > 0 ? `, starts at the compact boundary on line ${r.activeChainStartLine}` : ''
     const seg = r.preservedSegmentApplied ? ', preserved segment spliced' : ''
     const pre = r.precompactRecords > 0 ? `; ${r.precompactRecords} earlier records only through logicalParentUuid` : ''
     out.push(`  chain: ${r.sourceActiveChainLength} records${start}${seg}${pre}`)
-    if (r.lineageRuns.length > 1) out.push(`  lineage: ${r.lineageRuns.map((x) => `${x.sessionId} (${x.endPosition - x.startPosition})`).join(' -> ')}; earlier sessions are summarised`)
+    if (r.lineageRuns.length > 1)
+      out.push(
+        `  lineage: ${r.lineageRuns.map((x) => `${x.sessionId} (${x.endPosition - x.startPosition})`).join(' -> ')}; earlier sessions are summarised`,
+      )
   }
   if (r.cut) {
     const c = r.cut

@@ -24,7 +24,11 @@ export function sameFile(now: BigIntStats, was: BigIntStats): boolean {
 
 /** The refusal of a source that changed while compress ran. */
 export function sourceChanged(path: string): ClaudeJsonlError {
-  return new ClaudeJsonlError(`${path}: the source changed during the run (is the session still open?); nothing written`, EXIT.input, path)
+  return new ClaudeJsonlError(
+    `${path}: the source changed during the run (is the session still open?); nothing written`,
+    EXIT.input,
+    path,
+  )
 }
 
 export interface SourceSpans {
@@ -170,7 +174,7 @@ export class FileSpans implements CompressSpans {
   }
 
   private read(fd: number, start: number, end: number): void {
-    for (let at = start; at < end; ) {
+    for (let at = start; at < end;) {
       const n = readSync(fd, this.buffer, at, end - at, at)
       if (n === 0) throw sourceChanged(this.path)
       at += n

@@ -36,20 +36,41 @@ function readText(path: string, what: string): string {
     return readFileSync(path, 'utf8')
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    throw inputError(path, `cannot read ${what}: ${code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`)
+    throw inputError(
+      path,
+      `cannot read ${what}: ${code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
+    )
   }
 }
 
 /** The options that select the summarised records, in one canonical order (for the digest). */
 export function selectionPolicy(o: BudgetOptions): Record<string, unknown> {
-  const keys = ['leafPolicy', 'resumeLeaf', 'preservePhysicalTail', 'maxPostLastPromptExtension', 'checkpointPolicy', 'maxFileHistorySnapshots', 'targetRatio', 'minRecentRecords', 'targetEstimatedTokens', 'summaryCharBudget'] as const
+  const keys = [
+    'leafPolicy',
+    'resumeLeaf',
+    'preservePhysicalTail',
+    'maxPostLastPromptExtension',
+    'checkpointPolicy',
+    'maxFileHistorySnapshots',
+    'targetRatio',
+    'minRecentRecords',
+    'targetEstimatedTokens',
+    'summaryCharBudget',
+  ] as const
   return Object.fromEntries(keys.map((k) => [k, o[k] ?? null]))
 }
 
 /** The pack of the records a plan summarises (what `pack` writes and a model summary answers). */
 export function packFor(plan: TranscriptPlan, inputs: SummaryInputs, o: SummaryOptions & BudgetOptions): Pack {
   return buildPack(
-    { bytes: plan.buffer, index: plan.index, summaryIndexes: plan.topology.summaryIndexes, inputs, handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file'), sourceSha256: plan.report.sourceSha256 },
+    {
+      bytes: plan.buffer,
+      index: plan.index,
+      summaryIndexes: plan.topology.summaryIndexes,
+      inputs,
+      handoff: o.handoff === undefined ? undefined : readText(o.handoff, 'the handoff file'),
+      sourceSha256: plan.report.sourceSha256,
+    },
     packOptions(o),
   )
 }
@@ -60,16 +81,23 @@ function packOptions(o: SummaryOptions & BudgetOptions): PackOptions {
 }
 
 function sourceOf(o: SummaryOptions): SummarySource {
-  const sources = [o.modelSummary !== undefined, o.summarizerCmd !== undefined, o.summarizer !== undefined].filter(Boolean).length
+  const sources = [o.modelSummary !== undefined, o.summarizerCmd !== undefined, o.summarizer !== undefined].filter(
+    Boolean,
+  ).length
   if (sources > 1) throw usageError('give at most one of --model-summary, --summarizer-cmd, --summarizer')
-  if (o.summarizer !== undefined && o.summarizer !== 'anthropic') throw usageError(`--summarizer must be anthropic, not '${o.summarizer}'`)
+  if (o.summarizer !== undefined && o.summarizer !== 'anthropic')
+    throw usageError(`--summarizer must be anthropic, not '${o.summarizer}'`)
   const mode = o.summary ?? (sources ? 'model' : 'deterministic')
-  if (mode !== 'deterministic' && mode !== 'model') throw usageError(`--summary must be deterministic or model, not '${mode}'`)
-  if (mode === 'model' && !sources) throw usageError('--summary model needs --model-summary FILE, --summarizer-cmd CMD or --summarizer anthropic')
+  if (mode !== 'deterministic' && mode !== 'model')
+    throw usageError(`--summary must be deterministic or model, not '${mode}'`)
+  if (mode === 'model' && !sources)
+    throw usageError('--summary model needs --model-summary FILE, --summarizer-cmd CMD or --summarizer anthropic')
   if (mode === 'deterministic' && sources) throw usageError('--summary deterministic takes no model summary source')
   if (mode === 'deterministic') return { kind: 'deterministic' }
-  if (o.modelSummary !== undefined) return { kind: 'model-summary', text: readText(o.modelSummary, 'the model summary') }
-  if (o.summarizerCmd !== undefined) return { kind: 'summarizer-cmd', command: o.summarizerCmd, timeoutMs: o.summarizerTimeoutMs }
+  if (o.modelSummary !== undefined)
+    return { kind: 'model-summary', text: readText(o.modelSummary, 'the model summary') }
+  if (o.summarizerCmd !== undefined)
+    return { kind: 'summarizer-cmd', command: o.summarizerCmd, timeoutMs: o.summarizerTimeoutMs }
   return { kind: 'anthropic', model: o.model, timeoutMs: o.summarizerTimeoutMs }
 }
 
@@ -100,7 +128,11 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
       text: outcome.text,
       mode: outcome.kind === 'model-assisted' ? 'model-assisted-v11' : 'deterministic-fallback',
       metadata: {
-        priorSummaryVerbatimPolicy: o.preservePriorSummariesVerbatim ? (outcome.preserveMode === 'verbatim' ? 'verbatim' : 'fallback-folded') : 'folded',
+        priorSummaryVerbatimPolicy: o.preservePriorSummariesVerbatim
+          ? outcome.preserveMode === 'verbatim'
+            ? 'verbatim'
+            : 'fallback-folded'
+          : 'folded',
         ...(outcome.fallbackReason ? { priorSummaryVerbatimFallbackReason: outcome.fallbackReason } : {}),
         ...(m
           ? {

@@ -35,7 +35,13 @@ export interface SummarizerCommandOptions {
 export function runSummarizerCommand(pack: string, opts: SummarizerCommandOptions): Promise<string> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS
   return new Promise((resolve, reject) => {
-    const child = spawn(opts.command, { shell: true, cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' })
+    const child = spawn(opts.command, {
+      shell: true,
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+    })
     const out: Buffer[] = []
     let err = ''
     let timedOut = false
@@ -63,7 +69,8 @@ export function runSummarizerCommand(pack: string, opts: SummarizerCommandOption
       clearTimeout(timer)
       const lastErr = err.trim().split('\n').pop() ?? ''
       const why = lastErr ? `: ${lastErr.slice(0, 300)}` : ''
-      if (timedOut) return reject(fail(`--summarizer-cmd timed out after ${Math.round(timeoutMs / 1000)} s and was killed`))
+      if (timedOut)
+        return reject(fail(`--summarizer-cmd timed out after ${Math.round(timeoutMs / 1000)} s and was killed`))
       if (signal) return reject(fail(`--summarizer-cmd was killed by ${signal}${why}`))
       if (code !== 0) return reject(fail(`--summarizer-cmd exited with code ${code}${why}`))
       const text = Buffer.concat(out).toString('utf8')
@@ -95,7 +102,12 @@ export async function runAnthropicSummarizer(pack: string, opts: AnthropicSummar
   const baseURL = opts.baseURL ?? (env.ANTHROPIC_BASE_URL || undefined)
   // Loaded only when asked for: the deterministic path never pays for the SDK.
   const { default: Anthropic } = await import('@anthropic-ai/sdk')
-  const client = new Anthropic({ apiKey, baseURL, timeout: opts.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS, maxRetries: 1 })
+  const client = new Anthropic({
+    apiKey,
+    baseURL,
+    timeout: opts.timeoutMs ?? DEFAULT_SUMMARIZER_TIMEOUT_MS,
+    maxRetries: 1,
+  })
   const model = opts.model ?? DEFAULT_SUMMARIZER_MODEL
   let message: Anthropic.Message
   try {
@@ -114,7 +126,10 @@ export async function runAnthropicSummarizer(pack: string, opts: AnthropicSummar
     .filter((b): b is Anthropic.TextBlock => b.type === 'text')
     .map((b) => b.text)
     .join('')
-  if (message.stop_reason === 'max_tokens') throw fail(`--summarizer anthropic: the answer of ${model} was cut at max_tokens (${opts.maxTokens ?? SUMMARIZER_MAX_TOKENS}); lower --summary-char-budget or use a model with more output`)
+  if (message.stop_reason === 'max_tokens')
+    throw fail(
+      `--summarizer anthropic: the answer of ${model} was cut at max_tokens (${opts.maxTokens ?? SUMMARIZER_MAX_TOKENS}); lower --summary-char-budget or use a model with more output`,
+    )
   if (text.trim() === '') throw fail(`--summarizer anthropic: ${model} answered with no text`)
   return text
 }
@@ -156,7 +171,12 @@ export interface SummaryOutcome extends ComposedSummary {
 export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcome> {
   // The deterministic summary quotes failed results only: successful ones cross without text.
   const deterministic = req.source.kind === 'deterministic'
-  const inputs = readSummaryInputs(req.bytes, req.index, req.summaryIndexes, deterministic ? { spans: req.spans, successResultChars: 0 } : {})
+  const inputs = readSummaryInputs(
+    req.bytes,
+    req.index,
+    req.summaryIndexes,
+    deterministic ? { spans: req.spans, successResultChars: 0 } : {},
+  )
   const compose: ComposeOptions = {
     transcriptPath: req.transcriptPath,
     charBudget: req.charBudget,
@@ -165,7 +185,17 @@ export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcom
     keptRecords: req.keptRecords,
   }
   if (req.source.kind === 'deterministic') return { ...composeSummary(inputs, compose), inputs }
-  const pack = buildPack({ bytes: req.bytes, index: req.index, summaryIndexes: req.summaryIndexes, inputs, handoff: req.handoff, sourceSha256: req.sourceSha256 }, req.pack)
+  const pack = buildPack(
+    {
+      bytes: req.bytes,
+      index: req.index,
+      summaryIndexes: req.summaryIndexes,
+      inputs,
+      handoff: req.handoff,
+      sourceSha256: req.sourceSha256,
+    },
+    req.pack,
+  )
   const s = req.source
   const text =
     s.kind === 'model-summary'

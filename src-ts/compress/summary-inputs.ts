@@ -148,7 +148,9 @@ const INJECTED = /^\s*<(?:local-command-|system-reminder|command-message)/
 
 function blocksText(blocks: SummaryBlock[]): string {
   return blocks
-    .map((b) => (b.kind === 'text' ? b.text ?? '' : b.kind === 'image' ? '[image]' : b.kind === 'document' ? '[document]' : ''))
+    .map((b) =>
+      b.kind === 'text' ? (b.text ?? '') : b.kind === 'image' ? '[image]' : b.kind === 'document' ? '[document]' : '',
+    )
     .filter((s) => s !== '')
     .join('\n')
 }
@@ -201,7 +203,13 @@ function entryOf(r: SummaryRecord): SummaryEntry {
       if (b.kind === 'text' && b.text && b.text.trim() !== '') e.texts.push(b.text)
       else if (b.kind === 'thinking' && b.text && b.text.trim() !== '') e.thinking.push(b.text)
       else if (b.kind === 'tool_use' || b.kind === 'server_tool_use')
-        e.toolCalls.push({ line: r.line, id: b.id ?? '', name: b.name ?? '', input: parseJson(b.input), inputJson: b.input ?? '' })
+        e.toolCalls.push({
+          line: r.line,
+          id: b.id ?? '',
+          name: b.name ?? '',
+          input: parseJson(b.input),
+          inputJson: b.input ?? '',
+        })
     }
     if (r.isApiErrorMessage) e.apiError = e.texts.join('\n') || 'API error'
   } else if (r.type === 'system') {
@@ -230,10 +238,23 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
       const outcome = outcomes.get(c.id)
       if (outcome) outcome.name = c.name
       const cancelled = outcome !== undefined && CANCELLED.test(outcome.text)
-      const failed = outcome !== undefined && !cancelled && (outcome.isError || (outcome.exitCode !== undefined && outcome.exitCode !== 0))
+      const failed =
+        outcome !== undefined &&
+        !cancelled &&
+        (outcome.isError || (outcome.exitCode !== undefined && outcome.exitCode !== 0))
       if (c.name === 'Bash') {
         const command = str(c.input, 'command')
-        if (command) commands.push({ line: c.line, command, description: str(c.input, 'description'), toolUseId: c.id, outcome, failed, cancelled, validation: VALIDATION.test(command) })
+        if (command)
+          commands.push({
+            line: c.line,
+            command,
+            description: str(c.input, 'description'),
+            toolUseId: c.id,
+            outcome,
+            failed,
+            cancelled,
+            validation: VALIDATION.test(command),
+          })
       } else if (EDIT_TOOLS.has(c.name)) {
         const path = str(c.input, 'file_path') ?? str(c.input, 'notebook_path')
         if (path) fileChanges.push({ line: c.line, tool: c.name, path, created: outcome?.created === true, failed })
@@ -244,7 +265,11 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
             line: c.line,
             todos: list
               .filter((t): t is Record<string, unknown> => !!t && typeof t === 'object')
-              .map((t) => ({ content: String(t.content ?? ''), status: String(t.status ?? ''), activeForm: str(t, 'activeForm') })),
+              .map((t) => ({
+                content: String(t.content ?? ''),
+                status: String(t.status ?? ''),
+                activeForm: str(t, 'activeForm'),
+              })),
           })
         }
       }
@@ -267,9 +292,18 @@ const BATCH_RECORDS = 256
  * Reads the summary inputs of `summaryIndexes` (record indexes of `index`, in chain order) from
  * `buffer`, the bytes `index` was scanned from.
  */
-export function readSummaryInputs(buffer: Uint8Array, index: TranscriptIndex, summaryIndexes: ArrayLike<number>, options: SummaryInputOptions = {}): SummaryInputs {
+export function readSummaryInputs(
+  buffer: Uint8Array,
+  index: TranscriptIndex,
+  summaryIndexes: ArrayLike<number>,
+  options: SummaryInputOptions = {},
+): SummaryInputs {
   const all = Uint32Array.from(summaryIndexes)
-  const limits = { stringChars: options.stringChars, resultChars: options.resultChars, successResultChars: options.successResultChars }
+  const limits = {
+    stringChars: options.stringChars,
+    resultChars: options.resultChars,
+    successResultChars: options.successResultChars,
+  }
   const entries: SummaryEntry[] = []
   for (let at = 0; at < all.length; at += BATCH_RECORDS) {
     const batch = all.subarray(at, at + BATCH_RECORDS)

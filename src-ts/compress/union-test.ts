@@ -41,7 +41,8 @@ export function unionTest(patterns: RegExp[]): (text: string) => boolean {
   const otherWords: string[] = []
   const literals: string[] = []
   for (const p of patterns) {
-    if (!p.flags.includes('i') || p.flags.includes('u')) throw new Error(`unionTest: /${p.source}/${p.flags} must be case-insensitive, without u`)
+    if (!p.flags.includes('i') || p.flags.includes('u'))
+      throw new Error(`unionTest: /${p.source}/${p.flags} must be case-insensitive, without u`)
     for (const alt of topLevelAlternatives(p.source)) {
       const group = /^\\b\((.*)\)\\b$/.exec(alt)
       if (!group) {

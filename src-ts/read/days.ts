@@ -7,7 +7,8 @@ export function parseDay(flag: string, value: string): string {
   if (!m) throw usageError(`${flag} expects a date as YYYY-MM-DD or YYYYMMDD, got '${value}'`)
   const day = `${m[1]}-${m[2]}-${m[3]}`
   const d = new Date(`${day}T00:00:00Z`)
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== day) throw usageError(`${flag}: no such date '${value}'`)
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== day)
+    throw usageError(`${flag}: no such date '${value}'`)
   return day
 }
 

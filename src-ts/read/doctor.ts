@@ -126,12 +126,25 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
       .map((b) => b.line)
       .join(', ')
   if (!problem && s.badJsonLines > 0) {
-    out.push({ severity: 'flag', code: 'bad-json', message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('invalid-json')}…)` })
+    out.push({
+      severity: 'flag',
+      code: 'bad-json',
+      message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('invalid-json')}…)`,
+    })
   }
   if (s.nonObjectLines > 0) {
-    out.push({ severity: 'flag', code: 'non-object', message: `${plural(s.nonObjectLines, 'line')} of JSON that is not an object (line ${lineList('non-object')}…)` })
+    out.push({
+      severity: 'flag',
+      code: 'non-object',
+      message: `${plural(s.nonObjectLines, 'line')} of JSON that is not an object (line ${lineList('non-object')}…)`,
+    })
   }
-  if (s.tornTail) out.push({ severity: 'flag', code: 'torn-tail', message: 'the last line is cut short (no newline, not valid JSON): a write was interrupted' })
+  if (s.tornTail)
+    out.push({
+      severity: 'flag',
+      code: 'torn-tail',
+      message: 'the last line is cut short (no newline, not valid JSON): a write was interrupted',
+    })
   const r = s.requests
   if (r.assistantEntries >= DEDUPE_MIN_ENTRIES && r.duplicatesCollapsed === 0) {
     out.push({
@@ -149,20 +162,40 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
     })
   }
   if (s.loneSurrogateLines > 0) {
-    out.push({ severity: 'info', code: 'lone-surrogates', message: `${plural(s.loneSurrogateLines, 'line')} with lone UTF-16 surrogate escapes (read after repair)` })
+    out.push({
+      severity: 'info',
+      code: 'lone-surrogates',
+      message: `${plural(s.loneSurrogateLines, 'line')} with lone UTF-16 surrogate escapes (read after repair)`,
+    })
   }
   const unknown = s.types.filter((t) => !KNOWN_TYPES.has(t.name))
   if (s.records > 0 && unknown.length === s.types.length) {
-    out.push({ severity: 'flag', code: 'foreign-format', message: 'no record has a Claude Code record type: this is another format (numbers from it mean nothing)' })
+    out.push({
+      severity: 'flag',
+      code: 'foreign-format',
+      message: 'no record has a Claude Code record type: this is another format (numbers from it mean nothing)',
+    })
   }
   if (unknown.length > 0) {
-    out.push({ severity: 'info', code: 'unknown-types', message: `unknown record types: ${unknown.map((t) => `${t.name || '(no type)'} ×${t.count}`).join(', ')}` })
+    out.push({
+      severity: 'info',
+      code: 'unknown-types',
+      message: `unknown record types: ${unknown.map((t) => `${t.name || '(no type)'} ×${t.count}`).join(', ')}`,
+    })
   }
   if (r.nullStopGroups > 0) {
-    out.push({ severity: 'info', code: 'null-stop-reason', message: `${plural(r.nullStopGroups, 'request')} with stop_reason null on every entry (older Claude Code, or interrupted)` })
+    out.push({
+      severity: 'info',
+      code: 'null-stop-reason',
+      message: `${plural(r.nullStopGroups, 'request')} with stop_reason null on every entry (older Claude Code, or interrupted)`,
+    })
   }
   if (r.assistantEntries > 0 && r.entriesWithRequestId < r.assistantEntries / 2) {
-    out.push({ severity: 'info', code: 'missing-request-id', message: `${r.assistantEntries - r.entriesWithRequestId} of ${plural(r.assistantEntries, 'assistant entry')} have no requestId (deduped by message.id)` })
+    out.push({
+      severity: 'info',
+      code: 'missing-request-id',
+      message: `${r.assistantEntries - r.entriesWithRequestId} of ${plural(r.assistantEntries, 'assistant entry')} have no requestId (deduped by message.id)`,
+    })
   }
   return out
 }
@@ -213,7 +246,9 @@ export async function doctor(opts: DoctorOptions = {}): Promise<DoctorReport> {
       findings: examine(f, now, cleanupDays, env),
     })
   }
-  const typeList = [...types].map(([name, count]) => ({ name, count, known: KNOWN_TYPES.has(name) })).sort((a, b) => b.count - a.count)
+  const typeList = [...types]
+    .map(([name, count]) => ({ name, count, known: KNOWN_TYPES.has(name) }))
+    .sort((a, b) => b.count - a.count)
   const flagged = out.filter((f) => f.findings.some((x) => x.severity === 'flag')).length
   return {
     roots: roots.roots,

@@ -26,7 +26,10 @@ export interface Roots {
 
 /** Claude Code's config folders: $CLAUDE_CONFIG_DIR (comma-separated list allowed), else ~/.claude. */
 export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const fromEnv = (env.CLAUDE_CONFIG_DIR ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const fromEnv = (env.CLAUDE_CONFIG_DIR ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (fromEnv.length > 0) return fromEnv.map((d) => resolve(d))
   return [join(env.HOME || homedir(), '.claude')]
 }
@@ -35,7 +38,8 @@ export function resolveRoots(opts: EstateOptions = {}): Roots {
   const env = opts.env ?? process.env
   // an archive root (claude-jsonl archive --to) is read through its read view
   const readable = (roots: string[]) => roots.map((r) => readableRoot(r, env))
-  if (opts.paths && opts.paths.length > 0) return { roots: readable(opts.paths.map((p) => resolve(p))), source: 'paths' }
+  if (opts.paths && opts.paths.length > 0)
+    return { roots: readable(opts.paths.map((p) => resolve(p))), source: 'paths' }
   if (opts.projects) return { roots: readable([resolve(opts.projects)]), source: 'projects' }
   const source = env.CLAUDE_CONFIG_DIR ? 'CLAUDE_CONFIG_DIR' : 'home'
   return { roots: claudeConfigDirs(env).map((d) => join(d, 'projects')), source }
@@ -58,7 +62,12 @@ export interface ScannedEstate {
  * Finds and scans every transcript under the roots. Throws a ClaudeJsonlError (exit code 3)
  * when a root is missing or cannot be listed. Nothing is ever written.
  */
-export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode, minMtimeMs?: number, summaries = true): Promise<ScannedEstate> {
+export async function scanEstateFiles(
+  opts: EstateOptions,
+  mode: ScanMode,
+  minMtimeMs?: number,
+  summaries = true,
+): Promise<ScannedEstate> {
   const roots = resolveRoots(opts)
   const progress = new native.ScanProgress()
   const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
@@ -71,7 +80,10 @@ export async function scanEstateFiles(opts: EstateOptions, mode: ScanMode, minMt
   opts.onProgress?.(progress.snapshot())
   const failure = scan.failure
   if (failure) {
-    const hint = roots.source === 'paths' ? '' : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
+    const hint =
+      roots.source === 'paths'
+        ? ''
+        : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
     throw inputError(failure.path, failure.message + hint)
   }
   return { roots, scan, files: scan.files(summaries) }

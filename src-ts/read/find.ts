@@ -93,7 +93,8 @@ export interface FindReport {
 
 /** The default index folder: $XDG_CACHE_HOME/claude-jsonl/find, else ~/.cache/claude-jsonl/find. */
 export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache')
+  const base =
+    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache')
   return join(base, 'claude-jsonl', 'find')
 }
 
@@ -109,14 +110,19 @@ function inside(dir: string, root: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
 }
 
-const iso = (ms: number | undefined | null) => (ms === undefined || ms === null ? undefined : new Date(ms).toISOString())
+const iso = (ms: number | undefined | null) =>
+  ms === undefined || ms === null ? undefined : new Date(ms).toISOString()
 
 /** Ranked search (BM25 over sessions) for `terms` across the estate. */
-export async function find(terms: string[], opts: FindOptions & { onProgress?: (p: ProgressSnapshot) => void } = {}): Promise<FindReport> {
+export async function find(
+  terms: string[],
+  opts: FindOptions & { onProgress?: (p: ProgressSnapshot) => void } = {},
+): Promise<FindReport> {
   const started = performance.now()
   if (terms.length === 0 || terms.every((t) => t.trim() === '')) throw usageError('find needs at least one search term')
   const limit = opts.limit ?? 10
-  if (!Number.isInteger(limit) || limit < 1) throw usageError(`--limit expects a positive whole number, got '${opts.limit}'`)
+  if (!Number.isInteger(limit) || limit < 1)
+    throw usageError(`--limit expects a positive whole number, got '${opts.limit}'`)
   const since = opts.since === undefined ? undefined : sinceMs(opts.since)
   const roots = resolveRoots({ projects: opts.projects, env: opts.env })
   const env = opts.env ?? process.env
@@ -129,17 +135,23 @@ export async function find(terms: string[], opts: FindOptions & { onProgress?: (
   const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
   let r: FindResult
   try {
-    r = await native.findText(roots.roots, { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir }, progress)
+    r = await native.findText(
+      roots.roots,
+      { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir },
+      progress,
+    )
   } finally {
     if (timer) clearInterval(timer)
   }
   opts.onProgress?.(progress.snapshot())
   if (r.failure) {
-    const src = roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'
+    const src =
+      roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'
     throw inputError(r.failure.path, `${r.failure.message} (estate root from ${src})`)
   }
   const s = r.scope!
-  if (s.terms.length === 0) throw usageError(`no searchable word in '${terms.join(' ')}' (words are letters and digits)`)
+  if (s.terms.length === 0)
+    throw usageError(`no searchable word in '${terms.join(' ')}' (words are letters and digits)`)
   const now = Date.now()
   return {
     query: { terms: s.terms, phrases: s.phrases },
@@ -160,7 +172,8 @@ export async function find(terms: string[], opts: FindOptions & { onProgress?: (
         ? {
             path: s.indexPath,
             builtAt: iso(s.indexBuiltMs),
-            ageMs: s.indexBuiltMs === undefined || s.indexBuiltMs === null ? undefined : Math.max(0, now - s.indexBuiltMs),
+            ageMs:
+              s.indexBuiltMs === undefined || s.indexBuiltMs === null ? undefined : Math.max(0, now - s.indexBuiltMs),
             written: s.indexWritten,
             filesReused: s.filesReused,
             filesRescanned: s.filesRescanned,

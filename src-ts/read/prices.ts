@@ -41,41 +41,47 @@
 
 export interface LongContextPrice {
   /** A request is "long" when its total input (input + cache write + cache read) exceeds this. */
-  thresholdTokens: number;
-  input: number;
-  output: number;
-  cacheWrite5m: number;
-  cacheWrite1h: number;
-  cacheRead: number;
+  thresholdTokens: number
+  input: number
+  output: number
+  cacheWrite5m: number
+  cacheWrite1h: number
+  cacheRead: number
 }
 
 export interface ModelPrice {
-  input: number;
-  output: number;
-  cacheWrite5m: number;
-  cacheWrite1h: number;
-  cacheRead: number;
-  longContext?: LongContextPrice;
+  input: number
+  output: number
+  cacheWrite5m: number
+  cacheWrite1h: number
+  cacheRead: number
+  longContext?: LongContextPrice
 }
 
 export interface TokenCounts {
-  inputTokens: number;
-  outputTokens: number;
-  cacheWrite5mTokens: number;
-  cacheWrite1hTokens: number;
-  cacheReadTokens: number;
+  inputTokens: number
+  outputTokens: number
+  cacheWrite5mTokens: number
+  cacheWrite1hTokens: number
+  cacheReadTokens: number
 }
 
 /** Date the table below was last checked against Anthropic's pricing page. */
-export const PRICE_TABLE_DATE: string = '2026-11-30';
+export const PRICE_TABLE_DATE: string = '2026-11-30'
 
-function rates(input: number, output: number, cacheWrite5m: number, cacheWrite1h: number, cacheRead: number): ModelPrice {
-  return { input, output, cacheWrite5m, cacheWrite1h, cacheRead };
+function rates(
+  input: number,
+  output: number,
+  cacheWrite5m: number,
+  cacheWrite1h: number,
+  cacheRead: number,
+): ModelPrice {
+  return { input, output, cacheWrite5m, cacheWrite1h, cacheRead }
 }
 
-const OPUS_45_TIER = rates(5, 25, 6.25, 10, 0.5);
-const OPUS_4_TIER = rates(15, 75, 18.75, 30, 1.5);
-const SONNET_TIER = rates(3, 15, 3.75, 6, 0.3);
+const OPUS_45_TIER = rates(5, 25, 6.25, 10, 0.5)
+const OPUS_4_TIER = rates(15, 75, 18.75, 30, 1.5)
+const SONNET_TIER = rates(3, 15, 3.75, 6, 0.3)
 /** Sonnet 4 / 4.5 long-context (>200K input) premium: $6 / $22.50, caching multipliers on top. */
 const SONNET_LONG_CONTEXT: LongContextPrice = {
   thresholdTokens: 200_000,
@@ -84,7 +90,7 @@ const SONNET_LONG_CONTEXT: LongContextPrice = {
   cacheWrite5m: 7.5,
   cacheWrite1h: 12,
   cacheRead: 0.6,
-};
+}
 
 /** Keyed by normalized model id (see normalizeModelId). */
 const PRICES: ReadonlyMap<string, Readonly<ModelPrice>> = new Map<string, ModelPrice>([
@@ -108,7 +114,7 @@ const PRICES: ReadonlyMap<string, Readonly<ModelPrice>> = new Map<string, ModelP
   ['claude-3-haiku', rates(0.25, 1.25, 0.3, 0.5, 0.03)],
   // Opus 3
   ['claude-3-opus', OPUS_4_TIER],
-]);
+])
 
 /** Model ids that are published under a second spelling. */
 const ALIASES: ReadonlyMap<string, string> = new Map([
@@ -120,7 +126,7 @@ const ALIASES: ReadonlyMap<string, string> = new Map([
   ['claude-haiku-3-5', 'claude-3-5-haiku'],
   ['claude-haiku-3', 'claude-3-haiku'],
   ['claude-opus-3', 'claude-3-opus'],
-]);
+])
 
 /**
  * Reduce a model string as it appears in transcripts or provider consoles to a
@@ -134,39 +140,39 @@ const ALIASES: ReadonlyMap<string, string> = new Map([
  * and lower-cased but otherwise unchanged.
  */
 export function normalizeModelId(model: string): string {
-  let id = model.trim().toLowerCase();
+  let id = model.trim().toLowerCase()
   // Claude Code context-window suffix such as '[1m]' (any trailing [...] tag).
-  id = id.replace(/(?:\[[^\]]*\])+$/, '');
+  id = id.replace(/(?:\[[^\]]*\])+$/, '')
   // Path-like prefixes: 'anthropic/…', 'openrouter/anthropic/…',
   // 'projects/…/publishers/anthropic/models/…', Bedrock ARNs '…:inference-profile/…'.
-  const slash = id.lastIndexOf('/');
-  if (slash >= 0) id = id.slice(slash + 1);
+  const slash = id.lastIndexOf('/')
+  if (slash >= 0) id = id.slice(slash + 1)
   // Bedrock: '[us.|eu.|apac.|global.]anthropic.claude-…'
-  const bedrock = id.match(/^(?:[a-z]{2,8}\.)?anthropic\.(.+)$/);
-  if (bedrock) id = bedrock[1]!;
+  const bedrock = id.match(/^(?:[a-z]{2,8}\.)?anthropic\.(.+)$/)
+  if (bedrock) id = bedrock[1]!
   // Vertex AI '@20250929' / '@latest' version suffix.
-  const at = id.indexOf('@');
-  if (at >= 0) id = id.slice(0, at);
+  const at = id.indexOf('@')
+  if (at >= 0) id = id.slice(0, at)
   // Bedrock ':0' revision and OpenRouter-style ':thinking' / ':beta' variants.
-  const colon = id.indexOf(':');
-  if (colon >= 0) id = id.slice(0, colon);
+  const colon = id.indexOf(':')
+  if (colon >= 0) id = id.slice(0, colon)
   // Bedrock '-v1' / Vertex 'claude-3-5-sonnet-v2' version tags.
-  id = id.replace(/-v\d+$/, '');
+  id = id.replace(/-v\d+$/, '')
   // Release date and '-latest'.
-  id = id.replace(/-(?:\d{8}|latest)$/, '');
+  id = id.replace(/-(?:\d{8}|latest)$/, '')
   // Bedrock/Vertex sometimes put the version tag before the date was stripped.
-  id = id.replace(/-v\d+$/, '');
+  id = id.replace(/-v\d+$/, '')
   // Dotted versions ('claude-sonnet-4.5', 'claude-3.5-sonnet') → dashed.
-  if (id.startsWith('claude-')) id = id.replace(/(\d)\.(\d)/g, '$1-$2');
-  return ALIASES.get(id) ?? id;
+  if (id.startsWith('claude-')) id = id.replace(/(\d)\.(\d)/g, '$1-$2')
+  return ALIASES.get(id) ?? id
 }
 
 /** Price for a model, or undefined when the model is unknown (including '<synthetic>'). */
 export function priceFor(model: string): ModelPrice | undefined {
-  const price = PRICES.get(normalizeModelId(model));
-  if (price === undefined) return undefined;
+  const price = PRICES.get(normalizeModelId(model))
+  if (price === undefined) return undefined
   // Return a copy so callers cannot mutate the shipped table.
-  return price.longContext ? { ...price, longContext: { ...price.longContext } } : { ...price };
+  return price.longContext ? { ...price, longContext: { ...price.longContext } } : { ...price }
 }
 
 /**
@@ -179,19 +185,19 @@ export function priceFor(model: string): ModelPrice | undefined {
  * Returns undefined when the model is unknown.
  */
 export function costUsd(tokens: TokenCounts, model: string, longContext: boolean): number | undefined {
-  const price = PRICES.get(normalizeModelId(model));
-  if (price === undefined) return undefined;
-  const r = longContext && price.longContext ? price.longContext : price;
+  const price = PRICES.get(normalizeModelId(model))
+  if (price === undefined) return undefined
+  const r = longContext && price.longContext ? price.longContext : price
   const micro =
     n(tokens.inputTokens) * r.input +
     n(tokens.outputTokens) * r.output +
     n(tokens.cacheWrite5mTokens) * r.cacheWrite5m +
     n(tokens.cacheWrite1hTokens) * r.cacheWrite1h +
-    n(tokens.cacheReadTokens) * r.cacheRead;
-  return micro / 1_000_000;
+    n(tokens.cacheReadTokens) * r.cacheRead
+  return micro / 1_000_000
 }
 
 /** Missing or non-finite counts contribute nothing rather than poisoning the sum with NaN. */
 function n(x: number): number {
-  return Number.isFinite(x) ? x : 0;
+  return Number.isFinite(x) ? x : 0
 }

@@ -45,16 +45,24 @@ export function resolveSession(ref: string, opts: EstateOptions = {}): SessionRe
   const matches = exact.length > 0 ? exact : sessions.filter((f) => f.sessionId!.toLowerCase().startsWith(wanted))
   if (matches.length === 0) {
     const { roots } = resolveRoots({ ...opts, paths: undefined })
-    throw new ClaudeJsonlError(`no session matches '${ref}' (searched ${sessions.length} sessions under ${roots.join(', ')})`, EXIT.input)
+    throw new ClaudeJsonlError(
+      `no session matches '${ref}' (searched ${sessions.length} sessions under ${roots.join(', ')})`,
+      EXIT.input,
+    )
   }
   if (matches.length > 1) {
     const list = matches
       .slice(0, 10)
       .map((m) => `${m.sessionId} (${m.project})`)
       .join(', ')
-    throw new ClaudeJsonlError(`'${ref}' matches ${matches.length} sessions: ${list}${matches.length > 10 ? ', …' : ''}`, EXIT.usage)
+    throw new ClaudeJsonlError(
+      `'${ref}' matches ${matches.length} sessions: ${list}${matches.length > 10 ? ', …' : ''}`,
+      EXIT.usage,
+    )
   }
   const m = matches[0]
-  const subagentPaths = files.filter((f) => f.kind === 'subagent' && f.sessionId === m.sessionId && f.project === m.project).map((f) => f.path)
+  const subagentPaths = files
+    .filter((f) => f.kind === 'subagent' && f.sessionId === m.sessionId && f.project === m.project)
+    .map((f) => f.path)
   return { path: m.path, sessionId: m.sessionId!, project: m.project, subagentPaths }
 }

@@ -170,7 +170,14 @@ function oneLine(text: string): string {
 
 /** The human text of a user record, or undefined for tool results, meta injections and commands. */
 function humanText(r: Record<string, unknown>): string | undefined {
-  if (r.type !== 'user' || r.isMeta === true || r.isCompactSummary === true || r.toolUseResult !== undefined || r.isSidechain === true) return undefined
+  if (
+    r.type !== 'user' ||
+    r.isMeta === true ||
+    r.isCompactSummary === true ||
+    r.toolUseResult !== undefined ||
+    r.isSidechain === true
+  )
+    return undefined
   const m = r.message as { content?: unknown } | undefined
   let text: string | undefined
   if (typeof m?.content === 'string') text = m.content
@@ -190,13 +197,22 @@ function humanText(r: Record<string, unknown>): string | undefined {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
 
-
-
 class FactsBuilder {
   f: TranscriptFacts = {
-    sessionId: null, cwd: null, entrypoint: null, version: null, title: null, titleSource: null,
-    customTitle: null, aiTitle: null, summary: null, firstPrompt: null, lastTimestamp: null,
-    messages: 0, complete: false, bytesRead: 0,
+    sessionId: null,
+    cwd: null,
+    entrypoint: null,
+    version: null,
+    title: null,
+    titleSource: null,
+    customTitle: null,
+    aiTitle: null,
+    summary: null,
+    firstPrompt: null,
+    lastTimestamp: null,
+    messages: 0,
+    complete: false,
+    bytesRead: 0,
   }
   snapshot(): () => void {
     const f = { ...this.f }
@@ -220,10 +236,16 @@ class FactsBuilder {
     const titleLines = new Set<number>()
     for (let at = buf.indexOf(PAT.titleType); at >= 0; at = buf.indexOf(PAT.titleType, at + PAT.titleType.length)) {
       const i = lineAt(ls, at)
-      if (i >= 0 && (has(buf, ls[i][0], ls[i][1], PAT.customTitle) || has(buf, ls[i][0], ls[i][1], PAT.aiTitle))) titleLines.add(i)
+      if (i >= 0 && (has(buf, ls[i][0], ls[i][1], PAT.customTitle) || has(buf, ls[i][0], ls[i][1], PAT.aiTitle)))
+        titleLines.add(i)
     }
     ls.forEach(([s, e], i) => {
-      if (e - s > PAT.summaryLine.length && buf[s + 9] === 0x73 && buf.subarray(s, s + PAT.summaryLine.length).equals(PAT.summaryLine)) titleLines.add(i)
+      if (
+        e - s > PAT.summaryLine.length &&
+        buf[s + 9] === 0x73 &&
+        buf.subarray(s, s + PAT.summaryLine.length).equals(PAT.summaryLine)
+      )
+        titleLines.add(i)
     })
     for (const i of [...titleLines].sort((x, y) => x - y)) {
       const r = parseLine(buf, ls[i][0], ls[i][1])
@@ -234,7 +256,8 @@ class FactsBuilder {
     // Head: the first record with a cwd (entrypoint, version, session id from the same), and the first prompt.
     for (const [s, e] of head ? ls : []) {
       if (f.cwd !== null && f.firstPrompt !== null) break
-      if (!((f.cwd === null && has(buf, s, e, PAT.cwd)) || (f.firstPrompt === null && has(buf, s, e, PAT.user)))) continue
+      if (!((f.cwd === null && has(buf, s, e, PAT.cwd)) || (f.firstPrompt === null && has(buf, s, e, PAT.user))))
+        continue
       const r = parseLine(buf, s, e)
       if (!r) continue
       if (f.cwd === null && str(r.cwd)) {
@@ -400,13 +423,17 @@ function oldLayoutParent(f: DiscoveredFile): string | undefined {
  */
 export async function listSessions(opts: SessionsOptions = {}): Promise<SessionListing> {
   const recent = opts.recent ?? 20
-  if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0))) throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
+  if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0)))
+    throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
   const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
   const day = dayFormatter(timezone)
   const now = opts.now ?? Date.now()
   const since = opts.since !== undefined ? parseDay('--since', opts.since) : undefined
   const today = opts.today ? day(now) : undefined
-  const fromDay = [since, today].filter((d): d is string => d !== undefined).sort().pop()
+  const fromDay = [since, today]
+    .filter((d): d is string => d !== undefined)
+    .sort()
+    .pop()
   const matchProject = opts.project !== undefined ? projectMatcher(opts.project) : undefined
 
   const { roots } = resolveRoots(opts)
@@ -486,7 +513,9 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
     for (const x of partial) {
       const f = byPath.get(x.path)
       if (!f?.summary) continue
-      x.messageCount = f.summary.types.filter((t) => t.name === 'user' || t.name === 'assistant').reduce((a, t) => a + t.count, 0)
+      x.messageCount = f.summary.types
+        .filter((t) => t.name === 'user' || t.name === 'assistant')
+        .reduce((a, t) => a + t.count, 0)
       x.messageCountExact = true
       bytesRead += f.size
     }
@@ -504,7 +533,13 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   }
   return {
     roots,
-    filters: { recent: recent === Infinity ? null : recent, today: !!opts.today, since: since ?? null, project: opts.project ?? null, timezone },
+    filters: {
+      recent: recent === Infinity ? null : recent,
+      today: !!opts.today,
+      since: since ?? null,
+      project: opts.project ?? null,
+      timezone,
+    },
     scope: { sessions: mains.length, subagentFiles: subs.length, filesRead, bytesRead, prunedByMtime },
     sessions,
   }

@@ -16,7 +16,11 @@ function when(ts: string | undefined): string {
 }
 
 function turnTitle(t: Turn): string {
-  const parts = [t.branch ? `Branch turn ${t.index} (off the active chain${t.branch.forkLine ? `, forks after line ${t.branch.forkLine}` : ''})` : `Turn ${t.index}`]
+  const parts = [
+    t.branch
+      ? `Branch turn ${t.index} (off the active chain${t.branch.forkLine ? `, forks after line ${t.branch.forkLine}` : ''})`
+      : `Turn ${t.index}`,
+  ]
   if (t.startedAt) parts.push(when(t.startedAt))
   if (t.durationMs !== undefined && t.durationMs > 0) parts.push(duration(t.durationMs))
   const tok = tokensLine(t)
@@ -34,13 +38,15 @@ export function duration(ms: number): string {
 }
 
 function header(r: ShowResult): string[] {
-  const ptr = r.leaf.pointer === 'absent' ? 'no last-prompt' : `last-prompt at line ${r.leaf.pointerLine}: ${r.leaf.pointer}`
+  const ptr =
+    r.leaf.pointer === 'absent' ? 'no last-prompt' : `last-prompt at line ${r.leaf.pointerLine}: ${r.leaf.pointer}`
   const lines = [
     `Session ${r.sessionId} (${r.path})`,
     `Leaf: line ${r.leaf.line} by ${r.leaf.rule} (${ptr}); ${formatInt(r.chainRecords)} of ${formatInt(r.records)} records on the active chain`,
   ]
   if (r.omittedTurns > 0) lines.push(`${formatInt(r.omittedTurns)} earlier turns not shown`)
-  if (r.corruptLines > 0) lines.push(`${formatInt(r.corruptLines)} corrupt line${r.corruptLines === 1 ? '' : 's'} skipped`)
+  if (r.corruptLines > 0)
+    lines.push(`${formatInt(r.corruptLines)} corrupt line${r.corruptLines === 1 ? '' : 's'} skipped`)
   return lines
 }
 
@@ -85,7 +91,9 @@ export function renderText(r: ShowResult): string {
           out.push(indent(firstLines(x.text, 3) + (x.truncated ? ' …' : ''), x.isError ? '    ⎿ ✗ ' : '    ⎿ '))
           break
         case 'compaction':
-          out.push(`══ Compacted${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `: ${formatInt(x.preTokens)} tokens before` : ''} ══`)
+          out.push(
+            `══ Compacted${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `: ${formatInt(x.preTokens)} tokens before` : ''} ══`,
+          )
           if (x.summary) out.push(indent(firstLines(x.summary, 3), '  '))
           break
         case 'corrupt':
@@ -129,7 +137,12 @@ export function renderMarkdown(r: ShowResult): string {
           out.push('', fence(x.text + (x.truncated ? '\n…' : '')), '')
           break
         case 'compaction':
-          out.push(`---`, '', `**Compacted**${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `, ${formatInt(x.preTokens)} tokens before` : ''}`, '')
+          out.push(
+            `---`,
+            '',
+            `**Compacted**${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `, ${formatInt(x.preTokens)} tokens before` : ''}`,
+            '',
+          )
           if (x.summary) out.push('<details><summary>summary</summary>', '', fence(x.summary), '', '</details>', '')
           break
         case 'corrupt':

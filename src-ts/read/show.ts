@@ -47,7 +47,13 @@ export type Item =
   | ({ kind: 'meta'; text: string } & At)
   | ({ kind: 'assistant'; messageId?: string; model?: string; text: string } & At)
   | ({ kind: 'thinking'; text: string } & At)
-  | ({ kind: 'tool-call'; id: string; name: string; target?: { kind: ToolTargetKind; value: string }; input: string } & At)
+  | ({
+      kind: 'tool-call'
+      id: string
+      name: string
+      target?: { kind: ToolTargetKind; value: string }
+      input: string
+    } & At)
   | ({ kind: 'tool-result'; toolUseId: string; name?: string; text: string; truncated: boolean; isError: boolean } & At)
   | ({ kind: 'compaction'; trigger?: string; preTokens?: number; summary?: string } & At)
   | { kind: 'corrupt'; line: number; problem: string }
@@ -255,7 +261,11 @@ class TurnBuilder {
     }
   }
 
-  private user(rec: Record<string, unknown>, info: { isMeta: boolean; isCompactSummary: boolean; uuid?: string }, at: At): Turn {
+  private user(
+    rec: Record<string, unknown>,
+    info: { isMeta: boolean; isCompactSummary: boolean; uuid?: string },
+    at: At,
+  ): Turn {
     const msg = (rec.message ?? {}) as { content?: unknown }
     const content = msg.content
     if (info.isCompactSummary) {
@@ -270,14 +280,24 @@ class TurnBuilder {
       this.push({ kind: 'meta', ...at, text: blockText(content) })
       return this.current()
     }
-    const results = Array.isArray(content) ? content.filter((b) => b && typeof b === 'object' && b.type === 'tool_result') : []
+    const results = Array.isArray(content)
+      ? content.filter((b) => b && typeof b === 'object' && b.type === 'tool_result')
+      : []
     if (results.length > 0) {
       for (const r of results as { tool_use_id?: unknown; content?: unknown; is_error?: unknown }[]) {
         const id = String(r.tool_use_id ?? '')
         if (this.seenResults.has(id)) continue
         this.seenResults.add(id)
         const c = cut(blockText(r.content), this.resultChars)
-        this.push({ kind: 'tool-result', ...at, toolUseId: id, name: this.toolNames.get(id), text: c.text, truncated: c.truncated, isError: r.is_error === true })
+        this.push({
+          kind: 'tool-result',
+          ...at,
+          toolUseId: id,
+          name: this.toolNames.get(id),
+          text: c.text,
+          truncated: c.truncated,
+          isError: r.is_error === true,
+        })
       }
       return this.current()
     }
@@ -286,16 +306,35 @@ class TurnBuilder {
     // Consecutive user records (command records, caveats, then the prompt) are one message to
     // the API, so they open one turn.
     const cur = this.turns[this.turns.length - 1]
-    const answered = (t: Turn) => t.items.some((x) => x.kind !== 'human' && x.kind !== 'meta' && x.kind !== 'corrupt') || t.requests.length > 0
+    const answered = (t: Turn) =>
+      t.items.some((x) => x.kind !== 'human' && x.kind !== 'meta' && x.kind !== 'corrupt') || t.requests.length > 0
     const turn = cur && cur.items.some((x) => x.kind === 'human') && !answered(cur) ? cur : this.newTurn()
     this.push({ kind: 'human', ...at, text, uuid: info.uuid }, turn)
     return turn
   }
 
-  private assistant(rec: Record<string, unknown>, info: { messageId?: string; model?: string; requestId?: string; usage?: { inputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number; outputTokens: number } }, at: At): void {
+  private assistant(
+    rec: Record<string, unknown>,
+    info: {
+      messageId?: string
+      model?: string
+      requestId?: string
+      usage?: {
+        inputTokens: number
+        cacheCreationInputTokens: number
+        cacheReadInputTokens: number
+        outputTokens: number
+      }
+    },
+    at: At,
+  ): void {
     const turn = this.current()
     const msg = (rec.message ?? {}) as { content?: unknown }
-    const blocks = Array.isArray(msg.content) ? msg.content : typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : []
+    const blocks = Array.isArray(msg.content)
+      ? msg.content
+      : typeof msg.content === 'string'
+        ? [{ type: 'text', text: msg.content }]
+        : []
     const key = info.messageId ?? `line:${at.line}`
     for (const b of blocks as Record<string, unknown>[]) {
       if (!b || typeof b !== 'object') continue
@@ -304,7 +343,13 @@ class TurnBuilder {
         if (m && turn.items.includes(m)) {
           if (!m.text.split('\n\n').includes(b.text)) m.text += '\n\n' + b.text
         } else {
-          const item: Extract<Item, { kind: 'assistant' }> = { kind: 'assistant', ...at, messageId: info.messageId, model: info.model, text: b.text }
+          const item: Extract<Item, { kind: 'assistant' }> = {
+            kind: 'assistant',
+            ...at,
+            messageId: info.messageId,
+            model: info.model,
+            text: b.text,
+          }
           this.messages.set(key, item)
           this.push(item)
         }
@@ -351,7 +396,10 @@ export interface Loaded {
 }
 
 /** Resolves and scans a session and picks its active chain. */
-export async function loadSession(ref: string, opts: Pick<ShowOptions, 'projects' | 'env' | 'allBranches'> = {}): Promise<Loaded> {
+export async function loadSession(
+  ref: string,
+  opts: Pick<ShowOptions, 'projects' | 'env' | 'allBranches'> = {},
+): Promise<Loaded> {
   const session = resolveSession(ref, { projects: opts.projects, env: opts.env })
   let index: TranscriptIndex
   try {
@@ -362,7 +410,8 @@ export async function loadSession(ref: string, opts: Pick<ShowOptions, 'projects
   const chain = native.activeChain(index, { allBranches: opts.allBranches ?? false })
   if (chain.leaf === undefined) {
     const s = index.summary()
-    const why = s.records === 0 ? 'not a JSONL transcript' : 'no Claude Code conversation in it (no user or assistant record)'
+    const why =
+      s.records === 0 ? 'not a JSONL transcript' : 'no Claude Code conversation in it (no user or assistant record)'
     throw inputError(session.path, why)
   }
   return { ref: session, index, chain }
@@ -372,7 +421,10 @@ export async function loadSession(ref: string, opts: Pick<ShowOptions, 'projects
 export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
   const { ref: session, index, chain } = await loadSession(ref, opts)
   const summary = index.summary()
-  const bad = summary.badLines.map((b) => ({ line: b.line, problem: b.kind === 'invalid-json' ? 'corrupt line (not valid JSON)' : 'not a JSON object' }))
+  const bad = summary.badLines.map((b) => ({
+    line: b.line,
+    problem: b.kind === 'invalid-json' ? 'corrupt line (not valid JSON)' : 'not a JSON object',
+  }))
   if (summary.tornTail) bad.push({ line: summary.lines, problem: 'last line cut short (interrupted write)' })
   const reader = new SpanReader(session.path, index.offsets(), index.lengths())
   const resultChars = opts.resultChars ?? 2000
@@ -381,7 +433,8 @@ export async function showSession(ref: string, opts: ShowOptions = {}): Promise<
     for (const i of chain.indexes) main.add(i)
     let turns = main.finish()
     const total = turns.length
-    if (opts.last !== undefined && opts.last >= 0 && opts.last < turns.length) turns = turns.slice(turns.length - opts.last)
+    if (opts.last !== undefined && opts.last >= 0 && opts.last < turns.length)
+      turns = turns.slice(turns.length - opts.last)
     turns.forEach((t, k) => (t.index = total - turns.length + k + 1))
     if (opts.allBranches && chain.branchIndexes && chain.branchIds && chain.branchForks) {
       turns = withBranches(turns, main, index, reader, resultChars, chain)
@@ -417,12 +470,19 @@ function keep(x: Item, opts: ShowOptions): boolean {
 }
 
 /** Each branch's turns right after the turn holding its fork point. */
-function withBranches(turns: Turn[], main: TurnBuilder, index: TranscriptIndex, reader: SpanReader, resultChars: number, chain: ActiveChain): Turn[] {
+function withBranches(
+  turns: Turn[],
+  main: TurnBuilder,
+  index: TranscriptIndex,
+  reader: SpanReader,
+  resultChars: number,
+  chain: ActiveChain,
+): Turn[] {
   const ids = chain.branchIds!
   const forks = chain.branchForks!
   const recs = chain.branchIndexes!
   const after = new Map<Turn | undefined, Turn[]>()
-  for (let k = 0; k < recs.length; ) {
+  for (let k = 0; k < recs.length;) {
     const id = ids[k]
     const fork = forks[k]
     const forkTurn = fork === 0xffffffff ? undefined : main.turnOf.get(fork)

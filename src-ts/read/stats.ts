@@ -169,7 +169,13 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     if (!opts.by) return undefined
     const s = sessions[u.session[i]]
     const key =
-      opts.by === 'day' ? dayOf(u.slotMs[i]) : opts.by === 'model' ? u.models[u.model[i]] : opts.by === 'project' ? s.project : `${s.project}/${s.sessionId}`
+      opts.by === 'day'
+        ? dayOf(u.slotMs[i])
+        : opts.by === 'model'
+          ? u.models[u.model[i]]
+          : opts.by === 'project'
+            ? s.project
+            : `${s.project}/${s.sessionId}`
     let g = groups.get(key)
     if (!g) {
       g = { key, ...emptyTotals(), toolCalls: 0 }
@@ -232,15 +238,26 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     totals,
     subagents,
     lanes,
-    models: [...byModel].map(([model, t]) => ({ model, ...t })).sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests),
-    tools: [...tools].map(([name, calls]) => ({ name, calls })).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
-    entries: { assistant: u.assistantEntries, synthetic: u.syntheticEntries, sidechainReplaysDropped: u.sidechainReplays },
+    models: [...byModel]
+      .map(([model, t]) => ({ model, ...t }))
+      .sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests),
+    tools: [...tools]
+      .map(([name, calls]) => ({ name, calls }))
+      .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+    entries: {
+      assistant: u.assistantEntries,
+      synthetic: u.syntheticEntries,
+      sidechainReplaysDropped: u.sidechainReplays,
+    },
     unpricedModels: [...unpriced].sort(),
   }
   if (opts.by) {
     report.by = opts.by
     const list = [...groups.values()]
-    report.groups = opts.by === 'day' ? list.sort((a, b) => a.key.localeCompare(b.key)) : list.sort((a, b) => b.costUsd - a.costUsd || a.key.localeCompare(b.key))
+    report.groups =
+      opts.by === 'day'
+        ? list.sort((a, b) => a.key.localeCompare(b.key))
+        : list.sort((a, b) => b.costUsd - a.costUsd || a.key.localeCompare(b.key))
   }
   return report
 }

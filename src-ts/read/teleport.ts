@@ -19,7 +19,10 @@ const ID_RE = /^(session|cse)_([A-Za-z0-9]+)$/
 /** RFC 4122 name-based uuid, version 5 (SHA-1). */
 export function uuid5(name: string, namespace: string): string {
   if (!UUID_RE.test(namespace)) throw new TypeError(`not a uuid: '${namespace}'`)
-  const h = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest()
+  const h = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(name, 'utf8')
+    .digest()
   h[6] = (h[6] & 0x0f) | 0x50 // version 5
   h[8] = (h[8] & 0x3f) | 0x80 // RFC 4122 variant
   const x = h.toString('hex', 0, 16)
@@ -70,7 +73,8 @@ export interface TeleportResult {
 /** Splits a teleport id; anything but `session_<alnum>` or `cse_<alnum>` is a usage error. */
 export function parseTeleportId(id: string): { body: string; cseId: string; sessionId: string } {
   const m = ID_RE.exec(id.trim())
-  if (!m) throw usageError(`teleport-id expects a session_… or cse_… id (letters and digits after the prefix), got '${id}'`)
+  if (!m)
+    throw usageError(`teleport-id expects a session_… or cse_… id (letters and digits after the prefix), got '${id}'`)
   return { body: m[2], cseId: `cse_${m[2]}`, sessionId: `session_${m[2]}` }
 }
 
@@ -117,7 +121,9 @@ function derivedTitle(dirs: string[], sessionId: string): string | undefined {
   for (const d of dirs) {
     let names: string[]
     try {
-      names = readdirSync(d).filter((n) => n.startsWith('claude-remote-') && n.includes('.log')).sort()
+      names = readdirSync(d)
+        .filter((n) => n.startsWith('claude-remote-') && n.includes('.log'))
+        .sort()
     } catch {
       continue
     }
@@ -184,7 +190,9 @@ export function teleportId(id: string, opts: TeleportOptions = {}): TeleportResu
     const query = given ? opts.title! : derivedTitle(logs, sessionId)
     if (query !== undefined) {
       // A derived title may be cut short with an ellipsis: match what is left of it.
-      const q = norm(query).replace(/(…|\.\.\.)$/, '').trim()
+      const q = norm(query)
+        .replace(/(…|\.\.\.)$/, '')
+        .trim()
       const candidates: Array<TeleportCandidate & { ms: number }> = []
       for (const f of sessions) {
         let x
@@ -201,11 +209,24 @@ export function teleportId(id: string, opts: TeleportOptions = {}): TeleportResu
         const on = fields.find(([, v]) => v !== null && q !== '' && norm(v).includes(q))
         if (!on) continue
         const ms = x.lastTimestamp ? Date.parse(x.lastTimestamp) : f.mtimeMs
-        candidates.push({ sessionId: f.sessionId!, path: f.path, project: f.project, cwd: x.cwd, title: x.title, isV5: isV5Uuid(f.sessionId!), matchedOn: on[0], ms })
+        candidates.push({
+          sessionId: f.sessionId!,
+          path: f.path,
+          project: f.project,
+          cwd: x.cwd,
+          title: x.title,
+          isV5: isV5Uuid(f.sessionId!),
+          matchedOn: on[0],
+          ms,
+        })
       }
       // Teleported sessions are spawned programmatically (v5 uuids): those first, then newest.
       candidates.sort((a, b) => Number(b.isV5) - Number(a.isV5) || b.ms - a.ms)
-      fallback = { query, from: given ? 'title' : 'derived-title', candidates: candidates.map(({ ms: _ms, ...c }) => c) }
+      fallback = {
+        query,
+        from: given ? 'title' : 'derived-title',
+        candidates: candidates.map(({ ms: _ms, ...c }) => c),
+      }
     } else {
       fallback = { query: '', from: 'derived-title', candidates: [] }
     }

@@ -51,7 +51,14 @@ export async function timeline(ref: string, opts: TimelineOptions = {}): Promise
       tokens: t.tokens,
     }
   })
-  const totals = { requests: 0, durationMs: 0, inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 0 }
+  const totals = {
+    requests: 0,
+    durationMs: 0,
+    inputTokens: 0,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 0,
+    outputTokens: 0,
+  }
   for (const t of turns.filter((x) => !x.branch)) {
     totals.requests += t.requests.length
     totals.durationMs += t.durationMs ?? 0
@@ -72,7 +79,12 @@ function clock(ts?: string): string {
 /** The timeline as a table; with `requests`, one indented row per request under its turn. */
 export function renderTimeline(t: TimelineResult, opts: { requests?: boolean } = {}): string {
   const rows: string[][] = []
-  const tok = (x: { inputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number; outputTokens: number }) => [
+  const tok = (x: {
+    inputTokens: number
+    cacheCreationInputTokens: number
+    cacheReadInputTokens: number
+    outputTokens: number
+  }) => [
     formatTokensCompact(x.inputTokens),
     formatTokensCompact(x.cacheCreationInputTokens),
     formatTokensCompact(x.cacheReadInputTokens),
@@ -93,7 +105,8 @@ export function renderTimeline(t: TimelineResult, opts: { requests?: boolean } =
       (turn.branch ? '(branch) ' : '') + what,
     ])
     if (opts.requests) {
-      for (const r of turn.requests) rows.push(['', `  ${clock(r.timestamp)}`, '', r.model ?? '', '1', '', ...tok(r), r.key])
+      for (const r of turn.requests)
+        rows.push(['', `  ${clock(r.timestamp)}`, '', r.model ?? '', '1', '', ...tok(r), r.key])
     }
   }
   const head = [

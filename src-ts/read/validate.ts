@@ -55,15 +55,24 @@ export async function validate(path: string): Promise<ValidationReport> {
   }
   if (r.records === 0) {
     if (r.firstLine === 'invalid' || r.firstLine === 'non-object') {
-      throw inputError(path, `not JSONL (line 1 is ${r.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`)
+      throw inputError(
+        path,
+        `not JSONL (line 1 is ${r.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`,
+      )
     }
     throw inputError(path, 'no records: not a transcript')
   }
   if (!r.types.some((t) => KNOWN_TYPES.has(t.name))) {
-    const seen = r.types.slice(0, 4).map((t) => t.name || '(no type)').join(', ')
+    const seen = r.types
+      .slice(0, 4)
+      .map((t) => t.name || '(no type)')
+      .join(', ')
     throw inputError(path, `not a Claude Code transcript (no record has a Claude Code type; types: ${seen})`)
   }
-  const findings = [...r.findings.filter((f) => f.severity === 'error'), ...r.findings.filter((f) => f.severity !== 'error')]
+  const findings = [
+    ...r.findings.filter((f) => f.severity === 'error'),
+    ...r.findings.filter((f) => f.severity !== 'error'),
+  ]
   const errors = r.findings.filter((f) => f.severity === 'error').length
   return {
     path,
