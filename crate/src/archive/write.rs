@@ -90,7 +90,9 @@ pub fn key_of(f: &EstateFile) -> Result<Key, String> {
     if f.project.contains('\u{FFFD}') || rel.contains('\u{FFFD}') {
         return Err("folder name is not UTF-8".into());
     }
-    Ok(Key { project: f.project.clone(), rel })
+    let key = Key { project: f.project.clone(), rel };
+    super::destination::check_key(&key).map_err(|r| r.of_source())?;
+    Ok(key)
 }
 
 /// Locks the archive root for this run (released when the returned file drops).
