@@ -1069,7 +1069,11 @@ async function main() {
 
   // Write outputs.
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
-  fs.writeFileSync(RESULTS_MD, renderMarkdown(results, inputs, opts, oursBuilt, peer))
+  // The History section at the end is written by hand: a full run keeps it.
+  const previous = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
+  const history = previous.indexOf('\n## History\n')
+  const md = renderMarkdown(results, inputs, opts, oursBuilt, peer)
+  fs.writeFileSync(RESULTS_MD, history >= 0 ? md.replace(/\n*$/, '\n') + previous.slice(history) : md)
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')
