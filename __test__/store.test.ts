@@ -9,6 +9,7 @@ import {
   readFileSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -231,6 +232,99 @@ test('inspect never mutates; load cuts a torn tail and keeps its whole records',
   const again = await new Store({ root }).inspect(META.id)
   t.false(again.tornTail)
   t.is(again.events.length, loaded.events.length + 1)
+})
+
+/** A store file's bytes: the header line, the records (one batch), then a torn tail (part of
+ * one more batch). */
+async function storeBytes(compression: Compression, header: object, records: object[]): Promise<Buffer> {
+  const enc = (lines: object[]) =>
+    native.storeEncodeBatchAsync(Buffer.from(lines.map((l) => JSON.stringify(l) + '\n').join('')), compression)
+  const more = await enc([ev(records.length), ev(records.length + 1)])
+  return Buffer.concat([await enc([header]), await enc(records), more.subarray(0, more.length - 7)])
+}
+
+const HEADER = { type: 'session', version: 0, ...META, delegationDepth: 0 }
+
+// Each way a stored file can fail an identity or format check, with a torn tail that load would
+// otherwise repair: the file under the path it is loaded from, and what the error says.
+const REFUSALS: { name: string; id?: string; header?: object; records?: object[]; flip?: boolean; error: RegExp }[] = [
+  { name: "another session's file", id: 'S-2', error: /header id "S-1" is not the requested session S-2/ },
+  {
+    name: 'a header whose cwd places it elsewhere',
+    header: { ...HEADER, cwd: '/elsewhere' },
+    error: /header id\/cwd place this session at/,
+  },
+  { name: 'another format version', header: { ...HEADER, version: 1 }, error: /unsupported session format version 1/ },
+  {
+    name: 'a first line that is not a header',
+    header: { type: 'user/text', seq: 0 },
+    error: /the first line is not a session header/,
+  },
+  {
+    name: 'a bad delegationDepth',
+    header: { ...HEADER, delegationDepth: -1 },
+    error: /delegationDepth is missing or invalid/,
+  },
+  { name: 'a record out of seq', records: [ev(0), ev(2)], error: /corrupt store: record 2 has seq 2, expected 1/ },
+  { name: 'a damaged byte', flip: true, error: /corrupt store/ },
+]
+
+for (const compression of ['zstd', 'none'] as Compression[]) {
+  test(`load checks identity and format before any repair (${compression}): every refusal leaves the file unchanged`, async (t) => {
+    for (const c of REFUSALS) {
+      const root = join(tmp(), 'r')
+      const id = c.id ?? META.id
+      const store = new Store({ root, compression })
+      const path = store.locate({ id, cwd: META.cwd }).path
+      mkdirSync(dirname(path), { recursive: true })
+      const bytes = await storeBytes(compression, c.header ?? HEADER, c.records ?? range(0, 3))
+      if (c.flip) bytes[Math.floor(bytes.length / 2)] ^= 0x80
+      writeFileSync(path, bytes)
+      utimesSync(path, 1_700_000_000, 1_700_000_000)
+      const mtime = statSync(path, { bigint: true }).mtimeNs
+      const error = { message: new RegExp(`^${path}: .*${c.error.source}`) }
+      await t.throwsAsync(store.load(id), error, c.name)
+      await t.throwsAsync(store.inspect(id), error, c.name)
+      t.deepEqual(readFileSync(path), bytes, `${c.name}: bytes unchanged`)
+      t.is(statSync(path, { bigint: true }).mtimeNs, mtime, `${c.name}: mtime unchanged`)
+      // the refused load left no open session or lock behind: a second store may try too
+      await t.throwsAsync(new Store({ root, compression }).load(id), error)
+      await store.dispose()
+      t.deepEqual(readFileSync(path), bytes, `${c.name}: bytes unchanged`)
+    }
+    // the same file with a good header is repaired (so the refusals above were not for want of a tear)
+    const root = join(tmp(), 'r')
+    const store = new Store({ root, compression })
+    const path = store.locate(META).path
+    mkdirSync(dirname(path), { recursive: true })
+    const bytes = await storeBytes(compression, HEADER, range(0, 3))
+    writeFileSync(path, bytes)
+    const loaded = await store.load(META.id)
+    t.true(loaded.tornTail)
+    t.true(statSync(path).size < bytes.length)
+    await store.dispose()
+  })
+}
+
+test('a file replaced while it is read is reported, not loaded', async (t) => {
+  const { root, path } = await stored('none')
+  const other = await stored('none')
+  const s = new Store({ root, compression: 'none' })
+  // the native read is where the swap lands: between the identity taken before and after
+  const load = native.storeLoad
+  const swap = mock.method(native, 'storeLoad', async (...args: Parameters<typeof load>) => {
+    const r = await load(...args)
+    writeFileSync(`${path}.new`, readFileSync(other.path))
+    ;(await import('node:fs')).renameSync(`${path}.new`, path)
+    return r
+  })
+  try {
+    await t.throwsAsync(s.inspect(META.id), { message: new RegExp(`^${path}: changed while being read`) })
+  } finally {
+    swap.mock.restore()
+  }
+  t.is((await s.inspect(META.id)).events.length, 12)
+  await s.dispose()
 })
 
 test('none mode: the first incomplete line is cut', async (t) => {

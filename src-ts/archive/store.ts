@@ -131,6 +131,13 @@ function revisionOf(st: import('node:fs').BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`
 }
 
+function changedWhileRead(path: string): ClaudeJsonlError {
+  return storeError(
+    path,
+    'changed while being read (replaced or written by another program); nothing was changed, load it again',
+  )
+}
+
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object' && !Object.isFrozen(v)) {
     Object.freeze(v)
@@ -593,9 +600,17 @@ export class Store {
     let at = 0
     while (at < text.length) {
       const nl = text.indexOf('\n', at)
-      const e = JSON.parse(text.slice(at, nl)) as StoredEvent
-      if (e.seq !== events.length)
-        throw storeError(path, `corrupt store: record ${events.length + 1} has seq ${e.seq}, expected ${events.length}`)
+      let e: StoredEvent
+      try {
+        e = JSON.parse(text.slice(at, nl)) as StoredEvent
+      } catch {
+        throw storeError(path, `corrupt store: record ${events.length + 1} is not JSON`)
+      }
+      if (e === null || typeof e !== 'object' || e.seq !== events.length)
+        throw storeError(
+          path,
+          `corrupt store: record ${events.length + 1} has seq ${e?.seq}, expected ${events.length}`,
+        )
       events.push(e)
       at = nl + 1
     }
@@ -629,10 +644,23 @@ export class Store {
     }
   }
 
+  /** Reads a stored session whole. Every identity and format check passes on the bytes as read
+   * before a torn tail is repaired (`repair`), so a file that fails one is never changed. The
+   * file's identity (device, inode, size, ns mtime) must be the same before and after the read:
+   * a file replaced or changed meanwhile is reported, not half-trusted. */
   private async read(path: string, id: string, repair: boolean): Promise<LoadedSession> {
-    const loaded = await native.storeLoad(path, this.compression, repair)
+    const before = revisionOf(await fs.stat(path, { bigint: true }))
+    const loaded = await native.storeLoad(path, this.compression, false)
+    let revision = revisionOf(await fs.stat(path, { bigint: true }))
+    if (revision !== before) throw changedWhileRead(path)
     const { header, events } = this.parse(path, loaded, id)
-    const revision = revisionOf(await fs.stat(path, { bigint: true }))
+    if (repair && loaded.tornAt !== undefined) {
+      // still the file just checked (the writer lock keeps other stores out; this catches the rest)
+      if (revisionOf(await fs.stat(path, { bigint: true })) !== revision) throw changedWhileRead(path)
+      const fixed = await native.storeLoad(path, this.compression, true)
+      if (fixed.fileLen !== loaded.fileLen || !fixed.data.equals(loaded.data)) throw changedWhileRead(path)
+      revision = revisionOf(await fs.stat(path, { bigint: true }))
+    }
     return { header, events, path, revision, tornTail: loaded.tornAt !== undefined, recovered: loaded.tornKept }
   }
 

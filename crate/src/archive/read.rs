@@ -103,13 +103,20 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Option<Stored
     let Ok(meta) = fs::metadata(&path) else {
         return Ok(None); // a first publish that never happened: nothing committed
     };
-    let header = store::read_header(&path, store::Encoding::Zstd)?;
+    let (key, gen) = placed_header(root, parser, &path)?;
+    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
+}
+
+/// The key and generation in a store file's header, refused unless they place it at `path`
+/// (a file under another transcript's path is never read as, or repaired as, that one).
+pub fn placed_header(root: &Path, parser: &mut Parser, path: &Path) -> Result<(Key, u32), String> {
+    let header = store::read_header(path, store::Encoding::Zstd)?;
     let (key, gen) = layout::parse_header(parser, &header)
         .ok_or_else(|| format!("{}: not an archived transcript (its header is not an archive's)", path.display()))?;
     if key.store_path(root, gen) != path {
         return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
     }
-    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
+    Ok((key, gen))
 }
 
 impl Stored {

@@ -571,3 +571,28 @@ fn the_hostile_archive_fixture_is_current() {
         "fixtures/hostile-archive is stale: CLAUDE_JSONL_WRITE_FIXTURES=1 cargo test hostile_archive_fixture"
     );
 }
+
+/// A store file whose header is another transcript's, under this one's path and with a torn
+/// tail: the archive run refuses it before any repair, and the file stays as it was.
+#[test]
+fn a_store_file_under_another_transcripts_path_is_refused_unchanged() {
+    let t = tmp("misplaced");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    estate(&src);
+    let key = main_key();
+    let other = Key { project: key.project.clone(), rel: "0000-other.jsonl".into() };
+    let crafted = craft(&root, &other, b"{\"a\":1}\n");
+    let mut bytes = fs::read(&crafted).unwrap();
+    fs::remove_dir_all(crafted.parent().unwrap()).unwrap();
+    let torn =
+        crate::store::encode_batch_with(b"{\"x\":1}\n", crate::store::Encoding::Zstd, crate::store::Profile::Archive)
+            .unwrap();
+    bytes.extend_from_slice(&torn[..torn.len() - 5]);
+    let path = key.store_path(&root, 0);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, &bytes).unwrap();
+    let s = run(&src, &root);
+    let failure = s.failures.iter().find(|f| f.1.starts_with(&path.display().to_string())).expect("refused");
+    assert!(failure.1.contains("header places this transcript elsewhere"), "{}", failure.1);
+    assert_eq!(fs::read(&path).unwrap(), bytes, "left as it was");
+}

@@ -298,6 +298,10 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
             }));
         }
     }
+    // the header must be this transcript's before a torn tail is repaired
+    if read::placed_header(root, &mut crate::scan::Parser::default(), &path)? != (w.key.clone(), gen) {
+        return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
+    }
     store::load(&path, Encoding::Zstd, true)?;
     let mut count = read::Count::default();
     let d = read::decode(&path, &mut count, true)?;
