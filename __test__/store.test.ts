@@ -265,6 +265,7 @@ const REFUSALS: { name: string; id?: string; header?: object; records?: object[]
     header: { ...HEADER, delegationDepth: -1 },
     error: /delegationDepth is missing or invalid/,
   },
+  { name: 'a bad seedLength', header: { ...HEADER, seedLength: 1.5 }, error: /header seedLength is invalid/ },
   { name: 'a record out of seq', records: [ev(0), ev(2)], error: /corrupt store: record 2 has seq 2, expected 1/ },
   { name: 'a damaged byte', flip: true, error: /corrupt store/ },
 ]
@@ -306,7 +307,63 @@ for (const compression of ['zstd', 'none'] as Compression[]) {
   })
 }
 
-test('a file replaced while it is read is reported, not loaded', async (t) => {
+test('seedLength is kept in the header and checked', async (t) => {
+  const root = join(tmp(), 'r')
+  const s = new Store({ root, writeBatchMaxDelayMs: 1 })
+  await t.throwsAsync(s.create({ ...META, seedLength: -1 }), { message: /seedLength must be a non-negative integer/ })
+  const header = await s.create({ ...META, seedLength: 2 })
+  t.is(header.seedLength, 2)
+  await s.append(META.id, range(0, 3))
+  await s.dispose()
+  const loaded = await new Store({ root }).load(META.id)
+  t.is(loaded.header.seedLength, 2)
+  t.is((await new Store({ root }).list())[0].header.seedLength, 2)
+})
+
+test.serial('preparedSessionCacheSize: inspected sessions are reused while their revision is unchanged', async (t) => {
+  t.throws(() => new Store({ root: tmp(), preparedSessionCacheSize: 0 }), { message: /preparedSessionCacheSize/ })
+  t.is(new Store({ root: tmp() }).preparedSessionCacheSize, 5)
+  const root = join(tmp(), 'r')
+  const w = new Store({ root, writeBatchMaxDelayMs: 1 })
+  for (const id of ['A', 'B', 'C']) {
+    await w.create({ id, cwd: '/p' })
+    await w.append(id, range(0, 2))
+  }
+  await w.dispose()
+  const reads = mock.method(native, 'storeLoad')
+  try {
+    const s = new Store({ root, preparedSessionCacheSize: 2 })
+    const a = await s.inspect('A')
+    t.is(await s.inspect('A'), a, 'the same frozen view, not read again')
+    t.is(reads.mock.callCount(), 1)
+    await s.inspect('B')
+    await s.inspect('C') // A is the oldest: dropped
+    t.is(reads.mock.callCount(), 3)
+    await s.inspect('A')
+    t.is(reads.mock.callCount(), 4)
+    // load reuses the kept view (its own copy), then the session is open and appendable
+    const loaded = await s.load('A')
+    t.is(reads.mock.callCount(), 4)
+    t.deepEqual(loaded.events, a.events)
+    t.false(Object.isFrozen(loaded.events))
+    await s.append('A', [ev(2)])
+    await s.flush('A')
+    t.is((await s.inspect('A')).events.length, 3)
+    // another writer changed B: its kept view is stale and read again
+    const other = new Store({ root, writeBatchMaxDelayMs: 1 })
+    await other.load('B')
+    await other.append('B', [ev(2)])
+    await other.dispose()
+    const count = reads.mock.callCount()
+    t.is((await s.inspect('B')).events.length, 3)
+    t.is(reads.mock.callCount(), count + 1)
+    await s.dispose()
+  } finally {
+    reads.mock.restore()
+  }
+})
+
+test.serial('a file replaced while it is read is reported, not loaded', async (t) => {
   const { root, path } = await stored('none')
   const other = await stored('none')
   const s = new Store({ root, compression: 'none' })

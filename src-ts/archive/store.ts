@@ -29,6 +29,9 @@ export interface StoreOptions {
   compression?: Compression
   /** Fixed batching window opened by the first pending event; later events do not extend it. */
   writeBatchMaxDelayMs?: number
+  /** How many inspected sessions (not loaded for appending) are kept for reuse by a later
+   * `inspect` or `load` while their file's revision is unchanged (default 5). */
+  preparedSessionCacheSize?: number
   /** Test hook: called after a batch's bytes are written and before fsync; a throw fails the write. */
   faults?: { afterWrite?: (path: string) => void }
 }
@@ -38,6 +41,8 @@ export interface SessionMeta {
   cwd?: string
   createdAt?: string
   parentSession?: string
+  /** How many of the first events were seeded from elsewhere (e.g. the parent), if any. */
+  seedLength?: number
   origin?: string
   delegationDepth?: number
   agentPreset?: string
@@ -50,6 +55,7 @@ export interface SessionHeader {
   cwd?: string
   createdAt: string
   parentSession?: string
+  seedLength?: number
   origin?: string
   delegationDepth: number
   agentPreset?: string
@@ -129,6 +135,11 @@ export function projectFolder(cwd: string | undefined): string {
 
 function revisionOf(st: import('node:fs').BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`
+}
+
+/** A kept (frozen) inspection as load returns it: the caller may change its copy. */
+function unfrozen(v: Readonly<LoadedSession>): LoadedSession {
+  return { ...v, header: { ...v.header }, events: structuredClone(v.events) as StoredEvent[] }
 }
 
 function changedWhileRead(path: string): ClaudeJsonlError {
@@ -217,6 +228,9 @@ export class Store {
   readonly windowMs: number
   private readonly faults: StoreOptions['faults']
   private readonly active = new Map<string, Active>()
+  /** Inspected sessions by id, oldest first (reused while the revision is the same). */
+  private readonly prepared = new Map<string, Readonly<LoadedSession>>()
+  readonly preparedSessionCacheSize: number
   private disposed = false
 
   constructor(options: StoreOptions) {
@@ -229,6 +243,10 @@ export class Store {
     const ms = options.writeBatchMaxDelayMs ?? 200
     if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647)
       throw new ClaudeJsonlError('store: writeBatchMaxDelayMs must be a positive integer', EXIT.usage)
+    const cache = options.preparedSessionCacheSize ?? 5
+    if (!Number.isInteger(cache) || cache < 1)
+      throw new ClaudeJsonlError('store: preparedSessionCacheSize must be a positive integer', EXIT.usage)
+    this.preparedSessionCacheSize = cache
     this.root = options.root
     this.compression = compression
     this.windowMs = ms
@@ -254,6 +272,8 @@ export class Store {
     if (this.active.has(meta.id)) throw storeError(path, 'session already open in this store')
     const depth = meta.delegationDepth ?? 0
     if (!Number.isInteger(depth) || depth < 0) throw storeError(path, 'delegationDepth must be a non-negative integer')
+    if (meta.seedLength !== undefined && !(Number.isInteger(meta.seedLength) && meta.seedLength >= 0))
+      throw storeError(path, 'seedLength must be a non-negative integer')
     if (await exists(path)) throw storeError(path, 'session already exists')
     const elsewhere = await this.find(meta.id, true)
     if (elsewhere) throw storeError(elsewhere, `session ${meta.id} already exists (under another cwd)`)
@@ -264,6 +284,7 @@ export class Store {
       ...(meta.cwd !== undefined ? { cwd: meta.cwd } : {}),
       createdAt: meta.createdAt ?? new Date().toISOString(),
       ...(meta.parentSession !== undefined ? { parentSession: meta.parentSession } : {}),
+      ...(meta.seedLength !== undefined ? { seedLength: meta.seedLength } : {}),
       ...(meta.origin !== undefined ? { origin: meta.origin } : {}),
       delegationDepth: depth,
       ...(meta.agentPreset !== undefined ? { agentPreset: meta.agentPreset } : {}),
@@ -578,6 +599,8 @@ export class Store {
       throw storeError(path, `header id ${JSON.stringify(h.id)} is not the requested session ${id}`)
     if (!Number.isInteger(h.delegationDepth) || h.delegationDepth < 0)
       throw storeError(path, 'header delegationDepth is missing or invalid')
+    if (h.seedLength !== undefined && !(Number.isInteger(h.seedLength) && h.seedLength >= 0))
+      throw storeError(path, 'header seedLength is invalid')
     if (this.locate(h).path !== path)
       throw storeError(path, `header id/cwd place this session at ${this.locate(h).path}`)
     return h
@@ -630,7 +653,8 @@ export class Store {
     const path = await this.find(id)
     const lock = native.storeLock(path)
     try {
-      const out = await this.read(path, id, true)
+      const kept = await this.takePrepared(id, path)
+      const out = kept && !kept.tornTail ? unfrozen(kept) : await this.read(path, id, true)
       const fh = await fs.open(path, 'r+')
       const st = await fh.stat()
       const s = this.fresh(out.header, path, true, st.size, out.events.length)
@@ -664,11 +688,29 @@ export class Store {
     return { header, events, path, revision, tornTail: loaded.tornAt !== undefined, recovered: loaded.tornKept }
   }
 
-  /** A read-only, frozen view of a stored session: a torn tail is reported, never cut. */
+  /** A read-only, frozen view of a stored session: a torn tail is reported, never cut. Kept
+   * (up to preparedSessionCacheSize sessions) for a later inspect or load to reuse while the
+   * file's revision is unchanged. */
   async inspect(id: string): Promise<Readonly<LoadedSession>> {
     this.live()
-    const path = this.active.get(id)?.materialized ? this.active.get(id)!.path : await this.find(id)
-    return deepFreeze(await this.read(path, id, false))
+    const open = this.active.get(id)
+    if (open?.materialized) return deepFreeze(await this.read(open.path, id, false))
+    const path = await this.find(id)
+    const kept = await this.takePrepared(id, path)
+    const view = kept ?? deepFreeze(await this.read(path, id, false))
+    this.prepared.set(id, view)
+    while (this.prepared.size > this.preparedSessionCacheSize) this.prepared.delete(this.prepared.keys().next().value!)
+    return view
+  }
+
+  /** The kept inspection of a session (removed from the cache) if its file is still the same
+   * revision, else undefined. */
+  private async takePrepared(id: string, path: string): Promise<Readonly<LoadedSession> | undefined> {
+    const kept = this.prepared.get(id)
+    if (!kept) return undefined
+    this.prepared.delete(id)
+    const now = await fs.stat(path, { bigint: true }).catch(() => undefined)
+    return kept.path === path && now && revisionOf(now) === kept.revision ? kept : undefined
   }
 
   /** Every stored session, from its header frame only. Duplicate ids are refused. */
