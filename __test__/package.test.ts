@@ -35,7 +35,7 @@ function sh(cmd: string, args: string[], opts: SpawnSyncOptions = {}) {
 let packedOnce: Promise<Packed[]> | undefined
 function pack(): Promise<Packed[]> {
   packedOnce ??= Promise.resolve().then(() => {
-    const r = sh(process.execPath, [join(REPO, 'scripts', 'pack-local.mjs')], { cwd: REPO })
+    const r = sh(process.execPath, [join(REPO, 'scripts', 'pack-local.mjs'), '--no-build'], { cwd: REPO })
     if (r.code !== 0) throw new Error(`pack:local failed (${r.code}): ${r.stderr.slice(-2000)}`)
     return r.stdout
       .split('\n')

@@ -3,7 +3,7 @@
 //   dist/pack/claude-jsonl-<version>.tgz              the root package, its package.json listing every
 //                                                     platform package as an optionalDependency
 //   dist/pack/claude-jsonl-<abi>-<version>.tgz        this platform's prebuilt addon
-// The addon is built (incrementally) from this checkout first. Prints one JSON line per tarball
+// The addon is built (incrementally) from this checkout first, unless --no-build. Prints one JSON line per tarball
 // (name, path, bytes, files) so tests and the docs can report sizes.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -40,9 +40,12 @@ if (platformPkg.version !== rootPkg.version) {
   process.exit(1)
 }
 
-// 1. The addon and the compiled TypeScript, from this checkout.
-run(process.execPath, [join(root, 'scripts', 'build-native.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] })
-run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'])
+// 1. The addon and the compiled TypeScript, from this checkout. `--no-build` packs what is built
+// (the package test runs inside `npm test`, which has just built both, while other tests read dist/).
+if (!process.argv.includes('--no-build')) {
+  run(process.execPath, [join(root, 'scripts', 'build-native.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] })
+  run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'])
+}
 const addon = `claude-jsonl.${abi}.node`
 copyFileSync(join(root, addon), join(platformDir, `${addon}.tmp`))
 renameSync(join(platformDir, `${addon}.tmp`), join(platformDir, addon))
