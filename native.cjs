@@ -88,12 +88,14 @@ if (!binding) {
     ? broken
         .map((f) => `${f.kind === 'package' ? 'the package ' : ''}${f.target} does not load (${f.reason})`)
         .join('; ')
-    : supported.includes(abi)
+    : supported.length === 0 || supported.includes(abi)
       ? `neither the prebuilt package ${packageName} nor a local build ${localFile} is installed`
       : `there is no prebuilt addon for ${abi} (prebuilt: ${supported.join(', ')}) and no local build ${localFile}`
   const err = new Error(
-    `cannot load the native addon for ${abi}: ${what}. Build it from source with ` +
-      '`npm rebuild claude-jsonl` (or `npm run build:native` in a checkout); that needs a Rust toolchain (https://rustup.rs)',
+    `cannot load the native addon for ${abi}: ${what}. Tried ${candidates.map(([k, t]) => `${k} ${t}`).join(', ')}. ` +
+      'Build it from source with `npm rebuild claude-jsonl` (or `npm run build:native` in a checkout); that needs ' +
+      'a Rust toolchain (https://rustup.rs)',
+    { cause: failures.map((f) => new Error(`${f.kind} ${f.target}: ${f.reason}`)) },
   )
   err.code = 'CLAUDE_JSONL_NATIVE_LOAD'
   err.failures = failures

@@ -41,9 +41,15 @@ function abiOfTriple(triple) {
   return `${OS[os]}-${ARCH[cpu]}`
 }
 
-/** The platforms a prebuilt package is published for: package.json's napi.targets, as platformArchABI names. */
+/** The platforms a prebuilt package is published for: package.json's napi.targets, as platformArchABI names
+ * ([] when package.json cannot be read). */
 function prebuiltTargets() {
-  const pkg = JSON.parse(readFileSync(join(__dirname, 'package.json'), 'utf8'))
+  let pkg
+  try {
+    pkg = JSON.parse(readFileSync(join(__dirname, 'package.json'), 'utf8'))
+  } catch {
+    return [] // the loader copied somewhere without its package: the list is unknown
+  }
   return pkg.napi.targets.map(abiOfTriple)
 }
 
