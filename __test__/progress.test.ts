@@ -1,6 +1,6 @@
 import test from 'ava'
 
-import { createProgress, renderLine } from '../src-ts/cli/progress.js'
+import { createProgress, renderLine } from '../src-ts/terminal/progress.js'
 
 interface FakeStream {
   isTTY: boolean

@@ -3,8 +3,8 @@
 import { parseCommand, print } from './args.js'
 import { archive, ArchiveReport } from '../archive/archive.js'
 import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
+import { createProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
 export const ARCHIVE_USAGE = `claude-jsonl archive [PATH...] --to DIR [--projects DIR] [--json]`
 

@@ -1,6 +1,7 @@
 // `claude-jsonl doctor`: renders a DoctorReport.
 import type { DoctorReport } from '../read/doctor.js'
-import { formatInt, renderTable } from './table.js'
+import { formatInt } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}): string {
   const out: string[] = []

@@ -4,8 +4,8 @@ import { parseCommand } from './args.js'
 import { find } from '../read/find.js'
 import type { FindReport } from '../read/find.js'
 import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
+import { createProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
 const OPTIONS = {
   projects: { type: 'string' },

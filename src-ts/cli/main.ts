@@ -41,7 +41,7 @@ compress token ceiling, archive or restore failed for some files), 2 bad usage, 
 unreadable path or a file that is not JSONL, 4 internal error.`
 
 async function progressBar() {
-  const { createProgress } = await import('./progress.js')
+  const { createProgress } = await import('../terminal/progress.js')
   // Drawn on stderr only when stderr is a terminal; createProgress draws nothing otherwise.
   const bar = createProgress(process.stderr)
   return {

@@ -3,8 +3,8 @@
 import { parseCommand, print } from './args.js'
 import { restore, RestoreReport } from '../archive/archive.js'
 import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
+import { createProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
 export const RESTORE_USAGE = `claude-jsonl restore ARCHIVE (SESSION... | --all) --to DIR [--into-claude-dir] [--json]`
 

@@ -2,7 +2,8 @@
 import { parseCommand } from './args.js'
 import { listSessions, SessionListing } from '../read/sessions.js'
 import { EXIT, usageError } from '../errors.js'
-import { formatBytes, formatInt, renderTable } from './table.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 export const SESSIONS_USAGE = `claude-jsonl sessions [PATH...] [--recent N | --all] [--today] [--since DATE]
                       [--project PATH] [--timezone TZ] [--projects DIR] [--json]`

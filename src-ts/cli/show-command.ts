@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs'
 import { parseCommand, print } from './args.js'
 import { showSession } from '../read/show.js'
-import { renderShow, ShowFormat } from '../read/show-render.js'
+import { renderShow, ShowFormat } from './show-render.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 
 export const SHOW_USAGE = `Usage: claude-jsonl show SESSION [--tools] [--thinking] [--human-only] [--last N]

@@ -1,6 +1,7 @@
 // `claude-jsonl stats`: renders a StatsReport as tables, or prints it as JSON.
 import type { StatsReport, TokenTotals } from '../read/stats.js'
-import { formatBytes, formatInt, formatUsd, renderTable } from './table.js'
+import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
 

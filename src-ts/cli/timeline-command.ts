@@ -1,6 +1,7 @@
 // `claude-jsonl timeline SESSION`: a timestamped turn log of the active chain with durations,
 // models and tokens per request.
-import { timeline, renderTimeline } from '../read/timeline.js'
+import { timeline } from '../read/timeline.js'
+import { renderTimeline } from './timeline-render.js'
 import { EXIT } from '../errors.js'
 import { parseCommand, print } from './args.js'
 import { oneSession, parseLast } from './show-command.js'

@@ -5,7 +5,7 @@
  * nothing is written (so piped/redirected output and CI logs stay clean).
  */
 
-import { formatBytes } from './table.js'
+import { formatBytes } from './format.js'
 
 export interface ProgressState {
   bytesDone: number
