@@ -41,9 +41,9 @@ export type {
   CheckpointPolicy,
 } from './compress/plan.js'
 export { compress, compressWith, planSource } from './compress/compress.js'
-export type { CompressOptions, CompressReport, Summarizer, SummaryRequest, SummaryResult } from './compress/compress.js'
+export type { CompressOptions, CompressReport } from './compress/compress.js'
+export type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './compress/summarizer.js'
 export { packFor, summarizerFor } from './compress/summarize.js'
-export type { SummaryOptions } from './compress/summarize.js'
 export { buildPack } from './compress/pack.js'
 export type { Pack, PackManifest, PackOptions } from './compress/pack.js'
 export { validateModelSummary, composeSummary, ModelSummaryError } from './compress/model-summary.js'
