@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const IMPORT_RE = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm
+const STATIC_RE = /(?:\bfrom\s*|^\s*import\s+)['"]([^'"]+)['"]/gm
+const DYNAMIC_RE = /\bimport\s*\(\s*['"]([^'"]+)['"]/gm
 
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -14,8 +15,11 @@ function walk(dir) {
   )
 }
 
-/** Map from each file (relative to `root`, with '/') to the src-ts files it imports. */
-export function importGraph(root) {
+/**
+ * Map from each file (relative to `root`, with '/') to the src-ts files it imports; with
+ * `{ dynamic: false }`, only the imports loaded with the file itself (no import()).
+ */
+export function importGraph(root, { dynamic = true } = {}) {
   const graph = new Map()
   for (const file of walk(root)) {
     // Comments may mention imports in prose; strip them before matching.
@@ -23,7 +27,8 @@ export function importGraph(root) {
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/^\s*\/\/.*$/gm, '')
     const deps = new Set()
-    for (const m of text.matchAll(IMPORT_RE)) {
+    const found = [...text.matchAll(STATIC_RE), ...(dynamic ? text.matchAll(DYNAMIC_RE) : [])]
+    for (const m of found) {
       const spec = m[1]
       if (!spec.startsWith('.')) continue
       deps.add(
@@ -70,6 +75,14 @@ export function importCycles(graph) {
   }
   for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v)
   return cycles
+}
+
+/** Every file `from` loads, directly or through others. */
+export function reachable(graph, from) {
+  const seen = new Set([from])
+  const todo = [from]
+  while (todo.length > 0) for (const d of graph.get(todo.pop()) ?? []) if (!seen.has(d)) (seen.add(d), todo.push(d))
+  return [...seen].sort()
 }
 
 /** The layers below the CLI: none of them may import a file under cli/ or terminal/. */

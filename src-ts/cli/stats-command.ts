@@ -1,5 +1,10 @@
-// `claude-jsonl stats`: renders a StatsReport as tables, or prints it as JSON.
-import type { StatsReport, TokenTotals } from '../read/stats.js'
+// `claude-jsonl stats [PATH...]`: token usage and cost of the estate as tables (or the report as
+// JSON), with a progress bar on a terminal.
+import { stats, type GroupBy, type StatsReport, type TokenTotals } from '../read/stats.js'
+import { EXIT } from '../errors.js'
+import { createProgress } from '../terminal/progress.js'
+import { defineCommand, text } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
@@ -75,3 +80,39 @@ export function renderStats(r: StatsReport): string {
   if (r.unpricedModels.length > 0) out.push(`* not priced (unknown model): ${r.unpricedModels.join(', ')}`)
   return out.join('\n')
 }
+
+export const command = defineCommand({
+  name: 'stats',
+  args: '[PATH...]',
+  options: {
+    projects: PROJECTS,
+    by: text('day|session|project|model', 'one row per group, with tool calls, and a total row'),
+    since: text('DATE', 'first day included (YYYY-MM-DD or YYYYMMDD)'),
+    until: text('DATE', 'last day included'),
+    timezone: text('TZ', "IANA zone for days (default: the system's)"),
+    json: JSON_OUTPUT,
+  },
+  description: `Token usage and cost per model (or per day, session, project or model with --by), deduplicated
+per API request. PATHs may be transcript files or folders (walked recursively); without PATH,
+the estate root. Nothing is written.`,
+  exitCodes: 'Exit codes: 0 ok, 2 bad usage, 3 a missing or unreadable path or a file that is not JSONL.',
+  async run({ values, positionals, print }) {
+    const bar = createProgress(process.stderr)
+    let report: StatsReport
+    try {
+      report = await stats({
+        paths: positionals,
+        projects: values.projects,
+        by: values.by as GroupBy | undefined,
+        since: values.since,
+        until: values.until,
+        timezone: values.timezone,
+        onProgress: (p) => bar.update(p),
+      })
+    } finally {
+      bar.done()
+    }
+    print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
+    return EXIT.ok
+  },
+})
