@@ -1069,7 +1069,15 @@ async function main() {
 
   // Write outputs.
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
-  fs.writeFileSync(RESULTS_MD, renderMarkdown(results, inputs, opts, oursBuilt, peer))
+  // benches/cli-startup.mjs measures and writes its own section: a full run keeps it.
+  const previous = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
+  const startup = previous.indexOf('\n## CLI start-up')
+  const end = startup < 0 ? -1 : previous.indexOf('\n## ', startup + 1)
+  const kept = startup < 0 ? '' : previous.slice(startup, end < 0 ? previous.length : end).trimEnd() + '\n'
+  fs.writeFileSync(
+    RESULTS_MD,
+    renderMarkdown(results, inputs, opts, oursBuilt, peer).trimEnd() + (kept ? '\n' + kept : '\n'),
+  )
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')
