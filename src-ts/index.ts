@@ -23,9 +23,11 @@ export { teleportId, teleportUuid, uuid5, parseTeleportId } from './read/telepor
 export type { TeleportOptions, TeleportResult } from './read/teleport.js'
 export { find, defaultIndexDir } from './read/find.js'
 export type { FindOptions, FindHit, FindReport } from './read/find.js'
-export { validate, renderValidation } from './read/validate.js'
+export { validate } from './read/validate.js'
+export { renderValidation } from './cli/validate-render.js'
 export type { ValidationReport, ValidationIssue } from './read/validate.js'
-export { plan, planIndex, renderPlan, stopMessage, lineSetDigest } from './compress/plan.js'
+export { plan, planIndex, stopMessage, lineSetDigest } from './compress/plan.js'
+export { renderPlan } from './cli/plan-render.js'
 export type {
   PlanOptions,
   PlanReport,

@@ -1,8 +1,9 @@
 // `claude-jsonl plan FILE`: the topology a compression would use; writes nothing.
-import { plan, renderPlan, stopMessage } from '../compress/plan.js'
+import { plan, stopMessage } from '../compress/plan.js'
 import { EXIT } from '../errors.js'
 import { defineCommand } from './command.js'
 import { JSON_OUTPUT } from './common-options.js'
+import { renderPlan } from './plan-render.js'
 import { TOPOLOGY_OPTIONS, topologyOptions } from './topology-options.js'
 
 export const command = defineCommand({

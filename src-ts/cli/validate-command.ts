@@ -1,9 +1,10 @@
 // `claude-jsonl validate FILE`: whether a transcript is coherent and would resume as one
 // well-formed API conversation.
-import { renderValidation, validate } from '../read/validate.js'
+import { validate } from '../read/validate.js'
 import { EXIT } from '../errors.js'
 import { defineCommand } from './command.js'
 import { JSON_OUTPUT } from './common-options.js'
+import { renderValidation } from './validate-render.js'
 
 export const command = defineCommand({
   name: 'validate',
