@@ -193,6 +193,19 @@ export function usageLine<O extends Options>(command: Command<O>): string {
   return ['claude-jsonl', command.name, command.args, ...required, '[options]'].filter(Boolean).join(' ')
 }
 
+// --help fits in 100 columns: an option's help line wraps under itself.
+const HELP_COLUMNS = 100
+
+function wrap(text: string, columns: number): string[] {
+  const out: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > columns) (out.push(line), (line = word))
+    else line = line ? `${line} ${word}` : word
+  }
+  return [...out, line]
+}
+
 /** A command's --help: its usage, description, every option with its help line, exit codes. */
 export function renderHelp<O extends Options>(command: Command<O>): string {
   const rows = [
@@ -200,9 +213,11 @@ export function renderHelp<O extends Options>(command: Command<O>): string {
     ['-h, --help', 'print this help'],
   ]
   const width = Math.min(36, Math.max(...rows.map(([l]) => l.length)))
-  const lines = rows.map(([label, help]) =>
-    label.length > width ? `  ${label}\n  ${' '.repeat(width)}  ${help}` : `  ${label.padEnd(width)}  ${help}`,
-  )
+  const indent = ' '.repeat(width + 4)
+  const lines = rows.map(([label, help]) => {
+    const body = wrap(help, HELP_COLUMNS - indent.length).join(`\n${indent}`)
+    return label.length > width ? `  ${label}\n${indent}${body}` : `  ${label.padEnd(width)}  ${body}`
+  })
   return [
     `Usage: ${usageLine(command)}`,
     ...(command.description ? ['', command.description] : []),

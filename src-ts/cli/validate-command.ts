@@ -11,8 +11,8 @@ export const command = defineCommand({
   args: 'FILE',
   oneArgument: { name: 'FILE' },
   options: { json: JSON_OUTPUT },
-  exitCodes:
-    'Exit codes: 0 valid, 1 invalid (errors listed), 3 unreadable, not JSONL, or not a Claude Code transcript.',
+  exitCodes: `Exit codes: 0 valid, 1 invalid (errors listed), 2 bad usage, 3 unreadable, not JSONL, or not a
+Claude Code transcript.`,
   async run({ values, positionals, print }) {
     const report = await validate(positionals[0])
     print(values.json ? JSON.stringify(report, null, 2) : renderValidation(report))
