@@ -143,5 +143,10 @@ if (start >= 0) {
   const notesAt = old.indexOf('\n### ')
   const notes = notesAt >= 0 ? old.slice(notesAt + 1) : ''
   md = md.slice(0, start) + section + (notes ? '\n' + notes : '') + (next >= 0 ? md.slice(next) : '\n')
-} else md = md.trimEnd() + '\n\n' + section
+} else {
+  // A new section goes before the hand-written History, which closes the file.
+  const history = md.indexOf('\n## History\n')
+  md =
+    history >= 0 ? md.slice(0, history + 1) + section + '\n' + md.slice(history + 1) : md.trimEnd() + '\n\n' + section
+}
 fs.writeFileSync(RESULTS_MD, md.replace(/\n{3,}/g, '\n\n'))

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark for `claude-jsonl stats` (issue 2, item 9). See benches/README.md.
+// Benchmark for `claude-jsonl stats`, find, archive/restore and compress. See benches/README.md.
 //
 //   node benches/run.mjs [--rounds N] [--only estate|single] [--huge] [--skip-peer]
 //                        [--estate DIR] [--single FILE] [--timeout SECONDS]
@@ -867,14 +867,14 @@ async function main() {
     }
   }
 
-  // archive and restore (issue 4), beside zstd -3; benches/archive.mjs does the timing.
+  // archive and restore, beside zstd -3; benches/archive.mjs does the timing.
   const archInput = inputs.find((i) => i.name === 'estate')
   if (oursBuilt && archInput) {
     results.archive = archiveBench(archInput, opts, notes)
     if (results.archive.error) exitCode = 1
   }
 
-  // find (issue 6): cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
+  // find: cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
   const estInput = inputs.find((i) => i.name === 'estate')
   if (oursBuilt && estInput) {
     const projects = path.join(estInput.root, 'projects')
@@ -905,7 +905,7 @@ async function main() {
     }
   }
 
-  // compress (issue 3): plan + compress of a 50 MB one-chain transcript; the estimator against
+  // compress: plan + compress of a 50 MB one-chain transcript; the estimator against
   // the tokens real requests recorded.
   if (oursBuilt) Object.assign(results, compressBench(opts, notes))
 
@@ -1069,15 +1069,12 @@ async function main() {
 
   // Write outputs.
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
-  // benches/cli-startup.mjs measures and writes its own section: a full run keeps it.
+  // The sections written by hand (History) or by benches/cli-startup.mjs (CLI start-up) close
+  // the file: a full run keeps them.
   const previous = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  const startup = previous.indexOf('\n## CLI start-up')
-  const end = startup < 0 ? -1 : previous.indexOf('\n## ', startup + 1)
-  const kept = startup < 0 ? '' : previous.slice(startup, end < 0 ? previous.length : end).trimEnd() + '\n'
-  fs.writeFileSync(
-    RESULTS_MD,
-    renderMarkdown(results, inputs, opts, oursBuilt, peer).trimEnd() + (kept ? '\n' + kept : '\n'),
-  )
+  const kept = ['\n## CLI start-up', '\n## History\n'].map((title) => previous.indexOf(title)).filter((at) => at >= 0)
+  const md = renderMarkdown(results, inputs, opts, oursBuilt, peer)
+  fs.writeFileSync(RESULTS_MD, kept.length ? md.replace(/\n*$/, '\n') + previous.slice(Math.min(...kept)) : md)
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')
@@ -1321,7 +1318,7 @@ function archiveBench(input, opts, notes) {
   return a
 }
 
-/** compress (issue 3): benches/compress.mjs and benches/estimator-calibration.mjs. */
+/** compress: benches/compress.mjs and benches/estimator-calibration.mjs. */
 function compressBench(opts, notes) {
   const out = {}
   const r = spawnSync(

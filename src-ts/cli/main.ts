@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The claude-jsonl command line: finds the command in the registry, loads its module and runs
-// it. Every failure is one line on stderr and a documented exit code (claude-jsonl --help);
+// it. Every failure is one line on stderr and a documented exit code (docs/exit-codes.md);
 // nothing is ever written into the estate.
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { runCommand } from './command.js'
