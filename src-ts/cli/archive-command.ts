@@ -4,7 +4,7 @@ import { archive, ArchiveReport } from '../archive/archive.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, text } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { createProgress } from '../terminal/progress.js'
+import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
 
 const ratio = (r: number | null) => (r === null ? '-' : `${r.toFixed(2)}x`)
@@ -41,18 +41,14 @@ their size, mtime and inode. Transcripts deleted from the estate stay in the arc
 stderr; the rest were), 2 bad usage, 3 an estate root or DIR is missing, unreadable or not
 an archive, or another archive run holds DIR.`,
   async run({ values, positionals, print }) {
-    const bar = createProgress(process.stderr)
-    let report: ArchiveReport
-    try {
-      report = await archive({
+    const report = await withProgress((onProgress) =>
+      archive({
         paths: positionals,
         projects: values.projects,
         to: values.to,
-        onProgress: (p) => bar.update(p),
-      })
-    } finally {
-      bar.done()
-    }
+        onProgress,
+      }),
+    )
     for (const f of report.failures)
       process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))

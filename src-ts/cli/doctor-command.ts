@@ -2,7 +2,7 @@
 // record types, a dedupe key that stopped matching...), flagged files first.
 import { doctor, type DoctorReport } from '../read/doctor.js'
 import { EXIT } from '../errors.js'
-import { createProgress } from '../terminal/progress.js'
+import { withProgress } from '../terminal/progress.js'
 import { defineCommand, flag } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { formatInt } from '../terminal/format.js'
@@ -67,13 +67,9 @@ torn tails, unknown record types, a dedupe key that no longer collapses streamed
 transcripts past Claude Code's cleanup age. Nothing is written.`,
   exitCodes: 'Exit codes: 0 nothing flagged, 1 some files flagged, 2 bad usage, 3 a missing or unreadable path.',
   async run({ values, positionals, print }) {
-    const bar = createProgress(process.stderr)
-    let report: DoctorReport
-    try {
-      report = await doctor({ paths: positionals, projects: values.projects, onProgress: (p) => bar.update(p) })
-    } finally {
-      bar.done()
-    }
+    const report = await withProgress((onProgress) =>
+      doctor({ paths: positionals, projects: values.projects, onProgress }),
+    )
     print(values.json ? JSON.stringify(report, null, 2) : renderDoctor(report, { verbose: values.verbose }))
     return report.clean ? EXIT.ok : EXIT.flagged
   },

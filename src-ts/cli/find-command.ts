@@ -5,7 +5,7 @@ import type { FindReport } from '../read/find.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { createProgress } from '../terminal/progress.js'
+import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
 
 function age(ms: number): string {
@@ -84,9 +84,8 @@ adds thinking. The index lives in $XDG_CACHE_HOME/claude-jsonl/find (else
 ~/.cache/claude-jsonl/find), never in the estate.`,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage (no term, a bad date), 3 a missing or unreadable estate root.',
   async run({ values, positionals, print }) {
-    const bar = createProgress(process.stderr)
-    try {
-      const report = await find(positionals, {
+    const report = await withProgress((onProgress) =>
+      find(positionals, {
         projects: values.projects,
         since: values.since,
         project: values.project,
@@ -95,14 +94,11 @@ adds thinking. The index lives in $XDG_CACHE_HOME/claude-jsonl/find (else
         thinking: values.thinking,
         indexDir: values['index-dir'],
         noIndex: values['no-index'],
-        onProgress: (p) => bar.update(p),
-      })
-      bar.done()
-      print(values.json ? JSON.stringify(report, null, 2) : renderFind(report))
-      return EXIT.ok
-    } finally {
-      bar.done()
-    }
+        onProgress,
+      }),
+    )
+    print(values.json ? JSON.stringify(report, null, 2) : renderFind(report))
+    return EXIT.ok
   },
 })
 

@@ -4,7 +4,7 @@ import { restore, RestoreReport } from '../archive/archive.js'
 import { EXIT, usageError } from '../errors.js'
 import { defineCommand, flag, text } from './command.js'
 import { JSON_OUTPUT } from './common-options.js'
-import { createProgress } from '../terminal/progress.js'
+import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
 
 export function renderRestore(r: RestoreReport): string {
@@ -34,19 +34,15 @@ missing or not an archive, or no session matches.`,
   async run({ values, positionals, print }) {
     const [root, ...sessions] = positionals
     if (!root) throw usageError('restore: name the archive (see claude-jsonl restore --help)')
-    const bar = createProgress(process.stderr)
-    let report: RestoreReport
-    try {
-      report = await restore(root, {
+    const report = await withProgress((onProgress) =>
+      restore(root, {
         sessions,
         all: values.all,
         to: values.to,
         intoClaudeDir: values['into-claude-dir'],
-        onProgress: (p) => bar.update(p),
-      })
-    } finally {
-      bar.done()
-    }
+        onProgress,
+      }),
+    )
     for (const f of report.files) if (f.error) process.stderr.write(`claude-jsonl: ${f.error}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderRestore(report))
     return report.failed > 0 ? EXIT.flagged : EXIT.ok

@@ -2,7 +2,7 @@
 // JSON), with a progress bar on a terminal.
 import { stats, type GroupBy, type StatsReport, type TokenTotals } from '../read/stats.js'
 import { EXIT } from '../errors.js'
-import { createProgress } from '../terminal/progress.js'
+import { withProgress } from '../terminal/progress.js'
 import { defineCommand, text } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
@@ -97,21 +97,17 @@ per API request. PATHs may be transcript files or folders (walked recursively); 
 the estate root. Nothing is written.`,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage, 3 a missing or unreadable path or a file that is not JSONL.',
   async run({ values, positionals, print }) {
-    const bar = createProgress(process.stderr)
-    let report: StatsReport
-    try {
-      report = await stats({
+    const report = await withProgress((onProgress) =>
+      stats({
         paths: positionals,
         projects: values.projects,
         by: values.by as GroupBy | undefined,
         since: values.since,
         until: values.until,
         timezone: values.timezone,
-        onProgress: (p) => bar.update(p),
-      })
-    } finally {
-      bar.done()
-    }
+        onProgress,
+      }),
+    )
     print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
     return EXIT.ok
   },

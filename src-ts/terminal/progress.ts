@@ -85,6 +85,19 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, opts
   }
 }
 
+/** Runs `work` with a progress bar on `stream` (drawn only on a terminal), cleared when it ends. */
+export async function withProgress<T>(
+  work: (onProgress: (p: ProgressState) => void) => Promise<T>,
+  stream: NodeJS.WriteStream = process.stderr,
+): Promise<T> {
+  const bar = createProgress(stream)
+  try {
+    return await work((p) => bar.update(p))
+  } finally {
+    bar.done()
+  }
+}
+
 /**
  * The bar's text, fitted to `columns` (minus one so the terminal never wraps):
  * ` 42% [########------------] 12.3 MB/29.0 MB  3/7 files  45.6 MB/s`
