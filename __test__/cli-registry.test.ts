@@ -1,5 +1,6 @@
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import {
@@ -112,6 +113,32 @@ test('options are parsed and validated once, from the declaration', (t) => {
     t.throws(() => parseCommandLine(probe, ['f', '--out', 'o', '--nope']))!.message,
     /^probe: Unknown option '--nope'.* \(see claude-jsonl probe --help\)$/,
   )
+})
+
+test('one argument, or none with the option that replaces it', (t) => {
+  const batch = defineCommand({
+    name: 'batch',
+    args: 'SESSION | --all',
+    oneArgument: { name: 'SESSION', unless: 'all' },
+    options: { all: flag('every session') },
+    run: async () => 0,
+  })
+  t.deepEqual(parseCommandLine(batch, ['s1']).positionals, ['s1'])
+  t.deepEqual(parseCommandLine(batch, ['--all']).positionals, [])
+  const both = t.throws(() => parseCommandLine(batch, ['--all', 's1']), { instanceOf: ClaudeJsonlError })
+  t.is(both!.message, 'batch: --all takes no SESSION, got 1 (see claude-jsonl batch --help)')
+  t.is(
+    t.throws(() => parseCommandLine(batch, []))!.message,
+    'batch takes one SESSION, got 0 (see claude-jsonl batch --help)',
+  )
+})
+
+test('every option of every command is documented on its page in docs/commands', async (t) => {
+  for (const entry of COMMANDS) {
+    const page = readFileSync(join(REPO, 'docs', 'commands', `${entry.name}.md`), 'utf8')
+    const { command } = await entry.load()
+    for (const key of Object.keys(command.options)) t.true(page.includes(`--${key}`), `${entry.name} --${key}`)
+  }
 })
 
 test('--help is answered before any value is checked, and names every option once', async (t) => {

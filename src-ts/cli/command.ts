@@ -97,8 +97,11 @@ export interface Command<O extends Options = Options> {
   name: string
   /** The arguments after the command name in the usage line: "SESSION", "[PATH...]". */
   args: string
-  /** When the command takes exactly one argument: its name, and what it may be. */
-  oneArgument?: { name: string; what?: string }
+  /**
+   * When the command takes exactly one argument: its name and what it may be; with `unless`,
+   * none when that option is given (`compress SESSION | --all`).
+   */
+  oneArgument?: { name: string; what?: string; unless?: keyof O & string }
   options: O
   /** Pairs of options that cannot be given together. */
   conflicts?: readonly (readonly [keyof O & string, keyof O & string])[]
@@ -172,7 +175,10 @@ export function parseCommandLine<O extends Options>(
     if (values[a] !== undefined && values[b] !== undefined)
       throw usageError(`${name}: --${a} and --${b} exclude each other ${see(name)}`)
   const one = command.oneArgument
-  if (one && positionals.length !== 1)
+  if (one?.unless !== undefined && values[one.unless] !== undefined) {
+    if (positionals.length > 0)
+      throw usageError(`${name}: --${one.unless} takes no ${one.name}, got ${positionals.length} ${see(name)}`)
+  } else if (one && positionals.length !== 1)
     throw usageError(
       `${name} takes one ${one.name}${one.what ? ` (${one.what})` : ''}, got ${positionals.length} ${see(name)}`,
     )
