@@ -1334,7 +1334,8 @@ impl Task for RestoreTask {
             .iter()
             .zip(results)
             .map(|(s, r)| {
-                let target = s.key.target(&self.to).display().to_string();
+                // empty when the header's place was refused (nothing was written)
+                let target = s.key.destination(&self.to).map(|d| d.path.display().to_string()).unwrap_or_default();
                 let key = s.key.text();
                 match r {
                     Ok(archive::view::Restored::Written { bytes }) => {
