@@ -25,6 +25,8 @@ Usage:
   claude-jsonl plan FILE [--json] [--leaf-policy strict|client|auto] [--resume-leaf UUID] ...
   claude-jsonl compress SESSION --out FILE [--summary deterministic|model] [--model-summary FILE]
                         [--target-estimated-tokens N] [--force] [--json] ...
+  claude-jsonl compress SESSION --in-place --work-dir DIR --confirm-session-closed ...
+  claude-jsonl repair-read-pages FILE (--out FILE | --in-place --work-dir DIR --confirm-session-closed)
   claude-jsonl pack SESSION --out PACK.md [--handoff FILE] [--model-pack-char-budget N]
                     [--model-pack-estimated-token-budget N] [--projects DIR] [--json]
   claude-jsonl archive [PATH...] --to DIR [--projects DIR] [--json]
@@ -124,6 +126,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./compress-command.js')).runCompress(rest)
     case 'pack':
       return (await import('./pack-command.js')).runPack(rest)
+    case 'repair-read-pages':
+      return (await import('./repair-read-pages-command.js')).runRepairReadPages(rest)
     case 'archive':
       return (await import('./archive-command.js')).runArchive(rest)
     case 'restore':

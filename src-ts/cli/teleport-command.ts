@@ -1,6 +1,7 @@
 // `claude-jsonl teleport-id ID`: the local session uuid of a teleport id, and its transcript.
 import { parseCommand } from './args.js'
 import { teleportId, TeleportResult } from '../read/teleport.js'
+import { describeHolders } from '../read/live-sessions.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 
 export const TELEPORT_USAGE = `claude-jsonl teleport-id ID [--fallback] [--title TEXT] [--projects DIR] [--json]`
@@ -20,6 +21,10 @@ export function renderTeleport(r: TeleportResult): string {
     if (t.cwd) out.push(`cwd: ${t.cwd}`)
     if (t.title) out.push(`title: ${t.title}`)
     out.push(`resume: ${t.cwd ? `cd ${JSON.stringify(t.cwd)} && ` : ''}claude --resume ${t.sessionId}`)
+    if (r.liveHolders.length)
+      out.push(
+        `warning: Claude Code is running this session now (${describeHolders(r.liveHolders)}); resuming it elsewhere as well makes two writers append to one transcript`,
+      )
   } else if (r.fallback) {
     out.push(
       `no local transcript has ${r.uuid} (searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')})`,

@@ -1,0 +1,208 @@
+// Which sessions a running Claude Code holds. While a client runs it keeps a registry record
+// `<config dir>/sessions/<pid>.json` ({pid, sessionId, procStart, pidDomain, status, ...}) and
+// removes it when it exits. A record counts as live only when its pid exists and that process
+// started at the recorded time (`procStart`, clock ticks since boot, field 22 of
+// /proc/<pid>/stat): a record left by a crashed client, or whose pid was reused, is stale.
+// Rewriting a transcript that a live client appends to would lose its writes, so in-place
+// writers refuse such a session and readers warn.
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { claudeConfigDirs } from './estate.js'
+import { ClaudeJsonlError, EXIT } from '../errors.js'
+
+export interface RegistryRecord {
+  /** The registry file. */
+  registry: string
+  pid: number
+  sessionId?: string
+  procStart?: string
+  pidDomain?: string
+  status?: string
+  kind?: string
+  cwd?: string
+  version?: string
+}
+
+export interface LiveHolder extends RegistryRecord {
+  /** False when the process exists but its start time could not be compared (no /proc, or a
+   * pid namespace this process cannot see): treated as live, to be safe. */
+  verified: boolean
+}
+
+export interface StaleRecord extends RegistryRecord {
+  /** Why it does not count: the pid is gone, the pid was reused, or it is from another boot. */
+  reason: 'no-such-process' | 'pid-reused' | 'other-boot'
+}
+
+export interface LiveSessions {
+  live: LiveHolder[]
+  stale: StaleRecord[]
+  /** Registry files that could not be read or parsed (skipped). */
+  unreadable: string[]
+}
+
+/** The start time of a process in clock ticks since boot, or undefined (no such process, or no
+ * /proc on this platform). */
+export function processStartTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The command name (field 2) is in parentheses and may itself hold spaces or ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return rest[19] // field 22; `rest` starts at field 3
+  } catch {
+    return undefined
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** This machine's boot id and pid namespace as the client writes them in `pidDomain`
+ * (`linux:<boot id>:pid:[<inode>]`), or undefined off Linux. */
+function ownPidDomain(): { boot: string; ns: string } | undefined {
+  try {
+    return {
+      boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+      ns: readlinkSync('/proc/self/ns/pid'),
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a process with the recorded start time runs now. */
+export function recordState(
+  r: RegistryRecord,
+): { live: true; verified: boolean } | { live: false; reason: StaleRecord['reason'] } {
+  const own = ownPidDomain()
+  let sameNamespace = true
+  if (own && r.pidDomain?.startsWith('linux:')) {
+    const [, boot, ...ns] = r.pidDomain.split(':')
+    if (boot !== own.boot) return { live: false, reason: 'other-boot' }
+    sameNamespace = ns.join(':') === own.ns
+  }
+  if (!sameNamespace) return { live: true, verified: false }
+  const started = processStartTicks(r.pid)
+  if (started !== undefined) {
+    if (r.procStart === undefined) return { live: true, verified: false }
+    return started === String(r.procStart) ? { live: true, verified: true } : { live: false, reason: 'pid-reused' }
+  }
+  if (own) return { live: false, reason: 'no-such-process' } // /proc exists, the pid does not
+  return processExists(r.pid) ? { live: true, verified: false } : { live: false, reason: 'no-such-process' }
+}
+
+function readRecord(path: string): RegistryRecord | undefined {
+  const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>
+  const pid = typeof v.pid === 'number' ? v.pid : Number(v.pid)
+  if (!Number.isInteger(pid) || pid <= 0) return undefined
+  const str = (k: string) => (typeof v[k] === 'string' ? (v[k] as string) : undefined)
+  return {
+    registry: path,
+    pid,
+    sessionId: str('sessionId'),
+    procStart: v.procStart === undefined ? undefined : String(v.procStart),
+    pidDomain: str('pidDomain'),
+    status: str('status'),
+    kind: str('kind'),
+    cwd: str('cwd'),
+    version: str('version'),
+  }
+}
+
+/** Every registry record under the config folders, sorted into live and stale. */
+export function liveSessions(env: NodeJS.ProcessEnv = process.env): LiveSessions {
+  const out: LiveSessions = { live: [], stale: [], unreadable: [] }
+  for (const dir of claudeConfigDirs(env)) {
+    const sessions = join(dir, 'sessions')
+    let names: string[]
+    try {
+      names = readdirSync(sessions)
+    } catch {
+      continue
+    }
+    for (const name of names.sort()) {
+      if (!/^\d+\.json$/.test(name)) continue
+      const path = join(sessions, name)
+      let r: RegistryRecord | undefined
+      try {
+        r = readRecord(path)
+      } catch {
+        r = undefined
+      }
+      if (!r) {
+        out.unreadable.push(path)
+        continue
+      }
+      const s = recordState(r)
+      if (s.live) out.live.push({ ...r, verified: s.verified })
+      else out.stale.push({ ...r, reason: s.reason })
+    }
+  }
+  return out
+}
+
+/** The live processes holding `sessionId`, and the stale records naming it. */
+export function sessionHolders(sessionId: string, env: NodeJS.ProcessEnv = process.env): LiveSessions {
+  const all = liveSessions(env)
+  const wanted = sessionId.toLowerCase()
+  const mine = <T extends RegistryRecord>(rs: T[]) => rs.filter((r) => r.sessionId?.toLowerCase() === wanted)
+  return { live: mine(all.live), stale: mine(all.stale), unreadable: all.unreadable }
+}
+
+/** One line naming who holds a session, for refusals and warnings. */
+export function describeHolders(holders: LiveHolder[]): string {
+  return holders
+    .map(
+      (h) =>
+        `pid ${h.pid}${h.verified ? '' : ' (start time not checkable)'}${h.status ? `, ${h.status}` : ''} (${h.registry})`,
+    )
+    .join('; ')
+}
+
+/** Milliseconds since the file was last modified (negative when its clock is ahead). */
+export function msSinceModified(path: string, now = Date.now()): number {
+  return now - statSync(path).mtimeMs
+}
+
+export interface ClosedCheckOptions {
+  /** A file modified more recently than this is refused (default 10 s). */
+  stableForMs?: number
+  env?: NodeJS.ProcessEnv
+  /** The flag naming the stability window, for the refusal text. */
+  stableFlag?: string
+}
+
+export const DEFAULT_STABLE_FOR_MS = 10_000
+
+/**
+ * Refuses (throws a ClaudeJsonlError, exit 1) a transcript that a live Claude Code holds or
+ * that was modified within the stability window; returns the stale registry records that were
+ * ignored. The session is the file's name.
+ */
+export function checkSessionClosed(path: string, opts: ClosedCheckOptions = {}): StaleRecord[] {
+  const sessionId = basename(path, '.jsonl')
+  const holders = sessionHolders(sessionId, opts.env)
+  if (holders.live.length > 0) {
+    throw new ClaudeJsonlError(
+      `${path}: Claude Code is running this session (${describeHolders(holders.live)}); close it first (--confirm-session-closed does not override a live process)`,
+      EXIT.flagged,
+      path,
+    )
+  }
+  const window = opts.stableForMs ?? DEFAULT_STABLE_FOR_MS
+  const age = msSinceModified(path)
+  if (age < window) {
+    throw new ClaudeJsonlError(
+      `${path}: modified ${Math.max(0, Math.round(age / 1000))} s ago, within the ${window / 1000} s stability window (is it still being written?); wait, or pass ${opts.stableFlag ?? '--stable-for'} SECONDS`,
+      EXIT.flagged,
+      path,
+    )
+  }
+  return holders.stale
+}
