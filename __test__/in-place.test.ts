@@ -222,3 +222,43 @@ test('teleport-id warns when a live Claude Code holds the transcript', async (t)
   t.regex(r.stdout, new RegExp(`warning: Claude Code is running this session now \\(pid ${process.pid}`))
   t.regex(r.stdout, /two writers/)
 })
+
+test('the transaction API: a published file that fails verification is swapped back; a verified backup stays', async (t) => {
+  const { replaceInPlace } = await import('../src-ts/compress/transaction.js')
+  const e = liveEstate()
+  const candidate = Buffer.from(e.original.toString('utf8').split('\n').slice(0, 5).join('\n') + '\n')
+  let calls = 0
+  const r = await replaceInPlace({
+    target: e.target,
+    workDir: e.work,
+    env: e.env,
+    produce: async () => ({ bytes: candidate }),
+    verify: () => {
+      // candidate, stage, then the published file: the last one fails
+      if (++calls === 3) throw new Error('published file rejected by the test')
+    },
+  })
+  t.is(r.operationState, 'not-committed')
+  t.regex(r.error!.message, /published file rejected by the test; the original was put back/)
+  t.true(readFileSync(e.target).equals(e.original))
+  t.true(readFileSync(r.backup!).equals(e.original))
+  t.deepEqual(leftovers(e), [])
+})
+
+test('the transaction API: a producer that refuses leaves nothing behind; the result carries its error', async (t) => {
+  const { replaceInPlace } = await import('../src-ts/compress/transaction.js')
+  const { ClaudeJsonlError } = await import('../src-ts/errors.js')
+  const e = liveEstate()
+  const r = await replaceInPlace({
+    target: e.target,
+    workDir: e.work,
+    env: e.env,
+    produce: async () => {
+      throw new ClaudeJsonlError('refused by the producer', 1)
+    },
+    verify: () => {},
+  })
+  t.is(r.operationState, 'not-committed')
+  t.is(r.error!.exitCode, 1)
+  untouched(t, e)
+})

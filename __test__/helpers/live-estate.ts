@@ -30,7 +30,7 @@ export function liveEstate(source = join(REAL, 'real-01.jsonl'), session?: strin
   utimesSync(target, past, past)
   const work = join(root, 'work')
   const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_CONFIG_DIR: config, HOME: join(root, 'home') }
-  for (const k of ['CLAUDE_JSONL_FAULT_STOP', 'CLAUDE_JSONL_FAULT_ERRNO']) delete env[k]
+  for (const k of ['CLAUDE_JSONL_FAULT_STOP', 'CLAUDE_JSONL_FAULT_ERRNO', 'CLAUDE_JSONL_NO_EXCHANGE']) delete env[k]
   return { root, config, project, session: id, target, work, original: readFileSync(target), env }
 }
 
@@ -73,12 +73,28 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv, stopAt?: string
   const stopped = new Promise<void>((res, rej) => {
     child.stderr!.setEncoding('utf8').on('data', (c) => {
       err += c
-      if (stopAt && err.includes(`fault point ${stopAt}\n`)) res()
+      if (stopAt && err.includes(`fault point ${stopAt}\n`)) void untilStopped(child.pid!).then(res)
     })
     void exited.then(() => rej(new Error(`the child exited before fault point ${stopAt}: ${err}`)))
   })
   stopped.catch(() => {})
   return { child, stderr: () => err, stdout: () => out, stopped, exited }
+}
+
+/** The announcement comes just before the child stops itself: a SIGCONT sent in between would
+ * be lost, so wait until the kernel shows it stopped (state T). */
+async function untilStopped(pid: number): Promise<void> {
+  for (;;) {
+    let state = ''
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    } catch {
+      return // gone, or no /proc: the caller's next step shows it
+    }
+    if (state === 'T' || state === 't') return
+    await new Promise((r) => setTimeout(r, 10))
+  }
 }
 
 /** Files an in-place run leaves beside the target only while it runs (stage, lock). */

@@ -252,6 +252,9 @@ function acquireLock(target: string): string {
       try {
         writeSync(fd, me)
         fsyncSync(fd)
+      } catch (e) {
+        tryUnlink(lock) // a lock naming no owner would block the next run
+        throw e
       } finally {
         closeSync(fd)
       }
@@ -471,7 +474,8 @@ async function publish(
 ): Promise<void> {
   let exchanged: boolean
   try {
-    exchanged = native.exchangePaths(stage, target)
+    // CLAUDE_JSONL_NO_EXCHANGE=1 takes the fallback where the exchange exists (tests).
+    exchanged = env.CLAUDE_JSONL_NO_EXCHANGE === '1' ? false : native.exchangePaths(stage, target)
   } catch (e) {
     throw fail(`${target}: cannot publish (${(e as Error).message}); nothing replaced`)
   }
