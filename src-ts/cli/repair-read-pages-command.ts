@@ -39,7 +39,7 @@ export async function runRepairReadPages(args: string[]): Promise<number> {
     )
   if (values.scope !== undefined && values.scope !== 'active' && values.scope !== 'all')
     throw usageError(`repair-read-pages: --scope is active or all, got '${values.scope}'`)
-  if (values['in-place'] === (values.out !== undefined))
+  if (Boolean(values['in-place']) === (values.out !== undefined))
     throw usageError('repair-read-pages needs exactly one of --out FILE or --in-place (see --help)')
   if (!values['in-place'] && (values['work-dir'] || values['confirm-session-closed'] || values['stable-for']))
     throw usageError('repair-read-pages: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
