@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -156,18 +157,16 @@ test('a live registry record refuses the session naming the pid, even with --con
   t.is(sessionHolders(e.session, e.env).live[0].registry, path)
 })
 
-test('stale registry records (a dead pid, a reused pid, another boot) are ignored and reported', (t) => {
+test('stale registry records (a dead pid, a reused pid) are ignored and reported', (t) => {
   const e = liveEstate()
   const dead = 2 ** 22 - 7 // above the default pid_max: no such process
   registry(e, dead, { procStart: '12345' })
   registry(e, process.pid, { procStart: '1' }) // our pid, another start time: reused
-  registry(e, 1, { procStart: processStartTicks(1), pidDomain: 'linux:not-this-boot:pid:[1]' })
   const h = sessionHolders(e.session, e.env)
   t.deepEqual(h.live, [])
   t.deepEqual(
     h.stale.map((s) => [s.pid, s.reason]).sort(),
     [
-      [1, 'other-boot'],
       [process.pid, 'pid-reused'],
       [dead, 'no-such-process'],
     ].sort(),
@@ -177,15 +176,27 @@ test('stale registry records (a dead pid, a reused pid, another boot) are ignore
   const reasons = JSON.parse(r.stdout)
     .inPlace.staleRegistryRecordsIgnored.map((s: any) => s.reason)
     .sort()
-  t.deepEqual(reasons, ['no-such-process', 'other-boot', 'pid-reused'])
+  t.deepEqual(reasons, ['no-such-process', 'pid-reused'])
 })
 
-test('a record without procStart or from another pid namespace counts as live (unverified)', (t) => {
+test('a record without procStart, from another machine or another pid namespace counts as live (unverified)', (t) => {
   t.like(recordState({ registry: 'x', pid: process.pid }), { live: true, verified: false })
-  const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-  t.like(recordState({ registry: 'x', pid: process.pid, procStart: '1', pidDomain: `linux:${boot}:pid:[1]` }), {
+  const machine = readFileSync('/etc/machine-id', 'utf8').trim()
+  const start = processStartTicks(process.pid)
+  t.like(recordState({ registry: 'x', pid: 1, procStart: '1', pidDomain: 'linux:another-machine:pid:[1]' }), {
     live: true,
     verified: false,
+    why: 'registered on another machine',
+  })
+  t.like(recordState({ registry: 'x', pid: process.pid, procStart: start, pidDomain: `linux:${machine}:pid:[1]` }), {
+    live: true,
+    verified: false,
+    why: 'registered in another pid namespace',
+  })
+  const ns = readlinkSync('/proc/self/ns/pid')
+  t.like(recordState({ registry: 'x', pid: process.pid, procStart: start, pidDomain: `linux:${machine}:${ns}` }), {
+    live: true,
+    verified: true,
   })
 })
 

@@ -35,7 +35,7 @@ export function liveEstate(source = join(REAL, 'real-01.jsonl'), session?: strin
 }
 
 export function sessionOf(bytes: Buffer): string {
-  const m = /"sessionId":"([0-9a-f-]{36})"/.exec(bytes.subarray(0, 20_000).toString('utf8'))
+  const m = /"sessionId":"([0-9a-f-]{36})"/.exec(bytes.toString('utf8'))
   if (!m) throw new Error('no sessionId in the transcript')
   return m[1]
 }

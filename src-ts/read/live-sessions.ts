@@ -24,14 +24,16 @@ export interface RegistryRecord {
 }
 
 export interface LiveHolder extends RegistryRecord {
-  /** False when the process exists but its start time could not be compared (no /proc, or a
-   * pid namespace this process cannot see): treated as live, to be safe. */
+  /** False when the process could not be checked (another machine or pid namespace, no
+   * /proc, no recorded start time): treated as live, to be safe. */
   verified: boolean
+  /** Why it could not be checked. */
+  unverified?: string
 }
 
 export interface StaleRecord extends RegistryRecord {
-  /** Why it does not count: the pid is gone, the pid was reused, or it is from another boot. */
-  reason: 'no-such-process' | 'pid-reused' | 'other-boot'
+  /** Why it does not count: the pid is gone, or it now names a process started at another time. */
+  reason: 'no-such-process' | 'pid-reused'
 }
 
 export interface LiveSessions {
@@ -63,38 +65,50 @@ function processExists(pid: number): boolean {
   }
 }
 
-/** This machine's boot id and pid namespace as the client writes them in `pidDomain`
- * (`linux:<boot id>:pid:[<inode>]`), or undefined off Linux. */
-function ownPidDomain(): { boot: string; ns: string } | undefined {
+/** This machine and pid namespace as the client writes them in `pidDomain`
+ * (`linux:<machine id>:pid:[<namespace inode>]`), or undefined off Linux. */
+function ownPidDomain(): { machine?: string; ns: string } | undefined {
+  let ns: string
   try {
-    return {
-      boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
-      ns: readlinkSync('/proc/self/ns/pid'),
-    }
+    ns = readlinkSync('/proc/self/ns/pid')
   } catch {
     return undefined
   }
+  for (const f of ['/etc/machine-id', '/var/lib/dbus/machine-id']) {
+    try {
+      return { machine: readFileSync(f, 'utf8').trim(), ns }
+    } catch {
+      // try the next
+    }
+  }
+  return { ns }
 }
 
-/** Whether a process with the recorded start time runs now. */
-export function recordState(
-  r: RegistryRecord,
-): { live: true; verified: boolean } | { live: false; reason: StaleRecord['reason'] } {
+export type RecordState =
+  | { live: true; verified: true }
+  | { live: true; verified: false; why: string }
+  | { live: false; reason: StaleRecord['reason'] }
+
+/** Whether a process with the recorded start time runs now. A record from another machine or
+ * pid namespace (a shared config folder, a container) cannot be checked from here: it counts as
+ * live, to be safe. */
+export function recordState(r: RegistryRecord): RecordState {
   const own = ownPidDomain()
-  let sameNamespace = true
   if (own && r.pidDomain?.startsWith('linux:')) {
-    const [, boot, ...ns] = r.pidDomain.split(':')
-    if (boot !== own.boot) return { live: false, reason: 'other-boot' }
-    sameNamespace = ns.join(':') === own.ns
+    const [, machine, ...ns] = r.pidDomain.split(':')
+    if (own.machine !== undefined && machine !== own.machine)
+      return { live: true, verified: false, why: 'registered on another machine' }
+    if (ns.join(':') !== own.ns) return { live: true, verified: false, why: 'registered in another pid namespace' }
   }
-  if (!sameNamespace) return { live: true, verified: false }
   const started = processStartTicks(r.pid)
   if (started !== undefined) {
-    if (r.procStart === undefined) return { live: true, verified: false }
+    if (r.procStart === undefined) return { live: true, verified: false, why: 'no start time recorded' }
     return started === String(r.procStart) ? { live: true, verified: true } : { live: false, reason: 'pid-reused' }
   }
   if (own) return { live: false, reason: 'no-such-process' } // /proc exists, the pid does not
-  return processExists(r.pid) ? { live: true, verified: false } : { live: false, reason: 'no-such-process' }
+  return processExists(r.pid)
+    ? { live: true, verified: false, why: 'start time not checkable here' }
+    : { live: false, reason: 'no-such-process' }
 }
 
 function readRecord(path: string): RegistryRecord | undefined {
@@ -140,7 +154,7 @@ export function liveSessions(env: NodeJS.ProcessEnv = process.env): LiveSessions
         continue
       }
       const s = recordState(r)
-      if (s.live) out.live.push({ ...r, verified: s.verified })
+      if (s.live) out.live.push({ ...r, verified: s.verified, ...(s.verified ? {} : { unverified: s.why }) })
       else out.stale.push({ ...r, reason: s.reason })
     }
   }
@@ -160,7 +174,7 @@ export function describeHolders(holders: LiveHolder[]): string {
   return holders
     .map(
       (h) =>
-        `pid ${h.pid}${h.verified ? '' : ' (start time not checkable)'}${h.status ? `, ${h.status}` : ''} (${h.registry})`,
+        `pid ${h.pid}${h.verified ? '' : ` (${h.unverified}; remove the record if that process is gone)`}${h.status ? `, ${h.status}` : ''} (${h.registry})`,
     )
     .join('; ')
 }
