@@ -6,7 +6,16 @@
 // steps; `npm run test:full` (CLAUDE_JSONL_TEST_FULL=1) at every one.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
 import { TRANSACTION_STEPS } from '../src-ts/compress/transaction.js'
@@ -14,7 +23,8 @@ import { backups, cli, inPlaceArgs, leftovers, liveEstate, spawnCli, type LiveEs
 
 const FULL = process.env.CLAUDE_JSONL_TEST_FULL === '1'
 const SAMPLED = ['backed-up', 'staged', 'captured', 'published']
-const STEPS = FULL ? TRANSACTION_STEPS : TRANSACTION_STEPS.filter((s) => SAMPLED.includes(s))
+const ON_EXCHANGE = TRANSACTION_STEPS.filter((s) => s !== 'moved-aside')
+const STEPS = FULL ? ON_EXCHANGE : ON_EXCHANGE.filter((s) => SAMPLED.includes(s))
 
 const valid = (b: Buffer) => native.validateBuffer(b).findings.every((f) => f.severity !== 'error')
 
@@ -253,3 +263,20 @@ test.serial(
     t.deepEqual(leftovers(f), [])
   },
 )
+
+test.serial('without an exchange, a kill while the original is set aside is undone by the re-run', async (t) => {
+  const e = liveEstate()
+  const env = { ...e.env, CLAUDE_JSONL_NO_EXCHANGE: '1' }
+  const run = spawnCli(inPlaceArgs(e), env, 'moved-aside')
+  await run.stopped
+  run.child.kill('SIGKILL')
+  await run.exited
+  // The one window this fallback has: the name is empty, the original sits beside it.
+  t.false(existsSync(e.target))
+  t.true(readFileSync(backups(e)[0]).equals(e.original))
+  const again = cli(inPlaceArgs(e), env)
+  t.is(again.code, 0, again.stderr)
+  t.true(valid(readFileSync(e.target)))
+  t.deepEqual(leftovers(e), [])
+  t.true(backups(e).every((b) => readFileSync(b).equals(e.original)))
+})

@@ -273,3 +273,29 @@ test('the transaction API: a producer that refuses leaves nothing behind; the re
   t.is(r.error!.exitCode, 1)
   untouched(t, e)
 })
+
+test('external references are never opened, changed or deleted: tool-results, subagents, settings, other sessions', (t) => {
+  const e = liveEstate()
+  const side: Record<string, string> = {
+    [join(e.project, e.session, 'tool-results', 'toolu_1.txt')]: 'a large tool result stored beside the session',
+    [join(e.project, e.session, 'subagents', 'agent-1.jsonl')]: '{"type":"user","isSidechain":true}\n',
+    [join(e.project, e.session, 'subagents', 'agent-1.meta.json')]: '{"agentType":"x"}',
+    [join(e.project, '11111111-2222-4333-8444-555555555555.jsonl')]: '{"type":"user","note":"another session"}\n',
+    [join(e.config, 'settings.json')]: '{"cleanupPeriodDays":30}',
+    [join(e.config, 'file-history', e.session, 'f@v1')]: 'old file',
+  }
+  for (const [path, text] of Object.entries(side)) {
+    mkdirSync(join(path, '..'), { recursive: true })
+    writeFileSync(path, text)
+  }
+  const stamps = Object.keys(side).map((p) => statSync(p).mtimeMs)
+  t.is(cli(inPlaceArgs(e), e.env).code, 0)
+  Object.entries(side).forEach(([path, text], k) => {
+    t.is(readFileSync(path, 'utf8'), text, path)
+    t.is(statSync(path).mtimeMs, stamps[k], `${path} not rewritten`)
+  })
+  t.deepEqual(
+    readdirSync(e.project).sort(),
+    [e.session, `${e.session}.jsonl`, `${e.session}.jsonl.backup`, '11111111-2222-4333-8444-555555555555.jsonl'].sort(),
+  )
+})

@@ -4,7 +4,8 @@
 // source that changed during the run, 4 internal (the candidate failed validation).
 import { compress, type CompressOptions, type CompressReport } from '../compress/compress.js'
 import { compressInPlace } from '../compress/in-place.js'
-import type { ReplaceResult } from '../compress/transaction.js'
+import { recoverInterruptedPublish, type ReplaceResult } from '../compress/transaction.js'
+import { resolve } from 'node:path'
 import { EXIT, usageError } from '../errors.js'
 import { resolveSession } from '../read/session-ref.js'
 import { parseCommand, print } from './args.js'
@@ -58,6 +59,8 @@ export async function runCompress(args: string[]): Promise<number> {
     throw usageError('compress: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
   if (!values.out && !values['in-place'])
     throw usageError('compress needs --out FILE or --in-place (see claude-jsonl compress --help)')
+  // A transcript an interrupted in-place run left renamed aside is put back before it is looked up.
+  if (values['in-place']) recoverInterruptedPublish(resolve(positionals[0]))
   const session = resolveSession(positionals[0], { projects: values.projects })
   const options: CompressOptions = {
     ...budgetOptions('compress', values),

@@ -15,7 +15,7 @@ import { inClaudeProjects } from '../read/estate.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { summarizerFor } from './summarize.js'
-import { replaceInPlace, type Receipt, type ReplaceResult } from './transaction.js'
+import { recoverInterruptedPublish, replaceInPlace, type Receipt, type ReplaceResult } from './transaction.js'
 
 export interface LiveReplacementOptions {
   workDir: string
@@ -32,6 +32,7 @@ export interface LiveReplacementOptions {
 export function checkLiveReplacement(input: string, opts: LiveReplacementOptions): StaleRecord[] {
   const env = opts.env ?? process.env
   const path = resolve(input)
+  recoverInterruptedPublish(path)
   if (!opts.workDir) throw usageError('--in-place needs --work-dir DIR (a folder outside every .claude tree)')
   if (!opts.confirmSessionClosed)
     throw usageError(

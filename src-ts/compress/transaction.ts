@@ -53,6 +53,8 @@ export const TRANSACTION_STEPS = [
   'published',
   'verified',
   'cleaned',
+  /** Only without an atomic exchange: the original renamed aside, the name not yet claimed. */
+  'moved-aside',
 ] as const
 export type TransactionStep = (typeof TRANSACTION_STEPS)[number]
 
@@ -286,11 +288,52 @@ function acquireLock(target: string): string {
   throw new ClaudeJsonlError(`${target}: could not take the in-place lock ${lock}`, EXIT.flagged, target)
 }
 
-/** Removes stage files of interrupted runs whose owner is gone. A stage holds either a candidate
- * or, after a swap, the original, of which a verified backup exists by then. */
+/** The owner of a temp name beside the target (`.<file>.in-place-<pid>-<start>-...`), if any. */
+function tempOwner(target: string, name: string): { pid: number; start: string } | undefined {
+  const prefix = `.${basename(target)}${TEMP_TAG}`
+  if (!name.startsWith(prefix)) return undefined
+  const [pid, start] = name.slice(prefix.length).split('-')
+  return Number(pid) > 0 ? { pid: Number(pid), start } : undefined
+}
+
+/**
+ * Puts back an original that an interrupted run had renamed aside (only where the platform has
+ * no atomic exchange is the name ever empty): when the target is missing and a dead run's
+ * `.original` exists, it returns to the target name. Returns the path restored, if any.
+ */
+export function recoverInterruptedPublish(target: string): string | undefined {
+  try {
+    lstatSync(target)
+    return undefined
+  } catch {
+    // missing: look for an original set aside
+  }
+  let names: string[] = []
+  try {
+    names = readdirSync(dirname(target))
+  } catch {
+    return undefined
+  }
+  for (const name of names) {
+    const owner = tempOwner(target, name)
+    if (!owner || !name.endsWith('.stage.original') || ownerAlive(owner.pid, owner.start)) continue
+    const aside = join(dirname(target), name)
+    try {
+      linkSync(aside, target)
+      unlinkSync(aside)
+      return aside
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** Removes what interrupted runs whose owner is gone left beside the target: stage files (a
+ * candidate or, after a swap, the original, of which a verified backup exists by then) and an
+ * original set aside once it is identical to a numbered backup. */
 function recoverLeftovers(target: string): string[] {
   const dir = dirname(target)
-  const prefix = `.${basename(target)}${TEMP_TAG}`
   const removed: string[] = []
   let names: string[] = []
   try {
@@ -298,11 +341,21 @@ function recoverLeftovers(target: string): string[] {
   } catch {
     return removed
   }
+  const backups = names.filter((n) => n.startsWith(`${basename(target)}.backup`)).map((n) => join(dir, n))
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.stage')) continue
-    const [pid, start] = name.slice(prefix.length).split('-')
-    if (ownerAlive(Number(pid), start)) continue
-    if (tryUnlink(join(dir, name))) removed.push(join(dir, name))
+    const owner = tempOwner(target, name)
+    if (!owner || ownerAlive(owner.pid, owner.start)) continue
+    const path = join(dir, name)
+    if (name.endsWith('.stage.original')) {
+      let bytes: Buffer
+      try {
+        bytes = readFileSync(path)
+      } catch {
+        continue
+      }
+      if (!backups.some((b) => native.fileEquals(b, bytes))) continue // keep: it is no backup's copy
+    } else if (!name.endsWith('.stage')) continue
+    if (tryUnlink(path)) removed.push(path)
   }
   return removed
 }
@@ -380,6 +433,7 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
     // 4. The numbered backup, verified.
     try {
       receipt.backup = writeNumberedBackup(target, frozen.bytes, env)
+      fsyncDir(dirname(target)) // best effort: the backup's name survives a power cut too
     } catch (e) {
       throw fail(`${target}: cannot write its backup (${errno(e)}); nothing replaced`)
     }
@@ -502,6 +556,7 @@ async function publish(
   receipt.publishMethod = 'rename-and-link'
   const aside = `${stage}.original`
   renameSync(target, aside)
+  faultPoint('moved-aside', env)
   const moved = lstatSync(aside)
   if (!sameInode(moved, captured) || !native.fileEquals(aside, frozen.bytes)) {
     putBack(target, aside, receipt)
