@@ -474,14 +474,19 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
     faultPoint('published', env)
 
     // 7. What is published must be the candidate, byte for byte, and valid.
-    const published = readFileSync(target)
-    receipt.publishedSha256 = native.sha256(published)
     try {
+      const published = readFileSync(target)
+      receipt.publishedSha256 = native.sha256(published)
       if (!published.equals(candidateBytes)) throw new Error('the published bytes are not the candidate')
       opts.verify(published)
     } catch (e) {
       committed = false
-      rollBack(target, stage!, receipt)
+      try {
+        rollBack(target, stage!, receipt)
+      } catch (e2) {
+        stage = undefined // it may hold the original: leave it for the user, beside the backup
+        throw e2
+      }
       throw fail(`${target}: ${(e as Error).message}; the original was put back`, EXIT.internal)
     }
     receipt.parentDirFsync = fsyncDir(dirname(target))
