@@ -81,48 +81,50 @@ for (const step of STEPS) {
   )
 }
 
+const theirs = Buffer.from('{"type":"user","note":"written by another process"}\n')
+
+/** Another writer puts a new file at the transcript's name (as an editor's save would). */
+function replaceByAnotherProcess(e: LiveEstate): void {
+  writeFileSync(join(e.project, 'other.tmp'), theirs)
+  renameSync(join(e.project, 'other.tmp'), e.target)
+}
+
+/** Runs an in-place compression, stops it after `step`, lets `meddle` change the transcript,
+ * lets it go on; resolves with its exit code and stderr. */
+async function meddleAfter(e: LiveEstate, step: string, meddle: () => void, env = e.env) {
+  const run = spawnCli(inPlaceArgs(e), env, step)
+  await run.stopped
+  meddle()
+  run.child.kill('SIGCONT')
+  return { code: (await run.exited).code, stderr: run.stderr() }
+}
+
 test.serial('the source modified while the candidate is built: refused, the appended bytes kept', async (t) => {
   const e = liveEstate()
-  const run = spawnCli(inPlaceArgs(e), e.env, 'candidate')
-  await run.stopped
-  appendFileSync(e.target, '{"type":"last-prompt","leafUuid":null}\n')
-  const grown = readFileSync(e.target)
-  run.child.kill('SIGCONT')
-  const end = await run.exited
-  t.is(end.code, 3)
-  t.regex(run.stderr(), /the transcript changed during the run.*nothing replaced/)
-  t.true(readFileSync(e.target).equals(grown))
+  const extra = Buffer.from('{"type":"last-prompt","leafUuid":null}\n')
+  const r = await meddleAfter(e, 'candidate', () => appendFileSync(e.target, extra))
+  t.is(r.code, 3)
+  t.regex(r.stderr, /the transcript changed during the run.*nothing replaced/)
+  t.true(readFileSync(e.target).equals(Buffer.concat([e.original, extra])))
   t.deepEqual(backups(e), [])
   t.deepEqual(leftovers(e), [])
 })
 
 test.serial('the source appended to after the backup: caught at capture, nothing replaced, backup kept', async (t) => {
   const e = liveEstate()
-  const run = spawnCli(inPlaceArgs(e), e.env, 'staged')
-  await run.stopped
-  appendFileSync(e.target, '\n')
-  const grown = readFileSync(e.target)
-  run.child.kill('SIGCONT')
-  const end = await run.exited
-  t.is(end.code, 3)
-  t.regex(run.stderr(), /changed before publishing/)
-  t.true(readFileSync(e.target).equals(grown))
+  const r = await meddleAfter(e, 'staged', () => appendFileSync(e.target, '\n'))
+  t.is(r.code, 3)
+  t.regex(r.stderr, /changed before publishing/)
+  t.true(readFileSync(e.target).equals(Buffer.concat([e.original, Buffer.from('\n')])))
   t.true(readFileSync(backups(e)[0]).equals(e.original), 'the verified backup is not cleaned up')
   t.deepEqual(leftovers(e), [])
 })
 
 test.serial('a target replaced by another process after capture is never overwritten', async (t) => {
   const e = liveEstate()
-  const run = spawnCli(inPlaceArgs(e), e.env, 'captured')
-  await run.stopped
-  // Another writer puts a new file at the transcript's name (as an editor's save would).
-  const theirs = Buffer.from('{"type":"user","note":"written by another process"}\n')
-  writeFileSync(join(e.project, 'other.tmp'), theirs)
-  renameSync(join(e.project, 'other.tmp'), e.target)
-  run.child.kill('SIGCONT')
-  const end = await run.exited
-  t.is(end.code, 3)
-  t.regex(run.stderr(), /another process replaced the transcript during the run; left it in place, not published/)
+  const r = await meddleAfter(e, 'captured', () => replaceByAnotherProcess(e))
+  t.is(r.code, 3)
+  t.regex(r.stderr, /another process replaced the transcript during the run; left it in place, not published/)
   t.true(readFileSync(e.target).equals(theirs), 'their file is still there')
   const b = backups(e)
   t.is(b.length, 2, 'the verified backup plus the captured original as a further numbered backup')
@@ -250,14 +252,12 @@ test.serial(
     t.deepEqual(leftovers(e), [])
 
     const f = liveEstate()
-    const run = spawnCli(inPlaceArgs(f), { ...f.env, CLAUDE_JSONL_NO_EXCHANGE: '1' }, 'captured')
-    await run.stopped
-    const theirs = Buffer.from('{"type":"user","note":"written by another process"}\n')
-    writeFileSync(join(f.project, 'other.tmp'), theirs)
-    renameSync(join(f.project, 'other.tmp'), f.target)
-    run.child.kill('SIGCONT')
-    t.is((await run.exited).code, 3)
-    t.regex(run.stderr(), /another process replaced the transcript/)
+    const r2 = await meddleAfter(f, 'captured', () => replaceByAnotherProcess(f), {
+      ...f.env,
+      CLAUDE_JSONL_NO_EXCHANGE: '1',
+    })
+    t.is(r2.code, 3)
+    t.regex(r2.stderr, /another process replaced the transcript/)
     t.true(readFileSync(f.target).equals(theirs))
     t.true(readFileSync(backups(f)[0]).equals(f.original))
     t.deepEqual(leftovers(f), [])

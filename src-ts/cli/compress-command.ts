@@ -55,6 +55,8 @@ export async function runCompress(args: string[]): Promise<number> {
   if (positionals.length !== 1)
     throw usageError(`compress takes one SESSION, got ${positionals.length} (see claude-jsonl compress --help)`)
   if (values['in-place'] && values.out) throw usageError('compress: give --out FILE or --in-place, not both')
+  if (values['in-place'] && values.force)
+    throw usageError('compress: --force goes with --out (in place, the original is always kept as a numbered backup)')
   if (!values['in-place'] && (values['work-dir'] || values['confirm-session-closed'] || values['stable-for']))
     throw usageError('compress: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
   if (!values.out && !values['in-place'])

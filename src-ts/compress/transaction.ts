@@ -39,7 +39,7 @@ import { basename, dirname, join } from 'node:path'
 import native from '../native.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
-import { processStartTicks } from '../read/live-sessions.js'
+import { processExists, processStartTicks } from '../read/live-sessions.js'
 
 /** The steps, in order; a fault point follows each (see `faultPoint`). */
 export const TRANSACTION_STEPS = [
@@ -232,15 +232,11 @@ function tempName(target: string, kind: 'stage' | 'lock'): string {
     : join(dirname(target), `.${basename(target)}${TEMP_TAG}${process.pid}-${start}-${rand}.${kind}`)
 }
 
+/** Whether the run that named a temp file still runs: the same pid with the same start time. */
 function ownerAlive(pid: number, start: string): boolean {
   const now = processStartTicks(pid)
   if (now !== undefined) return start === '0' || now === start
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return errno(e) === 'EPERM'
-  }
+  return processExists(pid)
 }
 
 /** Takes the per-transcript lock (an exclusive file beside it naming its owner). A lock whose

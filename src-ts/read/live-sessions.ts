@@ -56,7 +56,8 @@ export function processStartTicks(pid: number): string | undefined {
   }
 }
 
-function processExists(pid: number): boolean {
+/** Whether a process with this pid exists (one we may not signal counts). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
