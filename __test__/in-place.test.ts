@@ -299,3 +299,13 @@ test('external references are never opened, changed or deleted: tool-results, su
     [e.session, `${e.session}.jsonl`, `${e.session}.jsonl.backup`, '11111111-2222-4333-8444-555555555555.jsonl'].sort(),
   )
 })
+
+test("the registry of the transcript's own config folder counts even when $CLAUDE_CONFIG_DIR names another", (t) => {
+  const e = liveEstate()
+  registry(e, process.pid, { procStart: processStartTicks(process.pid) })
+  const elsewhere = { ...e.env, CLAUDE_CONFIG_DIR: join(e.root, 'other-config') }
+  const r = cli(inPlaceArgs(e), elsewhere)
+  t.is(r.code, 1, r.stderr)
+  t.regex(r.stderr, new RegExp(`pid ${process.pid}`))
+  untouched(t, e)
+})

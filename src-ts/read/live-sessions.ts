@@ -6,7 +6,7 @@
 // Rewriting a transcript that a live client appends to would lose its writes, so in-place
 // writers refuse such a session and readers warn.
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, join, resolve, sep } from 'node:path'
 import { claudeConfigDirs } from './estate.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 
@@ -130,10 +130,17 @@ function readRecord(path: string): RegistryRecord | undefined {
   }
 }
 
-/** Every registry record under the config folders, sorted into live and stale. */
-export function liveSessions(env: NodeJS.ProcessEnv = process.env): LiveSessions {
+/** The config folder a transcript lives in (the parent of its `projects` folder), if any. */
+export function configDirOf(transcript: string): string | undefined {
+  const parts = resolve(transcript).split(sep)
+  const at = parts.lastIndexOf('projects')
+  return at > 0 ? parts.slice(0, at).join(sep) || sep : undefined
+}
+
+/** Every registry record under the config folders (and `extraDirs`), sorted into live and stale. */
+export function liveSessions(env: NodeJS.ProcessEnv = process.env, extraDirs: string[] = []): LiveSessions {
   const out: LiveSessions = { live: [], stale: [], unreadable: [] }
-  for (const dir of claudeConfigDirs(env)) {
+  for (const dir of new Set([...claudeConfigDirs(env), ...extraDirs.map((d) => resolve(d))])) {
     const sessions = join(dir, 'sessions')
     let names: string[]
     try {
@@ -162,9 +169,15 @@ export function liveSessions(env: NodeJS.ProcessEnv = process.env): LiveSessions
   return out
 }
 
-/** The live processes holding `sessionId`, and the stale records naming it. */
-export function sessionHolders(sessionId: string, env: NodeJS.ProcessEnv = process.env): LiveSessions {
-  const all = liveSessions(env)
+/** The live processes holding `sessionId`, and the stale records naming it; the registry of
+ * `transcript`'s own config folder is read too, whatever $CLAUDE_CONFIG_DIR says. */
+export function sessionHolders(
+  sessionId: string,
+  env: NodeJS.ProcessEnv = process.env,
+  transcript?: string,
+): LiveSessions {
+  const own = transcript ? configDirOf(transcript) : undefined
+  const all = liveSessions(env, own ? [own] : [])
   const wanted = sessionId.toLowerCase()
   const mine = <T extends RegistryRecord>(rs: T[]) => rs.filter((r) => r.sessionId?.toLowerCase() === wanted)
   return { live: mine(all.live), stale: mine(all.stale), unreadable: all.unreadable }
@@ -202,7 +215,7 @@ export const DEFAULT_STABLE_FOR_MS = 10_000
  */
 export function checkSessionClosed(path: string, opts: ClosedCheckOptions = {}): StaleRecord[] {
   const sessionId = basename(path, '.jsonl')
-  const holders = sessionHolders(sessionId, opts.env)
+  const holders = sessionHolders(sessionId, opts.env, path)
   if (holders.live.length > 0) {
     throw new ClaudeJsonlError(
       `${path}: Claude Code is running this session (${describeHolders(holders.live)}); close it first (--confirm-session-closed does not override a live process)`,

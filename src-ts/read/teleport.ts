@@ -243,7 +243,7 @@ export function teleportId(id: string, opts: TeleportOptions = {}): TeleportResu
     resumeUrl,
     uuid,
     transcript: hit ? describe(hit) : null,
-    liveHolders: hit ? sessionHolders(hit.sessionId!, opts.env).live : [],
+    liveHolders: hit ? sessionHolders(hit.sessionId!, opts.env, hit.path).live : [],
     matchedBy,
     bridge,
     fallback,
