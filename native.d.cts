@@ -384,6 +384,15 @@ export interface MemberSet {
   json: string
 }
 
+/** The code a native failure carries (see [`crate::failure::Code`]). */
+export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' | 'invalid-argument' | 'usage' | 'illegal-cut' | 'internal'
+
+/**
+ * Every code as it crosses to JS, the same spelling the failure's data carries (a test checks
+ * that each one names itself).
+ */
+export declare function nativeErrorCodes(): Array<NativeErrorCode>
+
 /**
  * One piece of a rewritten transcript: exactly one of `records` (source records copied
  * verbatim), `record` + `set` (one source record with members replaced or appended), or `line`

@@ -1,4 +1,5 @@
 // Errors the CLI turns into one line and a documented exit code (docs/exit-codes.md).
+import type { NativeErrorCode } from '#native'
 
 export const EXIT = {
   ok: 0,
@@ -32,8 +33,7 @@ export function usageError(message: string): ClaudeJsonlError {
 }
 
 /** The kinds of failure the native core reports (crate/src/failure.rs; docs/api.md lists them). */
-export type NativeCode =
-  'io' | 'changed' | 'store' | 'locked' | 'archive' | 'invalid-argument' | 'usage' | 'illegal-cut' | 'internal'
+export type NativeCode = NativeErrorCode
 
 export interface NativeFailure {
   code: NativeCode
@@ -59,16 +59,16 @@ export function nativeFailure(e: unknown): NativeFailure | undefined {
 }
 
 /**
- * The one mapping of native failures to the errors the CLI reports: a `usage` failure exits 2;
- * a failure about a file or store exits 3 naming its path (or `path`, the file the caller asked
- * about, when the failure names none). Anything else (a misuse of the binding, a bug) is
- * returned unchanged, to be reported as the internal error it is.
+ * The one mapping of native failures to the errors the CLI reports: a `usage` or `illegal-cut`
+ * failure exits 2; a failure about a file or store exits 3 naming its path (or `path`, the file
+ * the caller asked about, when the failure names none). Anything else (a misuse of the binding,
+ * a bug) is returned unchanged, to be reported as the internal error it is.
  */
 export function fromNative(e: unknown, path?: string): unknown {
   if (e instanceof ClaudeJsonlError) return e
   const f = nativeFailure(e)
   if (f === undefined || f.code === 'invalid-argument' || f.code === 'internal') return e
-  if (f.code === 'usage') return usageError(f.message)
+  if (f.code === 'usage' || f.code === 'illegal-cut') return usageError(f.message)
   if (f.path !== undefined) return new ClaudeJsonlError(f.message, EXIT.input, f.path)
   return path !== undefined ? inputError(path, f.message) : new ClaudeJsonlError(f.message, EXIT.input)
 }

@@ -25,6 +25,43 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
+/// The code a native failure carries (see [`crate::failure::Code`]).
+#[napi(string_enum = "kebab-case")]
+pub enum NativeErrorCode {
+    Io,
+    Changed,
+    Store,
+    Locked,
+    Archive,
+    InvalidArgument,
+    Usage,
+    IllegalCut,
+    Internal,
+}
+
+impl From<Code> for NativeErrorCode {
+    fn from(c: Code) -> NativeErrorCode {
+        match c {
+            Code::Io => NativeErrorCode::Io,
+            Code::Changed => NativeErrorCode::Changed,
+            Code::Store => NativeErrorCode::Store,
+            Code::Locked => NativeErrorCode::Locked,
+            Code::Archive => NativeErrorCode::Archive,
+            Code::InvalidArgument => NativeErrorCode::InvalidArgument,
+            Code::Usage => NativeErrorCode::Usage,
+            Code::IllegalCut => NativeErrorCode::IllegalCut,
+            Code::Internal => NativeErrorCode::Internal,
+        }
+    }
+}
+
+/// Every code as it crosses to JS, the same spelling the failure's data carries (a test checks
+/// that each one names itself).
+#[napi]
+pub fn native_error_codes() -> Vec<NativeErrorCode> {
+    Code::ALL.into_iter().map(NativeErrorCode::from).collect()
+}
+
 /// A core failure as the error JS sees: the message as it is, the code and path as data.
 pub(crate) fn js_error(f: Failure) -> Error {
     let status = match f.code {
