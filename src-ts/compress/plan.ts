@@ -56,30 +56,8 @@ import { KNOWN_TYPES } from '../read/doctor.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
-export interface PlanOptions {
-  /** Default 'auto': the pointer's leaf when it names one; the client's leaf when the pointer is absent or stale over a linear continuation; otherwise a stop. */
-  leafPolicy?: LeafPolicy
-  /** Resume from this record (uuid): reported as 'active-chain-manual-override'. */
-  resumeLeaf?: string
-  /** Legacy compatibility mode: keep the physical tail; no branch isolation. */
-  preservePhysicalTail?: boolean
-  /** Tool-result-only records accepted after the pointer (default 0). */
-  maxPostLastPromptExtension?: number
-  /** Default 'active-correlated'; 'preserve-recent' only with preservePhysicalTail. */
-  checkpointPolicy?: CheckpointPolicy
-  /** Snapshots kept at most (default 80). */
-  maxFileHistorySnapshots?: number
-  /** Bytes of the kept raw suffix over input bytes (default 0.30; planning only). */
-  targetRatio?: number
-  /** Records the kept suffix holds at least, when the chain allows (default 10). */
-  minRecentRecords?: number
-  /**
-   * Start the kept suffix exactly at this chain position (one of `topology.legalCuts`), e.g. to
-   * narrow the cut for a token ceiling; overrides targetRatio and minRecentRecords. Not legal: a
-   * usage error.
-   */
-  cutPosition?: number
-}
+/** The planning options (declared with the binding, crate/src/binding/topology.rs). */
+export type PlanOptions = NativePlanOptions
 
 export interface ResumeLeafInfo {
   status: TopologyStatus

@@ -115,25 +115,29 @@ impl From<topology::PreserveMode> for PreserveMode {
     }
 }
 
+/// How to plan: the leaf, the chain's limits, the snapshots kept and the cut.
 #[napi(object)]
 pub struct PlanOptions {
-    /// Default 'auto'.
+    /// Default 'auto': the pointer's leaf when it names one; the client's leaf when the pointer
+    /// is absent or stale over a linear continuation; otherwise a stop.
     pub leaf_policy: Option<LeafPolicy>,
-    /// A uuid: resume from this record (reported as 'active-chain-manual-override').
+    /// Resume from this record (uuid): reported as 'active-chain-manual-override'.
     pub resume_leaf: Option<String>,
-    /// Legacy compatibility mode: the physical tail is kept, no branch isolation.
+    /// Legacy compatibility mode: keep the physical tail; no branch isolation.
     pub preserve_physical_tail: Option<bool>,
-    /// Default 0.
+    /// Tool-result-only records accepted after the pointer (default 0).
     pub max_post_last_prompt_extension: Option<u32>,
-    /// Default 'active-correlated'.
+    /// Default 'active-correlated'; 'preserve-recent' only with preservePhysicalTail.
     pub checkpoint_policy: Option<CheckpointPolicy>,
-    /// Snapshots kept as side records at most (default 80).
+    /// Snapshots kept at most (default 80).
     pub max_file_history_snapshots: Option<u32>,
-    /// Bytes of the kept suffix over input bytes, in (0, 1] (default 0.30).
+    /// Bytes of the kept raw suffix over input bytes, in (0, 1] (default 0.30; planning only).
     pub target_ratio: Option<f64>,
-    /// Records the kept suffix holds at least (default 10).
+    /// Records the kept suffix holds at least, when the chain allows (default 10).
     pub min_recent_records: Option<u32>,
-    /// Start the kept suffix at this chain position, which must be one of the legal cuts.
+    /// Start the kept suffix exactly at this chain position (one of `topology.legalCuts`), e.g.
+    /// to narrow the cut for a token ceiling; overrides targetRatio and minRecentRecords. Not
+    /// legal: a usage error.
     pub cut_position: Option<u32>,
 }
 
