@@ -120,6 +120,7 @@ export {
   unescapeSessionId,
   projectFolder,
 } from './archive/store.js'
+export { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './archive/store-records.js'
 export type {
   Compression,
   StoreOptions,

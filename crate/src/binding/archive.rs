@@ -169,7 +169,8 @@ pub fn archive_restore(
             .iter()
             .zip(results)
             .map(|(s, r)| {
-                let target = s.key.target(&to).display().to_string();
+                // empty when the header's place was refused (nothing was written)
+                let target = s.key.destination(&to).map(|d| d.path.display().to_string()).unwrap_or_default();
                 let key = s.key.text();
                 match r {
                     Ok(archive::view::Restored::Written { bytes }) => {
