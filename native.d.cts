@@ -17,7 +17,13 @@ export declare class EstateScan {
    */
   release(): void
   sessions(): Array<SessionInfo>
-  usage(): UsageColumns
+  /** `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s. */
+  usage(promptThresholds: Array<number>): UsageColumns
+  /**
+   * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
+   * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
+   */
+  toolTargets(included: Uint8Array, limit: number): Array<ToolTargetsInfo>
 }
 
 /** Counters a running scan updates; JS polls `snapshot()` from a timer on its own thread. */
@@ -669,6 +675,24 @@ export declare function summaryRecordsJson(buffer: Uint8Array, index: Transcript
  */
 export declare function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions | undefined | null): string | null
 
+export interface ToolTargetCount {
+  target: string
+  calls: number
+}
+
+/** What a tool's targets are. */
+export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+
+export interface ToolTargetsInfo {
+  tool: string
+  /** Absent for tools without targets. */
+  kind?: ToolTargetKind
+  calls: number
+  callsWithoutTarget: number
+  distinctTargets: number
+  top: Array<ToolTargetCount>
+}
+
 export interface ToolUseInfo {
   id: string
   name: string
@@ -743,7 +767,11 @@ export interface UsageColumns {
   subagent: Uint8Array
   /** 0 none, 1 vertex, 2 other */
   lane: Uint8Array
-  longContext: Uint8Array
+  /** How many of the prompt thresholds given to `usage` the requests' prompts exceed. */
+  promptBand: Uint8Array
+  /** Index in `speeds` of `usage.speed` ("" when absent). */
+  speed: Uint32Array
+  speeds: Array<string>
   requests: Float64Array
   inputTokens: Float64Array
   cacheCreationInputTokens: Float64Array
@@ -760,6 +788,7 @@ export interface UsageColumns {
   assistantEntries: number
   syntheticEntries: number
   sidechainReplays: number
+  malformedUsageEntries: number
 }
 
 export interface UsageInfo {

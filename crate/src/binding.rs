@@ -13,6 +13,7 @@ mod mapped;
 mod scan;
 mod search;
 mod store;
+mod tool_targets;
 mod topology;
 mod validate;
 

@@ -92,7 +92,11 @@ pub struct UsageColumns {
     pub subagent: Uint8Array,
     /// 0 none, 1 vertex, 2 other
     pub lane: Uint8Array,
-    pub long_context: Uint8Array,
+    /// How many of the prompt thresholds given to `usage` the requests' prompts exceed.
+    pub prompt_band: Uint8Array,
+    /// Index in `speeds` of `usage.speed` ("" when absent).
+    pub speed: Uint32Array,
+    pub speeds: Vec<String>,
     pub requests: Float64Array,
     pub input_tokens: Float64Array,
     pub cache_creation_input_tokens: Float64Array,
@@ -111,6 +115,7 @@ pub struct UsageColumns {
     pub assistant_entries: f64,
     pub synthetic_entries: f64,
     pub sidechain_replays: f64,
+    pub malformed_usage_entries: f64,
 }
 
 impl From<usage::UsageReport> for UsageColumns {
@@ -125,7 +130,8 @@ impl From<usage::UsageReport> for UsageColumns {
             model: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.model).collect()),
             subagent: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.subagent as u8).collect()),
             lane: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.lane as u8).collect()),
-            long_context: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.long_context as u8).collect()),
+            prompt_band: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.prompt_band).collect()),
+            speed: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.speed).collect()),
             requests: col(&|t| t.requests),
             input_tokens: col(&|t| t.input),
             cache_creation_input_tokens: col(&|t| t.cache_creation),
@@ -139,6 +145,8 @@ impl From<usage::UsageReport> for UsageColumns {
             assistant_entries: r.assistant_entries as f64,
             synthetic_entries: r.synthetic_entries as f64,
             sidechain_replays: r.sidechain_replays as f64,
+            malformed_usage_entries: r.malformed_usage_entries as f64,
+            speeds: r.speeds,
             models: r.models,
             tool_names: r.tool_names,
         }
@@ -150,6 +158,8 @@ impl From<usage::UsageReport> for UsageColumns {
 pub struct EstateScan {
     failure: Option<DiscoverError>,
     estate: estate::EstateScan,
+    /// Tool calls by target from the last `usage` call, for `toolTargets`.
+    pub(crate) tool_targets: Option<(crate::read::tool_targets::TargetCounts, Vec<String>)>,
 }
 
 #[napi]
@@ -203,6 +213,7 @@ impl EstateScan {
     #[napi]
     pub fn release(&mut self) {
         self.estate = estate::EstateScan::default();
+        self.tool_targets = None;
     }
 
     #[napi]
@@ -210,13 +221,17 @@ impl EstateScan {
         self.estate.sessions.iter().map(SessionInfo::from).collect()
     }
 
+    /// `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
     #[napi]
-    pub fn usage(&self) -> UsageColumns {
+    pub fn usage(&mut self, prompt_thresholds: Vec<f64>) -> UsageColumns {
         let e = &self.estate;
         let empty = Scan::default();
         let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
         let subagent: Vec<bool> = e.files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
-        usage::aggregate(&scans, &e.session_of_file, &subagent).into()
+        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
+        let mut r = usage::aggregate(&scans, &e.session_of_file, &subagent, &thresholds);
+        self.tool_targets = Some((std::mem::take(&mut r.tool_targets), r.tool_names.clone()));
+        r.into()
     }
 }
 
@@ -240,8 +255,8 @@ pub fn scan_estate(
     Ok(job(move || {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
         Ok(match estate::scan_estate(&paths, mode, min_mtime_ms, &progress) {
-            Ok(estate) => EstateScan { failure: None, estate },
-            Err(e) => EstateScan { failure: Some(e), estate: estate::EstateScan::default() },
+            Ok(estate) => EstateScan { failure: None, estate, tool_targets: None },
+            Err(e) => EstateScan { failure: Some(e), estate: estate::EstateScan::default(), tool_targets: None },
         })
     }))
 }
