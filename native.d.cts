@@ -1,563 +1,893 @@
-// Types of the native addon's exports (crate/src/binding.rs). Kept in sync by
-// __test__/native-exports.test.ts, which checks this list against the loaded module.
+// Types of the native addon's exports, generated from the Rust source (crate/src/binding/)
+// by `npm run build:dts`: do not edit. A test fails when this file is not what the current
+// source generates. The hand-written loader is native.cjs.
 
-declare namespace binding {
-  interface TypeCount { name: string; count: number }
-  interface BadLineInfo { line: number; offset: number; kind: 'invalid-json' | 'non-object' }
-  interface RequestFactsInfo {
-    assistantEntries: number
-    syntheticEntries: number
-    entriesWithRequestId: number
-    sidechainEntries: number
-    distinctRequests: number
-    duplicatesCollapsed: number
-    nullStopGroups: number
-  }
-  interface ScanSummary {
-    bytes: number
-    lines: number
-    records: number
-    blankLines: number
-    crlfLines: number
-    badJsonLines: number
-    nonObjectLines: number
-    loneSurrogateLines: number
-    bom: boolean
-    unterminatedTail: boolean
-    tornTail: boolean
-    firstLine: 'empty' | 'object' | 'non-object' | 'invalid'
-    types: TypeCount[]
-    badLines: BadLineInfo[]
-    requests: RequestFactsInfo
-    lastVersion?: string
-    firstTimestampMs?: number
-    lastTimestampMs?: number
-    sessionId?: string
-    cwd?: string
-  }
-  interface UsageInfo {
-    inputTokens: number
-    cacheCreationInputTokens: number
-    cacheCreation5mInputTokens?: number
-    cacheCreation1hInputTokens?: number
-    cacheReadInputTokens: number
-    outputTokens: number
-  }
-  interface ToolUseInfo { id: string; name: string }
-  interface RecordInfo {
-    offset: number
-    length: number
-    line: number
-    type?: string
-    subtype?: string
-    uuid?: string
-    parentUuid?: string
-    logicalParentUuid?: string
-    sessionId?: string
-    agentId?: string
-    timestamp?: string
-    version?: string
-    cwd?: string
-    isSidechain: boolean
-    isMeta: boolean
-    isCompactSummary: boolean
-    isApiErrorMessage: boolean
-    contentIsString: boolean
-    hasParentUuidKey: boolean
-    repairedLoneSurrogates: boolean
-    messageId?: string
-    requestId?: string
-    model?: string
-    stopReason?: string
-    usage?: UsageInfo
-    leafUuid?: string
-    contentKinds: string[]
-    toolUses: ToolUseInfo[]
-    toolResultIds: string[]
-  }
-  class TranscriptIndex {
-    readonly length: number
-    summary(): ScanSummary
-    record(index: number): RecordInfo | null
-    records(start?: number, end?: number): RecordInfo[]
-    offsets(): Float64Array
-    lengths(): Uint32Array
-  }
-  interface ProgressSnapshot { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number }
-  class ScanProgress {
-    constructor()
-    snapshot(): ProgressSnapshot
-  }
-  interface EstateFileInfo {
-    path: string
-    kind: 'session' | 'subagent'
-    project: string
-    sessionId: string
-    sessionIndex: number
-    agentId?: string
-    size: number
-    mtimeMs: number
-    error?: string
-    /** Not scanned: last modified before ScanEstateOptions.minMtimeMs. */
-    pruned: boolean
-    /** Records kept by the scan (in a usage scan: assistant entries only). */
-    records: number
-    firstLine: 'empty' | 'object' | 'non-object' | 'invalid'
-    /** Present unless files(false) was asked for, or the file was pruned or unreadable. */
-    summary?: ScanSummary
-  }
-  interface SessionInfo { project: string; sessionId: string; mainFile?: number; files: number[] }
-  interface DiscoverFailure { path: string; message: string }
-  interface UsageColumns {
-    session: Uint32Array
-    slotMs: Float64Array
-    model: Uint32Array
-    subagent: Uint8Array
-    lane: Uint8Array
-    /** How many of the thresholds given to usage() each bucket's requests' prompts exceed. */
-    promptBand: Uint8Array
-    /** Index in `speeds` of usage.speed ('' when absent). */
-    speed: Uint32Array
-    speeds: string[]
-    requests: Float64Array
-    inputTokens: Float64Array
-    cacheCreationInputTokens: Float64Array
-    cacheWrite5mTokens: Float64Array
-    cacheWrite1hTokens: Float64Array
-    cacheReadInputTokens: Float64Array
-    outputTokens: Float64Array
-    models: string[]
-    toolBucket: Uint32Array
-    toolName: Uint32Array
-    toolCalls: Float64Array
-    toolNames: string[]
-    assistantEntries: number
-    syntheticEntries: number
-    sidechainReplays: number
-    /** Assistant entries whose usage was not an object or had a count or speed of the wrong type. */
-    malformedUsageEntries: number
-  }
-  interface ToolTargetCount { target: string; calls: number }
-  interface ToolTargetsInfo {
-    tool: string
-    kind?: 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
-    calls: number
-    callsWithoutTarget: number
-    distinctTargets: number
-    top: ToolTargetCount[]
-  }
-  class EstateScan {
-    readonly failure: DiscoverFailure | null
-    files(summaries?: boolean): EstateFileInfo[]
-    sessions(): SessionInfo[]
-    /** promptThresholds: prompt sizes (tokens) that split the buckets into promptBands. */
-    usage(promptThresholds: number[]): UsageColumns
-    /** Per tool, over the buckets of the last usage() that `included` marks (empty: all): calls and top `limit` targets. */
-    toolTargets(included: Uint8Array, limit: number): ToolTargetsInfo[]
-    /** Frees the native memory now; the object then reads as an empty estate. */
-    release(): void
-  }
-  type ScanMode = 'full' | 'usage'
-  interface DiscoveredFile {
-    path: string
-    kind: 'session' | 'subagent'
-    project: string
-    sessionId?: string
-    agentId?: string
-    size: number
-    mtimeMs: number
-  }
-  function discoverFiles(paths: string[]): DiscoveredFile[]
-  // ---- chain (issue 6 show/timeline; shared with issue 5) ----
-  interface ChainOptions {
-    /** Also group the records off the chain into branches. */
-    allBranches?: boolean
-    /** Use this record as the leaf instead of the client's choice (rule 'manual'). */
-    leaf?: number
-  }
-  interface ActiveChain {
-    /** Root to leaf, fragments and tool results spliced in where the client puts them. */
-    indexes: Uint32Array
-    /** Per chain record: 0 on the parent chain, 1 spliced assistant fragment, 2 spliced tool result. */
-    origins: Uint8Array
-    leaf?: number
-    rule: 'last-prompt' | 'last-prompt-interior' | 'last-conversation-record' | 'none' | 'manual'
-    pointer: 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
-    pointerRecord?: number
-    pointerTarget?: number
-    defaultLeaf?: number
-    /** When the pointer's record is on the chain: conversation branches forking at or below it (0: linear continuation). */
-    branchesBelowPointer?: number
-    looped: boolean
-    duplicateUuidRecords: Uint32Array
-    reattachedRecords: Uint32Array
-    danglingRecords: Uint32Array
-    roots: Uint32Array
-    /** With allBranches: records off the chain per branch (id = its first record), and fork points (0xFFFFFFFF: detached). */
-    branchIndexes?: Uint32Array
-    branchIds?: Uint32Array
-    branchForks?: Uint32Array
-  }
-  function activeChain(index: TranscriptIndex, options?: ChainOptions): ActiveChain
-  // ---- end chain ----
-  // ---- search (issue 6 find) ----
-  interface FindOptions {
-    /** Command-line terms; a quoted part, or an argument of several words, is also a phrase. */
-    terms: string[]
-    tools?: boolean
-    thinking?: boolean
-    limit?: number
-    /** Only sessions whose last searchable record is at or after this time (ms since the epoch). */
-    sinceMs?: number
-    /** A substring of the project folder name. */
-    project?: string
-    /** Folder holding the index; absent: scan everything and write nothing. */
-    indexDir?: string
-  }
-  interface FindHit {
-    score: number
-    sessionId: string
-    agentId?: string
-    project: string
-    path: string
-    line: number
-    offset: number
-    length: number
-    timestamp?: string
-    firstMs?: number
-    lastMs?: number
-    snippet: string
-    matched: string[]
-    phrasesFound: number
-  }
-  interface FindScope {
-    files: number
-    sessions: number
-    bytes: number
-    filesTotal: number
-    sessionsTotal: number
-    bytesTotal: number
-    matchingFiles: number
-    matchingSessions: number
-    terms: string[]
-    phrases: string[][]
-    termFiles: number[]
-    indexPath?: string
-    indexBuiltMs?: number
-    indexWritten: boolean
-    indexError?: string
-    filesReused: number
-    filesRescanned: number
-    filesAppended: number
-    bytesRescanned: number
-    failed: DiscoverFailure[]
-  }
-  interface FindResult { failure?: DiscoverFailure; hits: FindHit[]; scope?: FindScope }
-  function findText(roots: string[], options: FindOptions, progress?: ScanProgress): Promise<FindResult>
-  // ---- end search ----
-  // ---- validate (issue 5) ----
-  interface ValidationFinding {
-    code: string
-    severity: 'error' | 'warning'
-    /** 1-based lines involved (at most 20; the message gives full counts). */
-    lines: number[]
-    message: string
-  }
-  interface ValidationSession { sessionId: string; records: number }
-  interface ValidationResult {
-    bytes: number
-    lines: number
-    records: number
-    firstLine: 'empty' | 'object' | 'non-object' | 'invalid'
-    types: TypeCount[]
-    findings: ValidationFinding[]
-    leafLine?: number
-    leafRule: 'last-prompt' | 'last-prompt-interior' | 'last-conversation-record' | 'none'
-    pointer: 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
-    chainRecords: number
-    visibleRecords: number
-    apiMessages: number
-    toolUses: number
-    compactBoundaries: number
-    sessions: ValidationSession[]
-  }
-  interface ValidateOptions {
-    /** The session the file is named after: the active chain must end in it. */
-    fileSessionId?: string
-  }
-  function validateFile(path: string, options?: ValidateOptions): Promise<ValidationResult>
-  function validateBuffer(buffer: Uint8Array, options?: ValidateOptions): ValidationResult
-  /** Whether the file at `path` holds exactly `bytes` (the read-back check of a written file). */
-  function fileEquals(path: string, bytes: Uint8Array): boolean
-  // ---- end validate ----
-  // ---- topology (issue 5) ----
-  interface PlanOptions {
-    leafPolicy?: 'strict' | 'client' | 'auto'
-    /** A uuid: resume from this record (reported as 'active-chain-manual-override'). */
-    resumeLeaf?: string
-    /** Legacy compatibility mode: the physical tail is kept, no branch isolation. */
-    preservePhysicalTail?: boolean
-    maxPostLastPromptExtension?: number
-    checkpointPolicy?: 'active-correlated' | 'preserve-recent' | 'none'
-    maxFileHistorySnapshots?: number
-    targetRatio?: number
-    minRecentRecords?: number
-    /** Start the kept suffix at this chain position, which must be one of the legal cuts. */
-    cutPosition?: number
-  }
-  interface PlanWarning { code: string; lines: number[]; message: string }
-  interface LineageRun { sessionId: string; start: number; end: number }
-  type TopologyStatus =
-    | 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop'
-    | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
-  type PreserveMode = 'active-chain' | 'active-chain-manual-override' | 'active-chain-client-leaf' | 'physical-tail'
-  interface TopologyPlan {
-    status: TopologyStatus
-    message: string
-    offendingLines: number[]
-    recovery: string[]
-    warnings: PlanWarning[]
-    leafPolicy: 'strict' | 'client' | 'auto'
-    preserveMode: PreserveMode
-    leafReason: string
-    leaf?: number
-    leafUuid?: string
-    strictLeaf?: number
-    clientLeaf?: number
-    pointer?: number
-    pointerState: 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
-    extension: Uint32Array
-    chain: Uint32Array
-    /** Per chain record: 0 parent chain, 1 spliced fragment, 2 spliced tool result, 3 preserved segment. */
-    chainOrigins: Uint8Array
-    relinked: Uint32Array
-    precompact: Uint32Array
-    priorCompact: Uint32Array
-    segmentLive: boolean
-    lineageRuns: LineageRun[]
-    legalCuts: Uint32Array
-    promptCuts: Uint8Array
-    cutBytes: Float64Array
-    cut?: number
-    summaryIndexes: Uint32Array
-    rawKeepIndexes: Uint32Array
-    sideKeepIndexes: Uint32Array
-    controlProjectionIndexes: Uint32Array
-    excludedBranchIndexes: Uint32Array
-    excludedUnattributedIndexes: Uint32Array
-    metadataIndexes: Uint32Array
-    inputBytes: number
-    /** Per record: its 1-based line. */
-    recordLines: Uint32Array
-    /** Per record: an index into typeNames ('' for a record without a type). */
-    recordTypes: Uint16Array
-    typeNames: string[]
-  }
-  function planTranscript(index: TranscriptIndex, buffer: Uint8Array, options?: PlanOptions): TopologyPlan
-  // ---- end topology ----
-  function version(): string
-  function sha256(buffer: Uint8Array): string
-  function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex
-  function scanFile(path: string, mode?: ScanMode): Promise<TranscriptIndex>
-  interface ScanEstateOptions { minMtimeMs?: number }
-  function scanEstate(paths: string[], mode?: ScanMode, progress?: ScanProgress, options?: ScanEstateOptions): Promise<EstateScan>
-  // ---- store (issue 4) ----
-  type StoreCompression = 'zstd' | 'none'
-  interface StoreLoaded {
-    header: Buffer
-    data: Buffer
-    records: number
-    fileLen: number
-    frames: number
-    tornAt?: number
-    tornKept: number
-    repaired: boolean
-  }
-  class StoreLock {
-    release(): void
-  }
-  function storeEncodeBatch(lines: Uint8Array, compression: StoreCompression): Buffer
-  function storeEncodeBatchAsync(lines: Uint8Array, compression: StoreCompression): Promise<Buffer>
-  function storeReadHeader(path: string, compression: StoreCompression): Buffer
-  function storeLoad(path: string, compression: StoreCompression, repair: boolean): Promise<StoreLoaded>
-  function storeLock(path: string): StoreLock
-  interface ArchiveFailure { path: string; message: string }
-  interface ArchiveSummary {
-    /** Transcripts found in the estate now. */
-    files: number
-    unchanged: number
-    /** Grown since the last run: only the new bytes were stored. */
-    appended: number
-    /** Seen for the first time. */
-    added: number
-    /** Rewritten by Claude Code: kept as a new generation beside the old one. */
-    generations: number
-    /** Only the metadata changed (same bytes). */
-    touched: number
-    bytesIn: number
-    bytesStored: number
-    /** Transcripts that could not be archived (everything else was). */
-    failures: ArchiveFailure[]
-    archivedFiles: number
-    archivedBytes: number
-    storeBytes: number
-  }
-  interface ArchivedFile {
-    key: string
-    project: string
-    path: string
-    sessionId?: string
-    generation: number
-    generations: number
-    storePath: string
-    storeBytes: number
-  }
-  interface RestoreResult { key: string; target: string; written: boolean; bytes: number; error?: string }
-  interface ArchiveViewSummary { files: number; decoded: number; bytes: number }
-  function archiveEstate(roots: string[], to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
-  function archiveDetect(path: string): boolean
-  function archiveList(root: string): ArchivedFile[]
-  function archiveRestore(files: ArchivedFile[], to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
-  function archiveView(root: string, view: string): ArchiveViewSummary
-  interface ArchiveOwner { key: string; sessionId?: string; error?: string }
-  function archiveOwners(files: ArchivedFile[]): Promise<ArchiveOwner[]>
-  // ---- end store ----
-  // ---- compress (issue 3) ----
-  interface MemberSet { key: string; json: string }
-  interface OutputPart { records?: Uint32Array; record?: number; set?: MemberSet[]; line?: string }
-  function assembleTranscript(source: Uint8Array, index: TranscriptIndex, parts: OutputPart[]): Buffer
-  interface RecordLinks { uuids: Array<string | undefined | null>; parents: Array<string | undefined | null> }
-  function recordLinks(index: TranscriptIndex, records: Uint32Array): RecordLinks
-  // ---- end compress ----
-  // ---- estimate (issue 3) ----
+/** An estate scan held in Rust: file list, sessions, and (on request) usage. */
+export declare class EstateScan {
+  /** A path given to the scan that does not exist or cannot be listed. */
+  get failure(): DiscoverFailure | null
   /**
-   * Local token estimate per record (ASCII 1/4, Han/Kana/Hangul 1.3, non-BMP/symbols/marks 1.5,
-   * other 0.8 per character; 12 per user/assistant/attachment record; 1600 per image block) over
-   * the complete message payload. `buffer` must be the bytes `index` was scanned from; `records`
-   * are record indexes (default: all). Other record types estimate to 0.
+   * One entry per file. `summaries` (default true) adds each file's full scan summary, which
+   * costs a JS object per record type and per file; `stats` does without.
    */
-  function estimateRecordTokens(buffer: Uint8Array, index: TranscriptIndex, records?: Uint32Array): Float64Array
-  /** Local token estimate of one text, with no record allowance. */
-  function estimateTextTokens(text: string): number
-  interface SummaryInputOptions {
-    /** Strings inside tool inputs are cut to this many characters (400). */
-    stringChars?: number
-    /** Tool results are cut to this many characters, head and tail kept (1200). */
-    resultChars?: number
-    /** Results that report no failure (not is_error, no `Exit code`/`<tool_use_error>` start)
-     * are cut to this many instead (default: resultChars); 0 leaves their text out. */
-    successResultChars?: number
-  }
-  interface SummaryBlock {
-    /** 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | another block type */
-    kind: string
-    /** text/thinking in full; tool_result content as text, cut */
-    text?: string
-    name?: string
-    /** tool_use id, or the tool_use_id a tool_result answers */
-    id?: string
-    /** tool_use input as compact JSON, long strings cut */
-    input?: string
-    isError?: boolean
-    /** characters before cutting (text, thinking, tool_result) */
-    chars: number
-    cut?: boolean
-  }
-  interface SummaryRecord {
-    record: number
-    /** 1-based physical line */
-    line: number
-    type?: string
-    subtype?: string
-    role?: string
-    uuid?: string
-    timestamp?: string
-    isMeta?: boolean
-    isCompactSummary?: boolean
-    isApiErrorMessage?: boolean
-    /** message.content when it is a string, in full */
-    content?: string
-    blocks: SummaryBlock[]
-    /** the `type` of an object toolUseResult ('create', 'update', 'text', …) */
-    toolUseResultType?: string
-    /** a system record's content, else its error as compact JSON */
-    systemText?: string
-    /** false when the line is not a JSON object */
-    parsed?: boolean
-  }
+  files(summaries?: boolean | undefined | null): Array<EstateFileInfo>
   /**
-   * What a summary can use from records `records` (in that order), as a JSON array of
-   * SummaryRecord (absent values and false flags left out); `buffer` is the bytes `index` was
-   * scanned from. One string and one JSON.parse cost far less than Node-API objects.
+   * Frees the scan's native memory now instead of whenever the GC collects this object
+   * (it cannot see that memory, so it would not hurry). Later calls see an empty estate.
    */
-  function summaryRecordsJson(buffer: Uint8Array, index: TranscriptIndex, records: Uint32Array, options?: SummaryInputOptions): string
-  // ---- end estimate ----
-  // ---- source-pages (issue 3 targets): the source's pages released between passes; hashed while scanned ----
+  release(): void
+  sessions(): Array<SessionInfo>
+  /** `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s. */
+  usage(promptThresholds: Array<number>): UsageColumns
   /**
-   * Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
-   * they read as zeros until written again. Returns the bytes released. Only for a buffer that
-   * owns its memory (a large file read, not a slice of a shared pool).
+   * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
+   * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
    */
-  function releasePages(buffer: Uint8Array): number
-  /** A scan and the SHA-256 of the same bytes. */
-  interface HashedScan {
-    index: TranscriptIndex
-    sha256: string
-  }
-  /** `scanBuffer` and `sha256` of one buffer at once (the hash runs on its own thread meanwhile). */
-  function scanBufferHashed(buffer: Uint8Array, mode?: ScanMode): HashedScan
-  /**
-   * `assembleTranscript` with the source records read from the file at `path` (the file `index`
-   * was scanned from; a file of another size is refused) straight into the output.
-   */
-  function assembleTranscriptFromFile(path: string, index: TranscriptIndex, parts: OutputPart[]): Buffer
-  /** `sha256File` off the JS thread (compress hashes its source while the summary is built). */
-  function sha256FileAsync(path: string): Promise<string>
-  /**
-   * The file at `path` mapped read-only (Linux) as a Buffer over the mapping: no copy, no fresh
-   * pages. null where files are not mapped (other systems, an empty file, a failed mapping): read
-   * the file instead. Never write to it; check `mappedIntact` before trusting what was read.
-   */
-  function mapFile(path: string): Buffer | null
-  /** False when a `mapFile` buffer lost pages (its file was truncated while mapped): what was
-   * read may be zeros. True for any other buffer. */
-  function mappedIntact(buffer: Uint8Array): boolean
-  /** Drops a `mapFile` buffer's pages from the process (they read again from the file when
-   * touched), all or those wholly inside bytes [start, end); returns the bytes released, 0 for
-   * any other buffer. */
-  function releaseMapped(buffer: Uint8Array, start?: number, end?: number): number
-  // ---- end source-pages ----
-  // ---- summary-window: summary inputs read straight from the source file, one batch at a time ----
-  /**
-   * summaryRecordsJson of `records`, their bytes read from the file at `path` (the file `index`
-   * was scanned from) rather than from a buffer; null, reading nothing, when the records span
-   * more than `maxWindow` bytes of the file.
-   */
-  function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions): string | null
-  // ---- end summary-window ----
-  // ---- in-place: atomic path swap and the Read.pages repair ----
-  /** Swaps the files two paths name in one step (Linux renameat2 RENAME_EXCHANGE); false when the
-   * platform or file system cannot, throws on any other failure. */
-  function exchangePaths(a: string, b: string): boolean
-  interface ReadPagesPatch { line: number; toolUseId: string; filePath: string; start: number; end: number }
-  interface ReadPagesLeft { line: number; toolUseId: string; reason: string; message: string }
-  interface ReadPagesRefusal {
-    kind: 'topology' | 'ambiguous' | 'invariant'
-    status?: string
-    line?: number
-    message: string
-  }
-  interface ReadPagesRepair {
-    patches: ReadPagesPatch[]
-    pending: ReadPagesLeft[]
-    ineligible: ReadPagesLeft[]
-    output?: Buffer
-    records: number
-    refusal?: ReadPagesRefusal
-  }
-  /** Plans, applies and self-checks the Read.pages repair of one transcript held in memory. */
-  function repairReadPages(buffer: Uint8Array, scope: 'active' | 'all'): ReadPagesRepair
-  // ---- end in-place ----
+  toolTargets(included: Uint8Array, limit: number): Array<ToolTargetsInfo>
 }
 
-export = binding
+/** Counters a running scan updates; JS polls `snapshot()` from a timer on its own thread. */
+export declare class ScanProgress {
+  constructor()
+  snapshot(): ProgressSnapshot
+}
+
+/**
+ * An exclusive advisory lock (flock) on a store file, held until `release` or process exit
+ * (so a killed writer never leaves a stale lock).
+ */
+export declare class StoreLock {
+  release(): void
+}
+
+/**
+ * The record index of one transcript, held in Rust. JS reads counts, columns, or single
+ * records from it; the bytes themselves never cross.
+ */
+export declare class TranscriptIndex {
+  get length(): number
+  summary(): ScanSummary
+  record(index: number): RecordInfo | null
+  records(start?: number | undefined | null, end?: number | undefined | null): Array<RecordInfo>
+  /** Byte offsets of the records (f64: exact to 2^53). */
+  offsets(): Float64Array
+  lengths(): Uint32Array
+}
+
+/** The client's leaf and the active chain of a scanned transcript (full scan). */
+export declare function activeChain(index: TranscriptIndex, options?: ChainOptions | undefined | null): ActiveChain
+
+/** The leaf the client resumes from and the active chain from it, as record indexes. */
+export interface ActiveChain {
+  /** Root to leaf, fragments and tool results spliced in where the client puts them. */
+  indexes: Uint32Array
+  /** Per chain record: 0 on the parent chain, 1 spliced assistant fragment, 2 spliced tool result. */
+  origins: Uint8Array
+  leaf?: number
+  rule: LeafRule
+  pointer: PointerState
+  /** The last last-prompt record and the record its leafUuid names. */
+  pointerRecord?: number
+  pointerTarget?: number
+  /** The leaf of the last conversation record in file order. */
+  defaultLeaf?: number
+  /**
+   * When the pointer names a record on the chain: how many conversation branches fork at or
+   * below it (0: the chain below the pointer is a linear continuation).
+   */
+  branchesBelowPointer?: number
+  /** The walk from the leaf met a parent cycle. */
+  looped: boolean
+  /** Records whose uuid a later record reuses (left out of the graph). */
+  duplicateUuidRecords: Uint32Array
+  /** Records whose parentUuid names no record: re-attached by timestamp, or left as roots. */
+  reattachedRecords: Uint32Array
+  danglingRecords: Uint32Array
+  roots: Uint32Array
+  /**
+   * With allBranches: the records off the chain, per branch (branch id = its first record),
+   * with the chain record each branch forks from (0xFFFFFFFF: detached).
+   */
+  branchIndexes?: Uint32Array
+  branchIds?: Uint32Array
+  branchForks?: Uint32Array
+}
+
+/** True when the folder is an archive root (its index, or an archive header in its layout). */
+export declare function archiveDetect(path: string): boolean
+
+export interface ArchivedFile {
+  /** `<project>/<path>`: where restore writes it under the target folder. */
+  key: string
+  project: string
+  path: string
+  /** The session it belongs to (None for an old-layout `agent-*.jsonl`). */
+  sessionId?: string
+  generation: number
+  generations: number
+  storePath: string
+  storeBytes: number
+}
+
+/**
+ * Archives every transcript under `roots` into the archive root `to`, off the JS thread.
+ * Rejects (one-line message naming the path) only when the whole run cannot proceed.
+ */
+export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
+
+export interface ArchiveFailure {
+  path: string
+  message: string
+}
+
+/** The latest generation of every archived transcript (reads header frames only). */
+export declare function archiveList(root: string): Array<ArchivedFile>
+
+export interface ArchiveOwner {
+  key: string
+  /** The sessionId of the transcript's first record that has one. */
+  sessionId?: string
+  error?: string
+}
+
+/**
+ * Which session each of the given archived transcripts (as `archiveList` lists them) belongs
+ * to by its records (for the old-layout `agent-*.jsonl` files, whose path does not say):
+ * decodes each only as far as it must, in parallel.
+ */
+export declare function archiveOwners(files: Array<ArchivedFile>): Promise<ArchiveOwner[]>
+
+/**
+ * Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
+ * (checked by SHA-256), never replacing a different file.
+ */
+export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
+
+export interface ArchiveSummary {
+  /** Transcripts found in the estate now. */
+  files: number
+  unchanged: number
+  /** Grown since the last run: only the new bytes were stored. */
+  appended: number
+  /** Seen for the first time. */
+  added: number
+  /** Rewritten by Claude Code: kept as a new generation beside the old one. */
+  generations: number
+  /** Only the metadata changed (same bytes). */
+  touched: number
+  bytesIn: number
+  bytesStored: number
+  /** Transcripts that could not be archived (everything else was). */
+  failures: Array<ArchiveFailure>
+  archivedFiles: number
+  archivedBytes: number
+  storeBytes: number
+}
+
+/**
+ * Brings the read view of an archive up to date (synchronously: the estate's root rules are
+ * synchronous); only transcripts whose store file changed are decoded, in parallel.
+ */
+export declare function archiveView(root: string, view: string): ArchiveViewSummary
+
+export interface ArchiveViewSummary {
+  files: number
+  decoded: number
+  bytes: number
+}
+
+/**
+ * Builds a transcript from `source` (the bytes `index` was scanned from) and the parts, in
+ * order, with the source's BOM and line terminator. Kept bytes are copied, never re-serialised.
+ */
+export declare function assembleTranscript(source: Uint8Array, index: TranscriptIndex, parts: Array<OutputPart>): Buffer
+
+/**
+ * `assembleTranscript` with the source records read from the file at `path` (the file `index`
+ * was scanned from) instead of a buffer: the kept records are read straight into the output.
+ */
+export declare function assembleTranscriptFromFile(path: string, index: TranscriptIndex, parts: Array<OutputPart>): Buffer
+
+export interface BadLineInfo {
+  line: number
+  offset: number
+  kind: BadLineKind
+}
+
+export type BadLineKind = 'invalid-json' | 'non-object'
+
+export interface ChainOptions {
+  /** Also group the records off the chain into branches. */
+  allBranches?: boolean
+  /** Use this record as the leaf instead of the client's choice (rule 'manual'). */
+  leaf?: number
+}
+
+/**
+ * Checks planning options before any file is read: an unknown policy, preserve-recent without
+ * the physical tail, or a target ratio outside (0, 1] throws a `usage` failure.
+ */
+export declare function checkPlanOptions(options: SpelledPlanOptions): void
+
+/** Which file-history snapshots a compression keeps. */
+export type CheckpointPolicy = 'active-correlated' | 'preserve-recent' | 'none'
+
+/** A transcript file found by walking, before any scan. */
+export interface DiscoveredFile {
+  path: string
+  kind: FileKind
+  project: string
+  /** From the path; absent for an old-layout `agent-*.jsonl` (its parent is in its records). */
+  sessionId?: string
+  agentId?: string
+  size: number
+  mtimeMs: number
+}
+
+export interface DiscoverFailure {
+  path: string
+  message: string
+}
+
+/**
+ * Walks `paths` for transcripts without reading them: cheap enough to run before every
+ * command that names a session. A missing root is an error naming it.
+ */
+export declare function discoverFiles(paths: Array<string>): Array<DiscoveredFile>
+
+export interface EstateFileInfo {
+  path: string
+  kind: FileKind
+  project: string
+  /** The session the file belongs to (for a subagent, its parent), resolved after scanning. */
+  sessionId: string
+  sessionIndex: number
+  agentId?: string
+  size: number
+  mtimeMs: number
+  /** Set when the file could not be read; then `summary` is absent. */
+  error?: string
+  /** Not scanned: last modified before `minMtimeMs`, so it cannot hold newer records. */
+  pruned: boolean
+  /** Records kept by the scan (in a usage scan: assistant entries only). */
+  records: number
+  /** How the first non-blank line read. */
+  firstLine: FirstLine
+  /** Present unless `files(false)` was asked for, or the file was pruned or unreadable. */
+  summary?: ScanSummary
+}
+
+/**
+ * Local token estimate per record (ASCII 1/4, Han/Kana/Hangul 1.3, non-BMP/symbols/marks 1.5,
+ * other 0.8 per character; 12 per user/assistant/attachment record; 1600 per image block) over
+ * the complete message payload. `buffer` must be the bytes `index` was scanned from; `records`
+ * are record indexes (default: all). Other record types estimate to 0.
+ */
+export declare function estimateRecordTokens(buffer: Uint8Array, index: TranscriptIndex, records?: Uint32Array | undefined | null): Float64Array
+
+/** The local token estimate of one text, with no record allowance. */
+export declare function estimateTextTokens(text: string): number
+
+/**
+ * Swaps the files two paths name in one step. Resolves false when the platform or file system
+ * cannot (the caller falls back); throws on any other failure (a missing path, permissions).
+ */
+export declare function exchangePaths(a: string, b: string): boolean
+
+/** Whether the file at `path` holds exactly `bytes` (the read-back check of a written file). */
+export declare function fileEquals(path: string, bytes: Uint8Array): boolean
+
+export type FileKind = 'session' | 'subagent'
+
+export interface FindHit {
+  score: number
+  sessionId: string
+  /** Set when the best match is in one of the session's subagent transcripts. */
+  agentId?: string
+  project: string
+  path: string
+  /** The record the snippet comes from: 1-based line, byte offset and length. */
+  line: number
+  offset: number
+  length: number
+  timestamp?: string
+  firstMs?: number
+  lastMs?: number
+  snippet: string
+  matched: Array<string>
+  phrasesFound: number
+}
+
+export interface FindOptions {
+  /** Command-line terms; a quoted part, or an argument of several words, is also a phrase. */
+  terms: Array<string>
+  /** Also search tool traffic (tool_use inputs and tool results). */
+  tools?: boolean
+  /** Also search thinking blocks. */
+  thinking?: boolean
+  limit?: number
+  /** Only sessions whose last searchable record is at or after this time (ms since the epoch). */
+  sinceMs?: number
+  /** A substring of the project folder name. */
+  project?: string
+  /** Folder holding the index; absent: scan everything and write nothing. */
+  indexDir?: string
+}
+
+export interface FindResult {
+  failure?: DiscoverFailure
+  hits: Array<FindHit>
+  scope?: FindScope
+}
+
+export interface FindScope {
+  /** What the query ran over, after --since and --project. */
+  files: number
+  sessions: number
+  bytes: number
+  /** Everything found under the roots. */
+  filesTotal: number
+  sessionsTotal: number
+  bytesTotal: number
+  matchingFiles: number
+  matchingSessions: number
+  terms: Array<string>
+  phrases: Array<Array<string>>
+  /** Files (in scope) holding each term, in `terms` order. */
+  termFiles: Array<number>
+  indexPath?: string
+  /** When the index now on disk was written. */
+  indexBuiltMs?: number
+  indexWritten: boolean
+  indexError?: string
+  filesReused: number
+  /** Files read now: all of each, or only what was appended to it (`files_appended`). */
+  filesRescanned: number
+  filesAppended: number
+  bytesRescanned: number
+  failed: Array<DiscoverFailure>
+}
+
+/**
+ * Ranked search over the transcripts under `roots`, off the JS thread. Only the snippets of
+ * the hits cross into JS as text.
+ */
+export declare function findText(roots: Array<string>, options: FindOptions, progress?: ScanProgress | undefined | null): Promise<FindResult>
+
+/** How the first non-blank line of a file read. */
+export type FirstLine = 'empty' | 'object' | 'non-object' | 'invalid'
+
+/** A scan and the SHA-256 of the same bytes. */
+export interface HashedScan {
+  index: TranscriptIndex
+  sha256: string
+}
+
+/** Which leaf a compression starts from (see `crate::topology`). */
+export type LeafPolicy = 'strict' | 'client' | 'auto'
+
+/** How the leaf was chosen (`manual`: the caller named it). */
+export type LeafRule = 'last-prompt' | 'last-prompt-interior' | 'last-conversation-record' | 'none' | 'manual'
+
+export interface LineageRun {
+  sessionId: string
+  /** Chain positions start..end. */
+  start: number
+  end: number
+}
+
+/**
+ * The file at `path` mapped read-only (Linux), as a Buffer over the mapping: no copy and no
+ * fresh pages to fault in. `null` where files are not mapped (other systems, an empty file) or
+ * the mapping failed: the caller then reads the file. The Buffer must never be written; check
+ * `mappedIntact` before trusting what was read (a file truncated meanwhile reads as zeros).
+ */
+export declare function mapFile(path: string): Buffer | null
+
+/**
+ * False when `buffer` (from `mapFile`) lost pages because its file was truncated while mapped:
+ * what was read from it may be zeros. True for any other buffer.
+ */
+export declare function mappedIntact(buffer: Uint8Array): boolean
+
+/** A top-level member to set on a kept record: its key and its new value as JSON text. */
+export interface MemberSet {
+  key: string
+  json: string
+}
+
+/** The code a native failure carries (see [`crate::failure::Code`]). */
+export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' | 'invalid-argument' | 'usage' | 'illegal-cut' | 'internal'
+
+/**
+ * Every code as it crosses to JS, the same spelling the failure's data carries (a test checks
+ * that each one names itself).
+ */
+export declare function nativeErrorCodes(): Array<NativeErrorCode>
+
+/**
+ * One piece of a rewritten transcript: exactly one of `records` (source records copied
+ * verbatim), `record` + `set` (one source record with members replaced or appended), or `line`
+ * (a new JSON line).
+ */
+export interface OutputPart {
+  records?: Uint32Array
+  record?: number
+  set?: Array<MemberSet>
+  line?: string
+}
+
+/** How to plan: the leaf, the chain's limits, the snapshots kept and the cut. */
+export interface PlanOptions {
+  /**
+   * Default 'auto': the pointer's leaf when it names one; the client's leaf when the pointer
+   * is absent or stale over a linear continuation; otherwise a stop.
+   */
+  leafPolicy?: LeafPolicy
+  /** Resume from this record (uuid): reported as 'active-chain-manual-override'. */
+  resumeLeaf?: string
+  /** Legacy compatibility mode: keep the physical tail; no branch isolation. */
+  preservePhysicalTail?: boolean
+  /** Tool-result-only records accepted after the pointer (default 0). */
+  maxPostLastPromptExtension?: number
+  /** Default 'active-correlated'; 'preserve-recent' only with preservePhysicalTail. */
+  checkpointPolicy?: CheckpointPolicy
+  /** Snapshots kept at most (default 80). */
+  maxFileHistorySnapshots?: number
+  /** Bytes of the kept raw suffix over input bytes, in (0, 1] (default 0.30; planning only). */
+  targetRatio?: number
+  /** Records the kept suffix holds at least, when the chain allows (default 10). */
+  minRecentRecords?: number
+  /**
+   * Start the kept suffix exactly at this chain position (one of `topology.legalCuts`), e.g.
+   * to narrow the cut for a token ceiling; overrides targetRatio and minRecentRecords. Not
+   * legal: a usage error.
+   */
+  cutPosition?: number
+}
+
+/**
+ * Plans a transcript: leaf, chain, strict status, cut and the six-way partition. `buffer` is
+ * the bytes `index` was scanned from. Topology problems come back as a status, not a throw.
+ */
+export declare function planTranscript(index: TranscriptIndex, buffer: Uint8Array, options?: PlanOptions | undefined | null): TopologyPlan
+
+export interface PlanWarning {
+  code: string
+  lines: Array<number>
+  message: string
+}
+
+/** What became of the last `last-prompt` pointer. */
+export type PointerState = 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' | 'interior-on-chain' | 'interior-off-chain'
+
+/** How the chain to compress was selected. */
+export type PreserveMode = 'active-chain' | 'active-chain-manual-override' | 'active-chain-client-leaf' | 'physical-tail'
+
+export interface ProgressSnapshot {
+  bytesDone: number
+  bytesTotal: number
+  filesDone: number
+  filesTotal: number
+}
+
+export interface ReadPagesLeft {
+  line: number
+  toolUseId: string
+  reason: string
+  message: string
+}
+
+export interface ReadPagesPatch {
+  line: number
+  toolUseId: string
+  filePath: string
+  /** Absolute byte offsets of the deleted member (with its separating comma). */
+  start: number
+  end: number
+}
+
+export interface ReadPagesRefusal {
+  /** `topology` (the strict chain cannot be chosen), `ambiguous` or `invariant`. */
+  kind: string
+  /** The topology status for `topology`. */
+  status?: string
+  line?: number
+  message: string
+}
+
+export interface ReadPagesRepair {
+  patches: Array<ReadPagesPatch>
+  pending: Array<ReadPagesLeft>
+  ineligible: Array<ReadPagesLeft>
+  /** The repaired bytes; absent when nothing is patched or the repair is refused. */
+  output?: Buffer
+  records: number
+  refusal?: ReadPagesRefusal
+}
+
+/** One record's extracted fields, made on request for one file (never estate-wide). */
+export interface RecordInfo {
+  offset: number
+  length: number
+  line: number
+  type?: string
+  subtype?: string
+  uuid?: string
+  parentUuid?: string
+  logicalParentUuid?: string
+  sessionId?: string
+  agentId?: string
+  timestamp?: string
+  version?: string
+  cwd?: string
+  isSidechain: boolean
+  isMeta: boolean
+  isCompactSummary: boolean
+  isApiErrorMessage: boolean
+  contentIsString: boolean
+  hasParentUuidKey: boolean
+  repairedLoneSurrogates: boolean
+  messageId?: string
+  requestId?: string
+  model?: string
+  stopReason?: string
+  usage?: UsageInfo
+  leafUuid?: string
+  contentKinds: Array<string>
+  toolUses: Array<ToolUseInfo>
+  toolResultIds: Array<string>
+}
+
+export declare function recordLinks(index: TranscriptIndex, records: Uint32Array): RecordLinks
+
+/** uuid and parentUuid of some records, in one call (instead of one `record()` object each). */
+export interface RecordLinks {
+  uuids: Array<string | undefined | null>
+  parents: Array<string | undefined | null>
+}
+
+/**
+ * Drops the pages of a `mapFile` buffer from the process (they read again from the file when
+ * touched), all of them or those wholly inside bytes `[start, end)`. Returns the bytes
+ * released; 0 for any other buffer.
+ */
+export declare function releaseMapped(buffer: Uint8Array, start?: number | undefined | null, end?: number | undefined | null): number
+
+/**
+ * Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
+ * they read as zeros until written again. Returns the bytes released. Only for a buffer that
+ * owns its memory (a large file read, not a slice of a shared pool).
+ */
+export declare function releasePages(buffer: Buffer): number
+
+/** Plans, applies and self-checks the `Read.pages` repair of one transcript held in memory. */
+export declare function repairReadPages(buffer: Uint8Array, scope: string): ReadPagesRepair
+
+export interface RequestFactsInfo {
+  assistantEntries: number
+  syntheticEntries: number
+  entriesWithRequestId: number
+  sidechainEntries: number
+  distinctRequests: number
+  duplicatesCollapsed: number
+  nullStopGroups: number
+}
+
+export interface RestoreResult {
+  key: string
+  target: string
+  /** Written now; false when the target already held exactly these bytes (or on error). */
+  written: boolean
+  bytes: number
+  error?: string
+}
+
+/** Scans a transcript held in a Buffer, without copying it into JS strings. */
+export declare function scanBuffer(buffer: Uint8Array, mode?: ScanMode): TranscriptIndex
+
+/**
+ * `scanBuffer` and `sha256` of one buffer at once: the hash runs on a thread of its own while
+ * the scan runs, so a compression does not read its source twice in a row.
+ */
+export declare function scanBufferHashed(buffer: Uint8Array, mode?: ScanMode): HashedScan
+
+/** Finds and scans every transcript under `paths` in parallel, off the JS thread. */
+export declare function scanEstate(paths: Array<string>, mode?: ScanMode, progress?: ScanProgress | undefined | null, options?: ScanEstateOptions | undefined | null): Promise<EstateScan>
+
+export interface ScanEstateOptions {
+  /** Skip (but still list) files last modified before this time, ms since the epoch. */
+  minMtimeMs?: number
+}
+
+/** Scans one transcript file on the libuv pool, split across cores when large. */
+export declare function scanFile(path: string, mode?: ScanMode): Promise<TranscriptIndex>
+
+/** What a scan keeps: every record, or only what token usage needs. */
+export type ScanMode = 'full' | 'usage'
+
+/** What one scan found in one file. Counts only; no transcript text. */
+export interface ScanSummary {
+  bytes: number
+  lines: number
+  records: number
+  blankLines: number
+  crlfLines: number
+  badJsonLines: number
+  nonObjectLines: number
+  loneSurrogateLines: number
+  bom: boolean
+  unterminatedTail: boolean
+  tornTail: boolean
+  firstLine: FirstLine
+  types: Array<TypeCount>
+  badLines: Array<BadLineInfo>
+  requests: RequestFactsInfo
+  lastVersion?: string
+  firstTimestampMs?: number
+  lastTimestampMs?: number
+  sessionId?: string
+  cwd?: string
+}
+
+export interface SessionInfo {
+  project: string
+  sessionId: string
+  mainFile?: number
+  files: Array<number>
+}
+
+export type Severity = 'error' | 'warning'
+
+export declare function sha256(buffer: Uint8Array): string
+
+/** `sha256File` off the JS thread: compress hashes its source while the summary is built. */
+export declare function sha256FileAsync(path: string): Promise<string>
+
+/** The planning options as a person typed them (policy names not yet known to be valid). */
+export interface SpelledPlanOptions {
+  leafPolicy?: string
+  checkpointPolicy?: string
+  preservePhysicalTail?: boolean
+  targetRatio?: number
+}
+
+/** How a store's record lines are kept: zstd frames, or the lines themselves. */
+export type StoreCompression = 'zstd' | 'none'
+
+/**
+ * Encodes one batch of whole JSONL lines as the bytes to append (a checksummed frame with its
+ * extent marker, or the lines themselves for 'none').
+ */
+export declare function storeEncodeBatch(lines: Uint8Array, compression: StoreCompression): Buffer
+
+/** `storeEncodeBatch` on the libuv pool, so compressing a large batch never blocks the event loop. */
+export declare function storeEncodeBatchAsync(lines: Uint8Array, compression: StoreCompression): Promise<Buffer>
+
+/**
+ * Reads and validates a whole store file on the libuv pool; with `repair`, a torn tail is cut
+ * and its surviving records re-encoded (the caller must hold the session's writer lock).
+ */
+export declare function storeLoad(path: string, compression: StoreCompression, repair: boolean): Promise<StoreLoaded>
+
+export interface StoreLoaded {
+  header: Buffer
+  /** Record lines after the header, each ending in a newline. */
+  data: Buffer
+  records: number
+  fileLen: number
+  frames: number
+  /** Where a torn tail began (the file was, or would be, cut back there). */
+  tornAt?: number
+  /** Whole records recovered from the torn frame (re-encoded when repaired). */
+  tornKept: number
+  repaired: boolean
+}
+
+/**
+ * Takes the writer lock of a store file without blocking; a lock held elsewhere (another
+ * process or another store in this one) is an error naming the file.
+ */
+export declare function storeLock(path: string): StoreLock
+
+/** The header line of a store file, reading only its first frame (or line). */
+export declare function storeReadHeader(path: string, compression: StoreCompression): Buffer
+
+export interface SummaryInputOptions {
+  /** Strings inside tool inputs are cut to this many characters (400). */
+  stringChars?: number
+  /** Tool results are cut to this many characters, head and tail kept (1200). */
+  resultChars?: number
+  /**
+   * Results that report no failure (not `is_error`, no `Exit code`/`<tool_use_error>` start)
+   * are cut to this many instead (default: resultChars). 0 leaves their text out.
+   */
+  successResultChars?: number
+}
+
+/**
+ * What a summary can use from records `records` (in that order), as a JSON array of
+ * SummaryRecord (absent values and false flags left out); `buffer` is the bytes `index` was
+ * scanned from. One string and one JSON.parse cost far less than Node-API objects.
+ */
+export declare function summaryRecordsJson(buffer: Uint8Array, index: TranscriptIndex, records: Uint32Array, options?: SummaryInputOptions | undefined | null): string
+
+/**
+ * `summaryRecordsJson` of `records`, their bytes read from the file at `path` (the file
+ * `index` was scanned from) rather than from a buffer; null, reading nothing, when the records
+ * span more than `max_window` bytes of the file.
+ */
+export declare function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions | undefined | null): string | null
+
+export interface ToolTargetCount {
+  target: string
+  calls: number
+}
+
+/** What a tool's targets are. */
+export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+
+export interface ToolTargetsInfo {
+  tool: string
+  /** Absent for tools without targets. */
+  kind?: ToolTargetKind
+  calls: number
+  callsWithoutTarget: number
+  distinctTargets: number
+  top: Array<ToolTargetCount>
+}
+
+export interface ToolUseInfo {
+  id: string
+  name: string
+}
+
+/**
+ * The topology plan of one transcript (see `crate::topology`). Indexes are record indexes of
+ * the TranscriptIndex; chain positions index `chain`.
+ */
+export interface TopologyPlan {
+  status: TopologyStatus
+  /** One line; empty when valid. */
+  message: string
+  /** 1-based lines. */
+  offendingLines: Array<number>
+  /** Options that would recover from the stop. */
+  recovery: Array<string>
+  warnings: Array<PlanWarning>
+  leafPolicy: LeafPolicy
+  preserveMode: PreserveMode
+  leafReason: string
+  leaf?: number
+  leafUuid?: string
+  strictLeaf?: number
+  clientLeaf?: number
+  pointer?: number
+  pointerState: PointerState
+  extension: Uint32Array
+  chain: Uint32Array
+  /** Per chain record: 0 parent chain, 1 spliced fragment, 2 spliced tool result, 3 preserved segment. */
+  chainOrigins: Uint8Array
+  relinked: Uint32Array
+  precompact: Uint32Array
+  priorCompact: Uint32Array
+  segmentLive: boolean
+  lineageRuns: Array<LineageRun>
+  legalCuts: Uint32Array
+  promptCuts: Uint8Array
+  cutBytes: Float64Array
+  cut?: number
+  summaryIndexes: Uint32Array
+  rawKeepIndexes: Uint32Array
+  sideKeepIndexes: Uint32Array
+  controlProjectionIndexes: Uint32Array
+  excludedBranchIndexes: Uint32Array
+  excludedUnattributedIndexes: Uint32Array
+  metadataIndexes: Uint32Array
+  inputBytes: number
+  /** Per record: its 1-based line. */
+  recordLines: Uint32Array
+  /** Per record: an index into `type_names` ('' for a record without a type). */
+  recordTypes: Uint16Array
+  typeNames: Array<string>
+}
+
+export type TopologyStatus = 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop' | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
+
+export interface TypeCount {
+  name: string
+  count: number
+}
+
+/**
+ * Usage buckets as columns: one entry per (session, 15-minute slot, model, subagent?, lane,
+ * long-context?) with the deduplicated token sums of the requests in it.
+ */
+export interface UsageColumns {
+  session: Uint32Array
+  /** Slot start, ms since the epoch; NaN when the entries had no timestamp. */
+  slotMs: Float64Array
+  model: Uint32Array
+  subagent: Uint8Array
+  /** 0 none, 1 vertex, 2 other */
+  lane: Uint8Array
+  /** How many of the prompt thresholds given to `usage` the requests' prompts exceed. */
+  promptBand: Uint8Array
+  /** Index in `speeds` of `usage.speed` ("" when absent). */
+  speed: Uint32Array
+  speeds: Array<string>
+  requests: Float64Array
+  inputTokens: Float64Array
+  cacheCreationInputTokens: Float64Array
+  cacheWrite5mTokens: Float64Array
+  cacheWrite1hTokens: Float64Array
+  cacheReadInputTokens: Float64Array
+  outputTokens: Float64Array
+  models: Array<string>
+  /** Tool calls: bucket index, tool name index, count. */
+  toolBucket: Uint32Array
+  toolName: Uint32Array
+  toolCalls: Float64Array
+  toolNames: Array<string>
+  assistantEntries: number
+  syntheticEntries: number
+  sidechainReplays: number
+  malformedUsageEntries: number
+}
+
+export interface UsageInfo {
+  inputTokens: number
+  cacheCreationInputTokens: number
+  cacheCreation5mInputTokens?: number
+  cacheCreation1hInputTokens?: number
+  cacheReadInputTokens: number
+  outputTokens: number
+}
+
+/** Validates a transcript held in a Buffer (a candidate before it is written). */
+export declare function validateBuffer(buffer: Uint8Array, options?: ValidateOptions | undefined | null): ValidationResult
+
+/** Validates one transcript file off the JS thread (see `crate::validate`). */
+export declare function validateFile(path: string, options?: ValidateOptions | undefined | null): Promise<ValidationResult>
+
+export interface ValidateOptions {
+  /** The session the file is named after: the active chain must end in it. */
+  fileSessionId?: string
+}
+
+export interface ValidationFinding {
+  code: string
+  severity: Severity
+  /** 1-based lines involved (at most 20; the message gives full counts). */
+  lines: Array<number>
+  message: string
+}
+
+/**
+ * What the validator found in one transcript, with the scan facts the caller needs to decide
+ * whether the file is a Claude Code transcript at all.
+ */
+export interface ValidationResult {
+  bytes: number
+  lines: number
+  records: number
+  firstLine: FirstLine
+  types: Array<TypeCount>
+  findings: Array<ValidationFinding>
+  leafLine?: number
+  leafRule: LeafRule
+  pointer: PointerState
+  chainRecords: number
+  visibleRecords: number
+  apiMessages: number
+  toolUses: number
+  compactBoundaries: number
+  sessions: Array<ValidationSession>
+}
+
+export interface ValidationSession {
+  sessionId: string
+  records: number
+}
+
+export declare function version(): string

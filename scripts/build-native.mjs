@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Build the claude-jsonl Node addon from source and place it where native.cjs looks for it:
 //   <root>/claude-jsonl.<platformArchABI>.node
-// Usage: node scripts/build-native.mjs [--if-missing]
+// Usage: node scripts/build-native.mjs [--if-missing] [--dts]
 //   --if-missing  (the npm `install` script) do nothing when native.cjs already loads an addon,
 //                 e.g. from an installed prebuilt claude-jsonl-<platformArchABI> package.
+//   --dts         (`npm run build:dts`) also write native.d.cts, generated from the Rust source
+//                 by the napi CLI (a dev dependency).
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, renameSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -46,16 +48,41 @@ if (!cargo) {
   process.exit(1)
 }
 
-// JSON messages on stdout tell us exactly which file cargo produced (whatever the target dir);
-// diagnostics and progress still reach the terminal on stderr.
-const build = spawnSync(
-  cargo,
-  ['build', '--release', '-p', 'claude-jsonl', '--features', 'node', '--message-format=json-render-diagnostics'],
-  { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-)
-if (build.error || build.status !== 0) {
-  console.error(`build-native: cargo build failed (${build.error ? build.error.message : `exit code ${build.status}`})`)
-  process.exit(build.status || 1)
+const { typeDefDir, haveTypeDefs, renderNativeDts, dtsPath } = await import('./native-dts.mjs')
+const wantDts = process.argv.includes('--dts')
+
+// Every build names the same type-def folder (a change of it would recompile the crate), so the
+// type definitions there always belong to the addon last built.
+function cargoBuild() {
+  mkdirSync(typeDefDir, { recursive: true })
+  // JSON messages on stdout tell us exactly which file cargo produced (whatever the target dir);
+  // diagnostics and progress still reach the terminal on stderr.
+  const build = spawnSync(
+    cargo,
+    ['build', '--release', '-p', 'claude-jsonl', '--features', 'node', '--message-format=json-render-diagnostics'],
+    {
+      cwd: root,
+      stdio: ['inherit', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, NAPI_TYPE_DEF_TMP_FOLDER: typeDefDir },
+    },
+  )
+  if (build.error || build.status !== 0) {
+    console.error(
+      `build-native: cargo build failed (${build.error ? build.error.message : `exit code ${build.status}`})`,
+    )
+    process.exit(build.status || 1)
+  }
+  return build
+}
+
+let build = cargoBuild()
+if (wantDts && !haveTypeDefs()) {
+  // the crate was up to date but its type definitions are gone: compile the binding again
+  const now = new Date()
+  utimesSync(join(root, 'crate', 'src', 'binding.rs'), now, now)
+  build = cargoBuild()
 }
 
 let built
@@ -83,3 +110,11 @@ try {
   process.exit(1)
 }
 console.log(`build-native: ${dest}`)
+
+if (wantDts) {
+  const text = await renderNativeDts()
+  const tmp = `${dtsPath}.${process.pid}.tmp`
+  writeFileSync(tmp, text)
+  renameSync(tmp, dtsPath)
+  console.log(`build-native: ${dtsPath}`)
+}

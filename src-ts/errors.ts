@@ -1,4 +1,5 @@
 // Errors the CLI turns into one line and a documented exit code (docs/exit-codes.md).
+import type { NativeErrorCode } from '#native'
 
 export const EXIT = {
   ok: 0,
@@ -29,4 +30,45 @@ export function inputError(path: string, problem: string): ClaudeJsonlError {
 
 export function usageError(message: string): ClaudeJsonlError {
   return new ClaudeJsonlError(message, EXIT.usage)
+}
+
+/** The kinds of failure the native core reports (crate/src/failure.rs; docs/api.md lists them). */
+export type NativeCode = NativeErrorCode
+
+export interface NativeFailure {
+  code: NativeCode
+  /** The file or folder the failure concerns, when it concerns one. */
+  path?: string
+  /** The one line a person reads (it names the path itself). */
+  message: string
+}
+
+/** The code and path a native failure carries as data (in its `cause`), or undefined when `e` is
+ * not a native failure. */
+export function nativeFailure(e: unknown): NativeFailure | undefined {
+  if (!(e instanceof Error) || !(e.cause instanceof Error)) return undefined
+  let data: unknown
+  try {
+    data = JSON.parse(e.cause.message)
+  } catch {
+    return undefined
+  }
+  const { code, path } = (data ?? {}) as { code?: unknown; path?: unknown }
+  if (typeof code !== 'string') return undefined
+  return { code: code as NativeCode, path: typeof path === 'string' ? path : undefined, message: e.message }
+}
+
+/**
+ * The one mapping of native failures to the errors the CLI reports: a `usage` or `illegal-cut`
+ * failure exits 2; a failure about a file or store exits 3 naming its path (or `path`, the file
+ * the caller asked about, when the failure names none). Anything else (a misuse of the binding,
+ * a bug) is returned unchanged, to be reported as the internal error it is.
+ */
+export function fromNative(e: unknown, path?: string): unknown {
+  if (e instanceof ClaudeJsonlError) return e
+  const f = nativeFailure(e)
+  if (f === undefined || f.code === 'invalid-argument' || f.code === 'internal') return e
+  if (f.code === 'usage' || f.code === 'illegal-cut') return usageError(f.message)
+  if (f.path !== undefined) return new ClaudeJsonlError(f.message, EXIT.input, f.path)
+  return path !== undefined ? inputError(path, f.message) : new ClaudeJsonlError(f.message, EXIT.input)
 }

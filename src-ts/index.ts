@@ -2,7 +2,7 @@
 import native from './native.js'
 import type { EstateFileInfo, ScanMode, SessionInfo, TranscriptIndex } from './native.js'
 import { EstateOptions, Roots, scanEstateFiles } from './read/estate.js'
-import { ClaudeJsonlError, inputError } from './errors.js'
+import { fromNative } from './errors.js'
 
 export { stats } from './read/stats.js'
 export type {
@@ -114,8 +114,7 @@ export async function scanFile(path: string, options: { mode?: ScanMode } = {}):
   try {
     return await native.scanFile(path, options.mode ?? 'full')
   } catch (e) {
-    const msg = (e as Error).message
-    throw msg.startsWith(path) ? new ClaudeJsonlError(msg, 3, path) : inputError(path, msg)
+    throw fromNative(e, path)
   }
 }
 

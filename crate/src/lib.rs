@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod compress;
 pub mod estate;
+pub mod failure;
 pub mod graph;
 pub mod hash;
 pub mod mapped;

@@ -77,6 +77,34 @@ pub fn intact_at(ptr: *const u8) -> Option<bool> {
     imp::intact_at(ptr as usize)
 }
 
+/// Pages are released in steps of this size, a multiple of every page size, so the arithmetic
+/// does not depend on the machine's page size.
+pub const RELEASE_STEP: usize = 64 << 10;
+
+/// The part of `[start, end)` (default: the whole buffer of `len` bytes) that can be released
+/// without touching bytes outside it: the start rounded up and the end rounded down to
+/// [`RELEASE_STEP`], except that the buffer's own end is kept (its last page belongs to the
+/// mapping alone). None when nothing whole lies inside.
+pub fn release_window(len: usize, start: Option<usize>, end: Option<usize>) -> Option<(usize, usize)> {
+    let end = end.map_or(len, |e| e.min(len));
+    let start = start.map_or(0, |s| s.div_ceil(RELEASE_STEP) * RELEASE_STEP);
+    let end = if end == len { end } else { end / RELEASE_STEP * RELEASE_STEP };
+    (end > start).then_some((start, end))
+}
+
+/// Drops the pages of a mapping (`bytes` must start where a live [`MappedFile`] starts) that lie
+/// wholly inside bytes `[start, end)`; returns the bytes released, 0 for memory that is not a
+/// mapping.
+pub fn release_within(bytes: &[u8], start: Option<usize>, end: Option<usize>) -> usize {
+    if intact_at(bytes.as_ptr()).is_none() {
+        return 0;
+    }
+    match release_window(bytes.len(), start, end) {
+        Some((start, end)) => release_range(bytes[start..].as_ptr(), end - start),
+        None => 0,
+    }
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
     use super::MappedFile;
@@ -307,6 +335,26 @@ mod tests {
         assert_eq!(m.bytes()[50], b'x', "what the file still has reads as before");
         drop(m);
         std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn the_release_window_keeps_bytes_outside_the_range() {
+        use super::{release_window, RELEASE_STEP as P};
+        assert_eq!(release_window(10 * P, None, None), Some((0, 10 * P)));
+        // a start inside a step moves up, an end inside one moves down
+        assert_eq!(release_window(10 * P, Some(1), Some(5 * P + 7)), Some((P, 5 * P)));
+        // the buffer's own end is released whole, whatever its alignment
+        assert_eq!(release_window(3 * P + 5, Some(P), None), Some((P, 3 * P + 5)));
+        assert_eq!(release_window(3 * P, Some(P), Some(99 * P)), Some((P, 3 * P)));
+        assert_eq!(release_window(10 * P, Some(P + 1), Some(2 * P - 1)), None);
+        assert_eq!(release_window(0, None, None), None);
+    }
+
+    #[test]
+    fn release_within_leaves_other_memory_alone() {
+        let v = vec![1u8; 4 * super::RELEASE_STEP];
+        assert_eq!(super::release_within(&v, None, None), 0);
+        assert!(v.iter().all(|&b| b == 1));
     }
 
     #[test]

@@ -8,8 +8,8 @@ import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveSummary, ArchivedFile } from '#native'
 import { resolveRoots } from '../read/estate.js'
 import type { EstateOptions } from '../read/estate.js'
-import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
-import { isArchiveRoot, nativeError } from './view.js'
+import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
+import { isArchiveRoot } from './view.js'
 import { insideClaudeTree } from '../claude-tree.js'
 
 export type { ArchivedFile }
@@ -54,7 +54,7 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
   try {
     s = await withProgress(opts.onProgress, (p) => native.archiveEstate(roots.roots, to, p, new Date().toISOString()))
   } catch (e) {
-    throw nativeError(e)
+    throw fromNative(e)
   }
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null)
   const { archivedFiles, archivedBytes, storeBytes, ...counts } = s
@@ -74,7 +74,7 @@ export function listArchive(root: string): ArchivedFile[] {
   try {
     return native.archiveList(abs)
   } catch (e) {
-    throw nativeError(e)
+    throw fromNative(e)
   }
 }
 
@@ -146,7 +146,7 @@ async function withOldLayoutAgents(
   try {
     owners = await native.archiveOwners(agents)
   } catch (e) {
-    throw nativeError(e)
+    throw fromNative(e)
   }
   const byKey = new Map(owners.map((o) => [o.key, o]))
   const keep = new Set<ArchivedFile>(chosen)
@@ -197,7 +197,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
       native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p),
     )
   } catch (e) {
-    throw nativeError(e)
+    throw fromNative(e)
   }
   const out: RestoreReport['files'] = results.map((r) => ({
     key: r.key,

@@ -11,7 +11,7 @@ import * as fs from 'node:fs/promises'
 import { join } from 'node:path'
 import native from '../native.js'
 import type { StoreLock } from '#native'
-import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
 import { decodeRecord, packChunks, recoveryClosers, type StoredEvent } from './store-records.js'
 
 export type { StoredEvent } from './store-records.js'
@@ -778,7 +778,7 @@ export class Store {
         header = JSON.parse(native.storeReadHeader(path, this.compression).toString('utf8'))
       } catch (e) {
         if (e instanceof SyntaxError) throw storeError(path, 'corrupt store: the header line is not JSON')
-        throw new ClaudeJsonlError((e as Error).message, EXIT.input, path)
+        throw fromNative(e, path)
       }
       const h = this.checkHeader(path, header, id)
       if (seen.has(id)) throw storeError(path, `session ${id} is stored twice (also ${seen.get(id)})`)

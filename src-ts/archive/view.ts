@@ -6,14 +6,7 @@ import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import native from '../native.js'
-import { ClaudeJsonlError, EXIT } from '../errors.js'
-
-/** A native error ("<path>: <problem>") as a ClaudeJsonlError (exit 3) naming the path. */
-export function nativeError(e: unknown): ClaudeJsonlError {
-  if (e instanceof ClaudeJsonlError) return e
-  const msg = (e as Error).message
-  return new ClaudeJsonlError(msg, EXIT.input, msg.split(': ')[0])
-}
+import { fromNative } from '../errors.js'
 
 /** True when `dir` is an archive root (its index, or an archive header in its layout). */
 export function isArchiveRoot(dir: string): boolean {
@@ -35,7 +28,7 @@ export function openArchiveView(root: string, env: NodeJS.ProcessEnv = process.e
   try {
     native.archiveView(resolve(root), view)
   } catch (e) {
-    throw nativeError(e)
+    throw fromNative(e)
   }
   return view
 }

@@ -42,39 +42,22 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
-import type { PlanOptions as NativePlanOptions, PlanWarning, TopologyPlan, TopologyStatus, PreserveMode } from '#native'
-import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
+import type {
+  CheckpointPolicy,
+  LeafPolicy,
+  PlanOptions as NativePlanOptions,
+  PlanWarning,
+  TopologyPlan,
+  TopologyStatus,
+  PreserveMode,
+} from '#native'
+import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
 import { KNOWN_TYPES } from '../read/doctor.js'
 
-export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning }
+export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
-export type LeafPolicy = 'strict' | 'client' | 'auto'
-export type CheckpointPolicy = 'active-correlated' | 'preserve-recent' | 'none'
-
-export interface PlanOptions {
-  /** Default 'auto': the pointer's leaf when it names one; the client's leaf when the pointer is absent or stale over a linear continuation; otherwise a stop. */
-  leafPolicy?: LeafPolicy
-  /** Resume from this record (uuid): reported as 'active-chain-manual-override'. */
-  resumeLeaf?: string
-  /** Legacy compatibility mode: keep the physical tail; no branch isolation. */
-  preservePhysicalTail?: boolean
-  /** Tool-result-only records accepted after the pointer (default 0). */
-  maxPostLastPromptExtension?: number
-  /** Default 'active-correlated'; 'preserve-recent' only with preservePhysicalTail. */
-  checkpointPolicy?: CheckpointPolicy
-  /** Snapshots kept at most (default 80). */
-  maxFileHistorySnapshots?: number
-  /** Bytes of the kept raw suffix over input bytes (default 0.30; planning only). */
-  targetRatio?: number
-  /** Records the kept suffix holds at least, when the chain allows (default 10). */
-  minRecentRecords?: number
-  /**
-   * Start the kept suffix exactly at this chain position (one of `topology.legalCuts`), e.g. to
-   * narrow the cut for a token ceiling; overrides targetRatio and minRecentRecords. Not legal: a
-   * usage error.
-   */
-  cutPosition?: number
-}
+/** The planning options (declared with the binding, crate/src/binding/topology.rs). */
+export type PlanOptions = NativePlanOptions
 
 export interface ResumeLeafInfo {
   status: TopologyStatus
@@ -186,29 +169,22 @@ export interface TranscriptPlan {
 const DEFAULTS = { targetRatio: 0.3, minRecentRecords: 10 }
 
 function nativeOptions(o: PlanOptions): NativePlanOptions {
-  if (o.leafPolicy !== undefined && !['strict', 'client', 'auto'].includes(o.leafPolicy)) {
-    throw usageError(`--leaf-policy must be strict, client or auto, not '${o.leafPolicy}'`)
-  }
-  if (
-    o.checkpointPolicy !== undefined &&
-    !['active-correlated', 'preserve-recent', 'none'].includes(o.checkpointPolicy)
-  ) {
-    throw usageError(
-      `--checkpoint-policy must be active-correlated, preserve-recent or none, not '${o.checkpointPolicy}'`,
-    )
-  }
-  if (o.checkpointPolicy === 'preserve-recent' && !o.preservePhysicalTail) {
-    throw usageError(
-      '--checkpoint-policy preserve-recent needs --preserve-physical-tail (it keeps snapshots of inactive branches)',
-    )
+  // policy names, their combination and the target ratio are checked natively, before any file is read
+  try {
+    native.checkPlanOptions({
+      leafPolicy: o.leafPolicy,
+      checkpointPolicy: o.checkpointPolicy,
+      preservePhysicalTail: o.preservePhysicalTail,
+      targetRatio: o.targetRatio,
+    })
+  } catch (e) {
+    throw fromNative(e)
   }
   const int = (v: number | undefined, name: string) => {
     if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 0xffffffff))
       throw usageError(`${name} must be a whole number >= 0, not '${v}'`)
     return v
   }
-  if (o.targetRatio !== undefined && !(o.targetRatio > 0 && o.targetRatio <= 1))
-    throw usageError(`--target-ratio must be in (0, 1], not '${o.targetRatio}'`)
   return {
     leafPolicy: o.leafPolicy,
     resumeLeaf: o.resumeLeaf,

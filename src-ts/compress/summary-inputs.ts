@@ -5,8 +5,49 @@
 // their outcomes, file changes, the todo lists.
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
-import type { SummaryBlock, SummaryRecord } from '#native'
 import type { SourceSpans } from './source-spans.js'
+
+/** One content block of a summarised record, as the native `summaryRecordsJson` writes it. */
+interface SummaryBlock {
+  /** 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'image' | another block type */
+  kind: string
+  /** text/thinking in full; tool_result content as text, cut */
+  text?: string
+  name?: string
+  /** tool_use id, or the tool_use_id a tool_result answers */
+  id?: string
+  /** tool_use input as compact JSON, long strings cut */
+  input?: string
+  isError?: boolean
+  /** characters before cutting (text, thinking, tool_result) */
+  chars: number
+  cut?: boolean
+}
+
+/** One summarised record (absent values and false flags left out): an element of the JSON
+ * array `summaryRecordsJson` returns. */
+interface SummaryRecord {
+  record: number
+  /** 1-based physical line */
+  line: number
+  type?: string
+  subtype?: string
+  role?: string
+  uuid?: string
+  timestamp?: string
+  isMeta?: boolean
+  isCompactSummary?: boolean
+  isApiErrorMessage?: boolean
+  /** message.content when it is a string, in full */
+  content?: string
+  blocks: SummaryBlock[]
+  /** the `type` of an object toolUseResult ('create', 'update', 'text', …) */
+  toolUseResultType?: string
+  /** a system record's content, else its error as compact JSON */
+  systemText?: string
+  /** false when the line is not a JSON object */
+  parsed?: boolean
+}
 
 export interface ToolCall {
   line: number

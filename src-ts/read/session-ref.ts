@@ -5,7 +5,7 @@ import { basename, resolve } from 'node:path'
 import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
 import { EstateOptions, resolveRoots } from './estate.js'
-import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
 
 export interface SessionRef {
   /** The session's main transcript. */
@@ -22,8 +22,7 @@ export function discoverFiles(opts: EstateOptions = {}): DiscoveredFile[] {
   try {
     return native.discoverFiles(roots)
   } catch (e) {
-    const msg = (e as Error).message
-    throw new ClaudeJsonlError(msg, EXIT.input, msg.split(': ')[0])
+    throw fromNative(e)
   }
 }
 

@@ -7,7 +7,7 @@ import type { TranscriptIndex } from '../native.js'
 import type { ActiveChain } from '#native'
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
-import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { fromNative, inputError } from '../errors.js'
 
 export interface ShowOptions extends Pick<EstateOptions, 'projects' | 'env'> {
   /** Tool calls (one per call, with its target), their results, and meta injections. */
@@ -405,7 +405,7 @@ export async function loadSession(
   try {
     index = await native.scanFile(session.path)
   } catch (e) {
-    throw new ClaudeJsonlError((e as Error).message, EXIT.input, session.path)
+    throw fromNative(e, session.path)
   }
   const chain = native.activeChain(index, { allBranches: opts.allBranches ?? false })
   if (chain.leaf === undefined) {

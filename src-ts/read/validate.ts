@@ -4,7 +4,7 @@
 import { basename } from 'node:path'
 import native from '../native.js'
 import type { ValidationFinding, ValidationResult } from '#native'
-import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { fromNative, inputError } from '../errors.js'
 import { KNOWN_TYPES } from './doctor.js'
 
 export type ValidationIssue = ValidationFinding
@@ -50,8 +50,7 @@ export async function validate(path: string): Promise<ValidationReport> {
   try {
     r = await native.validateFile(path, { fileSessionId })
   } catch (e) {
-    const msg = (e as Error).message
-    throw msg.startsWith(path) ? new ClaudeJsonlError(msg, EXIT.input, path) : inputError(path, msg)
+    throw fromNative(e, path)
   }
   if (r.records === 0) {
     if (r.firstLine === 'invalid' || r.firstLine === 'non-object') {

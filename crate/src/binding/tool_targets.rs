@@ -1,10 +1,37 @@
 //! `EstateScan.toolTargets`: per tool, its calls and top targets, aggregated natively so that
 //! only the small table crosses into JS.
 
-use super::EstateScan;
-use crate::read::tool_targets::top_targets;
+use super::estate::EstateScan;
+use super::fail;
+use crate::failure::Code;
+use crate::read::tool_targets::{top_targets, TargetKind};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+
+/// What a tool's targets are.
+#[napi(string_enum = "lowercase")]
+pub enum ToolTargetKind {
+    File,
+    Command,
+    Host,
+    Query,
+    #[napi(value = "subagent type")]
+    SubagentType,
+    Pattern,
+}
+
+impl From<TargetKind> for ToolTargetKind {
+    fn from(k: TargetKind) -> ToolTargetKind {
+        match k {
+            TargetKind::File => ToolTargetKind::File,
+            TargetKind::Command => ToolTargetKind::Command,
+            TargetKind::Host => ToolTargetKind::Host,
+            TargetKind::Query => ToolTargetKind::Query,
+            TargetKind::SubagentType => ToolTargetKind::SubagentType,
+            TargetKind::Pattern => ToolTargetKind::Pattern,
+        }
+    }
+}
 
 #[napi(object)]
 pub struct ToolTargetCount {
@@ -15,9 +42,8 @@ pub struct ToolTargetCount {
 #[napi(object)]
 pub struct ToolTargetsInfo {
     pub tool: String,
-    /// "file", "command", "host", "query", "subagent type" or "pattern"; absent for tools
-    /// without targets.
-    pub kind: Option<String>,
+    /// Absent for tools without targets.
+    pub kind: Option<ToolTargetKind>,
     pub calls: f64,
     pub calls_without_target: f64,
     pub distinct_targets: f64,
@@ -31,12 +57,12 @@ impl EstateScan {
     #[napi]
     pub fn tool_targets(&self, included: Uint8Array, limit: u32) -> Result<Vec<ToolTargetsInfo>> {
         let Some((counts, names)) = &self.tool_targets else {
-            return Err(Error::new(Status::GenericFailure, "toolTargets needs a usage() call first".to_string()));
+            return Err(fail(Code::InvalidArgument, "toolTargets needs a usage() call first"));
         };
         Ok(top_targets(counts, names, &included, limit as usize)
             .into_iter()
             .map(|t| ToolTargetsInfo {
-                kind: t.kind.map(|k| k.as_str().to_string()),
+                kind: t.kind.map(ToolTargetKind::from),
                 tool: t.tool,
                 calls: t.calls as f64,
                 calls_without_target: t.calls_without_target as f64,

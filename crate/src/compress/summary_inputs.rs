@@ -3,6 +3,7 @@
 //! summaries; tool calls with their inputs as compact JSON whose long strings are cut; tool
 //! results cut to a head and a tail. Records are parsed in parallel with the scanner's parser.
 
+use crate::failure::{Code, Failure};
 use crate::scan::tape::{as_bool, as_str, entries, items};
 use crate::scan::{Parser, Scan};
 use rayon::prelude::*;
@@ -22,6 +23,24 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits { string_chars: 400, result_chars: 1200, success_result_chars: 1200 }
+    }
+}
+
+impl Limits {
+    /// The defaults with the caller's overrides; a successful result is cut like any result
+    /// (`result_chars`, as given) unless its own limit is given.
+    pub fn with(
+        string_chars: Option<usize>,
+        result_chars: Option<usize>,
+        success_result_chars: Option<usize>,
+    ) -> Limits {
+        let d = Limits::default();
+        let result_chars = result_chars.unwrap_or(d.result_chars);
+        Limits {
+            string_chars: string_chars.unwrap_or(d.string_chars),
+            result_chars,
+            success_result_chars: success_result_chars.unwrap_or(result_chars),
+        }
     }
 }
 
@@ -387,6 +406,36 @@ pub fn window_of(scan: &Scan, indexes: &[u32]) -> (u64, u64) {
     range.unwrap_or((0, 0))
 }
 
+thread_local! {
+    /// The last batch's bytes: one allocation reused across batches keeps its pages mapped.
+    static WINDOW: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`items_json`] of records `indexes`, their bytes read from the file at `path` (the file
+/// `scan` was made from) one window at a time rather than from a copy of the whole source.
+/// `Ok(None)`, reading nothing, when the records span more than `max_window` bytes.
+pub fn items_json_from_file(
+    path: &std::path::Path,
+    scan: &Scan,
+    indexes: &[u32],
+    max_window: f64,
+    lim: Limits,
+) -> Result<Option<String>, Failure> {
+    super::check_indexes(scan, indexes).map_err(|m| Failure::new(Code::InvalidArgument, m))?;
+    let (start, end) = window_of(scan, indexes);
+    if (end - start) as f64 > max_window {
+        return Ok(None);
+    }
+    let file = std::fs::File::open(path).map_err(|e| Failure::io(path, &e))?;
+    WINDOW.with(|w| {
+        let mut window = w.borrow_mut();
+        window.clear();
+        window.resize((end - start) as usize, 0);
+        super::output::read_exact_at(&file, &mut window, start).map_err(|e| Failure::io(path, &e))?;
+        items_json_at(scan, &window, start, indexes, lim).map(Some).map_err(|m| Failure::new(Code::InvalidArgument, m))
+    })
+}
+
 /// [`items_json`] of records `indexes`, whose lines all lie in `window`, the file's bytes from
 /// offset `base` on (a batch read straight from the file: no copy of the whole source needed).
 pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim: Limits) -> Result<String, String> {
@@ -537,5 +586,40 @@ mod tests {
             items_json(&scan, bytes, &some, Limits::default()).unwrap()
         );
         assert!(items_json_at(&scan, &window[1..], start, &some, Limits::default()).is_err());
+    }
+
+    #[test]
+    fn limits_default_a_successful_result_to_the_result_limit_given() {
+        let d = Limits::default();
+        let l = Limits::with(None, None, None);
+        assert_eq!(
+            (l.string_chars, l.result_chars, l.success_result_chars),
+            (d.string_chars, d.result_chars, d.result_chars)
+        );
+        let l = Limits::with(Some(10), Some(50), None);
+        assert_eq!((l.string_chars, l.result_chars, l.success_result_chars), (10, 50, 50));
+        assert_eq!(Limits::with(None, Some(50), Some(0)).success_result_chars, 0);
+    }
+
+    #[test]
+    fn items_from_the_file_read_only_the_window_asked_for() {
+        let mut lines = String::new();
+        for k in 0..50 {
+            lines.push_str(&format!("{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"p {k}\"}}}}\n"));
+        }
+        let path = std::env::temp_dir().join(format!("cj-summary-window-{}", std::process::id()));
+        std::fs::write(&path, &lines).unwrap();
+        let scan = crate::scan::scan_bytes(lines.as_bytes(), crate::scan::Mode::Full);
+        let some = [3u32, 9];
+        let (start, end) = window_of(&scan, &some);
+        let want = items_json(&scan, lines.as_bytes(), &some, Limits::default()).unwrap();
+        let got = items_json_from_file(&path, &scan, &some, (end - start) as f64, Limits::default()).unwrap();
+        assert_eq!(got.as_deref(), Some(want.as_str()));
+        assert_eq!(items_json_from_file(&path, &scan, &some, (end - start - 1) as f64, Limits::default()), Ok(None));
+        let bad = items_json_from_file(&path, &scan, &[99], 1e9, Limits::default()).unwrap_err();
+        assert_eq!(bad.code, Code::InvalidArgument);
+        std::fs::remove_file(&path).unwrap();
+        let gone = items_json_from_file(&path, &scan, &some, 1e9, Limits::default()).unwrap_err();
+        assert_eq!((gone.code, gone.path), (Code::Io, Some(path.display().to_string())));
     }
 }

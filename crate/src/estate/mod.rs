@@ -2,8 +2,10 @@
 //! one is (a session or a subagent of one), and the sessions they form.
 
 mod discover;
+mod scanned;
 
 pub use discover::{discover, DiscoverError, EstateFile, FileKind};
+pub use scanned::{scan_estate, EstateScan};
 
 use crate::scan::Scan;
 use std::collections::HashMap;

@@ -28,7 +28,7 @@ pub enum Link {
 }
 
 /// What chose the leaf.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LeafRule {
     /// The last `last-prompt` record's `leafUuid` names a leaf.
     LastPrompt,
@@ -38,13 +38,15 @@ pub enum LeafRule {
     /// The leaf of the last conversation record in file order.
     LastConversationRecord,
     /// No conversation record at all.
+    #[default]
     None,
 }
 
 /// What became of the last `last-prompt` pointer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Pointer {
     /// No `last-prompt` record.
+    #[default]
     Absent,
     /// The last `last-prompt` has no `leafUuid`.
     NoLeafUuid,

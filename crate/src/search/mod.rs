@@ -17,6 +17,7 @@
 
 pub mod build;
 pub mod extract;
+pub mod find;
 pub mod segment;
 pub mod tokenize;
 

@@ -26,6 +26,7 @@
 mod chain;
 mod cut;
 mod leaf;
+pub mod options;
 #[cfg(test)]
 mod tests;
 

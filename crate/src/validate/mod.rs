@@ -60,8 +60,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// The leaf the client resumes from (line), how it was chosen, and what became of the pointer.
     pub leaf_line: Option<u32>,
-    pub leaf_rule: &'static str,
-    pub pointer: &'static str,
+    pub leaf_rule: crate::graph::LeafRule,
+    pub pointer: crate::graph::Pointer,
     /// Records on the active chain (spliced fragments and results included).
     pub chain_records: u32,
     /// Of those, the records after the current compact boundary (what the model sees).
@@ -286,8 +286,8 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
         cx.error("no-conversation", vec![], why.into());
     }
     let choice = g.client_leaf();
-    report.leaf_rule = choice.rule.name();
-    report.pointer = choice.pointer.name();
+    report.leaf_rule = choice.rule;
+    report.pointer = choice.pointer;
     report.leaf_line = (choice.leaf != NONE).then(|| cx.line(choice.leaf));
     check_pointer(&mut cx, &choice);
     let chain = g.active_chain(choice.leaf);
