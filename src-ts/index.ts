@@ -131,3 +131,6 @@ export type {
   StoredSession,
   Snapshot,
 } from './archive/store.js'
+export * from './records/guards.js'
+export type * from './records/types.js'
+export type * from './records/blocks.js'
