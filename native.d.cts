@@ -517,6 +517,25 @@ declare namespace binding {
    */
   function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions): string | null
   // ---- end summary-window ----
+  // ---- records: choosing records before their text crosses into JavaScript ----
+  interface RecordSelectionOptions {
+    types?: string[]
+    sinceMs?: number
+    untilMs?: number
+    activeChain?: boolean
+  }
+  interface RecordSelection {
+    offsets: Float64Array
+    lengths: Uint32Array
+    lines: Uint32Array
+    problemOffsets: Float64Array
+    problemLengths: Uint32Array
+    problemLines: Uint32Array
+    problemKinds: string[]
+    bytes: number
+  }
+  function selectRecords(path: string, options?: RecordSelectionOptions): Promise<RecordSelection>
+  // ---- end records ----
 }
 
 export = binding
