@@ -1,5 +1,5 @@
-// Streaming a transcript's records to a tooling author. The native side scans the file and chooses
-// the records (by type, time or active chain) as byte spans, so records that are not wanted never
+// Streaming a transcript's records to a tooling author. The native side checks every line and
+// chooses the records (by type, time or active chain) as byte spans, so records that are not wanted never
 // become JavaScript strings; each chosen record is read from the file, parsed and typed here, one
 // window of the file at a time, so files beyond V8's string limit stream as well as small ones.
 import { open } from 'node:fs/promises'
@@ -45,9 +45,8 @@ export interface UnknownRecordItem extends Position {
 /** A non-blank line that is not a record. */
 export interface LineProblem extends Position {
   kind: 'problem'
-  /** `not-json`; `not-an-object` (JSON, but an array, string or number); `unreadable-object` (an
-   * object the scanner cannot read, such as one with a number beyond a double's range). */
-  reason: 'not-json' | 'not-an-object' | 'unreadable-object'
+  /** `not-json`, or `not-an-object` (JSON, but an array, string or number). */
+  reason: 'not-json' | 'not-an-object'
   /** The line's length in bytes, without its terminator. */
   length: number
 }
@@ -127,7 +126,7 @@ export async function* records(path: string, options: RecordsOptions = {}): Asyn
         try {
           value = JSON.parse(buf.toString('utf8', a, a + sel.lengths[k]))
         } catch {
-          // The native scan read it as an object but JSON.parse does not: report, never throw.
+          // The grammar check passed it but JSON.parse does not: report, never throw.
           yield { kind: 'problem', line, offset: sel.offsets[k], reason: 'not-json', length: sel.lengths[k] }
           continue
         }

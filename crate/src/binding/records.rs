@@ -2,7 +2,6 @@
 
 use crate::io_message;
 use crate::read::select::{self, Selection};
-use crate::scan::{self, Mode};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::path::PathBuf;
@@ -29,7 +28,7 @@ pub struct RecordSelection {
     pub problem_offsets: Float64Array,
     pub problem_lengths: Uint32Array,
     pub problem_lines: Uint32Array,
-    /// `not-json`, `not-an-object` or `unreadable-object`, one per problem line.
+    /// `not-json` or `not-an-object`, one per problem line.
     pub problem_kinds: Vec<String>,
     /// The file's size when it was read.
     pub bytes: f64,
@@ -46,8 +45,7 @@ impl Task for SelectRecordsTask {
     fn compute(&mut self) -> Result<Self::Output> {
         let bytes = std::fs::read(&self.path)
             .map_err(|e| Error::new(Status::GenericFailure, format!("{}: {}", self.path.display(), io_message(&e))))?;
-        let scan = scan::scan_bytes_parallel(&bytes, Mode::Full);
-        Ok((select::select(&scan, &bytes, &self.selection), bytes.len() as u64))
+        Ok((select::select(&bytes, &self.selection), bytes.len() as u64))
     }
     fn resolve(&mut self, _env: Env, (s, bytes): Self::Output) -> Result<RecordSelection> {
         Ok(RecordSelection {

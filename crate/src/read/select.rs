@@ -1,11 +1,16 @@
 //! Choosing which records of a transcript a reader wants, before any of them becomes a string in
 //! JavaScript: by record type, by time, or the active chain the client resumes. The result is the
-//! byte span and line of each chosen record, in file order, plus every line that is not a record
-//! (not JSON, or JSON but not an object), so a reader can report those as problems.
+//! byte span and line of each chosen record, in file order, plus every non-blank line that is not
+//! a JSON object, so a reader can report those as problems.
+//!
+//! Type and time filters need only two top-level members of each line, so lines are checked with
+//! the JSON grammar pass (which also reports the outermost object's members) across the cores,
+//! without building any value; only the active chain needs the full scan and graph.
 
 use crate::graph::{Graph, NONE};
-use crate::scan::json_text::JsonText;
-use crate::scan::Scan;
+use crate::scan::json_text::{string_value, JsonText};
+use crate::scan::{scan_bytes_parallel, timestamp, Mode};
+use rayon::prelude::*;
 
 /// What to keep. Every condition given must hold.
 #[derive(Debug, Default, Clone)]
@@ -26,8 +31,6 @@ pub struct Selection {
 pub enum LineProblem {
     NotJson,
     NotAnObject,
-    /// A JSON object the scanner cannot read (a number beyond a double's range, for instance).
-    UnreadableObject,
 }
 
 impl LineProblem {
@@ -35,7 +38,6 @@ impl LineProblem {
         match self {
             LineProblem::NotJson => "not-json",
             LineProblem::NotAnObject => "not-an-object",
-            LineProblem::UnreadableObject => "unreadable-object",
         }
     }
 }
@@ -51,100 +53,166 @@ pub struct Span {
 #[derive(Debug, Default)]
 pub struct Selected {
     pub records: Vec<Span>,
-    /// Every non-blank line that is not a record, whether or not a selection would keep it.
+    /// Every non-blank line that is not a JSON object, whether or not a selection would keep it.
     pub problems: Vec<(Span, LineProblem)>,
 }
 
-/// The records of `scan` (a full scan of `buf`) that `sel` keeps, and the lines that are not records.
-pub fn select(scan: &Scan, buf: &[u8], sel: &Selection) -> Selected {
-    let strings = &scan.tables.strings;
-    let on_chain: Option<Vec<bool>> = sel.active_chain.then(|| {
-        let g = Graph::new(scan);
+/// Lines are shared out to the cores in pieces of about this size (cut at a newline).
+const PIECE_BYTES: usize = 1 << 20;
+
+/// The records of the transcript `buf` that `sel` keeps, and the lines that are not records.
+pub fn select(buf: &[u8], sel: &Selection) -> Selected {
+    // The lines of the active chain, ascending, from the full scan and graph.
+    let chain: Option<Vec<u32>> = sel.active_chain.then(|| {
+        let scan = scan_bytes_parallel(buf, Mode::Full);
+        let g = Graph::new(&scan);
         let leaf = g.client_leaf().leaf;
-        let mut keep = vec![false; scan.records.len()];
-        if leaf != NONE {
-            for &i in &g.active_chain(leaf).records {
-                keep[i as usize] = true;
-            }
-        }
-        keep
+        let mut lines: Vec<u32> = if leaf == NONE {
+            Vec::new()
+        } else {
+            g.active_chain(leaf).records.iter().map(|&i| scan.records[i as usize].line).collect()
+        };
+        lines.sort_unstable();
+        lines
     });
-    let timed = sel.since_ms.is_some() || sel.until_ms.is_some();
+    let start = if buf.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+    let mut cuts = vec![start];
+    let mut at = start + PIECE_BYTES;
+    while at < buf.len() {
+        match memchr::memchr(b'\n', &buf[at..]) {
+            Some(k) => {
+                cuts.push(at + k + 1);
+                at += k + 1 + PIECE_BYTES;
+            }
+            None => break,
+        }
+    }
+    cuts.push(buf.len());
+    cuts.dedup();
+    let pieces: Vec<Piece> = cuts.par_windows(2).map(|w| select_piece(buf, w[0], w[1], sel)).collect();
     let mut out = Selected::default();
-    for (i, r) in scan.records.iter().enumerate() {
+    let mut lines_before = 0u32;
+    for p in pieces {
+        out.records.extend(p.records.into_iter().map(|s| Span { line: s.line + lines_before, ..s }));
+        out.problems.extend(p.problems.into_iter().map(|(s, k)| (Span { line: s.line + lines_before, ..s }, k)));
+        lines_before += p.lines;
+    }
+    if let Some(chain) = chain {
+        out.records.retain(|r| chain.binary_search(&r.line).is_ok());
+    }
+    out
+}
+
+struct Piece {
+    /// Line numbers are 1-based within the piece.
+    records: Vec<Span>,
+    problems: Vec<(Span, LineProblem)>,
+    lines: u32,
+}
+
+fn select_piece(buf: &[u8], from: usize, to: usize, sel: &Selection) -> Piece {
+    let mut piece = Piece { records: Vec::new(), problems: Vec::new(), lines: 0 };
+    let mut json = JsonText::default();
+    let timed = sel.since_ms.is_some() || sel.until_ms.is_some();
+    let mut pos = from;
+    while pos < to {
+        let end = memchr::memchr(b'\n', &buf[pos..to]).map_or(to, |k| pos + k);
+        piece.lines += 1;
+        let raw = &buf[pos..end];
+        let text = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let span = Span { offset: pos as u64, len: text.len() as u32, line: piece.lines };
+        pos = end + 1;
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (mut kind, mut time) = (None, None);
+        let ok = json.check_members(text, |key, value| match key {
+            b"type" => kind = Some(value),
+            b"timestamp" => time = Some(value),
+            _ => {}
+        });
+        if !ok {
+            piece.problems.push((span, LineProblem::NotJson));
+            continue;
+        }
+        if !text.trim_ascii_start().starts_with(b"{") {
+            piece.problems.push((span, LineProblem::NotAnObject));
+            continue;
+        }
         if let Some(types) = &sel.types {
-            let kind = r.kind.map(|k| strings.get(k)).unwrap_or("");
-            if !types.iter().any(|t| t == kind) {
+            let Some(kind) = kind.and_then(|v| string_value(text, v)).map(unescaped) else { continue };
+            if !types.iter().any(|t| t.as_bytes() == &kind[..]) {
                 continue;
             }
         }
         if timed {
-            let Some(ms) = r.timestamp_ms else { continue };
+            let Some(ms) = time.and_then(|v| string_value(text, v)).and_then(|t| timestamp::parse_ms(&unescaped(t)))
+            else {
+                continue;
+            };
             if sel.since_ms.is_some_and(|s| ms < s) || sel.until_ms.is_some_and(|u| ms > u) {
                 continue;
             }
         }
-        if on_chain.as_ref().is_some_and(|keep| !keep[i]) {
-            continue;
-        }
-        out.records.push(Span { offset: r.offset, len: r.len, line: r.line });
+        piece.records.push(span);
     }
-    out.problems = non_records(scan, buf);
-    out
+    piece
 }
 
-/// The non-blank lines between records (and before the first and after the last): the lines the
-/// scan did not make records of.
-fn non_records(scan: &Scan, buf: &[u8]) -> Vec<(Span, LineProblem)> {
-    let mut problems = Vec::new();
-    let mut json = JsonText::default();
-    let mut at = if scan.bom { 3 } else { 0 };
-    let mut line = 1u32;
-    let mut check_gap = |from: usize, to: usize, first_line: u32, problems: &mut Vec<(Span, LineProblem)>| {
-        let mut pos = from;
-        let mut n = first_line;
-        while pos < to {
-            let end = memchr::memchr(b'\n', &buf[pos..to]).map_or(to, |k| pos + k);
-            let text = &buf[pos..end];
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            if !text.iter().all(u8::is_ascii_whitespace) {
-                let kind = if !json.check(text) {
-                    LineProblem::NotJson
-                } else if text.trim_ascii_start().starts_with(b"{") {
-                    LineProblem::UnreadableObject
+/// The text of a JSON string's raw contents (between the quotes): as is when it has no escape,
+/// else with the escapes decoded (a lone surrogate becomes U+FFFD).
+fn unescaped(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !raw.contains(&b'\\') {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    let hex = |b: &[u8]| std::str::from_utf8(b).ok().and_then(|h| u32::from_str_radix(h, 16).ok());
+    while i < raw.len() {
+        if raw[i] != b'\\' {
+            out.push(raw[i]);
+            i += 1;
+            continue;
+        }
+        let c = raw.get(i + 1).copied().unwrap_or(b'\\');
+        i += 2;
+        let ch = match c {
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'u' => {
+                let hi = raw.get(i..i + 4).and_then(hex).unwrap_or(0xfffd);
+                i += 4;
+                let lo_follows = raw.get(i..i + 2) == Some(b"\\u");
+                let lo = if (0xd800..0xdc00).contains(&hi) && lo_follows {
+                    raw.get(i + 2..i + 6).and_then(hex)
                 } else {
-                    LineProblem::NotAnObject
+                    None
                 };
-                problems.push((Span { offset: pos as u64, len: text.len() as u32, line: n }, kind));
+                match lo {
+                    Some(lo) if (0xdc00..0xe000).contains(&lo) => {
+                        i += 6;
+                        char::from_u32(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00)).unwrap_or('\u{fffd}')
+                    }
+                    _ => char::from_u32(hi).unwrap_or('\u{fffd}'),
+                }
             }
-            pos = end + 1;
-            n += 1;
-        }
-    };
-    for r in &scan.records {
-        let start = r.offset as usize;
-        if start > at {
-            check_gap(at, start, line, &mut problems);
-        }
-        // Past the record's line and its terminator.
-        at =
-            memchr::memchr(b'\n', &buf[start + r.len as usize..]).map_or(buf.len(), |k| start + r.len as usize + k + 1);
-        line = r.line + 1;
+            other => other as char,
+        };
+        let mut tmp = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
     }
-    if at < buf.len() {
-        check_gap(at, buf.len(), line, &mut problems);
-    }
-    problems
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::{scan_bytes, Mode};
 
     fn run(text: &str, sel: &Selection) -> Selected {
-        let scan = scan_bytes(text.as_bytes(), Mode::Full);
-        select(&scan, text.as_bytes(), sel)
+        select(text.as_bytes(), sel)
     }
 
     fn lines(s: &Selected) -> Vec<u32> {
