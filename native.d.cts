@@ -547,6 +547,32 @@ export interface RecordLinks {
   parents: Array<string | undefined | null>
 }
 
+/** Spans of the chosen records in file order, and every non-blank line that is not a record. */
+export interface RecordSelection {
+  /** Byte offsets (f64: exact to 2^53), lengths without the line terminator, 1-based lines. */
+  offsets: Float64Array
+  lengths: Uint32Array
+  lines: Uint32Array
+  problemOffsets: Float64Array
+  problemLengths: Uint32Array
+  problemLines: Uint32Array
+  /** `not-json` or `not-an-object`, one per problem line. */
+  problemKinds: Array<string>
+  /** The file's size when it was read. */
+  bytes: number
+}
+
+export interface RecordSelectionOptions {
+  /** Record types to keep; all when absent. */
+  types?: Array<string>
+  /** Keep records at or after this time (ms since the epoch); untimed records are then dropped. */
+  sinceMs?: number
+  /** Keep records at or before this time (ms since the epoch). */
+  untilMs?: number
+  /** Keep only the active chain the client would resume. */
+  activeChain?: boolean
+}
+
 /**
  * Drops the pages of a `mapFile` buffer from the process (they read again from the file when
  * touched), all of them or those wholly inside bytes `[start, end)`. Returns the bytes
@@ -629,6 +655,9 @@ export interface ScanSummary {
   sessionId?: string
   cwd?: string
 }
+
+/** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */
+export declare function selectRecords(path: string, options?: RecordSelectionOptions | undefined | null): Promise<RecordSelection>
 
 export interface SessionInfo {
   project: string

@@ -158,3 +158,8 @@ export type {
   StoredSession,
   Snapshot,
 } from './archive/store.js'
+export * from './records/guards.js'
+export type * from './records/types.js'
+export type * from './records/blocks.js'
+export { records } from './records/read.js'
+export type { RecordsOptions, RecordItem, KnownRecordItem, UnknownRecordItem, LineProblem } from './records/read.js'

@@ -11,6 +11,7 @@ mod graph;
 mod hash;
 mod in_place;
 mod mapped;
+mod records;
 mod scan;
 mod search;
 mod store;

@@ -2,5 +2,6 @@
 //! tool calls and their targets.
 
 pub mod facts;
+pub mod select;
 pub mod tool_targets;
 pub mod usage;

@@ -158,28 +158,47 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// After an object's `{` or `,` (at `i - 1`): past `"key" :` and the whitespace after it.
-fn member_head(b: &[u8], i: usize) -> Option<usize> {
+/// After an object's `{` or `,` (at `i - 1`): the key's raw text (between its quotes) and the
+/// index past `"key" :` and the whitespace after it.
+fn member_head(b: &[u8], i: usize) -> Option<(&[u8], usize)> {
     let i = skip_ws(b, i);
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let i = skip_ws(b, string_end(b, i + 1)?);
-    if b.get(i) != Some(&b':') {
+    let key_end = string_end(b, i + 1)?;
+    let j = skip_ws(b, key_end);
+    if b.get(j) != Some(&b':') {
         return None;
     }
-    Some(skip_ws(b, i + 1))
+    Some((&b[i + 1..key_end - 1], skip_ws(b, j + 1)))
+}
+
+/// The raw text (between the quotes, escapes as written) of the string value starting at `i`,
+/// or None when the value there is not a string.
+pub fn string_value(b: &[u8], i: usize) -> Option<&[u8]> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let end = string_end(b, i + 1)?;
+    Some(&b[i + 1..end - 1])
 }
 
 impl JsonText {
     /// True when `b` is one JSON text.
     pub fn check(&mut self, b: &[u8]) -> bool {
-        simdutf8::basic::from_utf8(b).is_ok() && self.grammar(b).is_some()
+        simdutf8::basic::from_utf8(b).is_ok() && self.grammar(b, |_, _| {}).is_some()
+    }
+
+    /// `check`, telling `on_member` the raw key and the value's start index of each member of the
+    /// outermost object (when the text is an object), in order, as the check passes them. The
+    /// calls made before the check fails are not undone.
+    pub fn check_members(&mut self, b: &[u8], on_member: impl FnMut(&[u8], usize)) -> bool {
+        simdutf8::basic::from_utf8(b).is_ok() && self.grammar(b, on_member).is_some()
     }
 
     /// The grammar, on bytes already known to be UTF-8 (so bytes >= 0x80 can only be inside
     /// strings: anywhere else they fail as an unexpected byte).
-    fn grammar(&mut self, b: &[u8]) -> Option<()> {
+    fn grammar(&mut self, b: &[u8], mut on_member: impl FnMut(&[u8], usize)) -> Option<()> {
         self.open.clear();
         let mut i = skip_ws(b, 0);
         // each turn reads one value at `i`, then closes what it completes
@@ -191,7 +210,11 @@ impl JsonText {
                         j + 1
                     } else {
                         self.open.push(b'{');
-                        i = member_head(b, j)?;
+                        let (key, value) = member_head(b, j)?;
+                        if self.open.len() == 1 {
+                            on_member(key, value);
+                        }
+                        i = value;
                         continue;
                     }
                 }
@@ -218,7 +241,11 @@ impl JsonText {
                 match (self.open.last(), b.get(i)) {
                     (None, None) => return Some(()),
                     (Some(b'{'), Some(b',')) => {
-                        i = member_head(b, i + 1)?;
+                        let (key, value) = member_head(b, i + 1)?;
+                        if self.open.len() == 1 {
+                            on_member(key, value);
+                        }
+                        i = value;
                         break;
                     }
                     (Some(b'['), Some(b',')) => {
@@ -529,6 +556,6 @@ mod speed {
         time("json_text check", &mut |l| j.check(l));
         time("std from_utf8", &mut |l| std::str::from_utf8(l).is_ok());
         time("simdutf8", &mut |l| simdutf8::basic::from_utf8(l).is_ok());
-        time("grammar only", &mut |l| j.grammar(l).is_some());
+        time("grammar only", &mut |l| j.grammar(l, |_, _| {}).is_some());
     }
 }
