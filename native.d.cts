@@ -517,6 +517,28 @@ declare namespace binding {
    */
   function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions): string | null
   // ---- end summary-window ----
+  // ---- client: the client's rules (record types, request keys, the API messages on resume) ----
+  /** Record types Claude Code writes (any other type is passed through and reported as unknown). */
+  function knownRecordTypes(): string[]
+  /** Per record: the key of the API request it belongs to (requestId, else message.id), or null. */
+  function requestKeys(index: TranscriptIndex): (string | null)[]
+  interface ClientMessage {
+    role: 'user' | 'assistant'
+    /** The records it is built from, in order. */
+    records: number[]
+    toolUseIds: string[]
+    toolResultIds: string[]
+  }
+  interface ClientView {
+    leaf?: number
+    messages: ClientMessage[]
+    /** Records the client sends nothing for, with the reason ('blank-text' | 'thinking-only'). */
+    droppedRecords: number[]
+    droppedReasons: string[]
+  }
+  /** The API messages the client builds when it resumes the transcript (`buffer`: the bytes `index` was scanned from, full scan). */
+  function clientView(index: TranscriptIndex, buffer: Uint8Array): ClientView
+  // ---- end client ----
 }
 
 export = binding

@@ -3,32 +3,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { EstateFileInfo } from '../native.js'
+import { KNOWN_TYPES } from './record-types.js'
 import { EstateOptions, claudeConfigDirs, fileProblem, inClaudeProjects, scanEstateFiles } from './estate.js'
 
-/** Record types documented in the format reference; anything else is listed as unknown. */
-export const KNOWN_TYPES = new Set([
-  'assistant',
-  'user',
-  'progress',
-  'system',
-  'summary',
-  'queue-operation',
-  'last-prompt',
-  'custom-title',
-  'agent-name',
-  'agent-color',
-  'file-history-snapshot',
-  'pr-link',
-  'saved_hook_context',
-  'ai-title',
-  'bridge-session',
-  'attachment',
-  'permission-mode',
-  'mode',
-  'atis-latch',
-  'continued-in',
-  'tag',
-])
+export { KNOWN_TYPES }
 
 /** Below this many assistant entries, zero collapsed duplicates proves nothing. */
 export const DEDUPE_MIN_ENTRIES = 20

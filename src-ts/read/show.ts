@@ -186,6 +186,13 @@ class TurnBuilder {
     this.badLines = [...badLines]
   }
 
+  private requestKeys?: (string | null)[]
+  /** The request a record belongs to: the native core owns the key (requestId, else message.id). */
+  private requestKey(i: number): string | undefined {
+    this.requestKeys ??= native.requestKeys(this.index)
+    return this.requestKeys[i] ?? undefined
+  }
+
   private current(): Turn {
     if (this.turns.length === 0) this.newTurn()
     return this.turns[this.turns.length - 1]
@@ -251,7 +258,7 @@ class TurnBuilder {
       } else if (type === 'user') {
         turn = this.user(rec, info, at)
       } else {
-        this.assistant(rec, info, at)
+        this.assistant(rec, { ...info, requestKey: this.requestKey(i) }, at)
       }
     }
     this.turnOf.set(i, turn)
@@ -318,7 +325,7 @@ class TurnBuilder {
     info: {
       messageId?: string
       model?: string
-      requestId?: string
+      requestKey?: string
       usage?: {
         inputTokens: number
         cacheCreationInputTokens: number
@@ -367,7 +374,7 @@ class TurnBuilder {
     }
     // Tokens: one row per request, the entry with the largest output (stats' rule).
     if (info.usage && info.model !== '<synthetic>') {
-      const rk = info.requestId ?? info.messageId ?? `line:${at.line}`
+      const rk = info.requestKey ?? `line:${at.line}`
       const u = info.usage
       const row: RequestUsage = {
         key: rk,

@@ -126,7 +126,7 @@ fn file_rows(scan: &Scan) -> FileRows {
             out.tools.push((if id.is_empty() { 0 } else { h128(id) }, xxh3_64(strings.get(tu.name).as_bytes())));
         }
         out.rows.push(Row {
-            key: request_id.or(message_id).map_or(0, h128),
+            key: strings.opt(crate::client::records::request_key(r)).map_or(0, h128),
             message: message_id.map_or(0, h128),
             model: xxh3_64(model.as_bytes()),
             slot: r.timestamp_ms.map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),

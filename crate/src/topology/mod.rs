@@ -29,7 +29,7 @@ mod leaf;
 #[cfg(test)]
 mod tests;
 
-use crate::graph::{Graph, Pointer, NONE};
+use crate::graph::{Graph, Origin, Pointer, NONE};
 use crate::scan::{record, Scan};
 
 pub use cut::SetKind;
@@ -203,11 +203,11 @@ pub struct Run {
 }
 
 /// Per chain record: why it is there.
-pub const ORIGIN_CHAIN: u8 = 0;
-pub const ORIGIN_FRAGMENT: u8 = 1;
-pub const ORIGIN_RESULT: u8 = 2;
+pub const ORIGIN_CHAIN: u8 = Origin::Chain as u8;
+pub const ORIGIN_FRAGMENT: u8 = Origin::Fragment as u8;
+pub const ORIGIN_RESULT: u8 = Origin::ToolResult as u8;
 /// Spliced in from a live `preservedSegment` (not on the parent walk from the leaf).
-pub const ORIGIN_PRESERVED: u8 = 3;
+pub const ORIGIN_PRESERVED: u8 = Origin::Preserved as u8;
 
 #[derive(Clone, Debug)]
 pub struct Plan {

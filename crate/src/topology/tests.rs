@@ -223,6 +223,29 @@ fn interior_pointer_on_one_branch_truncates_with_a_warning() {
 }
 
 #[test]
+fn interior_pointer_on_a_tool_call_resumes_from_its_result() {
+    // main: U2 A2(tool) R2 A3; alt: U2b A2b written last; the pointer names A2. The client
+    // resumes from R2 (the call's result) and truncates there; the plan follows it.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", Some("t1")),
+        result("r2", Some("a2"), "t1"),
+        asst("a3", Some("r2"), "m3", None),
+        user("u2b", Some("a1")),
+        asst("a2b", Some("u2b"), "m2b", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(f.leaf(&p), "r2");
+    assert_eq!(f.uuids(&p.chain), ["u1", "a1", "u2", "a2", "r2"]);
+    assert!(p.warnings.iter().any(|w| w.code == "pointer-truncates" && w.lines == [9, 4, 5]), "{:?}", p.warnings);
+    assert!(p.leaf_reason.contains("resumes from its result"), "{}", p.leaf_reason);
+}
+
+#[test]
 fn extension_accepts_only_a_bounded_tool_result_closure() {
     let f = fx(&[
         user("u1", None),
