@@ -362,7 +362,34 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
         }
         cut::legal_cuts(&mut p, &g);
         cut::choose(&mut p, opts);
+        summarised_defects(&mut p, scan, bytes);
     }
     cut::partition(&mut p, &g, bytes, opts);
     p
+}
+
+/// Tool defects on the chain inside the part the summary replaces (an orphan tool result, a
+/// call without its result): they never reach the output, so they do not block, but the plan
+/// lists them, each under the validator's code, so that they do not vanish without a word.
+fn summarised_defects(p: &mut Plan, scan: &Scan, bytes: &[u8]) {
+    use crate::validate::Code;
+    const TOOL_DEFECTS: &[Code] = &[
+        Code::OrphanToolResult,
+        Code::ToolUseWithoutResult,
+        Code::DuplicateToolResult,
+        Code::ToolResultOrder,
+        Code::DuplicateToolUseId,
+        Code::EmptyToolUseId,
+    ];
+    let Some(cut) = p.cut else { return };
+    let summarised = &p.chain[..cut as usize];
+    for f in crate::validate::api_findings(scan, bytes, summarised) {
+        if TOOL_DEFECTS.contains(&f.code) {
+            p.warnings.push(Warning {
+                code: f.code.name(),
+                lines: f.lines,
+                message: format!("in the summarised part (replaced by the summary, not blocking): {}", f.message),
+            });
+        }
+    }
 }

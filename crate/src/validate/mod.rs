@@ -176,3 +176,12 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
     report.findings = cx.out;
     report
 }
+
+/// The API checks alone (tool pairing, tool ids, blank text, thinking order) over `records`, a
+/// stretch of a loaded chain in order: what the compressor reports about the part of the chain
+/// it summarises.
+pub fn api_findings(scan: &Scan, bytes: &[u8], records: &[u32]) -> Vec<Finding> {
+    let mut cx = Ctx { scan, bytes, out: Vec::new() };
+    api::check_api(&mut cx, records);
+    cx.out
+}
