@@ -51,12 +51,14 @@ export { readSummaryInputs } from './compress/summary-inputs.js'
 export type { SummaryInputs } from './compress/summary-inputs.js'
 export { produceSummary, runSummarizerCommand, runAnthropicSummarizer } from './compress/summarizers.js'
 
-/** Local token estimate of a text (the seed's heuristic, no per-record allowance). */
+/** Local token estimate of a text (the per-character heuristic, no per-record allowance). */
 export function estimateTokens(text: string): number {
   return native.estimateTextTokens(text)
 }
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
+export { clientView } from './read/client-view.js'
+export type { ClientView, ClientMessage } from './read/client-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
 export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
 export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'
@@ -119,6 +121,7 @@ export {
   unescapeSessionId,
   projectFolder,
 } from './archive/store.js'
+export { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './archive/store-records.js'
 export type {
   Compression,
   StoreOptions,

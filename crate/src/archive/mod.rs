@@ -1,9 +1,10 @@
-//! The estate archive (issue 4): every session and subagent transcript mirrored into a session
+//! The estate archive: every session and subagent transcript mirrored into a session
 //! store root, incrementally, byte-exact, and read back (restore, and the read view the other
 //! commands scan). The store's frame format is `crate::store`; this module adds the event form
 //! that carries raw transcript bytes (`events`), where each transcript lives (`layout`), the
 //! per-file index (`index`), the archive run (`write`) and reading (`read`, `view`).
 
+pub mod destination;
 pub mod events;
 mod fsx;
 pub mod index;

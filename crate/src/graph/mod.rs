@@ -128,7 +128,7 @@ impl<'a> Graph<'a> {
     }
 
     /// Dangling parents: the client re-attaches such a record to the conversation record with the
-    /// newest timestamp before its own (observed case 4c); without one, it stays a root.
+    /// newest timestamp before its own (observed on 2.1.332); without one, it stays a root.
     fn reattach(&mut self, dangling: &[u32]) {
         if dangling.is_empty() {
             return;

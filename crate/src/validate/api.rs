@@ -93,7 +93,7 @@ pub(super) fn check_api(cx: &mut Ctx, visible: &[u32]) -> (u32, u32) {
                     } else {
                         n.blocks.iter().filter(|b| b.kind == "tool_result").collect()
                     };
-                    // Results in the order of the calls (the seed rejects out-of-order results).
+                    // Results in the order of the calls (out-of-order results are an error).
                     let call_order: Vec<&str> = uses.iter().filter_map(|u| u.id.as_deref()).collect();
                     let answered: Vec<&str> =
                         results.iter().filter_map(|r| r.id.as_deref()).filter(|id| call_order.contains(id)).collect();
