@@ -12,7 +12,7 @@ import { summarizerFor } from '../src-ts/compress/summarize.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import native from '../src-ts/native.js'
 import { CLI, REAL, REPO, snapshot, tempDir } from './helpers/transcripts.js'
-import { Transcript } from './helpers/resume-fixtures.js'
+import { linearBase, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
 
 const PLANTED = 'PLANTED-BRANCH-TEXT: revert everything'
@@ -522,13 +522,7 @@ test('a kept assistant record of blank text is kept byte for byte, and the candi
   t.timeout(240_000)
   // Real transcripts hold streamed fragments like [{"type":"text","text":"\n\n"}]: the client does
   // not send them, so the validator does not refuse them, and compress copies them as they are.
-  const src = new Transcript()
-    .user('U1', null, 'U1: set up the project, keep it small')
-    .text('A1', 'U1', 'A1: done, what next?')
-    .user('U2', 'A1', 'U2: run the build')
-    .call('A2', 'U2', 'toolu_build')
-    .result('R2', 'A2', 'toolu_build', 'build ok')
-    .text('A3', 'R2', 'A3: the build passed')
+  const src = linearBase()
     .user('U4', 'A3', 'U4: now the docs')
     .assistant('A4a', 'U4', [{ type: 'text', text: '\n\n' }], 'msg_docs')
     .call('A4b', 'A4a', 'toolu_docs', 'msg_docs')

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { plan, planIndex, type PlanOptions, type TranscriptPlan } from '../src-ts/compress/plan.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import native from '../src-ts/native.js'
+import { branched } from './helpers/resume-fixtures.js'
 import { CLI, REAL, REPO, tempDir } from './helpers/transcripts.js'
 
 const FIXTURES = join(REPO, 'fixtures', 'topology')
@@ -273,17 +274,7 @@ test('cutPosition narrows the cut to any legal position; an illegal one is a usa
 
 test('an interior pointer on a tool call: the plan resumes from its result, as the client does', async (t) => {
   // main U2 A2(tool) R2 A3, alt U2-alt A2-alt written last; the last last-prompt names A2.
-  const { Transcript } = await import('./helpers/resume-fixtures.js')
-  const src = new Transcript()
-    .user('U1', null, 'U1: set up')
-    .text('A1', 'U1', 'A1: done')
-    .user('U2', 'A1', 'U2: build')
-    .call('A2', 'U2', 'toolu_b')
-    .result('R2', 'A2', 'toolu_b', 'ok')
-    .text('A3', 'R2', 'A3: built')
-    .user('U2alt', 'A1', 'U2-alt: docs')
-    .text('A2alt', 'U2alt', 'A2-alt: docs')
-    .lastPrompt('A2')
+  const src = branched().lastPrompt('A2')
   const path = join(tempDir('cj-plan-'), 'interior.jsonl')
   writeFileSync(path, src.bytes())
   const r = (await plan(path, { minRecentRecords: 1 })).report

@@ -79,6 +79,11 @@ export class Transcript {
     return this
   }
 
+  /** The rewound branch U2alt A2alt, a second child of A1, written now. */
+  alternative(): this {
+    return this.user('U2alt', 'A1', 'U2-alt: no, write the docs instead').text('A2alt', 'U2alt', 'A2-alt: docs written')
+  }
+
   lastPrompt(leaf?: string): this {
     const r: Rec = { type: 'last-prompt', lastPrompt: 'x', sessionId: FIXTURE_SESSION }
     if (leaf) r.leafUuid = this.uuid(leaf)
@@ -119,11 +124,14 @@ export class Transcript {
   }
 }
 
+/** U1 A1: the opening of most fixtures. */
+export function opening(t = new Transcript()): Transcript {
+  return t.user('U1', null, 'U1: set up the project').text('A1', 'U1', 'A1: done, what next?')
+}
+
 /** U1 A1 U2 A2(tool) R2 A3: the conversation most fixtures start from. */
-function linearBase(t = new Transcript()): Transcript {
-  return t
-    .user('U1', null, 'U1: set up the project')
-    .text('A1', 'U1', 'A1: done, what next?')
+export function linearBase(t = new Transcript()): Transcript {
+  return opening(t)
     .user('U2', 'A1', 'U2: run the build')
     .call('A2', 'U2', 'toolu_build')
     .result('R2', 'A2', 'toolu_build', 'build ok')
@@ -131,10 +139,8 @@ function linearBase(t = new Transcript()): Transcript {
 }
 
 /** The main branch U2…A3 written first (older), the alt branch U2alt A2alt (second child of A1) later. */
-function branched(t = new Transcript()): Transcript {
-  return linearBase(t)
-    .user('U2alt', 'A1', 'U2-alt: no, write the docs instead')
-    .text('A2alt', 'U2alt', 'A2-alt: docs written')
+export function branched(t = new Transcript()): Transcript {
+  return linearBase(t).alternative()
 }
 
 export interface Fixture {
@@ -317,9 +323,7 @@ export function fixtures(): Fixture[] {
     ),
     f(
       'interior pointer on parallel calls in fragments',
-      new Transcript()
-        .user('U1', null, 'U1: set up the project')
-        .text('A1', 'U1', 'A1: done, what next?')
+      opening()
         .user('U2', 'A1', 'U2: two commands')
         .assistant('A2t', 'U2', [{ type: 'thinking', thinking: 't', signature: 'c2ln' }], 'msg_p')
         .call('A2a', 'A2t', 'toolu_a', 'msg_p')
@@ -327,22 +331,18 @@ export function fixtures(): Fixture[] {
         .result('Ra', 'A2a', 'toolu_a', 'out a')
         .result('Rb', 'A2b', 'toolu_b', 'out b')
         .text('A3', 'Rb', 'A3: both ran')
-        .user('U2alt', 'A1', 'U2-alt: no, write the docs instead')
-        .text('A2alt', 'U2alt', 'A2-alt: docs written')
+        .alternative()
         .lastPrompt('A2a'),
       "resumed from the last fragment's result Rb: one message with both calls, both results",
     ),
     f(
       'interior pointer on a call without a result',
-      new Transcript()
-        .user('U1', null, 'U1: set up the project')
-        .text('A1', 'U1', 'A1: done, what next?')
+      opening()
         .user('U2', 'A1', 'U2: run it')
         .call('A2', 'U2', 'toolu_lost')
         .user('U3', 'A2', 'U3: never mind')
         .text('A3', 'U3', 'A3: ok')
-        .user('U2alt', 'A1', 'U2-alt: no, write the docs instead')
-        .text('A2alt', 'U2alt', 'A2-alt: docs written')
+        .alternative()
         .lastPrompt('A2'),
       'resumed from the call itself, closed with an interrupted result',
     ),
