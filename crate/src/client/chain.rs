@@ -122,6 +122,23 @@ pub fn active_chain(g: &Graph, leaf: u32) -> Chain {
     chain
 }
 
+/// The records of the API message assistant record `i` belongs to: every assistant record of
+/// the file sharing its `message.id`, in file order (just `i` without an id, or for any other
+/// record).
+pub fn message_fragments(g: &Graph, i: u32) -> Vec<u32> {
+    let s = g.scan();
+    let Some(m) = s.records[i as usize].message_id.filter(|_| is_kind(g, i, "assistant")).map(|m| s.str(m)) else {
+        return vec![i];
+    };
+    (0..s.records.len() as u32)
+        .filter(|&k| {
+            g.canonical(k)
+                && is_kind(g, k, "assistant")
+                && s.records[k as usize].message_id.is_some_and(|x| s.str(x) == m)
+        })
+        .collect()
+}
+
 pub fn is_boundary(g: &Graph, i: u32) -> bool {
     let s = g.scan();
     is_kind(g, i, "system") && s.records[i as usize].subtype.is_some_and(|v| s.str(v) == "compact_boundary")

@@ -310,16 +310,7 @@ fn closure(g: &Graph, t: u32, pr: u32, after: &[u32], max_ext: u32) -> Result<(u
     let s = g.scan();
     let (pl, tl) = (line(s, pr), line(s, t));
     let tr = &s.records[t as usize];
-    let group: Vec<u32> = match tr.message_id.filter(|_| super::kind_is(s, t, "assistant")) {
-        Some(m) => (0..s.records.len() as u32)
-            .filter(|&i| {
-                g.canonical(i)
-                    && super::kind_is(s, i, "assistant")
-                    && s.records[i as usize].message_id.is_some_and(|x| s.str(x) == s.str(m))
-            })
-            .collect(),
-        None => vec![t],
-    };
+    let group = crate::client::chain::message_fragments(g, t);
     let inside: FxHashSet<u32> = group.iter().chain(after).copied().collect();
     let stale = |status: Status, x: u32, why: &str| {
         Stop {
