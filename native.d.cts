@@ -522,6 +522,8 @@ declare namespace binding {
   function knownRecordTypes(): string[]
   /** Per record: the key of the API request it belongs to (requestId, else message.id), or null. */
   function requestKeys(index: TranscriptIndex): (string | null)[]
+  /** Per record: the first record of the API message it belongs to (assistant fragments sharing message.id are one message). */
+  function messageGroups(index: TranscriptIndex): number[]
   interface ClientMessage {
     role: 'user' | 'assistant'
     /** The records it is built from, in order. */

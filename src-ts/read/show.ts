@@ -186,6 +186,13 @@ class TurnBuilder {
     this.badLines = [...badLines]
   }
 
+  private groups?: number[]
+  /** The API message a record belongs to (fragments of one message.id): the native core's rule. */
+  private messageGroup(i: number): number {
+    this.groups ??= native.messageGroups(this.index)
+    return this.groups[i] ?? i
+  }
+
   private requestKeys?: (string | null)[]
   /** The request a record belongs to: the native core owns the key (requestId, else message.id). */
   private requestKey(i: number): string | undefined {
@@ -258,7 +265,7 @@ class TurnBuilder {
       } else if (type === 'user') {
         turn = this.user(rec, info, at)
       } else {
-        this.assistant(rec, { ...info, requestKey: this.requestKey(i) }, at)
+        this.assistant(rec, { ...info, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
       }
     }
     this.turnOf.set(i, turn)
@@ -326,6 +333,8 @@ class TurnBuilder {
       messageId?: string
       model?: string
       requestKey?: string
+      /** The first record of its API message. */
+      message: number
       usage?: {
         inputTokens: number
         cacheCreationInputTokens: number
@@ -342,7 +351,7 @@ class TurnBuilder {
       : typeof msg.content === 'string'
         ? [{ type: 'text', text: msg.content }]
         : []
-    const key = info.messageId ?? `line:${at.line}`
+    const key = String(info.message)
     for (const b of blocks as Record<string, unknown>[]) {
       if (!b || typeof b !== 'object') continue
       if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {

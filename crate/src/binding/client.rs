@@ -19,6 +19,13 @@ pub fn request_keys(index: &TranscriptIndex) -> Vec<Option<String>> {
     s.records.iter().map(|r| s.tables.strings.opt(records::request_key(r)).map(str::to_string)).collect()
 }
 
+/// Per record: the first record of the API message it belongs to (assistant fragments sharing
+/// message.id are one message; any other record is its own).
+#[napi]
+pub fn message_groups(index: &TranscriptIndex) -> Vec<u32> {
+    crate::client::chain::message_groups(&index.scan)
+}
+
 #[napi(object)]
 pub struct ClientMessage {
     /// 'user' | 'assistant'

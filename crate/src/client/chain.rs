@@ -139,6 +139,22 @@ pub fn message_fragments(g: &Graph, i: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Per record: the first record of the API message it belongs to. Assistant records sharing
+/// `message.id` are one message (the fragments of a streamed response); every other record,
+/// and an assistant record without an id, is its own.
+pub fn message_groups(s: &crate::scan::Scan) -> Vec<u32> {
+    let mut first: FxHashMap<&str, u32> = FxHashMap::default();
+    (0..s.records.len() as u32)
+        .map(|i| {
+            let r = &s.records[i as usize];
+            match r.message_id.filter(|_| r.kind.is_some_and(|k| s.str(k) == "assistant")) {
+                Some(m) => *first.entry(s.str(m)).or_insert(i),
+                None => i,
+            }
+        })
+        .collect()
+}
+
 pub fn is_boundary(g: &Graph, i: u32) -> bool {
     let s = g.scan();
     is_kind(g, i, "system") && s.records[i as usize].subtype.is_some_and(|v| s.str(v) == "compact_boundary")

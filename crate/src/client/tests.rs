@@ -256,3 +256,16 @@ fn user_blank_text_is_dropped_except_a_lone_string() {
     ];
     assert_eq!(view(&l).0[2], ('U', vec![t("text")]));
 }
+
+#[test]
+fn message_groups_join_the_fragments_of_one_message_id() {
+    let l = vec![
+        user("u1", None, r#""U1""#),
+        asst("a1", "u1", "mp", &think("t")),
+        asst("a2", "a1", "mp", &call("ta")),
+        result("r1", "a2", "ta"),
+        asst("a3", "r1", "mq", &text("A3")),
+    ];
+    let (s, _) = scan(&l);
+    assert_eq!(super::chain::message_groups(&s), vec![0, 1, 1, 3, 4]);
+}
