@@ -212,6 +212,29 @@ export declare function checkPlanOptions(options: SpelledPlanOptions): void
 /** Which file-history snapshots a compression keeps. */
 export type CheckpointPolicy = 'active-correlated' | 'preserve-recent' | 'none'
 
+export interface ClientMessage {
+  /** 'user' | 'assistant' */
+  role: string
+  /** The records it is built from, in order. */
+  records: Array<number>
+  toolUseIds: Array<string>
+  toolResultIds: Array<string>
+}
+
+/**
+ * The API messages the client builds when it resumes the transcript (`buffer` holds the bytes
+ * `index` was scanned from; full scan).
+ */
+export declare function clientView(index: TranscriptIndex, buffer: Uint8Array): ClientView
+
+export interface ClientView {
+  leaf?: number
+  messages: Array<ClientMessage>
+  /** Records the client sends nothing for: 'blank-text' | 'thinking-only'. */
+  droppedRecords: Array<number>
+  droppedReasons: Array<string>
+}
+
 /** A transcript file found by walking, before any scan. */
 export interface DiscoveredFile {
   path: string
@@ -363,6 +386,9 @@ export interface HashedScan {
   sha256: string
 }
 
+/** Record types Claude Code writes (any other type is passed through and reported as unknown). */
+export declare function knownRecordTypes(): Array<string>
+
 /** Which leaf a compression starts from (see `crate::topology`). */
 export type LeafPolicy = 'strict' | 'client' | 'auto'
 
@@ -395,6 +421,12 @@ export interface MemberSet {
   key: string
   json: string
 }
+
+/**
+ * Per record: the first record of the API message it belongs to (assistant fragments sharing
+ * message.id are one message; any other record is its own).
+ */
+export declare function messageGroups(index: TranscriptIndex): Array<number>
 
 /** The code a native failure carries (see [`crate::failure::Code`]). */
 export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' | 'invalid-argument' | 'usage' | 'illegal-cut' | 'internal'
@@ -599,6 +631,9 @@ export interface RequestFactsInfo {
   duplicatesCollapsed: number
   nullStopGroups: number
 }
+
+/** Per record: the key of the API request it belongs to (requestId, else message.id), or null. */
+export declare function requestKeys(index: TranscriptIndex): Array<string | undefined | null>
 
 export interface RestoreResult {
   key: string

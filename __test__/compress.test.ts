@@ -13,7 +13,7 @@ import { summarizerFor } from '../src-ts/compress/summarize.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import native from '../src-ts/native.js'
 import { CLI, REAL, REPO, snapshot, tempDir } from './helpers/transcripts.js'
-import { Transcript } from './helpers/resume-fixtures.js'
+import { linearBase, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
 
 const PLANTED = 'PLANTED-BRANCH-TEXT: revert everything'
@@ -517,4 +517,28 @@ test('--preserve-prior-summaries-verbatim embeds the earlier summary as it is, a
     .map((l) => JSON.parse(l))
     .find((x) => x.isCompactSummary)
   t.true(summary.message.content.includes('PRIOR-SUMMARY-MARKER: the build step was set up at L3.'))
+})
+
+test('a kept assistant record of blank text is kept byte for byte, and the candidate resumes as the source', async (t) => {
+  t.timeout(240_000)
+  // Real transcripts hold streamed fragments like [{"type":"text","text":"\n\n"}]: the client does
+  // not send them, so the validator does not refuse them, and compress copies them as they are.
+  const src = linearBase()
+    .user('U4', 'A3', 'U4: now the docs')
+    .assistant('A4a', 'U4', [{ type: 'text', text: '\n\n' }], 'msg_docs')
+    .call('A4b', 'A4a', 'toolu_docs', 'msg_docs')
+    .result('R4', 'A4b', 'toolu_docs', 'docs written')
+    .assistant('A5', 'R4', [{ type: 'text', text: '\n\n' }])
+    .user('U6', 'A5', 'U6: and the tests?')
+    .text('A6', 'U6', 'A6: tests pass')
+    .lastPrompt('A6')
+  const { input, out } = writeSession(src.bytes())
+  const report = await compressWith(input, out, fixedSummary, { targetRatio: 0.6, minRecentRecords: 7 })
+  t.true(report.validation.valid, JSON.stringify(report.validation))
+  const outLines = lines(readFileSync(out))
+  const sourceOf = (name: string) => lines(readFileSync(input)).find((l) => JSON.parse(l).uuid === src.uuid(name))!
+  for (const name of ['A4a', 'A5']) t.true(outLines.includes(sourceOf(name)), `${name} kept byte for byte`)
+  const view = native.clientView(native.scanBuffer(readFileSync(out), 'full'), readFileSync(out))
+  t.deepEqual(view.droppedReasons, ['blank-text', 'blank-text'])
+  await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: ['U2: run the build'] })
 })

@@ -141,7 +141,9 @@ function plant(b: Built, defect: Defect, pick: number): (Record<string, any> | s
         ),
       )
       if (i === undefined) return null
-      ;(records[i] as any).message.content[0].text = ''
+      // Whitespace-only text beside the record's other blocks: the client sends it (it drops an
+      // empty one, and a record of blank text only).
+      ;(records[i] as any).message.content.unshift({ type: 'text', text: ' ' })
       return records
     }
     case 'orphan-tool-result': {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { plan, planIndex, type PlanOptions, type TranscriptPlan } from '../src-ts/compress/plan.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import native from '../src-ts/native.js'
+import { branched } from './helpers/resume-fixtures.js'
 import { CLI, REAL, REPO, tempDir } from './helpers/transcripts.js'
 
 const FIXTURES = join(REPO, 'fixtures', 'topology')
@@ -269,4 +270,15 @@ test('cutPosition narrows the cut to any legal position; an illegal one is a usa
     instanceOf: ClaudeJsonlError,
     message: /cut position 5 is not a legal cut/,
   })
+})
+
+test('an interior pointer on a tool call: the plan resumes from its result, as the client does', async (t) => {
+  // main U2 A2(tool) R2 A3, alt U2-alt A2-alt written last; the last last-prompt names A2.
+  const src = branched().lastPrompt('A2')
+  const path = join(tempDir('cj-plan-'), 'interior.jsonl')
+  writeFileSync(path, src.bytes())
+  const r = (await plan(path, { minRecentRecords: 1 })).report
+  t.true(r.valid)
+  t.is(r.selectedLeafUuid, src.uuid('R2'))
+  t.true(r.warnings.some((w) => w.code === 'pointer-truncates' && w.lines.includes(5)))
 })

@@ -1,12 +1,12 @@
 // The real Claude Code client (2.1.332, installed from the npm registry into a cache on first
 // use) resumes hand-built and real transcripts headless against a mock API on 127.0.0.1; what it
-// sends must equal our API view of the same bytes (src-ts/compress/api-view.ts). See
+// sends must equal our API view of the same bytes (__test__/helpers/api-view.ts). See
 // docs/claude-code-client.md and __test__/helpers/claude-client.ts.
 import test from 'ava'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
-import { apiView } from '../src-ts/compress/api-view.js'
+import { apiView, NO_RESPONSE } from './helpers/api-view.js'
 import {
   CLIENT_MODEL,
   CLIENT_VERSION,
@@ -68,7 +68,51 @@ async function resumeAndCompare(
     `${label}: the client's final message ends with the trailing records and the prompt`,
   )
   t.is(resumedFrom(r), leafUuid(bytes), `${label}: the client resumed from the leaf our graph chose`)
+  assertNativeView(t, bytes, r, view.pending !== undefined, label)
   return r
+}
+
+const TOOL_REPAIRS = new Set(['tool-use-without-result', 'orphan-tool-result', 'duplicate-tool-result'])
+
+/** The native core's API view (crate/src/client) agrees with the client: as many messages (the
+ * client's own closing messages left out) and the same tool ids in the same order. Files whose
+ * tool pairing the client repairs are compared on the messages only when nothing was repaired. */
+function assertNativeView(t: any, bytes: Buffer, r: ResumeResult, pending: boolean, label: string): void {
+  const native_ = native.clientView(native.scanBuffer(bytes, 'full'), bytes)
+  const repaired = native.validateBuffer(bytes).findings.some((f) => TOOL_REPAIRS.has(f.code))
+  if (repaired) return
+  const history = [...(r.history ?? [])]
+  const text = (m: any) => (Array.isArray(m?.content) ? m.content : [{ type: 'text', text: m?.content }])
+  if (history.at(-1)?.role === 'assistant' && text(history.at(-1))[0]?.text === NO_RESPONSE) history.pop()
+  const interrupted = (m: any) =>
+    m?.role === 'user' &&
+    text(m).every(
+      (b: any) =>
+        b.type === 'tool_result' && b.is_error === true && String(b.content).startsWith('[Tool call interrupted'),
+    )
+  if (interrupted(history.at(-1))) history.pop()
+  const ids = (ms: any[], role: string, type: string, key: string) =>
+    ms
+      .filter((m) => m.role === role)
+      .flatMap((m) =>
+        text(m)
+          .filter((b: any) => b?.type === type)
+          .map((b: any) => b[key]),
+      )
+  t.deepEqual(
+    native_.messages.flatMap((m) => m.toolUseIds),
+    ids(history, 'assistant', 'tool_use', 'id'),
+    `${label}: native view tool_use ids`,
+  )
+  // Within one user message the client sends results in file order, the native chain splices
+  // them in call order: compared per message, as sets.
+  const perMessage = (xs: string[][]) => xs.filter((x) => x.length > 0).map((x) => [...x].sort())
+  t.deepEqual(
+    perMessage(native_.messages.map((m) => m.toolResultIds)),
+    perMessage(history.filter((m) => m.role === 'user').map((m) => ids([m], 'user', 'tool_result', 'tool_use_id'))),
+    `${label}: native view tool_result ids`,
+  )
+  t.is(native_.messages.length - (pending ? 1 : 0), history.length, `${label}: native view message count`)
 }
 
 test.serial('the pinned client is installed and answers --version', async (t) => {

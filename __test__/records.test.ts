@@ -225,3 +225,8 @@ test('records() yields bad lines as problems and never throws for a line', async
   )
   await t.throwsAsync(collect(join(dir, 'missing.jsonl')), { message: /missing\.jsonl: no such file or directory/ })
 })
+
+test('the record types with a TypeScript type are exactly the types the native core knows', async (t) => {
+  const { default: native } = await import('../src-ts/native.js')
+  t.deepEqual([...KNOWN_RECORD_TYPES].sort(), [...native.knownRecordTypes()].sort())
+})

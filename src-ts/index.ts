@@ -83,8 +83,8 @@ export function estimateTokens(text: string): number {
 }
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
 export type { EstateOptions, Roots } from './read/estate.js'
-export { apiView, renderAttachment, NO_RESPONSE, INTERRUPTED_TOOL_RESULT, OPAQUE } from './compress/api-view.js'
-export type { ApiView, ApiViewOptions, ApiMessage, ApiBlock } from './compress/api-view.js'
+export { clientView } from './read/client-view.js'
+export type { ClientView, ClientMessage } from './read/client-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
 export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
 export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'

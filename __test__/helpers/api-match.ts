@@ -2,7 +2,7 @@
 // OPAQUE placeholder (an attachment kind whose rendering is not emulated): there any one
 // system-reminder matches.
 import { isDeepStrictEqual } from 'node:util'
-import { OPAQUE } from '../../src-ts/compress/api-view.js'
+import { OPAQUE } from './api-view.js'
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const PLACEHOLDER = new RegExp(`${OPAQUE}[^${OPAQUE}]*${OPAQUE}`, 'g')

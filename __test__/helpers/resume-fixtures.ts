@@ -79,6 +79,11 @@ export class Transcript {
     return this
   }
 
+  /** The rewound branch U2alt A2alt, a second child of A1, written now. */
+  alternative(): this {
+    return this.user('U2alt', 'A1', 'U2-alt: no, write the docs instead').text('A2alt', 'U2alt', 'A2-alt: docs written')
+  }
+
   lastPrompt(leaf?: string): this {
     const r: Rec = { type: 'last-prompt', lastPrompt: 'x', sessionId: FIXTURE_SESSION }
     if (leaf) r.leafUuid = this.uuid(leaf)
@@ -119,11 +124,14 @@ export class Transcript {
   }
 }
 
+/** U1 A1: the opening of most fixtures. */
+export function opening(t = new Transcript()): Transcript {
+  return t.user('U1', null, 'U1: set up the project').text('A1', 'U1', 'A1: done, what next?')
+}
+
 /** U1 A1 U2 A2(tool) R2 A3: the conversation most fixtures start from. */
-function linearBase(t = new Transcript()): Transcript {
-  return t
-    .user('U1', null, 'U1: set up the project')
-    .text('A1', 'U1', 'A1: done, what next?')
+export function linearBase(t = new Transcript()): Transcript {
+  return opening(t)
     .user('U2', 'A1', 'U2: run the build')
     .call('A2', 'U2', 'toolu_build')
     .result('R2', 'A2', 'toolu_build', 'build ok')
@@ -131,10 +139,8 @@ function linearBase(t = new Transcript()): Transcript {
 }
 
 /** The main branch U2…A3 written first (older), the alt branch U2alt A2alt (second child of A1) later. */
-function branched(t = new Transcript()): Transcript {
-  return linearBase(t)
-    .user('U2alt', 'A1', 'U2-alt: no, write the docs instead')
-    .text('A2alt', 'U2alt', 'A2-alt: docs written')
+export function branched(t = new Transcript()): Transcript {
+  return linearBase(t).alternative()
 }
 
 export interface Fixture {
@@ -309,6 +315,90 @@ export function fixtures(): Fixture[] {
       'a uuid reused by a later record',
       linearBase().text('A3', 'R2', 'A3-DUP: the later copy'),
       "the later record takes the earlier one's place (case 4e)",
+    ),
+    f(
+      'interior pointer on a tool call',
+      branched().lastPrompt('A2'),
+      'resumed from the tool result R2, truncated there + "No response requested." (case 2e)',
+    ),
+    f(
+      'interior pointer on parallel calls in fragments',
+      opening()
+        .user('U2', 'A1', 'U2: two commands')
+        .assistant('A2t', 'U2', [{ type: 'thinking', thinking: 't', signature: 'c2ln' }], 'msg_p')
+        .call('A2a', 'A2t', 'toolu_a', 'msg_p')
+        .call('A2b', 'A2a', 'toolu_b', 'msg_p')
+        .result('Ra', 'A2a', 'toolu_a', 'out a')
+        .result('Rb', 'A2b', 'toolu_b', 'out b')
+        .text('A3', 'Rb', 'A3: both ran')
+        .alternative()
+        .lastPrompt('A2a'),
+      "resumed from the last fragment's result Rb: one message with both calls, both results",
+    ),
+    f(
+      'interior pointer on a call without a result',
+      opening()
+        .user('U2', 'A1', 'U2: run it')
+        .call('A2', 'U2', 'toolu_lost')
+        .user('U3', 'A2', 'U3: never mind')
+        .text('A3', 'U3', 'A3: ok')
+        .alternative()
+        .lastPrompt('A2'),
+      'resumed from the call itself, closed with an interrupted result',
+    ),
+    f(
+      'blank assistant records',
+      new Transcript()
+        .user('U1', null, 'U1: set up the project')
+        .assistant('A1', 'U1', [{ type: 'text', text: '\n\n' }])
+        .user('U2', 'A1', 'U2: anyone?')
+        .assistant('A2a', 'U2', [{ type: 'text', text: '\n\n' }], 'msg_f')
+        .call('A2b', 'A2a', 'toolu_f', 'msg_f')
+        .result('R2', 'A2b', 'toolu_f', 'out')
+        .assistant('A3', 'R2', [
+          { type: 'thinking', thinking: 'x', signature: 'c2ln' },
+          { type: 'text', text: ' \n' },
+        ])
+        .user('U4', 'A3', 'U4: next')
+        .text('A4', 'U4', 'A4: end'),
+      'blank-text records dropped: U1+U2 merged, the call alone, R2+U4 merged',
+    ),
+    f(
+      'blank text beside other blocks',
+      new Transcript()
+        .user('U1', null, 'U1: set up the project')
+        .assistant('A1', 'U1', [
+          { type: 'text', text: '' },
+          { type: 'text', text: 'A1: real' },
+          { type: 'text', text: '  \n' },
+        ])
+        .user('U2', 'A1', [
+          { type: 'text', text: '' },
+          { type: 'text', text: 'U2: real' },
+          { type: 'text', text: '\n\n' },
+        ])
+        .assistant('A2', 'U2', [
+          { type: 'text', text: ' \n ' },
+          { type: 'tool_use', id: 'toolu_w', name: 'Bash', input: { command: 'ls' } },
+        ])
+        .user('R2', 'A2', [
+          { tool_use_id: 'toolu_w', type: 'tool_result', content: 'out', is_error: false },
+          { type: 'text', text: '\n' },
+        ])
+        .text('A3', 'R2', 'A3: end'),
+      'empty texts dropped everywhere; whitespace kept beside assistant blocks, dropped from user blocks',
+    ),
+    f(
+      'thinking-only records and blank user messages',
+      new Transcript()
+        .user('U1', null, 'U1: set up the project')
+        .assistant('A1', 'U1', [{ type: 'thinking', thinking: 'hmm', signature: 'c2ln' }])
+        .user('U2', 'A1', '  \n')
+        .assistant('A2t', 'U2', [{ type: 'thinking', thinking: '', signature: 'c2ln' }], 'msg_q')
+        .text('A2', 'A2t', 'A2: said', 'msg_q')
+        .user('U3', 'A2', [{ type: 'text', text: '\n' }])
+        .text('A3', 'U3', 'A3: end'),
+      'a thinking-only message dropped (U1+U2 merged); a lone blank user block becomes "(no content)"',
     ),
     f(
       'tool call without a result, then a prompt',

@@ -5,6 +5,7 @@
 //! and whose `cause.message` is `{"code":…,"path":…}` (see [`crate::failure`]).
 
 mod archive;
+mod client;
 mod compress;
 mod estate;
 mod graph;

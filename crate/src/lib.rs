@@ -2,6 +2,7 @@
 //! `binding` and is compiled only with the `node` feature.
 
 pub mod archive;
+pub mod client;
 pub mod compress;
 pub mod estate;
 pub mod failure;

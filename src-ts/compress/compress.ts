@@ -12,7 +12,7 @@ import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../atomic-write.js'
-import { KNOWN_TYPES } from '../read/doctor.js'
+import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
 import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
 import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
@@ -143,13 +143,8 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
   summaryCharBudget(options)
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
-  if (index.length === 0 || !summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
-    throw inputError(
-      input,
-      index.length === 0
-        ? 'no records: not a transcript'
-        : 'not a Claude Code transcript (no record has a Claude Code type)',
-    )
+  if (index.length === 0 || !isClaudeCodeTranscript(summary.types)) {
+    throw inputError(input, index.length === 0 ? 'no records: not a transcript' : NOT_CLAUDE_CODE)
   }
   const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
   if (first.report.status !== 'valid') throw new ClaudeJsonlError(stopMessage(first.report), EXIT.flagged, input)

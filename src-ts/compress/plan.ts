@@ -52,7 +52,7 @@ import type {
   PreserveMode,
 } from '#native'
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
-import { KNOWN_TYPES } from '../read/doctor.js'
+import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
@@ -240,8 +240,8 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
     }
     throw inputError(label, 'no records: not a transcript')
   }
-  if (!summary.types.some((t) => KNOWN_TYPES.has(t.name))) {
-    throw inputError(label, 'not a Claude Code transcript (no record has a Claude Code type)')
+  if (!isClaudeCodeTranscript(summary.types)) {
+    throw inputError(label, NOT_CLAUDE_CODE)
   }
   return planScanned(index, buffer, opts, options, input)
 }

@@ -3,11 +3,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { EstateFileInfo } from '../native.js'
-import { KNOWN_RECORD_TYPES } from '../records/guards.js'
+import { KNOWN_TYPES } from './record-types.js'
 import { EstateOptions, claudeConfigDirs, fileProblem, inClaudeProjects, scanEstateFiles } from './estate.js'
 
-/** The record types Claude Code writes (the record types' own list); anything else is listed as unknown. */
-export const KNOWN_TYPES: ReadonlySet<string> = new Set(KNOWN_RECORD_TYPES)
+export { KNOWN_TYPES }
 
 /** Below this many assistant entries, zero collapsed duplicates proves nothing. */
 export const DEDUPE_MIN_ENTRIES = 20

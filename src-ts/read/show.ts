@@ -186,6 +186,20 @@ class TurnBuilder {
     this.badLines = [...badLines]
   }
 
+  private groups?: number[]
+  /** The API message a record belongs to (fragments of one message.id): the native core's rule. */
+  private messageGroup(i: number): number {
+    this.groups ??= native.messageGroups(this.index)
+    return this.groups[i] ?? i
+  }
+
+  private requestKeys?: (string | null | undefined)[]
+  /** The request a record belongs to: the native core owns the key (requestId, else message.id). */
+  private requestKey(i: number): string | undefined {
+    this.requestKeys ??= native.requestKeys(this.index)
+    return this.requestKeys[i] ?? undefined
+  }
+
   private current(): Turn {
     if (this.turns.length === 0) this.newTurn()
     return this.turns[this.turns.length - 1]
@@ -251,7 +265,7 @@ class TurnBuilder {
       } else if (type === 'user') {
         turn = this.user(rec, info, at)
       } else {
-        this.assistant(rec, info, at)
+        this.assistant(rec, { ...info, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
       }
     }
     this.turnOf.set(i, turn)
@@ -318,7 +332,9 @@ class TurnBuilder {
     info: {
       messageId?: string
       model?: string
-      requestId?: string
+      requestKey?: string
+      /** The first record of its API message. */
+      message: number
       usage?: {
         inputTokens: number
         cacheCreationInputTokens: number
@@ -335,7 +351,7 @@ class TurnBuilder {
       : typeof msg.content === 'string'
         ? [{ type: 'text', text: msg.content }]
         : []
-    const key = info.messageId ?? `line:${at.line}`
+    const key = String(info.message)
     for (const b of blocks as Record<string, unknown>[]) {
       if (!b || typeof b !== 'object') continue
       if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
@@ -367,7 +383,7 @@ class TurnBuilder {
     }
     // Tokens: one row per request, the entry with the largest output (stats' rule).
     if (info.usage && info.model !== '<synthetic>') {
-      const rk = info.requestId ?? info.messageId ?? `line:${at.line}`
+      const rk = info.requestKey ?? `line:${at.line}`
       const u = info.usage
       const row: RequestUsage = {
         key: rk,

@@ -5,7 +5,7 @@ import { basename } from 'node:path'
 import native from '../native.js'
 import type { ValidationFinding, ValidationResult } from '#native'
 import { fromNative, inputError } from '../errors.js'
-import { KNOWN_TYPES } from './doctor.js'
+import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from './record-types.js'
 
 export type ValidationIssue = ValidationFinding
 
@@ -61,12 +61,12 @@ export async function validate(path: string): Promise<ValidationReport> {
     }
     throw inputError(path, 'no records: not a transcript')
   }
-  if (!r.types.some((t) => KNOWN_TYPES.has(t.name))) {
+  if (!isClaudeCodeTranscript(r.types)) {
     const seen = r.types
       .slice(0, 4)
       .map((t) => t.name || '(no type)')
       .join(', ')
-    throw inputError(path, `not a Claude Code transcript (no record has a Claude Code type; types: ${seen})`)
+    throw inputError(path, `${NOT_CLAUDE_CODE.slice(0, -1)}; types: ${seen})`)
   }
   const findings = [
     ...r.findings.filter((f) => f.severity === 'error'),

@@ -10,9 +10,9 @@
 //! stops the whole repair.
 
 use super::json_span::{array_items, member_deletion, object_members, RawMember, SpanError};
+use crate::scan::reparse::{as_str, get, parse_line};
 use crate::scan::{self, Mode, Scan};
 use crate::topology;
-use crate::validate::{as_str, get, parse_line};
 use rustc_hash::FxHashMap as HashMap;
 use simd_json::OwnedValue as V;
 use std::ops::Range;

@@ -1,6 +1,7 @@
-//! The record graph of one transcript: uuid index, parent/children links, roots, the leaf the
-//! real Claude Code client (2.1.332, see `docs/claude-code-client.md`) resumes from, and
-//! the active chain from a leaf with the records the client splices back in.
+//! The record graph of one transcript: uuid index, parent/children links, roots, and the
+//! records off the active chain grouped into branches. Which leaf the client resumes from and
+//! what it splices into the chain are the client's rules (`crate::client`); the graph offers
+//! them as methods.
 //!
 //! Everything works on record indexes into a [`Scan`]; no transcript text is read here. Walks
 //! are loop-safe: a parent cycle stops a walk and is reported, never hangs it.
@@ -27,97 +28,7 @@ pub enum Link {
     Dangling,
 }
 
-/// What chose the leaf.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LeafRule {
-    /// The last `last-prompt` record's `leafUuid` names a leaf.
-    LastPrompt,
-    /// The pointer names a record inside one branch only, off the default chain: the client
-    /// resumes from it and the history is truncated there.
-    LastPromptInterior,
-    /// The leaf of the last conversation record in file order.
-    LastConversationRecord,
-    /// No conversation record at all.
-    #[default]
-    None,
-}
-
-/// What became of the last `last-prompt` pointer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Pointer {
-    /// No `last-prompt` record.
-    #[default]
-    Absent,
-    /// The last `last-prompt` has no `leafUuid`.
-    NoLeafUuid,
-    /// `leafUuid` names no record of the file.
-    Unknown,
-    /// `leafUuid` names a leaf: used.
-    Leaf,
-    /// `leafUuid` names a record with descendants on the default chain (stale, written mid-turn,
-    /// or the fork point or root of a branched file): ignored.
-    InteriorOnChain,
-    /// `leafUuid` names an interior record off the default chain: used, truncating.
-    InteriorOffChain,
-}
-
-impl LeafRule {
-    pub fn name(self) -> &'static str {
-        match self {
-            LeafRule::LastPrompt => "last-prompt",
-            LeafRule::LastPromptInterior => "last-prompt-interior",
-            LeafRule::LastConversationRecord => "last-conversation-record",
-            LeafRule::None => "none",
-        }
-    }
-}
-
-impl Pointer {
-    pub fn name(self) -> &'static str {
-        match self {
-            Pointer::Absent => "absent",
-            Pointer::NoLeafUuid => "no-leaf-uuid",
-            Pointer::Unknown => "unknown-uuid",
-            Pointer::Leaf => "leaf",
-            Pointer::InteriorOnChain => "interior-on-chain",
-            Pointer::InteriorOffChain => "interior-off-chain",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LeafChoice {
-    /// The leaf record, or [`NONE`] when the file has no conversation record.
-    pub leaf: u32,
-    pub rule: LeafRule,
-    pub pointer: Pointer,
-    /// The last `last-prompt` record, or [`NONE`].
-    pub pointer_record: u32,
-    /// The record its `leafUuid` names, or [`NONE`].
-    pub pointer_target: u32,
-    /// The leaf of the last conversation record in file order (the fallback), or [`NONE`].
-    pub default_leaf: u32,
-}
-
-/// Why a record is in the active chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// On the parent chain from the leaf.
-    Chain = 0,
-    /// An assistant fragment sharing `message.id` with a chain record, off the chain.
-    Fragment = 1,
-    /// A tool result answering a chain `tool_use`, off the chain.
-    ToolResult = 2,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct Chain {
-    /// Root to leaf, with fragments and results spliced where the client puts them.
-    pub records: Vec<u32>,
-    pub origins: Vec<Origin>,
-    /// The walk from the leaf met a record twice (a parent cycle) and stopped there.
-    pub looped: bool,
-}
+pub use crate::client::{Chain, LeafChoice, LeafRule, Origin, Pointer};
 
 /// Records not on the active chain, grouped into branches.
 #[derive(Clone, Debug, Default)]
@@ -297,141 +208,15 @@ impl<'a> Graph<'a> {
         false
     }
 
-    /// The leaf the real client resumes from: the last `last-prompt` record's `leafUuid` when
-    /// it names a leaf; a pointer to an interior record off the default chain truncates there;
-    /// otherwise (absent, no `leafUuid`, unknown uuid, interior on the default chain) the last
-    /// conversation record in file order.
+    /// The leaf the real client resumes from (the client's rule: [`crate::client::leaf`]).
     pub fn client_leaf(&self) -> LeafChoice {
-        let s = self.scan;
-        let default_leaf =
-            (0..s.records.len() as u32).rev().find(|&i| self.canonical(i) && self.is_conversation(i)).unwrap_or(NONE);
-        let pointer_record = (0..s.records.len() as u32)
-            .rev()
-            .find(|&i| is_kind(s, &s.records[i as usize], "last-prompt"))
-            .unwrap_or(NONE);
-        let fallback = |pointer: Pointer, target: u32| LeafChoice {
-            leaf: default_leaf,
-            rule: if default_leaf == NONE { LeafRule::None } else { LeafRule::LastConversationRecord },
-            pointer,
-            pointer_record,
-            pointer_target: target,
-            default_leaf,
-        };
-        if pointer_record == NONE {
-            return fallback(Pointer::Absent, NONE);
-        }
-        let Some(leaf_uuid) = s.records[pointer_record as usize].leaf_uuid else {
-            return fallback(Pointer::NoLeafUuid, NONE);
-        };
-        let Some(target) = self.index_of(s.str(leaf_uuid)) else {
-            return fallback(Pointer::Unknown, NONE);
-        };
-        if !self.has_conversation_descendant(target) {
-            return LeafChoice {
-                leaf: target,
-                rule: LeafRule::LastPrompt,
-                pointer: Pointer::Leaf,
-                pointer_record,
-                pointer_target: target,
-                default_leaf,
-            };
-        }
-        let on_default = default_leaf != NONE && self.ancestors(default_leaf).0.contains(&target);
-        if on_default {
-            return fallback(Pointer::InteriorOnChain, target);
-        }
-        LeafChoice {
-            leaf: target,
-            rule: LeafRule::LastPromptInterior,
-            pointer: Pointer::InteriorOffChain,
-            pointer_record,
-            pointer_target: target,
-            default_leaf,
-        }
+        crate::client::leaf::choose(self)
     }
 
-    /// The nearest assistant record at or above `i` (through tool results, progress records and
-    /// the like), bounded and loop-safe.
-    fn owning_assistant(&self, i: u32) -> u32 {
-        let mut at = self.parent[i as usize];
-        for _ in 0..64 {
-            if at == NONE {
-                return NONE;
-            }
-            if is_kind(self.scan, &self.scan.records[at as usize], "assistant") {
-                return at;
-            }
-            at = self.parent[at as usize];
-        }
-        NONE
-    }
-
-    /// The active chain from `leaf`, root first, across compaction boundaries, with every
-    /// assistant fragment of a chain `message.id` and every tool result answering one of its
-    /// `tool_use` ids spliced in: the fragments of one message together (file order), then their
-    /// results (in the order of the calls), as the client sends them.
+    /// The active chain from `leaf` as the client loads it (fragments and tool results
+    /// spliced in: [`crate::client::chain`]).
     pub fn active_chain(&self, leaf: u32) -> Chain {
-        if leaf == NONE {
-            return Chain::default();
-        }
-        let s = self.scan;
-        let (mut base, looped) = self.ancestors(leaf);
-        base.reverse();
-        let on_base: FxHashSet<u32> = base.iter().copied().collect();
-        let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-        let mut results: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-        for (i, r) in s.records.iter().enumerate() {
-            let i = i as u32;
-            if r.has(record::F_SIDECHAIN) || !self.canonical(i) {
-                continue;
-            }
-            if is_kind(s, r, "assistant") {
-                if let Some(m) = r.message_id {
-                    groups.entry(s.str(m)).or_default().push(i);
-                }
-            } else if is_kind(s, r, "user") {
-                for id in s.tables.tool_results(r) {
-                    results.entry(s.str(*id)).or_default().push(i);
-                }
-            }
-        }
-        let mut chain = Chain { looped, ..Chain::default() };
-        let mut emitted: FxHashSet<u32> = FxHashSet::default();
-        let emit = |chain: &mut Chain, emitted: &mut FxHashSet<u32>, i: u32, spliced: Origin| {
-            if emitted.insert(i) {
-                chain.records.push(i);
-                chain.origins.push(if on_base.contains(&i) { Origin::Chain } else { spliced });
-            }
-        };
-        for &i in &base {
-            let r = &s.records[i as usize];
-            let group = match r.message_id {
-                Some(m) if is_kind(s, r, "assistant") && !r.has(record::F_SIDECHAIN) => groups.get(s.str(m)),
-                _ => None,
-            };
-            let Some(group) = group else {
-                emit(&mut chain, &mut emitted, i, Origin::Chain);
-                continue;
-            };
-            if emitted.contains(&i) {
-                continue;
-            }
-            for &f in group {
-                emit(&mut chain, &mut emitted, f, Origin::Fragment);
-            }
-            let members: FxHashSet<u32> = group.iter().copied().collect();
-            for &f in group {
-                for tu in s.tables.tool_uses(&s.records[f as usize]) {
-                    for &res in results.get(s.str(tu.id)).map(|v| v.as_slice()).unwrap_or(&[]) {
-                        let owner = self.owning_assistant(res);
-                        if on_base.contains(&res) || (owner != NONE && members.contains(&owner)) {
-                            emit(&mut chain, &mut emitted, res, Origin::ToolResult);
-                        }
-                    }
-                }
-            }
-        }
-        chain
+        crate::client::chain::active_chain(self, leaf)
     }
 
     /// Records off the active chain, grouped into branches (a branch is named by its first

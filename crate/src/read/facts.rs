@@ -40,7 +40,7 @@ pub fn request_facts(scan: &Scan) -> RequestFacts {
             f.sidechain_entries += 1;
         }
         let stopped = r.stop_reason.is_some();
-        match scan.tables.strings.opt(r.request_id.or(r.message_id)) {
+        match scan.tables.strings.opt(crate::client::records::request_key(r)) {
             Some(k) => *groups.entry(k).or_insert(false) |= stopped,
             None => {
                 keyless += 1;

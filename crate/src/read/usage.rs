@@ -149,7 +149,7 @@ fn file_rows(scan: &Scan) -> FileRows {
             ));
         }
         out.rows.push(Row {
-            key: request_id.or(message_id).map_or(0, h128),
+            key: strings.opt(crate::client::records::request_key(r)).map_or(0, h128),
             message: message_id.map_or(0, h128),
             model: xxh3_64(model.as_bytes()),
             speed: strings.opt(usage.speed).map_or(0, |s| xxh3_64(s.as_bytes()) | 1),

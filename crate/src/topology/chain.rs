@@ -2,11 +2,11 @@
 
 use super::{
     is_boundary, is_summary, kind_is, line, uuid_of, LeafPolicy, Options, Plan, PreserveMode, Run, Status, Stop,
-    Warning, ORIGIN_PRESERVED,
+    Warning,
 };
 use crate::graph::{Graph, Link, Origin, NONE};
+use crate::scan::reparse::{get, parse_line};
 use crate::scan::{record, Scan};
-use crate::validate::{get, parse_line, preserved_segment};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Duplicate uuids anywhere make the uuid index ambiguous: blocking (under `strict`), whatever branch
@@ -59,55 +59,17 @@ pub(super) fn join(lines: &[u32], max: usize) -> String {
     out.join(", ")
 }
 
-/// The summary child of boundary `b`.
-fn summary_of(g: &Graph, b: u32) -> Option<u32> {
-    g.children(b).iter().copied().find(|&c| is_summary(g.scan(), c))
-}
-
 /// Fills the chain: the active chain from the leaf (fragments and results spliced), a live
-/// preserved segment applied as the client applies it (head spliced after the summary), then cut to start at the last
-/// compact boundary on it (the client sends nothing before it). Also the sessionId runs along it.
+/// preserved segment applied as the client applies it, then cut to start at the last compact
+/// boundary on it. Also the sessionId runs along it.
 pub(super) fn build(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     let s = g.scan();
-    let full = g.active_chain(p.leaf);
-    let mut chain: Vec<u32> = full.records.clone();
-    let mut origins: Vec<u8> = full.origins.iter().map(|o| *o as u8).collect();
-    let mut dropped: Vec<u32> = Vec::new();
-    let last_boundary = (0..s.records.len() as u32)
-        .rev()
-        .find(|&i| g.canonical(i) && is_boundary(s, i) && !s.records[i as usize].has(record::F_SIDECHAIN));
-    let live = last_boundary
-        .and_then(|b| summary_of(g, b).map(|sm| (b, sm)))
-        .and_then(|(b, sm)| preserved_segment(s, bytes, g, b, sm).map(|(head, tail)| (b, sm, head, tail)));
-    if let Some((b, sm, head, tail)) = live {
-        if let Some(k) = chain.iter().position(|&r| r == head) {
-            // Records written after the compaction chain onto the tail: the walk from the leaf
-            // reaches the head through the old history, which the client drops.
-            dropped = chain[..k].to_vec();
-            chain = [b, sm].into_iter().chain(chain[k..].iter().copied()).collect();
-            origins = [0, 0].into_iter().chain(origins[k..].iter().copied()).collect();
-            p.relinked.push(head);
-            p.segment_live = true;
-        } else if let Some(k) = chain.iter().position(|&r| r == sm) {
-            // Records hanging off the summary: the client moves them after the tail.
-            let (mut seg, _) = g.ancestors(tail);
-            if let Some(h) = seg.iter().position(|&r| r == head) {
-                seg.truncate(h + 1);
-            }
-            seg.reverse();
-            let rest = chain.split_off(k + 1);
-            let rest_origins = origins.split_off(k + 1);
-            if let Some(&first) = rest.first() {
-                p.relinked.push(first);
-            }
-            p.relinked.push(head);
-            origins.extend(std::iter::repeat_n(ORIGIN_PRESERVED, seg.len()));
-            chain.extend(seg);
-            chain.extend(rest);
-            origins.extend(rest_origins);
-            p.segment_live = true;
-        }
-    }
+    let loaded = crate::client::chain::load(g, bytes, &g.active_chain(p.leaf));
+    let mut chain = loaded.records;
+    let mut origins: Vec<u8> = loaded.origins.iter().map(|o| *o as u8).collect();
+    let mut dropped = loaded.dropped;
+    p.relinked = loaded.relinked;
+    p.segment_live = loaded.segment_live;
     let start = chain.iter().rposition(|&r| is_boundary(s, r)).unwrap_or(0);
     dropped.extend_from_slice(&chain[..start]);
     dropped.sort_unstable();

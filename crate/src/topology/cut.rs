@@ -5,7 +5,7 @@
 use super::{kind_is, line, CheckpointPolicy, Options, Plan, PreserveMode, Status, Stop, Warning};
 use crate::graph::{Graph, NONE};
 use crate::scan::record;
-use crate::validate::{as_str, get, parse_line};
+use crate::scan::reparse::{as_str, get, parse_line};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The six sets of the partition: every record of the file is in exactly one.

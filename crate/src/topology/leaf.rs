@@ -5,12 +5,12 @@
 use super::{line, uuid_of, LeafPolicy, Options, Plan, PreserveMode, Status, Stop, Warning};
 use crate::graph::{Graph, LeafChoice, LeafRule, Pointer, NONE};
 use crate::scan::record;
-use crate::validate::{get, parse_line};
+use crate::scan::reparse::{get, parse_line};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub(super) fn choose(p: &mut Plan, g: &Graph, bytes: &[u8], c: &LeafChoice, opts: &Options) {
     let s = g.scan();
-    let subagent = crate::validate::subagent_only(s, g);
+    let subagent = crate::client::records::subagent_only(g);
     if (c.default_leaf == NONE && c.leaf == NONE) || subagent {
         let message = if subagent {
             "every conversation record carries an agentId: a subagent transcript, which is not resumed as a session"
@@ -149,10 +149,12 @@ fn auto(
         }
         Pointer::InteriorOffChain if !matches!(&strict, Err(e) if e.status == Status::ExtensionBranch) => {
             use_client(p, client_reason(g, c));
+            let ll = line(s, c.leaf);
+            let there = if ll == tl { "there".to_string() } else { format!("from its tool result (line {ll})") };
             p.warnings.push(Warning {
                 code: "pointer-truncates",
-                lines: vec![pl, tl],
-                message: format!("line {pl}: the last last-prompt names line {tl}, inside one branch: the client resumes there and the records after it are excluded"),
+                lines: if ll == tl { vec![pl, tl] } else { vec![pl, tl, ll] },
+                message: format!("line {pl}: the last last-prompt names line {tl}, inside one branch: the client resumes {there} and the records after it are excluded"),
             });
         }
         _ => match strict {
@@ -196,6 +198,10 @@ fn client_reason(g: &Graph, c: &LeafChoice) -> String {
     let (pl, ll) = (line(s, c.pointer_record), line(s, c.leaf));
     match c.rule {
         LeafRule::LastPrompt => format!("the last last-prompt (line {pl}) names a leaf (line {ll})"),
+        LeafRule::LastPromptInterior if c.leaf != c.pointer_target => format!(
+            "the last last-prompt (line {pl}) names line {} inside one branch, a tool call: the client resumes from its result (line {ll}) and truncates",
+            line(s, c.pointer_target)
+        ),
         LeafRule::LastPromptInterior => format!(
             "the last last-prompt (line {pl}) names line {ll} inside one branch: the client resumes there and truncates"
         ),
@@ -304,16 +310,7 @@ fn closure(g: &Graph, t: u32, pr: u32, after: &[u32], max_ext: u32) -> Result<(u
     let s = g.scan();
     let (pl, tl) = (line(s, pr), line(s, t));
     let tr = &s.records[t as usize];
-    let group: Vec<u32> = match tr.message_id.filter(|_| super::kind_is(s, t, "assistant")) {
-        Some(m) => (0..s.records.len() as u32)
-            .filter(|&i| {
-                g.canonical(i)
-                    && super::kind_is(s, i, "assistant")
-                    && s.records[i as usize].message_id.is_some_and(|x| s.str(x) == s.str(m))
-            })
-            .collect(),
-        None => vec![t],
-    };
+    let group = crate::client::chain::message_fragments(g, t);
     let inside: FxHashSet<u32> = group.iter().chain(after).copied().collect();
     let stale = |status: Status, x: u32, why: &str| {
         Stop {

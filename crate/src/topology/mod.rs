@@ -30,7 +30,7 @@ pub mod options;
 #[cfg(test)]
 mod tests;
 
-use crate::graph::{Graph, Pointer, NONE};
+use crate::graph::{Graph, Origin, Pointer, NONE};
 use crate::scan::{record, Scan};
 
 pub use cut::SetKind;
@@ -204,11 +204,11 @@ pub struct Run {
 }
 
 /// Per chain record: why it is there.
-pub const ORIGIN_CHAIN: u8 = 0;
-pub const ORIGIN_FRAGMENT: u8 = 1;
-pub const ORIGIN_RESULT: u8 = 2;
+pub const ORIGIN_CHAIN: u8 = Origin::Chain as u8;
+pub const ORIGIN_FRAGMENT: u8 = Origin::Fragment as u8;
+pub const ORIGIN_RESULT: u8 = Origin::ToolResult as u8;
 /// Spliced in from a live `preservedSegment` (not on the parent walk from the leaf).
-pub const ORIGIN_PRESERVED: u8 = 3;
+pub const ORIGIN_PRESERVED: u8 = Origin::Preserved as u8;
 
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -363,7 +363,34 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
         }
         cut::legal_cuts(&mut p, &g);
         cut::choose(&mut p, opts);
+        summarised_defects(&mut p, scan, bytes);
     }
     cut::partition(&mut p, &g, bytes, opts);
     p
+}
+
+/// Tool defects on the chain inside the part the summary replaces (an orphan tool result, a
+/// call without its result): they never reach the output, so they do not block, but the plan
+/// lists them, each under the validator's code, so that they do not vanish without a word.
+fn summarised_defects(p: &mut Plan, scan: &Scan, bytes: &[u8]) {
+    use crate::validate::Code;
+    const TOOL_DEFECTS: &[Code] = &[
+        Code::OrphanToolResult,
+        Code::ToolUseWithoutResult,
+        Code::DuplicateToolResult,
+        Code::ToolResultOrder,
+        Code::DuplicateToolUseId,
+        Code::EmptyToolUseId,
+    ];
+    let Some(cut) = p.cut else { return };
+    let summarised = &p.chain[..cut as usize];
+    for f in crate::validate::api_findings(scan, bytes, summarised) {
+        if TOOL_DEFECTS.contains(&f.code) {
+            p.warnings.push(Warning {
+                code: f.code.name(),
+                lines: f.lines,
+                message: format!("in the summarised part (replaced by the summary, not blocking): {}", f.message),
+            });
+        }
+    }
 }

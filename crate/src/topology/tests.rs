@@ -223,6 +223,29 @@ fn interior_pointer_on_one_branch_truncates_with_a_warning() {
 }
 
 #[test]
+fn interior_pointer_on_a_tool_call_resumes_from_its_result() {
+    // main: U2 A2(tool) R2 A3; alt: U2b A2b written last; the pointer names A2. The client
+    // resumes from R2 (the call's result) and truncates there; the plan follows it.
+    let f = fx(&[
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", Some("t1")),
+        result("r2", Some("a2"), "t1"),
+        asst("a3", Some("r2"), "m3", None),
+        user("u2b", Some("a1")),
+        asst("a2b", Some("u2b"), "m2b", None),
+        pointer("a2"),
+    ]);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(f.leaf(&p), "r2");
+    assert_eq!(f.uuids(&p.chain), ["u1", "a1", "u2", "a2", "r2"]);
+    assert!(p.warnings.iter().any(|w| w.code == "pointer-truncates" && w.lines == [9, 4, 5]), "{:?}", p.warnings);
+    assert!(p.leaf_reason.contains("resumes from its result"), "{}", p.leaf_reason);
+}
+
+#[test]
 fn extension_accepts_only_a_bounded_tool_result_closure() {
     let f = fx(&[
         user("u1", None),
@@ -672,4 +695,40 @@ fn unparsed_lines_and_a_torn_tail_are_warnings() {
     assert_eq!(p.status, Status::Valid);
     assert!(p.warnings.iter().any(|w| w.code == "unparsed-lines" && w.lines == [2]));
     assert_eq!(p.sets.len(), 3, "lines that are not JSON objects are no record");
+}
+
+#[test]
+fn tool_defects_in_the_summarised_part_are_listed_not_blocking() {
+    // An orphan result (line 3) and a call without its result (line 5) early on the chain, then
+    // a long clean tail: the summary replaces them; the plan says so, and stays valid.
+    let mut l = vec![
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        result("r1", Some("a1"), "ghost"),
+        asst("a2", Some("r1"), "m2", None),
+        asst("a3", Some("a2"), "m3", Some("lost")),
+        user("u4", Some("a3")),
+    ];
+    let mut parent = "u4".to_string();
+    for k in 0..12 {
+        let (a, u) = (format!("a{}", 10 + k), format!("u{}", 10 + k));
+        l.push(asst(&a, Some(&parent), &format!("m{}", 10 + k), None));
+        l.push(user(&u, Some(&a)));
+        parent = u;
+    }
+    l.push(asst("z", Some(&parent), "mz", None));
+    l.push(pointer("z"));
+    let f = fx(&l);
+    let mut o = policy(LeafPolicy::Auto);
+    o.min_recent_records = 4;
+    let p = f.plan(o);
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert!(p.cut.is_some_and(|c| c > 6));
+    let listed: Vec<(&str, Vec<u32>)> = p
+        .warnings
+        .iter()
+        .filter(|w| w.message.starts_with("in the summarised part"))
+        .map(|w| (w.code, w.lines.clone()))
+        .collect();
+    assert_eq!(listed, vec![("orphan-tool-result", vec![3]), ("tool-use-without-result", vec![5])]);
 }

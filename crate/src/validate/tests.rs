@@ -76,7 +76,7 @@ fn run(lines: &[String]) -> Report {
 }
 
 fn errors(r: &Report) -> Vec<(&'static str, Vec<u32>)> {
-    r.findings.iter().filter(|f| f.severity == Severity::Error).map(|f| (f.code, f.lines.clone())).collect()
+    r.findings.iter().filter(|f| f.severity == Severity::Error).map(|f| (f.code.name(), f.lines.clone())).collect()
 }
 
 #[test]
@@ -395,6 +395,7 @@ fn tool_results_out_of_the_order_of_their_calls_are_an_error() {
 
 #[test]
 fn blocks_from_the_scan_equal_blocks_parsed_again() {
+    use crate::client::blocks::{parsed, scanned as from_scan_tables, Content};
     let mut l = valid_lines();
     l.push(user("b1", Some("a4"), 40, "   "));
     l.push(rec(
@@ -414,15 +415,32 @@ fn blocks_from_the_scan_equal_blocks_parsed_again() {
     let bytes = l.join("\n") + "\n";
     let s = scan_bytes(bytes.as_bytes(), Mode::Full);
     let key =
-        |b: &Vec<Block>| b.iter().map(|b| (b.kind.clone(), b.id.clone(), b.blank_text, b.line)).collect::<Vec<_>>();
+        |c: &Content| c.blocks.iter().map(|b| (b.kind.clone(), b.id.clone(), b.blank, b.line)).collect::<Vec<_>>();
     let mut scanned = 0;
     for r in &s.records {
-        let parsed = record_blocks(bytes.as_bytes(), r).unwrap();
-        if let Some(from_scan) = scanned_blocks(&s, r) {
+        let parsed = parsed(bytes.as_bytes(), r).unwrap();
+        if let Some(from_scan) = from_scan_tables(&s, r) {
             assert_eq!(key(&from_scan), key(&parsed), "line {}", r.line);
             scanned += 1;
         }
     }
     assert!(scanned >= s.records.len() - 1, "only a result without its id needs a parse");
-    assert!(scanned_blocks(&s, &s.records[s.records.len() - 2]).is_none());
+    assert!(from_scan_tables(&s, &s.records[s.records.len() - 2]).is_none());
+}
+
+/// `docs/finding-codes.md` is generated from the codes (`node scripts/finding-codes.mjs` sets
+/// `CLAUDE_JSONL_WRITE_FINDING_CODES=1` and runs this test, which then writes the file).
+#[test]
+fn finding_codes_table_is_current() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/finding-codes.md");
+    let table = codes::markdown_table();
+    if std::env::var_os("CLAUDE_JSONL_WRITE_FINDING_CODES").is_some() {
+        std::fs::write(&path, &table).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(committed == table, "docs/finding-codes.md is stale: run `node scripts/finding-codes.mjs`");
+    let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), Code::ALL.len(), "every code has its own name");
 }

@@ -20,9 +20,9 @@
 //   that ends on records starting with a meta record (a local command's caveat) does not: those
 //   go into the client's final message (`pending`).
 // Records are parsed with JSON.parse from their byte spans; nothing is re-serialised.
-import native from '../native.js'
+import native from '../../src-ts/native.js'
 import type { ActiveChain } from '#native'
-import type { RecordInfo, TranscriptIndex } from '../native.js'
+import type { RecordInfo, TranscriptIndex } from '../../src-ts/native.js'
 
 export interface ApiBlock {
   type: string
@@ -246,8 +246,12 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
       continue
     }
     const sameModel = message.model === model
-    const blocks = blocksOf(message.content).filter(
-      (b) => sameModel || (b.type !== 'thinking' && b.type !== 'redacted_thinking'),
+    const all = blocksOf(message.content)
+    if (blankAssistant(all)) continue
+    const blocks = all.filter(
+      (b) =>
+        (sameModel || (b.type !== 'thinking' && b.type !== 'redacted_thinking')) &&
+        !(b.type === 'text' && b.text === ''),
     )
     if (blocks.length > 0)
       items.push({
@@ -257,8 +261,30 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
         record,
       })
   }
-  const { messages, pending } = assemble(repairTools(orderResults(items)))
+  const { messages, pending } = assemble(repairTools(orderResults(dropThinkingOnly(items))))
   return { messages, pending, records: items.map((it) => it.record), chain, model }
+}
+
+const isThinking = (b: ApiBlock) => b.type === 'thinking' || b.type === 'redacted_thinking'
+const isBlankText = (b: ApiBlock) => b.type === 'text' && typeof b.text === 'string' && b.text.trim() === ''
+
+/** An assistant record the client drops whole: text blocks, all blank, and thinking at most. */
+function blankAssistant(blocks: ApiBlock[]): boolean {
+  return blocks.some((b) => b.type === 'text') && blocks.every((b) => isThinking(b) || isBlankText(b))
+}
+
+/** Assistant messages (consecutive fragments of one message.id) of thinking blocks only are not sent. */
+function dropThinkingOnly(items: Item[]): Item[] {
+  const out: Item[] = []
+  for (let a = 0; a < items.length;) {
+    let b = a + 1
+    if (items[a].role === 'assistant' && items[a].messageId)
+      while (b < items.length && items[b].role === 'assistant' && items[b].messageId === items[a].messageId) b++
+    const run = items.slice(a, b)
+    if (!(run[0].role === 'assistant' && run.every((it) => it.blocks.every(isThinking)))) out.push(...run)
+    a = b
+  }
+  return out
 }
 
 /** Within a run of user records, tool results in file order (the graph splices them in call order). */
@@ -352,6 +378,11 @@ function assemble(input: Item[]): { messages: ApiMessage[]; pending?: ApiBlock[]
   }
   for (const m of merged) {
     if (m.role !== 'user' || m.text !== undefined) continue
+    // Empty and whitespace-only texts of a user message are dropped (a lone string is not).
+    if (m.blocks.some(isBlankText)) {
+      m.blocks = m.blocks.filter((b) => !isBlankText(b))
+      if (m.blocks.length === 0) m.blocks = [{ type: 'text', text: '(no content)' }]
+    }
     const results = m.blocks.filter((b) => b.type === 'tool_result')
     m.blocks = [...results, ...m.blocks.filter((b) => b.type !== 'tool_result')]
     if (

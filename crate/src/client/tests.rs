@@ -1,0 +1,271 @@
+//! The client's rules on small transcripts, one per observation (each shape was resumed with
+//! the real client 2.1.332; the comments say what it sent).
+
+use super::messages::{api_messages, Dropped};
+use crate::graph::{Graph, LeafRule, Pointer};
+use crate::scan::{scan_bytes, Mode, Scan};
+
+fn rec(kind: &str, uuid: &str, parent: Option<&str>, extra: &str) -> String {
+    let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(r#"{{"parentUuid":{p},"isSidechain":false,"type":"{kind}","uuid":"{uuid}","sessionId":"s"{extra}}}"#)
+}
+fn user(uuid: &str, parent: Option<&str>, content: &str) -> String {
+    rec("user", uuid, parent, &format!(r#","message":{{"role":"user","content":{content}}}"#))
+}
+fn asst(uuid: &str, parent: &str, msg: &str, blocks: &str) -> String {
+    rec(
+        "assistant",
+        uuid,
+        Some(parent),
+        &format!(r#","message":{{"id":"{msg}","role":"assistant","content":[{blocks}]}}"#),
+    )
+}
+fn text(t: &str) -> String {
+    format!(r#"{{"type":"text","text":"{t}"}}"#)
+}
+fn call(id: &str) -> String {
+    format!(r#"{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}"#)
+}
+fn think(t: &str) -> String {
+    format!(r#"{{"type":"thinking","thinking":"{t}","signature":"c2ln"}}"#)
+}
+fn result(uuid: &str, parent: &str, id: &str) -> String {
+    user(uuid, Some(parent), &format!(r#"[{{"type":"tool_result","tool_use_id":"{id}","content":"out"}}]"#))
+}
+fn pointer(leaf: &str) -> String {
+    format!(r#"{{"type":"last-prompt","leafUuid":"{leaf}","sessionId":"s"}}"#)
+}
+
+fn scan(lines: &[String]) -> (Scan, Vec<u8>) {
+    let bytes = (lines.join("\n") + "\n").into_bytes();
+    (scan_bytes(&bytes, Mode::Full), bytes)
+}
+
+fn uuid_of(s: &Scan, i: u32) -> &str {
+    s.tables.strings.opt(s.records[i as usize].uuid).unwrap_or("")
+}
+
+/// U1 A1, then `main` below A1, then the alt branch U2alt A2alt (written last) and `extra`.
+fn branched(main: Vec<String>, extra: Vec<String>) -> Vec<String> {
+    let mut l = vec![user("u1", None, r#""U1""#), asst("a1", "u1", "m1", &text("A1"))];
+    l.extend(main);
+    l.push(user("u2alt", Some("a1"), r#""U2-alt""#));
+    l.push(asst("a2alt", "u2alt", "m9", &text("A2-alt")));
+    l.extend(extra);
+    l
+}
+
+fn leaf(lines: &[String]) -> (String, LeafRule, Pointer) {
+    let (s, _) = scan(lines);
+    let g = Graph::new(&s);
+    let c = g.client_leaf();
+    (uuid_of(&s, c.leaf).to_string(), c.rule, c.pointer)
+}
+
+#[test]
+fn interior_pointer_on_a_tool_call_resumes_from_its_result() {
+    // The client resumed from the result and sent U1 A1 U2 A2 R2 + "No response requested.".
+    let main = vec![
+        user("u2", Some("a1"), r#""U2""#),
+        asst("a2", "u2", "m2", &call("t1")),
+        result("r2", "a2", "t1"),
+        asst("a3", "r2", "m3", &text("A3")),
+    ];
+    let l = branched(main, vec![pointer("a2")]);
+    assert_eq!(leaf(&l), ("r2".into(), LeafRule::LastPromptInterior, Pointer::InteriorOffChain));
+}
+
+#[test]
+fn interior_pointer_on_parallel_calls_resumes_from_the_last_result_below_the_message() {
+    // One record with two calls, both results children of it: the last one in file order.
+    let two = format!("{},{}", call("ta"), call("tb"));
+    let main = |first: &str, second: &str| {
+        vec![
+            user("u2", Some("a1"), r#""U2""#),
+            asst("a2", "u2", "m2", &two),
+            result(first, "a2", if first == "ra" { "ta" } else { "tb" }),
+            result(second, "a2", if second == "ra" { "ta" } else { "tb" }),
+            asst("a3", second, "m3", &text("A3")),
+        ]
+    };
+    assert_eq!(leaf(&branched(main("ra", "rb"), vec![pointer("a2")])).0, "rb");
+    assert_eq!(leaf(&branched(main("rb", "ra"), vec![pointer("a2")])).0, "ra");
+    // The second result parented to the first: the client resumed from the first (the child).
+    let chained = vec![
+        user("u2", Some("a1"), r#""U2""#),
+        asst("a2", "u2", "m2", &two),
+        result("ra", "a2", "ta"),
+        result("rb", "ra", "tb"),
+        asst("a3", "rb", "m3", &text("A3")),
+    ];
+    assert_eq!(leaf(&branched(chained, vec![pointer("a2")])).0, "ra");
+    // Fragments of one message.id (thinking, then one call per record): from any fragment, the
+    // result of the last fragment.
+    let frags = vec![
+        user("u2", Some("a1"), r#""U2""#),
+        asst("a2t", "u2", "mp", &think("t")),
+        asst("a2a", "a2t", "mp", &call("ta")),
+        asst("a2b", "a2a", "mp", &call("tb")),
+        result("ra", "a2a", "ta"),
+        result("rb", "a2b", "tb"),
+        asst("a3", "rb", "m3", &text("A3")),
+    ];
+    for p in ["a2t", "a2a", "a2b"] {
+        assert_eq!(leaf(&branched(frags.clone(), vec![pointer(p)])).0, "rb", "pointer on {p}");
+    }
+}
+
+#[test]
+fn interior_pointer_on_a_call_without_result_or_on_a_text_answer_stays() {
+    // No result below the call: the client resumed from the call (and closed it as interrupted).
+    let missing = vec![
+        user("u2", Some("a1"), r#""U2""#),
+        asst("a2", "u2", "m2", &call("lost")),
+        user("u3", Some("a2"), r#""U3""#),
+        asst("a3", "u3", "m3", &text("A3")),
+    ];
+    assert_eq!(leaf(&branched(missing, vec![pointer("a2")])).0, "a2");
+    let answer = vec![
+        user("u2", Some("a1"), r#""U2""#),
+        asst("a2", "u2", "m2", &text("A2")),
+        user("u3", Some("a2"), r#""U3""#),
+        asst("a3", "u3", "m3", &text("A3")),
+    ];
+    assert_eq!(leaf(&branched(answer, vec![pointer("a2")])).0, "a2");
+    // On the only chain the pointer is ignored, tool call or not.
+    let linear = vec![
+        user("u1", None, r#""U1""#),
+        asst("a2", "u1", "m2", &call("t1")),
+        result("r2", "a2", "t1"),
+        asst("a3", "r2", "m3", &text("A3")),
+        pointer("a2"),
+    ];
+    assert_eq!(leaf(&linear), ("a3".into(), LeafRule::LastConversationRecord, Pointer::InteriorOnChain));
+}
+
+/// The API messages of the whole chain: (role, block kinds) per message, and the dropped records.
+fn view(lines: &[String]) -> (Vec<(char, Vec<String>)>, Vec<(String, Dropped)>) {
+    let (s, bytes) = scan(lines);
+    let g = Graph::new(&s);
+    let chain = g.active_chain(g.client_leaf().leaf);
+    let v = api_messages(&s, &bytes, &chain.records);
+    let msgs = v
+        .messages
+        .iter()
+        .map(|m| {
+            let kinds = m.blocks.iter().map(|b| format!("{}{}", b.kind, if b.blank.droppable() { "~" } else { "" }));
+            (if m.assistant { 'A' } else { 'U' }, kinds.collect())
+        })
+        .collect();
+    (msgs, v.dropped.iter().map(|&(i, d)| (uuid_of(&s, i).to_string(), d)).collect())
+}
+
+fn around(middle: Vec<String>) -> Vec<String> {
+    let mut l =
+        vec![user("u1", None, r#""U1""#), asst("a1", "u1", "m1", &text("A1")), user("u2", Some("a1"), r#""U2""#)];
+    l.extend(middle);
+    l.push(user("u3", Some("a2"), r#""U3""#));
+    l.push(asst("a3", "u3", "m3", &text("A3")));
+    l
+}
+
+fn t(k: &str) -> String {
+    k.to_string()
+}
+
+#[test]
+fn blank_assistant_records_are_dropped_and_the_users_around_them_merge() {
+    for blocks in [
+        text("\\n\\n"),
+        text(""),
+        format!("{},{}", text("\\n"), text("")),
+        format!("{},{}", think("x"), text("\\n\\n")),
+    ] {
+        let (msgs, dropped) = view(&around(vec![asst("a2", "u2", "m2", &blocks)]));
+        assert_eq!(
+            msgs,
+            vec![
+                ('U', vec![t("text")]),
+                ('A', vec![t("text")]),
+                ('U', vec![t("text"), t("text")]),
+                ('A', vec![t("text")])
+            ],
+            "{blocks}"
+        );
+        assert_eq!(dropped, vec![("a2".to_string(), Dropped::BlankText)]);
+    }
+}
+
+#[test]
+fn empty_text_beside_other_blocks_is_dropped_whitespace_is_kept() {
+    let (msgs, _) =
+        view(&around(vec![asst("a2", "u2", "m2", &format!("{},{},{}", text(""), text("A2"), text("  \\n")))]));
+    assert_eq!(msgs[3], ('A', vec![t("text"), t("text~")]));
+    // A whitespace fragment of a tool call's message is its own record: dropped.
+    let l = vec![
+        user("u1", None, r#""U1""#),
+        asst("a2a", "u1", "mf", &text("\\n\\n")),
+        asst("a2b", "a2a", "mf", &call("t1")),
+        result("r2", "a2b", "t1"),
+        asst("a3", "r2", "m3", &text("A3")),
+    ];
+    assert_eq!(
+        view(&l).0,
+        vec![('U', vec![t("text")]), ('A', vec![t("tool_use")]), ('U', vec![t("tool_result")]), ('A', vec![t("text")])]
+    );
+}
+
+#[test]
+fn thinking_only_messages_are_dropped_unless_their_message_has_more() {
+    let (msgs, dropped) = view(&around(vec![asst("a2", "u2", "m2", &think("hmm"))]));
+    assert_eq!(msgs.len(), 4);
+    assert_eq!(dropped, vec![("a2".to_string(), Dropped::ThinkingOnly)]);
+    let (msgs, dropped) =
+        view(&around(vec![asst("a2t", "u2", "m2", &think("")), asst("a2", "a2t", "m2", &text("A2"))]));
+    assert_eq!(msgs[3], ('A', vec![t("thinking"), t("text")]));
+    assert!(dropped.is_empty());
+    // Empty thinking beside text is sent.
+    let (msgs, _) = view(&around(vec![asst("a2", "u2", "m2", &format!("{},{}", think(""), text("A2")))]));
+    assert_eq!(msgs[3], ('A', vec![t("thinking"), t("text")]));
+}
+
+#[test]
+fn user_blank_text_is_dropped_except_a_lone_string() {
+    let a = |c: &str| {
+        let l = vec![
+            user("u1", None, r#""U1""#),
+            asst("a1", "u1", "m1", &text("A1")),
+            user("u2", Some("a1"), c),
+            asst("a2", "u2", "m2", &text("A2")),
+        ];
+        view(&l).0[2].clone()
+    };
+    // A lone string is sent as it is, blank or not.
+    assert_eq!(a(r#""  \n""#), ('U', vec![t("text~")]));
+    assert_eq!(a(r#""""#), ('U', vec![t("text~")]));
+    // Blocks: blank texts go, wherever they are; nothing left is "(no content)".
+    assert_eq!(a(&format!("[{},{},{}]", text(""), text("U2"), text("\\n\\n"))), ('U', vec![t("text")]));
+    assert_eq!(a(&format!("[{}]", text("\\n"))), ('U', vec![t("text")]));
+    // Merged records: the blank one goes.
+    let l = vec![
+        user("u1", None, r#""U1""#),
+        asst("a1", "u1", "m1", &text("A1")),
+        user("u2", Some("a1"), r#""""#),
+        user("u2b", Some("u2"), r#""U2b""#),
+        asst("a2", "u2b", "m2", &text("A2")),
+    ];
+    assert_eq!(view(&l).0[2], ('U', vec![t("text")]));
+}
+
+#[test]
+fn message_groups_join_the_fragments_of_one_message_id() {
+    let l = vec![
+        user("u1", None, r#""U1""#),
+        asst("a1", "u1", "mp", &think("t")),
+        asst("a2", "a1", "mp", &call("ta")),
+        result("r1", "a2", "ta"),
+        asst("a3", "r1", "mq", &text("A3")),
+    ];
+    let (s, _) = scan(&l);
+    assert_eq!(super::chain::message_groups(&s), vec![0, 1, 1, 3, 4]);
+}

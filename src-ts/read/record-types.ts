@@ -1,0 +1,14 @@
+// Which files are Claude Code transcripts: the record types Claude Code writes are the native
+// core's list (crate/src/client/records.rs); the doctor, validate, plan and compress all ask here.
+import native from '../native.js'
+
+/** Record types Claude Code writes; anything else is passed through and listed as unknown. */
+export const KNOWN_TYPES: ReadonlySet<string> = new Set(native.knownRecordTypes())
+
+/** The refusal for a file none of whose records has a Claude Code type. */
+export const NOT_CLAUDE_CODE = 'not a Claude Code transcript (no record has a Claude Code type)'
+
+/** A file is a Claude Code transcript when at least one record has a Claude Code type. */
+export function isClaudeCodeTranscript(types: readonly { name: string }[]): boolean {
+  return types.some((t) => KNOWN_TYPES.has(t.name))
+}
