@@ -6,17 +6,20 @@ import { compress, type CompressOptions } from '../compress/compress.js'
 import { EXIT, usageError } from '../errors.js'
 import { resolveSession } from '../read/session-ref.js'
 import { parseCommand, print } from './args.js'
-import { BUDGET_FLAGS, budgetOptions, TOPOLOGY_USAGE, wholeNumber } from './topology-options.js'
+import { BUDGET_FLAGS, budgetOptions, fraction, TOPOLOGY_USAGE, wholeNumber } from './topology-options.js'
 
 export const COMPRESS_USAGE = `Usage: claude-jsonl compress SESSION --out FILE [--force] [--json] [--projects DIR]
   [--summary deterministic|model] [--model-summary FILE | --summarizer-cmd CMD | --summarizer anthropic [--model M]]
   [--handoff FILE] [--model-pack-char-budget N] [--model-pack-estimated-token-budget N]
   [--preserve-prior-summaries-verbatim] [--summary-char-budget N] [--target-estimated-tokens N]
+  [--min-gain F]
 ${TOPOLOGY_USAGE}
 SESSION is a transcript path, a session uuid or a unique prefix. FILE must differ from it and lie
 outside any .claude tree; FILE.report.json is written beside it. Nothing is written on failure.
-Exit codes: 0 written, 1 refused (topology stop, token ceiling, a source invalid where it is kept
-verbatim), 2 bad usage or output path,
+--min-gain F: publish only when the candidate holds at most F times the source's estimated
+message tokens (default 0.9); otherwise refuse with "nothing to gain".
+Exit codes: 0 written, 1 refused (nothing to gain, topology stop, token ceiling, a source invalid
+where it is kept verbatim), 2 bad usage or output path,
 3 unreadable input, an invalid model summary (the rule named) or a source changed during the run,
 4 internal error.`
 
@@ -36,6 +39,7 @@ export async function runCompress(args: string[]): Promise<number> {
     'model-pack-char-budget': { type: 'string' },
     'model-pack-estimated-token-budget': { type: 'string' },
     'preserve-prior-summaries-verbatim': { type: 'boolean' },
+    'min-gain': { type: 'string' },
   })
   if (values.help) return (print(COMPRESS_USAGE), EXIT.ok)
   if (positionals.length !== 1)
@@ -58,6 +62,7 @@ export async function runCompress(args: string[]): Promise<number> {
       values['model-pack-estimated-token-budget'],
     ),
     preservePriorSummariesVerbatim: values['preserve-prior-summaries-verbatim'],
+    minGain: fraction('compress', '--min-gain', values['min-gain']),
   }
   const r = await compress(session.path, values.out, options)
   if (values.json) print(JSON.stringify(r, null, 2))

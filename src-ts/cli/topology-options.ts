@@ -31,6 +31,13 @@ export function wholeNumber(command: string, name: string, v: string | undefined
   return Number(v)
 }
 
+/** A positive decimal number (like --min-gain 0.8), or undefined when the flag is absent. */
+export function fraction(command: string, name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined
+  if (!/^\d*\.?\d+$/.test(v) || !(Number(v) > 0)) throw usageError(`${command}: ${name} takes a number > 0, not '${v}'`)
+  return Number(v)
+}
+
 type Values = {
   [K in keyof typeof BUDGET_FLAGS]?: (typeof BUDGET_FLAGS)[K]['type'] extends 'boolean' ? boolean : string
 }

@@ -19,6 +19,7 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor, type SummaryOptions } from './summarize.js'
+import { CompressRefusal, minGainOf, nothingToGain, tooShortToCut, topologyRefusal } from './refusal.js'
 import {
   FileSpans,
   MappedSpans,
@@ -31,6 +32,8 @@ import {
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
 export const REPORT_SCHEMA_VERSION = 1
+/** The per-record allowance the estimate adds to the summary's text. */
+const SUMMARY_RECORD_TOKENS = 12
 
 /** What a summariser is given: the plan (its summaryIndexes are the records to summarise). */
 export interface SummaryRequest {
@@ -61,8 +64,15 @@ export type Summarizer = ((request: SummaryRequest) => Promise<SummaryResult>) &
 export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** Replace an existing output file. */
   force?: boolean
+  /** Publish only when the candidate's estimated message tokens are at most this fraction of
+   * the source's (default 0.9); otherwise refuse with nothing to gain. */
+  minGain?: number
   /** Write `<out>.report.json` beside the candidate (default true). */
   report?: boolean
+  /** Build and validate the candidate, then write nothing (the report says what would be). */
+  dryRun?: boolean
+  /** Refuse a source whose active chain holds fewer estimated message tokens (too small). */
+  minEstimatedTokens?: number
   /** Test hook: runs after the candidate is built, before the source is re-checked. */
   beforePublish?: () => void | Promise<void>
 }
@@ -183,21 +193,22 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
     )
   }
   const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
-  if (first.report.status !== 'valid') throw new ClaudeJsonlError(stopMessage(first.report), EXIT.flagged, input)
+  if (first.report.status !== 'valid')
+    throw topologyRefusal(input, stopMessage(first.report), first.report.stop?.recovery ?? [])
   const { plan, tokens } = planWithBudget(first, options)
   const t = plan.topology
   if (t.cut === undefined) {
-    throw new ClaudeJsonlError(
-      `${input}: no legal cut: every position would split an API turn or a merged message; nothing written`,
-      EXIT.flagged,
+    throw tooShortToCut(
       input,
+      t.chain.length,
+      'no place to cut it: every position would split an API turn or a merged message',
     )
   }
   if (t.summaryIndexes.length === 0) {
-    throw new ClaudeJsonlError(
-      `${input}: nothing to summarise (the whole active chain fits the kept suffix; lower --target-ratio); nothing written`,
-      EXIT.flagged,
+    throw tooShortToCut(
       input,
+      t.chain.length,
+      'all of them fit the kept suffix, so there is nothing to summarise (a lower --target-ratio or --min-recent-records cuts earlier)',
     )
   }
   return { src, plan, tokens }
@@ -215,6 +226,7 @@ export async function compressWith(
 ): Promise<CompressReport> {
   checkOutputPath(input, out)
   const charBudget = summaryCharBudget(options)
+  minGainOf(options.minGain)
   // A summariser reading through the spans lets the source's hash be taken from the file on a
   // thread of its own while the summary is built (the buffer is released meanwhile); the final
   // check refuses a file that changed, so the file's hash is the buffer's.
@@ -286,6 +298,22 @@ async function compressPlanned(
   const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
   const lineOf = (i: number) => t.recordLines[i]
 
+  // The summary only adds to the kept suffix: when the suffix alone misses the gain, no summary
+  // (and no model call) is worth making.
+  const minGain = minGainOf(options.minGain)
+  const inputTokens = sumTokens(tokens, t.chain)
+  const keptTokens = sumTokens(tokens, kept)
+  if (options.minEstimatedTokens !== undefined && inputTokens < options.minEstimatedTokens)
+    throw new CompressRefusal(
+      `${input}: too small: its active chain holds ~${Math.round(inputTokens)} estimated message tokens, under --min-estimated-tokens ${options.minEstimatedTokens}; nothing written`,
+      'too-small',
+      input,
+      '--min-estimated-tokens',
+      { before: inputTokens },
+    )
+  if (keptTokens + SUMMARY_RECORD_TOKENS > minGain * inputTokens)
+    throw nothingToGain(input, inputTokens, keptTokens + SUMMARY_RECORD_TOKENS, minGain, true)
+
   const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options, spans })
   if (hashing) {
     try {
@@ -306,17 +334,17 @@ async function compressPlanned(
   const leafUuid = t.leafUuid ?? uuidOf(kept[kept.length - 1])!
   const leafSession =
     index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
-  const inputTokens = sumTokens(tokens, t.chain)
-  const keptTokens = sumTokens(tokens, kept)
-  const summaryTokens = native.estimateTextTokens(sum.text) + 12
+  const summaryTokens = native.estimateTextTokens(sum.text) + SUMMARY_RECORD_TOKENS
   const outputTokens = keptTokens + summaryTokens
   if (options.targetEstimatedTokens !== undefined && outputTokens > options.targetEstimatedTokens) {
-    throw new ClaudeJsonlError(
+    throw new CompressRefusal(
       `${input}: the candidate's estimated message tokens (${Math.ceil(outputTokens)}) exceed --target-estimated-tokens ${options.targetEstimatedTokens} even with the shortest legal suffix (${kept.length} records); nothing written`,
-      EXIT.flagged,
+      'token-ceiling',
       input,
+      '--target-estimated-tokens',
     )
   }
+  if (outputTokens > minGain * inputTokens) throw nothingToGain(input, inputTokens, outputTokens, minGain)
 
   const rawLines = Array.from(t.rawKeepIndexes, lineOf)
   const compactMetadata: Record<string, unknown> = {
@@ -430,9 +458,9 @@ async function compressPlanned(
       .validateBuffer(src.buffer, { fileSessionId: leafSession })
       .findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
     if (inherited) {
-      throw new ClaudeJsonlError(
+      throw new CompressRefusal(
         `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,
-        EXIT.flagged,
+        'invalid-source',
         input,
       )
     }
@@ -442,20 +470,21 @@ async function compressPlanned(
     )
   }
   const candidateSha256 = native.sha256(bytes)
-  await options.beforePublish?.()
-  await publishFile(out, bytes, {
-    replace: options.force,
-    check: (temp) => {
-      if (!native.fileEquals(temp, bytes)) {
-        throw new ClaudeJsonlError(
-          `${out}: the written candidate does not read back as the validated bytes; nothing written`,
-          EXIT.internal,
-          out,
-        )
-      }
-      checkSourceUnchanged(src)
-    },
-  })
+  if (!options.dryRun) await options.beforePublish?.()
+  if (!options.dryRun)
+    await publishFile(out, bytes, {
+      replace: options.force,
+      check: (temp) => {
+        if (!native.fileEquals(temp, bytes)) {
+          throw new ClaudeJsonlError(
+            `${out}: the written candidate does not read back as the validated bytes; nothing written`,
+            EXIT.internal,
+            out,
+          )
+        }
+        checkSourceUnchanged(src)
+      },
+    })
 
   const report: CompressReport = {
     ...plan.report,
@@ -480,7 +509,7 @@ async function compressPlanned(
     candidateSha256,
     summaryMetadata: sum.metadata ?? {},
   }
-  if (options.report !== false) {
+  if (options.report !== false && !options.dryRun) {
     try {
       await publishFile(`${out}.report.json`, JSON.stringify(report, null, 2) + '\n', { replace: true })
     } catch (e) {
