@@ -73,6 +73,8 @@ export interface CompressOptions extends BudgetOptions, SummaryOptions {
   dryRun?: boolean
   /** Refuse a source whose active chain holds fewer estimated message tokens (too small). */
   minEstimatedTokens?: number
+  /** Refuse a source whose last line is cut short (a batch leaves such a session alone). */
+  refuseTornTail?: boolean
   /** Test hook: runs after the candidate is built, before the source is re-checked. */
   beforePublish?: () => void | Promise<void>
 }
@@ -180,7 +182,11 @@ export function planSource(input: string, options: BudgetOptions = {}): PlannedS
 }
 
 /** planSource; with `hash` false the source hash is left empty ('') for the caller to fill. */
-function planSourceWith(input: string, options: BudgetOptions, hash: boolean): PlannedSource {
+function planSourceWith(
+  input: string,
+  options: BudgetOptions & { refuseTornTail?: boolean },
+  hash: boolean,
+): PlannedSource {
   summaryCharBudget(options)
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
@@ -192,6 +198,12 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
         : 'not a Claude Code transcript (no record has a Claude Code type)',
     )
   }
+  if (summary.tornTail && options.refuseTornTail)
+    throw new CompressRefusal(
+      `${input}: torn: its last line is cut short (still being written, or damaged); nothing written`,
+      'invalid-source',
+      input,
+    )
   const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
   if (first.report.status !== 'valid')
     throw topologyRefusal(input, stopMessage(first.report), first.report.stop?.recovery ?? [])

@@ -71,6 +71,10 @@ export function tooShortToCut(input: string, chainRecords: number, why: string):
 /** A topology stop as a refusal: an ambiguous leaf when an option that chooses the leaf would
  * recover it (that option named), else an invalid source. */
 export function topologyRefusal(input: string, message: string, recovery: string[]): CompressRefusal {
-  const option = recovery.find((r) => /^--(leaf-policy|resume-leaf|max-post-last-prompt-extension)\b/.test(r))
+  // A leaf policy decides for every session alike (a batch can pass it); a named record is one
+  // session's choice.
+  const option =
+    recovery.find((r) => r.startsWith('--leaf-policy')) ??
+    recovery.find((r) => /^--(resume-leaf|max-post-last-prompt-extension)\b/.test(r))
   return new CompressRefusal(message, option ? 'ambiguous-leaf' : 'invalid-source', input, option ?? recovery[0])
 }
