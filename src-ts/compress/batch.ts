@@ -306,8 +306,9 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   }
   await runPool(todo, {
     workers,
-    // While a worker awaits a model it can plan another session; memory stays bounded by slots.
-    slots: model ? Math.max(1, Math.ceil(summaryJobs / Math.min(workers, Math.max(1, todo.length)))) : 1,
+    // Two sessions a worker: one computes while the other waits on its disk flushes (or, with
+    // a model, as many as keep the summary permits busy). Memory stays bounded by the slots.
+    slots: model ? Math.max(2, Math.ceil(summaryJobs / Math.min(workers, Math.max(1, todo.length)))) : 2,
     summaryPermits: summaryJobs,
     init: { mode: o.mode, options: compressOptions, summaryPolicy: o.summaryPolicy ?? {} },
     onDone: (job, outcome) => {
