@@ -1,7 +1,7 @@
 // The real Claude Code client (2.1.332, installed from the npm registry into a cache on first
 // use) resumes hand-built and real transcripts headless against a mock API on 127.0.0.1; what it
 // sends must equal our API view of the same bytes (src-ts/compress/api-view.ts). See
-// shared/notes/claude-code-client.md and __test__/helpers/claude-client.ts.
+// docs/claude-code-client.md and __test__/helpers/claude-client.ts.
 import test from 'ava'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

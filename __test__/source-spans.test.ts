@@ -1,4 +1,4 @@
-// compress holds only the source spans it reads (issue 3's peak RSS target): the buffer's pages
+// compress holds only the source spans it reads (the peak RSS target: under 3x the file): the buffer's pages
 // are released after the plan and each pass loads what it reads from the file. These tests check
 // that the loads restore exactly the file's bytes, that a changed file is refused, and that a
 // compression through the spans writes the same candidate as one that keeps the whole buffer.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Times `archive` and `restore` (issue 4) on an estate, beside the zstd CLI at level 3:
+// Times `archive` and `restore` on an estate, beside the zstd CLI at level 3:
 // a cold archive into an empty root (MB/s, size ratio, CPU seconds), a re-run on the unchanged
 // estate (in process and through the CLI), and a restore of everything (MB/s). Two floors put
 // the speeds in this machine's terms: `cp -r` + sync of the estate (the file-system work of any

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark for `claude-jsonl stats` (issue 2, item 9). See benches/README.md.
+// Benchmark for `claude-jsonl stats`, find, archive/restore and compress. See benches/README.md.
 //
 //   node benches/run.mjs [--rounds N] [--only estate|single] [--huge] [--skip-peer]
 //                        [--estate DIR] [--single FILE] [--timeout SECONDS]
@@ -871,20 +871,20 @@ async function main() {
     }
   }
 
-  // archive and restore (issue 4), beside zstd -3; benches/archive.mjs does the timing.
+  // archive and restore, beside zstd -3; benches/archive.mjs does the timing.
   const archInput = inputs.find((i) => i.name === 'estate')
   if (oursBuilt && archInput) {
     results.archive = archiveBench(archInput, opts, notes)
     if (results.archive.error) exitCode = 1
   }
 
-  // compress --all (issue 15): candidate-mode batch over the estate, then its re-run.
+  // compress --all: candidate-mode batch over the estate, then its re-run.
   if (oursBuilt && archInput) {
     results.batch = batchBench(archInput, opts, notes)
     if (results.batch.error) exitCode = 1
   }
 
-  // find (issue 6): cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
+  // find: cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
   const estInput = inputs.find((i) => i.name === 'estate')
   if (oursBuilt && estInput) {
     const projects = path.join(estInput.root, 'projects')
@@ -915,7 +915,7 @@ async function main() {
     }
   }
 
-  // compress (issue 3): plan + compress of a 50 MB one-chain transcript; the estimator against
+  // compress: plan + compress of a 50 MB one-chain transcript; the estimator against
   // the tokens real requests recorded.
   if (oursBuilt) Object.assign(results, compressBench(opts, notes))
 
@@ -1079,7 +1079,11 @@ async function main() {
 
   // Write outputs.
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
-  fs.writeFileSync(RESULTS_MD, renderMarkdown(results, inputs, opts, oursBuilt, peer))
+  // The History section at the end is written by hand: a full run keeps it.
+  const previous = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
+  const history = previous.indexOf('\n## History\n')
+  const md = renderMarkdown(results, inputs, opts, oursBuilt, peer)
+  fs.writeFileSync(RESULTS_MD, history >= 0 ? md.replace(/\n*$/, '\n') + previous.slice(history) : md)
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')
@@ -1324,7 +1328,7 @@ function archiveBench(input, opts, notes) {
   return a
 }
 
-/** compress (issue 3): benches/compress.mjs and benches/estimator-calibration.mjs. */
+/** compress: benches/compress.mjs and benches/estimator-calibration.mjs. */
 function compressBench(opts, notes) {
   const out = {}
   const r = spawnSync(

@@ -1,4 +1,4 @@
-// Errors the CLI turns into one line and a documented exit code (README, "Exit codes").
+// Errors the CLI turns into one line and a documented exit code (docs/exit-codes.md).
 
 export const EXIT = {
   ok: 0,

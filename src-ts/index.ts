@@ -51,7 +51,7 @@ export { readSummaryInputs } from './compress/summary-inputs.js'
 export type { SummaryInputs } from './compress/summary-inputs.js'
 export { produceSummary, runSummarizerCommand, runAnthropicSummarizer } from './compress/summarizers.js'
 
-/** Local token estimate of a text (the seed's heuristic, no per-record allowance). */
+/** Local token estimate of a text (the per-character heuristic, no per-record allowance). */
 export function estimateTokens(text: string): number {
   return native.estimateTextTokens(text)
 }

@@ -1,5 +1,5 @@
 // The real Claude Code client (pinned 2.1.332) run headless against a loopback mock of the
-// Anthropic Messages API, as `shared/notes/claude-code-client.md` describes: install it into a
+// Anthropic Messages API, as `docs/claude-code-client.md` describes: install it into a
 // cache once, resume a transcript copied into a throw-away HOME, record what it sends.
 // Nothing leaves 127.0.0.1: the client gets only the environment below (env -i style), with the
 // API base URL on the mock, a dummy key and every optional traffic switched off.

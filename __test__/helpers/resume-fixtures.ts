@@ -1,5 +1,5 @@
-// Small hand-built transcripts for the real-client tests: each one a shape the notes describe
-// (shared/notes/claude-code-client.md), written as Claude Code writes it, with readable texts.
+// Small hand-built transcripts for the real-client tests: each one a shape whose loading
+// docs/claude-code-client.md describes, written as Claude Code writes it, with readable texts.
 
 export const FIXTURE_SESSION = '5e551011-0000-4000-8000-00000000c11e'
 export const FIXTURE_MODEL = 'claude-sonnet-4-5-20250929'

@@ -639,7 +639,7 @@ pub fn discover_files(paths: Vec<String>) -> Result<Vec<DiscoveredFile>> {
         .collect())
 }
 
-// ---- chain: active chain and leaf (issue 6 show/timeline; shared with issue 5) ----
+// ---- chain: active chain and leaf (show, timeline; shared with validate and topology) ----
 
 #[napi(object)]
 pub struct ChainOptions {
@@ -733,7 +733,7 @@ pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> R
 
 // ---- end chain ----
 
-// ---- search: text extraction and ranked search (issue 6 find) ----
+// ---- search: text extraction and ranked search (find) ----
 
 #[napi(object)]
 pub struct FindOptions {
@@ -917,7 +917,7 @@ pub fn find_text(roots: Vec<String>, options: FindOptions, progress: Option<&Sca
 
 // ---- end search ----
 
-// ---- validate (issue 5) ----
+// ---- validate ----
 
 #[napi(object)]
 pub struct ValidationFinding {
@@ -1042,7 +1042,7 @@ pub fn validate_file(path: String, options: Option<ValidateOptions>) -> AsyncTas
 
 // ---- end validate ----
 
-// ---- store (issue 4) ----
+// ---- store ----
 
 use crate::store::{self, Encoding};
 
@@ -1173,7 +1173,7 @@ pub fn store_lock(path: String) -> Result<StoreLock> {
     }
 }
 
-// The estate archive (issue 4, items 3-4): archive run, restore, read view.
+// The estate archive: archive run, restore, read view.
 
 use crate::archive;
 
@@ -1425,7 +1425,7 @@ pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
 
 // ---- end store ----
 
-// ---- compress (issue 3): candidate assembly from source spans ----
+// ---- compress: candidate assembly from source spans ----
 
 /// A top-level member to set on a kept record: its key and its new value as JSON text.
 #[napi(object)]
@@ -1516,7 +1516,7 @@ pub fn record_links(index: &TranscriptIndex, records: Uint32Array) -> Result<Rec
 }
 
 // ---- end compress ----
-// ---- topology (issue 5) ----
+// ---- topology ----
 
 #[napi(object)]
 pub struct PlanOptions {
@@ -1717,7 +1717,7 @@ fn type_code(names: &mut Vec<(String, u16)>, t: &str) -> u16 {
 }
 
 // ---- end topology ----
-// ---- estimate (issue 3) ----
+// ---- estimate ----
 
 /// The local token estimate of each record in `records` (all records when absent), read from
 /// `buffer`, the bytes `index` was scanned from (see `crate::compress::estimate`).
@@ -1777,7 +1777,7 @@ pub fn summary_records_json(
 }
 
 // ---- end estimate ----
-// ---- source-pages (issue 3 targets): the source's pages released between passes; hashed while scanned ----
+// ---- source-pages (peak RSS): the source's pages released between passes; hashed while scanned ----
 
 /// Gives the memory pages wholly inside `buffer` back to the OS (Linux; elsewhere a no-op):
 /// they read as zeros until written again. Returns the bytes released.

@@ -1,4 +1,4 @@
-// The estate archive (issue 4): every session and subagent transcript mirrored into a session
+// The estate archive: every session and subagent transcript mirrored into a session
 // store root, incrementally and byte-exact; restore; and the read view through which every
 // estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
 // The work is native (crate/src/archive); this module owns policy: roots, targets, selection.

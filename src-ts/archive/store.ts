@@ -1,4 +1,4 @@
-// The durable session store (issue 4, seed 001): one append-only logical JSONL log per session,
+// The durable session store: one append-only logical JSONL log per session,
 // first line an immutable header, stored as checksummed zstd frames (default) or plain JSONL.
 // Frame format, validation and torn-tail recovery live in Rust (crate/src/store); this module
 // owns the layout, the write path (batching window, fsync, rollback, no-clobber publish), the

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The claude-jsonl command line. Every failure is one line on stderr and a documented exit
-// code (README, "Exit codes"); nothing is ever written into the estate.
+// code (docs/exit-codes.md); nothing is ever written into the estate.
 import { parseCommand, print } from './args.js'
 import type { GroupBy } from '../read/stats.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'

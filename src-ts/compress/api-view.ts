@@ -2,7 +2,7 @@
 // model when it resumes the file, minus its own final user message (reminders + the new prompt).
 // The native graph chooses the leaf and the active chain (fragments and tool results spliced in,
 // as the client does); this module applies the client's loading rules to the records on it, as
-// observed with the client itself (shared/notes/claude-code-client.md; probes and the sample
+// observed with the client itself (docs/claude-code-client.md; probes and the sample
 // transcripts in __test__/real-client.test.ts):
 // - only what follows the last compact boundary of the loaded chain is sent (a live
 //   `preservedSegment` is relinked after the summary first); the summary is a user message;
@@ -74,7 +74,7 @@ const isBoundary = (r: Rec | RecordInfo | undefined) => r?.type === 'system' && 
 
 /** The records the client loads from the chain: a live preserved segment on the file's last
  * compact boundary (its anchor is the boundary's summary, its tail reaches its head) is relinked
- * as boundary, summary, head … leaf (notes, case 3h). */
+ * as boundary, summary, head … leaf, as the client's own `/compact` output loads. */
 function loadedRecords(index: TranscriptIndex, bytes: Uint8Array, chain: number[]): number[] {
   const infos = index.records()
   let last = -1

@@ -1,4 +1,4 @@
-// `compress` in candidate mode: one transcript in, a new transcript out (issue 3). The output is
+// `compress` in candidate mode: one transcript in, a new transcript out. The output is
 //   side records (correlated file-history snapshots)
 //   + one new compact pair (boundary, summary)
 //   + the recent raw suffix, byte for byte, in original order (only the first record's
@@ -338,7 +338,7 @@ async function compressPlanned(
   if (!sum.text.trim())
     throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
 
-  // Synthetic records are stamped just before the first kept record (never "now", R12).
+  // Synthetic records are stamped just before the first kept record (never "now": reruns give the same bytes).
   const anchorTs = typeof firstJson.timestamp === 'string' ? firstJson.timestamp : undefined
   const boundaryTs = (anchorTs && isoBefore(anchorTs, 2)) ?? new Date(0).toISOString()
   const summaryTs = (anchorTs && isoBefore(anchorTs, 1)) ?? new Date(1).toISOString()
@@ -397,7 +397,7 @@ async function compressPlanned(
     summaryText: sum.text,
     compactMetadata,
   })
-  // The kept suffix as the client reads it, so its one segment can be recorded (R13).
+  // The kept suffix as the client reads it, so its one segment can be recorded.
   const meta = JSON.parse(pair.boundaryLine) as { compactMetadata: Record<string, unknown> }
   meta.compactMetadata.preservedSegment = {
     headUuid: uuidOf(firstKept),

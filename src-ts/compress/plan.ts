@@ -1,4 +1,4 @@
-// `plan`: the topology of one transcript as a compression would see it (issue 5). No writes.
+// `plan`: the topology of one transcript as a compression would see it. No writes.
 //
 // Shape (stable: fields are only ever added, never renamed):
 //
@@ -6,7 +6,7 @@
 //   planIndex(index, buffer, options?, input?): TranscriptPlan     (when you already scanned it)
 //
 //   TranscriptPlan = {
-//     report:   PlanReport       JSON-safe, report schema 1 (the seed's names, camelCase);
+//     report:   PlanReport       JSON-safe, report schema 1 (camelCase);
 //                                what `claude-jsonl plan --json` prints
 //     topology: TopologyPlan     the native plan (crate/src/topology), record indexes into `index`:
 //       status, message, offendingLines (1-based), recovery (options that apply)  — errors as data

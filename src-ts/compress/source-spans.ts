@@ -1,4 +1,4 @@
-// The source of a compression kept in memory only where it is being read (issue 3's peak RSS
+// The source of a compression kept in memory only where it is being read (the peak RSS
 // target: under 3x the file). After the plan, the whole buffer's pages go back to the OS; each
 // later pass loads the spans of the records it reads (from the same open file, checked to be the
 // file that was planned) and lets them go again; the candidate's kept records are read from the

@@ -77,7 +77,7 @@ export interface SessionsOptions extends EstateOptions {
   today?: boolean
   /** Only sessions active on or after this day (YYYY-MM-DD or YYYYMMDD, in `timezone`). */
   since?: string
-  /** Only sessions whose cwd is this path or inside it (see README for the rule). */
+  /** Only sessions whose cwd is this path or inside it (the rule: docs/commands/sessions.md). */
   project?: string
   /** IANA time zone for days (default: the system's). */
   timezone?: string

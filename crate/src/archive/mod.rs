@@ -1,4 +1,4 @@
-//! The estate archive (issue 4): every session and subagent transcript mirrored into a session
+//! The estate archive: every session and subagent transcript mirrored into a session
 //! store root, incrementally, byte-exact, and read back (restore, and the read view the other
 //! commands scan). The store's frame format is `crate::store`; this module adds the event form
 //! that carries raw transcript bytes (`events`), where each transcript lives (`layout`), the

@@ -1,4 +1,4 @@
-//! Compression of one transcript (issue 3), the parts that run over its bytes natively: the
+//! Compression of one transcript, the parts that run over its bytes natively: the
 //! token estimate, locating and editing members of kept records, and assembling the candidate
 //! from source spans.
 

@@ -1,6 +1,6 @@
 //! Giving the pages of a large in-memory source back to the operating system between the
-//! passes that read it, so a compression holds only the spans it is reading (issue 3's peak
-//! RSS target). The caller reloads the spans it needs from the file before reading them.
+//! passes that read it, so a compression holds only the spans it is reading (the peak
+//! RSS target: under 3x the file). The caller reloads the spans it needs from the file before reading them.
 
 /// Releases the memory pages lying wholly inside `bytes`: on Linux they are dropped
 /// (`MADV_DONTNEED`) and read as zeros until written again; elsewhere nothing happens and the

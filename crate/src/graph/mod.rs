@@ -1,5 +1,5 @@
 //! The record graph of one transcript: uuid index, parent/children links, roots, the leaf the
-//! real Claude Code client (2.1.332, see `shared/notes/claude-code-client.md`) resumes from, and
+//! real Claude Code client (2.1.332, see `docs/claude-code-client.md`) resumes from, and
 //! the active chain from a leaf with the records the client splices back in.
 //!
 //! Everything works on record indexes into a [`Scan`]; no transcript text is read here. Walks
@@ -215,7 +215,7 @@ impl<'a> Graph<'a> {
     }
 
     /// Dangling parents: the client re-attaches such a record to the conversation record with the
-    /// newest timestamp before its own (observed case 4c); without one, it stays a root.
+    /// newest timestamp before its own (observed on 2.1.332); without one, it stays a root.
     fn reattach(&mut self, dangling: &[u32]) {
         if dangling.is_empty() {
             return;

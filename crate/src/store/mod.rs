@@ -1,4 +1,4 @@
-//! The durable session store's file format (issue 4): one logical JSONL log per session, whose
+//! The durable session store's file format: one logical JSONL log per session, whose
 //! first line is an immutable header, stored either as plain JSONL (`Encoding::None`) or as a
 //! standard concatenation of Zstandard frames (`Encoding::Zstd`): one checksummed frame holding
 //! the header line, then one checksummed frame per persisted append batch.
@@ -33,7 +33,7 @@ impl Encoding {
 pub const INTENT_MAGIC: u32 = 0x184D_2A5C;
 pub const INTENT_TAG: &[u8; 4] = b"CJL1";
 pub const INTENT_LEN: usize = 16;
-/// zstd's default level; the seed offers no level switch.
+/// zstd's default level; the store's API offers no level switch.
 pub const LEVEL: i32 = 3;
 
 /// How frames are compressed. Any profile's frames decode with the same decoder (the window
@@ -45,7 +45,7 @@ pub enum Profile {
     /// The archive's large frames (up to `archive::write::CHUNK` of transcript text): level 1
     /// with an 8 MiB window and a 2^17 hash table. On transcripts this is about 30% faster than
     /// level 3 and compresses better than level 3 with its default 2 MiB window, because much of
-    /// a transcript repeats text from more than 2 MiB before (measured in the README).
+    /// a transcript repeats text from more than 2 MiB before (measured: benches/RESULTS.md, History).
     Archive,
 }
 

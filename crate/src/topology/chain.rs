@@ -9,9 +9,9 @@ use crate::scan::{record, Scan};
 use crate::validate::{get, parse_line, preserved_segment};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// Duplicate uuids anywhere make the uuid index ambiguous: blocking (the seed), whatever branch
+/// Duplicate uuids anywhere make the uuid index ambiguous: blocking (under `strict`), whatever branch
 /// they are on. Outside strict, byte-identical copies of one record (a resume that re-appends
-/// lines; the client de-duplicates them, notes case 4d) are not ambiguous: a warning, the last
+/// lines; the client de-duplicates them) are not ambiguous: a warning, the last
 /// copy is the record, the earlier ones are excluded.
 pub(super) fn duplicate_uuids(p: &mut Plan, s: &Scan, g: &Graph, bytes: &[u8], opts: &Options) {
     if g.duplicates.is_empty() {
@@ -65,8 +65,8 @@ fn summary_of(g: &Graph, b: u32) -> Option<u32> {
 }
 
 /// Fills the chain: the active chain from the leaf (fragments and results spliced), a live
-/// preserved segment applied as the client applies it (K6), then cut to start at the last
-/// compact boundary on it (K4). Also the sessionId runs along it.
+/// preserved segment applied as the client applies it (head spliced after the summary), then cut to start at the last
+/// compact boundary on it (the client sends nothing before it). Also the sessionId runs along it.
 pub(super) fn build(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     let s = g.scan();
     let full = g.active_chain(p.leaf);
@@ -145,7 +145,7 @@ pub(super) fn build(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     }
 }
 
-/// The seed's structural statuses, on the chain only: damage elsewhere does not block.
+/// The strict structural statuses, on the chain only: damage elsewhere does not block.
 pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
     let s = g.scan();
     let on: FxHashSet<u32> = p.chain.iter().copied().collect();
@@ -287,7 +287,7 @@ pub(super) fn check(p: &mut Plan, g: &Graph, bytes: &[u8], opts: &Options) {
         }
         seen.insert(&run.session, line(s, p.chain[run.start as usize]));
     }
-    // The client ignores sessionIds (notes, case 4j): under `client` the pointer is projected anew.
+    // The client ignores records' sessionIds (the file name decides): under `client` the pointer is projected anew.
     if p.preserve_mode == PreserveMode::ActiveChain && opts.leaf_policy != LeafPolicy::Client && p.pointer != NONE {
         let pr = &s.records[p.pointer as usize];
         if let (Some(ps), Some(fin)) = (pr.session_id.map(|v| s.str(v)), p.runs.last()) {

@@ -8,7 +8,7 @@ use crate::scan::record;
 use crate::validate::{as_str, get, parse_line};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// The six sets of the seed's partition.
+/// The six sets of the partition: every record of the file is in exactly one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SetKind {
     Summary = 0,
@@ -30,7 +30,7 @@ impl SetKind {
     ];
 }
 
-/// Session-scoped metadata whose latest value is projected at the end of a rewritten file (R14).
+/// Session-scoped metadata whose latest value is projected at the end of a rewritten file.
 pub const SESSION_METADATA: &[&str] = &[
     "custom-title",
     "ai-title",
@@ -99,7 +99,7 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
         }
     }
     // A call answered across the session transition: the earlier session must be summarised,
-    // so the turn would be split; the seed stops there.
+    // so the turn would be split; strict topology stops there.
     if run_start > 0 && p.preserve_mode != PreserveMode::PhysicalTail {
         if let Some(&(lo, hi)) =
             spans.values().chain(tools.values()).find(|&&(lo, hi)| lo < run_start && run_start <= hi)

@@ -1,4 +1,4 @@
-//! Choosing the leaf: the seed's strict rules (the physically last `last-prompt` is
+//! Choosing the leaf: the strict rules (the physically last `last-prompt` is
 //! authoritative, post-pointer records only as a bounded tool-result closure), the real
 //! client's rules, and the `auto` policy between them.
 
@@ -216,7 +216,7 @@ fn client_reason(g: &Graph, c: &LeafChoice) -> String {
     }
 }
 
-/// The seed's leaf: the physically last `last-prompt`'s `leafUuid`, never skipped; records after
+/// The strict leaf: the physically last `last-prompt`'s `leafUuid`, never skipped; records after
 /// the pointer only as a same-session linear closure of tool-result-only user records that
 /// closes every pending tool id, at most `max_ext` of them.
 fn strict_leaf(g: &Graph, bytes: &[u8], c: &LeafChoice, max_ext: u32) -> Result<(u32, Vec<u32>), Stop> {

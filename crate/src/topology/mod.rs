@@ -1,4 +1,4 @@
-//! Strict topology and the six-way partition (issue 5): which leaf a compression starts from,
+//! Strict topology and the six-way partition: which leaf a compression starts from,
 //! the chain the model sees from it, whether that chain is sound enough to rewrite, where the
 //! recent raw suffix may start, and which set every record of the file belongs to.
 //!
@@ -6,14 +6,14 @@
 //! pointer, compact metadata, snapshot ids, roots' parents). Errors are data: a [`Plan`] always
 //! comes back, with a [`Status`], the offending lines and the option that recovers.
 //!
-//! Where the seed (`000_5e995b99ae4027da.txt`) and the real client (2.1.332,
-//! `shared/notes/claude-code-client.md`) disagree, this is what was decided:
+//! Where the strict rules and the real client (2.1.332, `docs/claude-code-client.md`; each
+//! departure is listed in `docs/compress/departures.md`) disagree, this is what was decided:
 //! - leaf: `--leaf-policy auto` (default) takes the pointer's leaf when it names one; an absent
 //!   pointer, one without `leafUuid`, or a stale one with only a linear continuation below it
 //!   gives the client's leaf (reported); any other disagreement stops and names both leaves;
-//! - the model-visible chain starts at the last compact boundary on the chain (K4); records
+//! - the model-visible chain starts at the last compact boundary on the chain (nothing before it is sent); records
 //!   reachable only through `logicalParentUuid` are "precompact" (excluded, never current);
-//!   a live `preservedSegment` is spliced in as the client does (K6, case 3h);
+//!   a live `preservedSegment` is spliced in after the summary, as the client does;
 //! - a record whose `parentUuid` names nothing and that the client cannot re-attach (the first
 //!   record of a file that starts mid-session) is accepted as the chain's root outside `strict`
 //!   (the client loads exactly the same history), with a warning; a dangling parent the client
@@ -119,7 +119,7 @@ impl CheckpointPolicy {
     }
 }
 
-/// How the chain to compress was selected (the seed's `preserveMode`).
+/// How the chain to compress was selected (`preserveMode` in the report).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PreserveMode {
     /// The authoritative pointer's leaf (strict active chain).
@@ -223,7 +223,7 @@ pub struct Plan {
     pub leaf_reason: String,
     /// Record indexes, or [`NONE`].
     pub leaf: u32,
-    /// The leaf under the seed's strict rules (pointer target, extended by an accepted closure).
+    /// The leaf under the strict rules (pointer target, extended by an accepted closure).
     pub strict_leaf: u32,
     /// The leaf the real client resumes from.
     pub client_leaf: u32,

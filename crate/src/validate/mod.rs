@@ -1,4 +1,4 @@
-//! The transcript validator (issue 5, item 6): is this file a coherent Claude Code transcript
+//! The transcript validator: is this file a coherent Claude Code transcript
 //! that resumes as one well-formed API conversation?
 //!
 //! It works over the record index ([`Scan`]) and the record graph ([`Graph`]): the leaf and
@@ -9,19 +9,19 @@
 //!
 //! Every finding has a stable code, a severity, the 1-based lines involved and one line of
 //! text. Errors make a file invalid; warnings are what the real client accepts or repairs and
-//! a reader should know about (see `shared/notes/claude-code-client.md`).
+//! a reader should know about (see `docs/claude-code-client.md`).
 //!
-//! Where the seed's strict rules and the real client (2.1.332) differ, this is what was decided:
+//! Where the strict rules and the real client (2.1.332) differ, this is what was decided:
 //! - the leaf is the client's: a stale pointer (its record has descendants on the default chain)
 //!   is ignored as the client ignores it, and reported (`pointer-stale`, a warning);
 //! - the API rules apply to what the model is sent: the records after the current compact
-//!   boundary, with a live `preservedSegment` relinked as the client does (K4, K6, case 3h);
-//! - a tool call left unanswered at the very end is an interrupted turn (R10), a warning;
-//! - a compact boundary's `logicalParentUuid` may name a record of an earlier file (K7), a warning;
+//!   boundary, with a live `preservedSegment` relinked after the summary as the client does;
+//! - a tool call left unanswered at the very end is an interrupted turn (the client answers it), a warning;
+//! - a compact boundary's `logicalParentUuid` may name a record of an earlier file (never sent anyway), a warning;
 //! - kept strict although the client repairs them silently: dangling parents (the client
-//!   re-attaches by timestamp, case 4c), duplicate uuids (4e), orphan results (4f), sessionId
-//!   returns or a chain ending in another session than the file's (4j: the client ignores it),
-//!   a last-prompt naming no record (2f: the client falls back as if there were none).
+//!   re-attaches by timestamp), duplicate uuids (the later record wins), orphan results (removed), sessionId
+//!   returns or a chain ending in another session than the file's (the client ignores sessionIds),
+//!   a last-prompt naming no record (the client falls back as if there were none).
 
 use crate::graph::{Graph, Link, Pointer, NONE};
 use crate::scan::{record, surrogate, BadKind, Scan};
@@ -74,7 +74,7 @@ pub struct Report {
     pub sessions: Vec<(String, u32)>,
 }
 
-/// Fields the compressor keeps for its own planning (the seed's six-way partition and its
+/// Fields the compressor keeps for its own planning (the six-way partition's report names and their
 /// compatibility alias). They must never reach a transcript.
 pub const INTERNAL_FIELDS: &[&str] = &[
     "summaryIndexes",
@@ -664,7 +664,7 @@ fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report
         }
     }
     // What the client loads: the active chain, except that a live preserved segment on the
-    // file's last boundary (client 2.1.332 `/compact`, notes case 3h) is relinked: its head hangs
+    // file's last boundary (written by the client's own `/compact` in 2.1.332) is relinked: its head hangs
     // off the summary, so the loaded history is boundary, summary, head … leaf.
     let mut loaded: Vec<u32> = chain.records.clone();
     if let Some(&last) = boundaries.last() {
@@ -1004,7 +1004,7 @@ fn check_api(cx: &mut Ctx, visible: &[u32]) -> (u32, u32) {
                     } else {
                         n.blocks.iter().filter(|b| b.kind == "tool_result").collect()
                     };
-                    // Results in the order of the calls (the seed rejects out-of-order results).
+                    // Results in the order of the calls (out-of-order results are an error).
                     let call_order: Vec<&str> = uses.iter().filter_map(|u| u.id.as_deref()).collect();
                     let answered: Vec<&str> =
                         results.iter().filter_map(|r| r.id.as_deref()).filter(|id| call_order.contains(id)).collect();

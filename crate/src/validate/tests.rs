@@ -285,7 +285,7 @@ fn unknown_pointer_and_no_conversation() {
 
 #[test]
 fn live_preserved_segment_is_relinked_as_the_client_does() {
-    // Client 2.1.332 /compact (notes case 3h): U2…A3 preserved verbatim, later records chain
+    // Client 2.1.332 /compact: U2…A3 preserved verbatim, later records chain
     // onto the tail; the boundary and summary hang off the old history by logicalParentUuid.
     let seg = r#","preservedSegment":{"headUuid":"u2","anchorUuid":"s1","tailUuid":"a3"},"preservedMessages":{"uuids":["u2","a2","r1","a3"]}"#;
     let l = vec![
@@ -347,7 +347,7 @@ fn malformed_parent() {
 #[test]
 fn parent_cycles_on_and_off_the_chain() {
     let mut l = valid_lines();
-    // The root points at the leaf (notes case 4h).
+    // The root points at the leaf (the client loads the whole history in order, no hang).
     l[0] = user("u1", Some("a4"), 1, "hi");
     let r = run(&l);
     let cyc: Vec<_> = errors(&r).into_iter().filter(|e| e.0 == "parent-cycle").collect();
