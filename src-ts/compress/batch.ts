@@ -147,7 +147,7 @@ function jobOf(f: DiscoveredFile): SessionJob {
 }
 
 /** The selection: main session transcripts only, filtered by project, activity, ids and size. */
-export function selectSessions(files: DiscoveredFile[], o: BatchSelection, now: number): Selected {
+export function selectBatchSessions(files: DiscoveredFile[], o: BatchSelection, now: number): Selected {
   const mains = files.filter((f) => f.kind === 'session' && f.sessionId)
   const matchProject = o.project !== undefined ? projectMatcher(o.project) : undefined
   const olderThan = o.olderThan !== undefined ? parseAge('--older-than', o.olderThan, now) : undefined
@@ -247,7 +247,7 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const { roots } = resolveRoots(estate)
   checkOptions(o, roots)
   const files = discoverFiles(estate)
-  const sel = selectSessions(files, o, now)
+  const sel = selectBatchSessions(files, o, now)
   const manifestDir = o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : resolve(o.mode.workDir)
   const digest = optionsDigest(outcomeOptions(o))
   const manifest = loadManifest(manifestDir, digest)
