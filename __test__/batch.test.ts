@@ -19,6 +19,7 @@ import { join, relative } from 'node:path'
 import { compressEstate, type BatchReport } from '../src-ts/compress/batch.js'
 import { outcomeOfError } from '../src-ts/compress/batch-modes.js'
 import { sourceChanged } from '../src-ts/compress/source-spans.js'
+import { renderLine } from '../src-ts/cli/progress.js'
 import { CLI, REAL, REPO, tempDir } from './helpers/transcripts.js'
 
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' })
@@ -347,4 +348,15 @@ test('model summaries in a batch: at most --summary-jobs at once, retried with b
   t.is(e.status, 'compressed')
   t.regex(e.summaryFallback!, /the model summary failed 1 time/)
   t.is(JSON.parse(readFileSync(e.reportPath!, 'utf8')).semanticSummaryMode, 'deterministic-fallback')
+})
+
+test('the batch progress line counts sessions and shows the time left', (t) => {
+  const line = renderLine(
+    { bytesDone: 250e6, bytesTotal: 1000e6, filesDone: 150, filesTotal: 600, unit: 'sessions', eta: true },
+    10,
+    120,
+  )
+  t.regex(line, /150\/600 sessions/)
+  t.regex(line, /ETA 30s/)
+  t.notRegex(renderLine({ bytesDone: 1, bytesTotal: 2, filesDone: 1, filesTotal: 2 }, 10, 120), /ETA/)
 })
