@@ -1509,23 +1509,29 @@ function batchOnly(opts) {
     loud(`batch: ${b.error}`)
     return 1
   }
+  replaceSection(BATCH_TITLE, batchSection(b), '## archive and restore (issue 4)', 'batch', b)
+  return 0
+}
+
+/** Replaces one section of RESULTS.md (the heading `title` up to the next heading) with `lines`,
+ * or inserts it before the heading `before` (else at the end), and sets results.json's `key`. */
+function replaceSection(title, lines, before, key, value) {
   const md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  const section = [BATCH_TITLE, '', ...batchSection(b)].join('\n') + '\n'
-  const start = md.indexOf(BATCH_TITLE)
+  const section = [title, '', ...lines].join('\n') + '\n'
+  const start = md.indexOf(title)
   let out
   if (start >= 0) {
     const next = md.indexOf('\n## ', start + 1)
     out = md.slice(0, start) + section + (next >= 0 ? md.slice(next + 1) : '')
   } else {
-    const at = md.indexOf('## archive and restore (issue 4)')
+    const at = md.indexOf(before)
     out = at >= 0 ? md.slice(0, at) + section + '\n' + md.slice(at) : md + '\n' + section
   }
   fs.writeFileSync(RESULTS_MD, out)
   const json = readJson(RESULTS_JSON) || {}
-  json.batch = b
+  json[key] = value
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(json, null, 2) + '\n')
-  log(`[bench] wrote the batch section of ${rel(RESULTS_MD)}`)
-  return 0
+  log(`[bench] wrote the ${key} section of ${rel(RESULTS_MD)}`)
 }
 
 /** `--only archive`: measures archive/restore alone and replaces only that section of
@@ -1540,22 +1546,10 @@ function archiveOnly(opts) {
     loud(`archive: ${a.error}`)
     return 1
   }
-  const md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  const section = ['## archive and restore (issue 4)', '', ...archiveSection(a)].join('\n') + '\n'
-  const start = md.indexOf('## archive and restore (issue 4)')
-  let out
-  if (start >= 0) {
-    const next = md.indexOf('\n## ', start + 1)
-    out = md.slice(0, start) + section + (next >= 0 ? md.slice(next + 1) : '')
-  } else {
-    const at = md.indexOf('## Targets (issues')
-    out = at >= 0 ? md.slice(0, at) + section + '\n' + md.slice(at) : md + '\n' + section
-  }
-  fs.writeFileSync(RESULTS_MD, out)
-  const json = readJson(RESULTS_JSON) || {}
-  json.archive = { ...a, date: a.date ?? new Date().toISOString() }
-  fs.writeFileSync(RESULTS_JSON, JSON.stringify(json, null, 2) + '\n')
-  log(`[bench] wrote the archive section of ${rel(RESULTS_MD)}`)
+  replaceSection('## archive and restore (issue 4)', archiveSection(a), '## Targets (issues', 'archive', {
+    ...a,
+    date: a.date ?? new Date().toISOString(),
+  })
   return 0
 }
 
