@@ -360,3 +360,25 @@ test('the batch progress line counts sessions and shows the time left', (t) => {
   t.regex(line, /ETA 30s/)
   t.notRegex(renderLine({ bytesDone: 1, bytesTotal: 2, filesDone: 1, filesTotal: 2 }, 10, 120), /ETA/)
 })
+
+test('a worker that dies takes only its session with it: the pool replaces it and the rest are compressed', (t) => {
+  const { projects } = estate()
+  const out = join(tempDir('cj-batch-out-'), 'out')
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'compress', '--all', '--projects', projects, '--out-dir', out, '--json', '--jobs', '1'],
+    { encoding: 'utf8', env: { ...process.env, CLAUDE_JSONL_BATCH_FAULT: `exit:${ID.big}` } },
+  )
+  t.is(r.status, 1, r.stderr)
+  const s = byId(JSON.parse(r.stdout) as BatchReport)
+  t.like(s[ID.big], { status: 'failed', reason: 'internal' })
+  t.regex(s[ID.big].message!, /the worker compressing it stopped \(exit code 70\)/)
+  t.false(existsSync(join(out, '-home-dev-app', `${ID.big}.jsonl`)))
+  // A worker holds at most two sessions (one computing, one flushing): only those can be lost.
+  const report = JSON.parse(r.stdout) as BatchReport
+  t.true(report.totals.failed <= 2)
+  for (const e of report.sessions.filter((x) => x.status === 'failed'))
+    t.regex(e.message!, /worker compressing it stopped/)
+  t.true(report.totals.compressed + report.totals.skipped >= 4, 'the replacement worker did the rest')
+  t.is(report.totals.sessions, 6)
+})

@@ -31,12 +31,17 @@ const summarize = batchSummarizer(init.options, init.summaryPolicy, () => {
   })
 })
 
+// Test hook: CLAUDE_JSONL_BATCH_FAULT=exit:<session id> ends this worker thread when it is
+// given that session, as a crash would, so a test can see the pool carry on without it.
+const fault = /^exit:(.+)$/.exec(process.env.CLAUDE_JSONL_BATCH_FAULT ?? '')?.[1]
+
 port.on('message', (m: ToWorker) => {
   if (m.type === 'grant') {
     grants.get(m.token)?.()
     grants.delete(m.token)
     return
   }
+  if (fault !== undefined && m.job.sessionId === fault) process.exit(70)
   mode
     .run(m.job, init.options, summarize)
     .catch((e) => outcomeOfError(e, m.job))
