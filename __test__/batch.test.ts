@@ -276,6 +276,19 @@ test('bad batch options are usage errors: no --out-dir, --out, an out dir inside
   t.is(cli('compress', '--all', '--projects', projects, '--out-dir', out, '--summary-fallback', 'maybe').status, 2)
   t.is(cli('compress', join(projects, '-home-dev-app', `${ID.big}.jsonl`), '--out', out, '--dry-run').status, 2)
   t.is(cli('compress', '--all', '--projects', join(projects, 'missing'), '--out-dir', out).status, 3)
+  const inPlace = cli(
+    'compress',
+    '--all',
+    '--projects',
+    projects,
+    '--in-place',
+    '--work-dir',
+    out,
+    '--confirm-session-closed',
+  )
+  t.is(inPlace.status, 2)
+  t.regex(inPlace.stderr, /^claude-jsonl: compress --all --in-place: not available yet/)
+  t.is(inPlace.stderr.trim().split('\n').length, 1)
   t.false(existsSync(out))
 })
 

@@ -15,7 +15,7 @@ import type { CompressOptions } from './compress.js'
 import { selectionPolicy, summarizerFor } from './summarize.js'
 import { minGainOf } from './refusal.js'
 import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
-import type { ModeConfig, SessionJob, SessionOutcome, SkipReason } from './batch-modes.js'
+import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
 import { loadManifest, optionsDigest, saveManifest, unchangedOutcome } from './batch-manifest.js'
 import { runPool } from './batch-pool.js'
 import { insideClaudeTree } from './paths.js'
@@ -213,6 +213,7 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
     throw usageError('compress --all: --model-summary FILE answers one session; use --summarizer-cmd or --summarizer')
   if (c.resumeLeaf !== undefined) throw usageError('compress --all: --resume-leaf names a record of one session')
   summarizerFor(c) // checks the summary options (a usage error names the bad one)
+  batchMode(o.mode) // a mode this build cannot run is refused here, before any session
   minGainOf(c.minGain)
   const whole = (v: number | undefined, name: string, min = 0) => {
     if (v !== undefined && !(Number.isInteger(v) && v >= min))
