@@ -244,17 +244,18 @@ export async function compressWith(
   // check refuses a file that changed, so the file's hash is the buffer's.
   const deferHash = summarize.readsThroughSpans === true
   const { src, plan, tokens } = planSourceWith(input, options, !deferHash)
-  const hashing = deferHash ? native.sha256FileAsync(input) : undefined
-  hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
   const index = plan.index
   const t = plan.topology
   const cutAt = t.cut!
+  const kept = Array.from(t.chain.subarray(cutAt))
+  const { inputTokens, keptTokens } = checkGain(input, options, tokens, t.chain, kept)
+  const hashing = deferHash ? native.sha256FileAsync(input) : undefined
+  hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
 
   // uuid and parent of every chain record, fetched once.
   const links = native.recordLinks(index, t.chain)
   const linkOf = new Map<number, { uuid?: string; parent?: string }>()
   t.chain.forEach((i, k) => linkOf.set(i, { uuid: links.uuids[k] ?? undefined, parent: links.parents[k] ?? undefined }))
-  const kept = Array.from(t.chain.subarray(cutAt))
   const firstKept = kept[0]
   const firstJson = recordJson(plan, firstKept)
 
@@ -272,7 +273,7 @@ export async function compressWith(
       summarize,
       options,
       { src, plan, tokens },
-      { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing },
+      { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing, inputTokens, keptTokens },
     )
   } catch (e) {
     // A mapped source truncated meanwhile reads as zeros, which can fail anywhere: name the cause.
@@ -293,6 +294,9 @@ interface Planned {
   spans?: CompressSpans
   /** The source's hash, when it is being taken from the file meanwhile. */
   hashing?: Promise<string>
+  /** Estimated message tokens of the source's chain and of the kept suffix. */
+  inputTokens: number
+  keptTokens: number
 }
 
 async function compressPlanned(
@@ -303,28 +307,13 @@ async function compressPlanned(
   planned: PlannedSource,
   p: Planned,
 ): Promise<CompressReport> {
-  const { src, plan, tokens } = planned
-  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing } = p
+  const { src, plan } = planned
+  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing, inputTokens, keptTokens } = p
+  const minGain = minGainOf(options.minGain)
   const index = plan.index
   const t = plan.topology
   const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
   const lineOf = (i: number) => t.recordLines[i]
-
-  // The summary only adds to the kept suffix: when the suffix alone misses the gain, no summary
-  // (and no model call) is worth making.
-  const minGain = minGainOf(options.minGain)
-  const inputTokens = sumTokens(tokens, t.chain)
-  const keptTokens = sumTokens(tokens, kept)
-  if (options.minEstimatedTokens !== undefined && inputTokens < options.minEstimatedTokens)
-    throw new CompressRefusal(
-      `${input}: too small: its active chain holds ~${Math.round(inputTokens)} estimated message tokens, under --min-estimated-tokens ${options.minEstimatedTokens}; nothing written`,
-      'too-small',
-      input,
-      '--min-estimated-tokens',
-      { before: inputTokens },
-    )
-  if (keptTokens + SUMMARY_RECORD_TOKENS > minGain * inputTokens)
-    throw nothingToGain(input, inputTokens, keptTokens + SUMMARY_RECORD_TOKENS, minGain, true)
 
   const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options, spans })
   if (hashing) {
@@ -542,6 +531,34 @@ async function compressPlanned(
  */
 export async function compress(input: string, out: string, options: CompressOptions = {}): Promise<CompressReport> {
   return compressWith(input, out, summarizerFor(options), options)
+}
+
+/**
+ * The size gates that need no summary, checked before anything else is spent on the session
+ * (its hash, a summary, a model call): the source is big enough (--min-estimated-tokens), and
+ * the kept suffix alone leaves room for a gain (the summary only adds to it).
+ */
+function checkGain(
+  input: string,
+  options: CompressOptions,
+  tokens: Float64Array,
+  chain: ArrayLike<number>,
+  kept: ArrayLike<number>,
+): { inputTokens: number; keptTokens: number } {
+  const minGain = minGainOf(options.minGain)
+  const inputTokens = sumTokens(tokens, chain)
+  const keptTokens = sumTokens(tokens, kept)
+  if (options.minEstimatedTokens !== undefined && inputTokens < options.minEstimatedTokens)
+    throw new CompressRefusal(
+      `${input}: too small: its active chain holds ~${Math.round(inputTokens)} estimated message tokens, under --min-estimated-tokens ${options.minEstimatedTokens}; nothing written`,
+      'too-small',
+      input,
+      '--min-estimated-tokens',
+      { before: inputTokens },
+    )
+  if (keptTokens + SUMMARY_RECORD_TOKENS > minGain * inputTokens)
+    throw nothingToGain(input, inputTokens, keptTokens + SUMMARY_RECORD_TOKENS, minGain, true)
+  return { inputTokens, keptTokens }
 }
 
 function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {
