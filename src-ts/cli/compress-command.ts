@@ -48,6 +48,10 @@ const BATCH_FLAGS = {
   'summary-jobs': { type: 'string' },
   'summary-retries': { type: 'string' },
   'summary-fallback': { type: 'string' },
+} as const
+
+/** The in-place flags: one session's or, with --all, every session's. */
+const IN_PLACE_FLAGS = {
   'in-place': { type: 'boolean' },
   'work-dir': { type: 'string' },
   'confirm-session-closed': { type: 'boolean' },
@@ -70,6 +74,7 @@ const COMPRESS_FLAGS = {
   'preserve-prior-summaries-verbatim': { type: 'boolean' },
   'min-gain': { type: 'string' },
   ...BATCH_FLAGS,
+  ...IN_PLACE_FLAGS,
 } as const
 
 export async function runCompress(args: string[]): Promise<number> {
@@ -79,6 +84,8 @@ export async function runCompress(args: string[]): Promise<number> {
   for (const flag of Object.keys(BATCH_FLAGS))
     if (values[flag as keyof typeof BATCH_FLAGS] !== undefined)
       throw usageError(`compress: --${flag} goes with --all (see claude-jsonl compress --help)`)
+  if (values['in-place'] || values['work-dir'] || values['confirm-session-closed'])
+    throw usageError('compress --in-place: not available yet (use --out FILE)')
   if (positionals.length !== 1)
     throw usageError(`compress takes one SESSION, got ${positionals.length} (see claude-jsonl compress --help)`)
   if (!values.out) throw usageError('compress needs --out FILE (see claude-jsonl compress --help)')
