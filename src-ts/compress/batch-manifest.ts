@@ -45,13 +45,13 @@ export function loadManifest(dir: string, digest: string): Manifest {
 }
 
 /** The earlier outcome of a session that has not changed since, or undefined. */
-export function unchangedOutcome(m: Manifest, job: SessionJob, outDir: string): SessionOutcome | undefined {
+export function unchangedOutcome(m: Manifest, job: SessionJob): SessionOutcome | undefined {
   const e = m.sessions[job.relPath]
   if (!e || e.size !== job.size || e.mtimeMs !== job.mtimeMs) return undefined
   if (e.outcome.status === 'compressed') {
-    // The candidate must still be there as written (a size check; the run never rewrites it).
+    // What it wrote must still be there as written (a size check; the run never rewrites it).
     try {
-      if (statSync(join(outDir, job.relPath)).size !== e.outcome.bytesAfter) return undefined
+      if (!e.outcome.output || statSync(e.outcome.output).size !== e.outcome.bytesAfter) return undefined
     } catch {
       return undefined
     }
@@ -68,7 +68,12 @@ export async function saveManifest(
 ): Promise<void> {
   for (const { job, outcome } of done) {
     if (outcome.status === 'failed') delete m.sessions[job.relPath]
-    else m.sessions[job.relPath] = { size: job.size, mtimeMs: job.mtimeMs, outcome }
+    else
+      m.sessions[job.relPath] = {
+        size: outcome.finalSize ?? job.size,
+        mtimeMs: outcome.finalMtimeMs ?? job.mtimeMs,
+        outcome,
+      }
   }
   mkdirSync(dir, { recursive: true })
   await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true })

@@ -43,6 +43,10 @@ export interface SessionOutcome {
   candidateSha256?: string
   /** The model summary failed and the deterministic one was used instead. */
   summaryFallback?: string
+  /** The session file's size and modification time after the run, when the run replaced it
+   * (in place): what a re-run compares with. */
+  finalSize?: number
+  finalMtimeMs?: number
 }
 
 export type ModeConfig =

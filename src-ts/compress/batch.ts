@@ -279,7 +279,7 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     })
   const todo: SessionJob[] = []
   for (const job of sel.jobs) {
-    const before = o.dryRun ? undefined : unchangedOutcome(manifest, job, manifestDir)
+    const before = o.dryRun ? undefined : unchangedOutcome(manifest, job)
     if (before)
       record(
         job,
