@@ -311,7 +311,7 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     // a model, as many as keep the summary permits busy). Memory stays bounded by the slots.
     slots: model ? Math.max(2, Math.ceil(summaryJobs / Math.min(workers, Math.max(1, todo.length)))) : 2,
     summaryPermits: summaryJobs,
-    init: { mode: o.mode, options: compressOptions, summaryPolicy: o.summaryPolicy ?? {} },
+    init: { mode: absoluteMode(o.mode), options: compressOptions, summaryPolicy: o.summaryPolicy ?? {} },
     onDone: (job, outcome) => {
       done.push({ job, outcome })
       record(job, outcome)
@@ -343,6 +343,11 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     totals: totalsOf(sessions),
     elapsedMs: Math.round(performance.now() - started),
   }
+}
+
+/** The mode with its folders absolute, so every path the workers report is. */
+function absoluteMode(m: ModeConfig): ModeConfig {
+  return m.kind === 'candidate' ? { ...m, outDir: resolve(m.outDir) } : { ...m, workDir: resolve(m.workDir) }
 }
 
 export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
