@@ -5,7 +5,7 @@
 import { compress, type CompressOptions } from '../compress/compress.js'
 import { EXIT, usageError } from '../errors.js'
 import { resolveSession } from '../read/session-ref.js'
-import type { BatchReport } from '../compress/batch.js'
+import type { BatchReport, BatchSessionEntry } from '../compress/batch.js'
 import type { ModeConfig } from '../compress/batch-modes.js'
 import { parseCommand, print } from './args.js'
 import { formatBytes, formatInt, renderTable } from './table.js'
@@ -209,25 +209,55 @@ export function renderBatch(r: BatchReport): string {
   out.push(
     `compress --all${r.dryRun ? ' (dry run: nothing written)' : ''}${where}: ${formatInt(t.sessions)} sessions, ${formatBytes(t.bytesBefore)}; ${formatInt(r.subagentFiles)} subagent transcripts left alone; ${(r.elapsedMs / 1000).toFixed(1)} s`,
   )
-  const rows: string[][] = []
-  const count = (label: string, n: number) => rows.push([label, formatInt(n)])
-  count('compressed', t.compressed)
-  for (const [reason, n] of Object.entries(t.skippedByReason)) {
-    let label = `skipped: ${SKIP_LABELS[reason] ?? reason}`
+  // One row per outcome and reason, with what those sessions hold before and after (a session
+  // left as it is holds the same after; tokens are summed where they were estimated).
+  const groups = new Map<string, BatchSessionEntry[]>()
+  const keyOf = (e: BatchSessionEntry) => (e.status === 'compressed' ? 'compressed' : `${e.status}:${e.reason}`)
+  for (const e of r.sessions) groups.set(keyOf(e), [...(groups.get(keyOf(e)) ?? []), e])
+  const order = [
+    'compressed',
+    ...Object.keys(t.skippedByReason).map((k) => `skipped:${k}`),
+    ...Object.keys(t.failedByReason).map((k) => `failed:${k}`),
+  ]
+  const rows = order.map((key) => {
+    const list = groups.get(key) ?? []
+    const [status, reason] = key.split(':')
+    let label =
+      status === 'compressed'
+        ? 'compressed'
+        : `${status}: ${status === 'skipped' ? (SKIP_LABELS[reason] ?? reason) : reason}`
     if (reason === 'ambiguous-leaf') {
-      const options = [
-        ...new Set(
-          r.sessions
-            .filter((s) => s.reason === 'ambiguous-leaf' && s.option)
-            .map((s) => s.option!.replace(/ \(.*$/, '')),
-        ),
-      ]
+      const options = [...new Set(list.filter((s) => s.option).map((s) => s.option!.replace(/ \(.*$/, '')))]
       if (options.length) label += ` (decided by ${options.join(' or ')})`
     }
-    count(label, n ?? 0)
-  }
-  for (const [reason, n] of Object.entries(t.failedByReason)) count(`failed: ${reason}`, n)
-  out.push(renderTable([{ header: 'Outcome' }, { header: 'Sessions', align: 'right' }], rows))
+    const after = (e: BatchSessionEntry) =>
+      e.status === 'compressed' || e.previous?.status === 'compressed' ? (e.bytesAfter ?? e.bytesBefore) : e.bytesBefore
+    const known = list.filter((e) => e.tokensBefore !== undefined)
+    const tokensAfter = (e: BatchSessionEntry) =>
+      e.status === 'compressed' || e.previous?.status === 'compressed' ? (e.tokensAfter ?? 0) : e.tokensBefore!
+    return [
+      label,
+      formatInt(list.length),
+      formatBytes(list.reduce((n, e) => n + e.bytesBefore, 0)),
+      formatBytes(list.reduce((n, e) => n + after(e), 0)),
+      known.length ? `~${formatInt(known.reduce((n, e) => n + e.tokensBefore!, 0))}` : '-',
+      known.length ? `~${formatInt(known.reduce((n, e) => n + tokensAfter(e), 0))}` : '-',
+    ]
+  })
+  out.push(
+    renderTable(
+      [
+        { header: 'Outcome' },
+        { header: 'Sessions', align: 'right' },
+        { header: 'Bytes before', align: 'right' },
+        { header: 'after', align: 'right' },
+        { header: 'Est. tokens before', align: 'right' },
+        { header: 'after', align: 'right' },
+      ],
+      rows,
+      { footer: ['Total', formatInt(t.sessions), formatBytes(t.bytesBefore), formatBytes(t.bytesAfter), '', ''] },
+    ),
+  )
   if (t.compressedBytesBefore > 0) {
     const pct = (a: number, b: number) => (b > 0 ? `${((a / b) * 100).toFixed(1)}%` : '-')
     out.push(
