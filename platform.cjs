@@ -1,8 +1,9 @@
 // The napi-rs platformArchABI name of this machine (linux-x64-gnu, linux-x64-musl,
-// darwin-arm64, win32-x64-msvc, ...), shared by the loader and the build script.
+// darwin-arm64, win32-x64-msvc, ...), shared by the loader, the build and the pack scripts.
 'use strict'
 
 const { readFileSync } = require('node:fs')
+const { join } = require('node:path')
 
 function isMusl() {
   try {
@@ -28,4 +29,28 @@ function platformArchABI() {
   return `${platform}-${arch}`
 }
 
-module.exports = { platformArchABI }
+const ARCH = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' }
+const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' }
+
+/** The platformArchABI name napi-rs gives a Rust target triple (x86_64-unknown-linux-gnu -> linux-x64-gnu). */
+function abiOfTriple(triple) {
+  const [cpu, , os, env] = triple.split('-')
+  if (!ARCH[cpu] || !OS[os]) throw new Error(`unknown target triple ${triple}`)
+  if (os === 'linux') return `linux-${ARCH[cpu]}-${env ?? 'gnu'}`
+  if (os === 'windows') return `win32-${ARCH[cpu]}-${env ?? 'msvc'}`
+  return `${OS[os]}-${ARCH[cpu]}`
+}
+
+/** The platforms a prebuilt package is published for: package.json's napi.targets, as platformArchABI names
+ * ([] when package.json cannot be read). */
+function prebuiltTargets() {
+  let pkg
+  try {
+    pkg = JSON.parse(readFileSync(join(__dirname, 'package.json'), 'utf8'))
+  } catch {
+    return [] // the loader copied somewhere without its package: the list is unknown
+  }
+  return pkg.napi.targets.map(abiOfTriple)
+}
+
+module.exports = { platformArchABI, abiOfTriple, prebuiltTargets }

@@ -20,6 +20,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { PEER_BIN, PEER_PREFIX, PEER_VERSION, installPeer } from './ccusage-peer.mjs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const REPO = path.resolve(HERE, '..')
@@ -30,9 +31,6 @@ const OUR_CLI = process.env.BENCH_OURS_CLI
   ? path.resolve(process.env.BENCH_OURS_CLI)
   : path.join(REPO, 'dist', 'src-ts', 'cli', 'main.js')
 const BASELINE = path.join(HERE, 'js-baseline.mjs')
-const PEER_VERSION = '20.0.24'
-const PEER_PREFIX = path.join(CACHE, 'peers', `ccusage-${PEER_VERSION}`)
-const PEER_BIN = path.join(PEER_PREFIX, 'node_modules', '.bin', 'ccusage')
 const EMPTY_HOME = path.join(CACHE, 'empty-home')
 const RESULTS_MD = path.join(HERE, 'RESULTS.md')
 const RESULTS_JSON = path.join(HERE, 'results.json')
@@ -464,16 +462,9 @@ function ensurePeer(notes) {
   const nativeDir = path.join(PEER_PREFIX, 'node_modules', ...nativePkg.split('/'))
   if (!pkg || pkg.version !== PEER_VERSION || !fs.existsSync(PEER_BIN) || !fs.existsSync(nativeDir)) {
     log(`[bench] installing ccusage@${PEER_VERSION} into ${rel(PEER_PREFIX)}`)
-    fs.mkdirSync(PEER_PREFIX, { recursive: true })
-    const r = spawnSync(
-      'npm',
-      ['install', '--prefix', PEER_PREFIX, '--no-audit', '--no-fund', '--save-exact', `ccusage@${PEER_VERSION}`],
-      {
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    )
-    if (r.status !== 0) {
-      notes.push(`ccusage ${PEER_VERSION}: npm install failed (exit ${r.status}); peer not measured.`)
+    const status = installPeer()
+    if (status !== 0) {
+      notes.push(`ccusage ${PEER_VERSION}: npm install failed (exit ${status}); peer not measured.`)
       return null
     }
   }

@@ -21,8 +21,10 @@ if (process.argv.includes('--if-missing')) {
     createRequire(import.meta.url)(join(root, 'native.cjs'))
     console.log(`build-native: a claude-jsonl native addon for ${abi} already loads; not building`)
     process.exit(0)
-  } catch {
-    // nothing usable installed: build from source below
+  } catch (err) {
+    // Nothing usable installed: say why, then build from source below.
+    console.error(`build-native: ${String(err.message).split('\n')[0]}`)
+    console.error(`build-native: building the addon for ${abi} from source (cargo build --release; a few minutes)`)
   }
 }
 
@@ -38,7 +40,8 @@ const cargo = findCargo()
 if (!cargo) {
   console.error(
     `build-native: cannot build claude-jsonl from source: cargo not found (on PATH or in ~/.cargo/bin); ` +
-      `Rust (https://rustup.rs) is needed when no prebuilt claude-jsonl-${abi} package fits this platform.`,
+      `a current Rust toolchain (https://rustup.rs) and a C compiler are needed when no prebuilt ` +
+      `claude-jsonl-${abi} package loads; install them and run \`npm rebuild claude-jsonl\`.`,
   )
   process.exit(1)
 }

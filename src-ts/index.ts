@@ -5,7 +5,15 @@ import { EstateOptions, Roots, scanEstateFiles } from './read/estate.js'
 import { ClaudeJsonlError, inputError } from './errors.js'
 
 export { stats } from './read/stats.js'
-export type { GroupBy, StatsGroup, StatsOptions, StatsReport, TokenTotals } from './read/stats.js'
+export type {
+  GroupBy,
+  PricingNotes,
+  StatsGroup,
+  StatsOptions,
+  StatsReport,
+  TokenTotals,
+  ToolTargets,
+} from './read/stats.js'
 export { doctor, KNOWN_TYPES } from './read/doctor.js'
 export type { DoctorFile, DoctorOptions, DoctorReport, Finding } from './read/doctor.js'
 export { resolveRoots, claudeConfigDirs } from './read/estate.js'
@@ -68,7 +76,8 @@ export { ClaudeJsonlError, EXIT } from './errors.js'
 export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
 export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'
 export { isArchiveRoot, openArchiveView, archiveViewDir } from './archive/view.js'
-export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
+export { costUsd, priceFor, estimatePriceFor, normalizeModelId, PRICE_TABLE_DATE } from './read/prices.js'
+export type { CostOptions, ModelPrice, PriceMatch, TokenCounts } from './read/prices.js'
 export type {
   EstateFileInfo,
   ProgressSnapshot,
@@ -126,6 +135,7 @@ export {
   unescapeSessionId,
   projectFolder,
 } from './archive/store.js'
+export { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './archive/store-records.js'
 export type {
   Compression,
   StoreOptions,

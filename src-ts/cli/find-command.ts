@@ -2,6 +2,7 @@
 // Every answer starts with its scope: what was searched, and the index's age when one was used.
 import { parseCommand } from './args.js'
 import { find } from '../read/find.js'
+import { emptyEstateNotice } from '../read/estate.js'
 import type { FindReport } from '../read/find.js'
 import { EXIT, usageError } from '../errors.js'
 import { createProgress } from './progress.js'
@@ -110,6 +111,10 @@ export async function runFind(args: string[]): Promise<number> {
       onProgress: (p) => bar.update(p),
     })
     bar.done()
+    if (report.scope.filesTotal === 0)
+      process.stderr.write(
+        `claude-jsonl: ${emptyEstateNotice({ roots: report.scope.roots, source: report.scope.rootsSource })}\n`,
+      )
     const text = values.json ? JSON.stringify(report, null, 2) : renderFind(report)
     process.stdout.write(text + '\n')
     return EXIT.ok

@@ -11,7 +11,7 @@ const HELP = `claude-jsonl: fast, correct tools for Claude Code session transcri
 
 Usage:
   claude-jsonl stats  [PATH...] [--projects DIR] [--by day|session|project|model]
-                      [--since DATE] [--until DATE] [--timezone TZ] [--json]
+                      [--since DATE] [--until DATE] [--timezone TZ] [--tools [--limit N]] [--json]
   claude-jsonl doctor [PATH...] [--projects DIR] [--verbose] [--json]
   claude-jsonl show SESSION [--tools] [--thinking] [--human-only] [--last N] [--all-branches]
                     [--format text|markdown|json|html] [--out FILE] [--projects DIR]
@@ -59,9 +59,17 @@ async function runStats(args: string[]): Promise<number> {
     since: { type: 'string' },
     until: { type: 'string' },
     timezone: { type: 'string' },
+    tools: { type: 'boolean' },
+    limit: { type: 'string' },
   })
   if (values.help) return (print(HELP), EXIT.ok)
-  const [{ stats }, { renderStats }] = await Promise.all([import('../read/stats.js'), import('./stats-command.js')])
+  if (values.limit !== undefined && !values.tools) throw usageError('stats: --limit needs --tools')
+  if (values.limit !== undefined && !/^\d+$/.test(values.limit))
+    throw usageError(`--limit expects a positive whole number, got '${values.limit}'`)
+  const [{ stats }, { renderStats, statsNotices }] = await Promise.all([
+    import('../read/stats.js'),
+    import('./stats-command.js'),
+  ])
   const progress = await progressBar()
   try {
     const report = await stats({
@@ -71,9 +79,12 @@ async function runStats(args: string[]): Promise<number> {
       since: values.since,
       until: values.until,
       timezone: values.timezone,
+      tools: values.tools,
+      toolLimit: values.limit === undefined ? undefined : Number(values.limit),
       onProgress: progress.onProgress,
     })
     progress.done()
+    for (const line of statsNotices(report)) process.stderr.write(`claude-jsonl: ${line}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
     return EXIT.ok
   } finally {

@@ -19,7 +19,8 @@ inside a .claude folder unless --into-claude-dir is given. Restored files keep t
 recorded at archive time (except inside a Claude config folder, where that would get them
 deleted again by the 30-day cleanup).
 
-Exit codes: 0 restored, 1 some files could not be restored (each named on stderr), 2 bad
+Exit codes: 0 restored, 1 some files could not be restored or were refused (each named on
+stderr: a header placing a file outside DIR, or a symbolic link leading out of it), 2 bad
 usage (no SESSION or --all, an ambiguous prefix, a target inside .claude), 3 ARCHIVE is
 missing or not an archive, or no session matches.`
 

@@ -1,6 +1,7 @@
 // `claude-jsonl sessions`: the most recently active sessions, as a table or JSON.
 import { parseCommand } from './args.js'
 import { listSessions, SessionListing } from '../read/sessions.js'
+import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT, usageError } from '../errors.js'
 import { formatBytes, formatInt, renderTable } from './table.js'
 
@@ -91,6 +92,8 @@ export async function runSessions(
     project: v.project,
     timezone: v.timezone,
   })
+  if (listing.scope.sessions === 0 && listing.scope.subagentFiles === 0)
+    process.stderr.write(`claude-jsonl: ${emptyEstateNotice({ roots: listing.roots, source: listing.rootsSource })}\n`)
   const text = v.json ? JSON.stringify(listing, null, 2) : renderSessions(listing)
   write(text.endsWith('\n') ? text : text + '\n')
   return EXIT.ok
