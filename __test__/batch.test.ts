@@ -19,7 +19,7 @@ import { join, relative } from 'node:path'
 import { compressEstate, type BatchReport } from '../src-ts/compress/batch.js'
 import { outcomeOfError } from '../src-ts/compress/batch-modes.js'
 import { sourceChanged } from '../src-ts/compress/source-spans.js'
-import { renderLine } from '../src-ts/cli/progress.js'
+import { renderLine } from '../src-ts/terminal/progress.js'
 import { CLI, REAL, REPO, tempDir } from './helpers/transcripts.js'
 
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' })
@@ -276,18 +276,9 @@ test('bad batch options are usage errors: no --out-dir, --out, an out dir inside
   t.is(cli('compress', '--all', '--projects', projects, '--out-dir', out, '--summary-fallback', 'maybe').status, 2)
   t.is(cli('compress', join(projects, '-home-dev-app', `${ID.big}.jsonl`), '--out', out, '--dry-run').status, 2)
   t.is(cli('compress', '--all', '--projects', join(projects, 'missing'), '--out-dir', out).status, 3)
-  const inPlace = cli(
-    'compress',
-    '--all',
-    '--projects',
-    projects,
-    '--in-place',
-    '--work-dir',
-    out,
-    '--confirm-session-closed',
-  )
+  const inPlace = cli('compress', '--all', '--projects', projects, '--in-place', '--work-dir', out)
   t.is(inPlace.status, 2)
-  t.regex(inPlace.stderr, /^claude-jsonl: compress --all --in-place: not available yet/)
+  t.regex(inPlace.stderr, /--confirm-session-closed/)
   t.is(inPlace.stderr.trim().split('\n').length, 1)
   t.false(existsSync(out))
 })
@@ -394,4 +385,40 @@ test('a worker that dies takes only its session with it: the pool replaces it an
     t.regex(e.message!, /worker compressing it stopped/)
   t.true(report.totals.compressed + report.totals.skipped >= 4, 'the replacement worker did the rest')
   t.is(report.totals.sessions, 6)
+})
+
+test('compress --all --in-place: each session replaced through the transaction, backups beside, re-runs skip', (t) => {
+  const { root, projects, subagent } = estate()
+  const work = join(tempDir('cj-batch-work-'), 'work')
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: root }
+  const big = join(projects, '-home-dev-app', `${ID.big}.jsonl`)
+  const original = sha(big)
+  const subBefore = sha(subagent)
+  const run = (...extra: string[]) =>
+    spawnSync(
+      process.execPath,
+      [CLI, 'compress', '--all', '--in-place', '--work-dir', work, '--confirm-session-closed', '--json', ...extra],
+      { encoding: 'utf8', env },
+    )
+  // Just written: within the stability window, every session is left alone as live.
+  const fresh = run()
+  t.is(fresh.status, 0, fresh.stderr)
+  const f = byId(JSON.parse(fresh.stdout) as BatchReport)
+  t.like(f[ID.big], { status: 'skipped', reason: 'live' })
+  t.regex(f[ID.big].message!, /stability window/)
+  t.is(sha(big), original)
+  const r = run('--stable-for', '0')
+  t.is(r.status, 0, r.stderr)
+  const s = byId(JSON.parse(r.stdout) as BatchReport)
+  t.is(s[ID.big].status, 'compressed')
+  t.is(s[ID.big].output, big)
+  t.is(statSync(big).size, s[ID.big].bytesAfter!)
+  t.is(sha(`${big}.backup`), original, 'a verified backup of the original beside it')
+  t.is(cli('validate', big).status, 0)
+  t.true(existsSync(s[ID.big].reportPath!))
+  t.like(s[ID.small], { status: 'skipped', reason: 'nothing-to-gain' })
+  t.is(sha(subagent), subBefore)
+  const again = run('--stable-for', '0')
+  const a = JSON.parse(again.stdout) as BatchReport
+  t.is(a.totals.skippedByReason.unchanged, 6, again.stdout.slice(0, 2000))
 })

@@ -1,122 +1,154 @@
-// `claude-jsonl compress SESSION --out FILE`: a compressed candidate of one session (candidate
-// mode; the original is never touched). Exit 0 written, 1 refused (topology stop, token ceiling),
-// 2 bad usage or output path, 3 unreadable input, an invalid model summary (the rule named) or a
-// source that changed during the run, 4 internal (the candidate failed validation).
-import { compress, type CompressOptions } from '../compress/compress.js'
+// `claude-jsonl compress SESSION (--out FILE | --in-place ...)`: a compressed candidate of one
+// session (candidate mode: the original is never touched), or the session replaced by it through
+// the in-place transaction.
+import { resolve } from 'node:path'
+import { compress, type CompressOptions, type CompressReport } from '../compress/compress.js'
+import { compressInPlace } from '../compress/in-place.js'
+import { recoverInterruptedPublish } from '../compress/transaction.js'
 import { EXIT, usageError } from '../errors.js'
-import { resolveSession } from '../read/session-ref.js'
 import type { BatchReport, BatchSessionEntry } from '../compress/batch.js'
 import type { ModeConfig } from '../compress/batch-modes.js'
-import { parseCommand, print } from './args.js'
-import { formatBytes, formatInt, renderTable } from './table.js'
-import { BUDGET_FLAGS, budgetOptions, fraction, TOPOLOGY_USAGE, wholeNumber } from './topology-options.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
+import { resolveSession } from '../read/session-ref.js'
+import { choice, decimal, defineCommand, flag, text, wholeNumber, type Values } from './command.js'
+import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
+import { BUDGET_OPTIONS, budgetOptions, PACK_BUDGET_OPTIONS } from './topology-options.js'
+import { committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
 
-export const COMPRESS_USAGE = `Usage: claude-jsonl compress SESSION --out FILE [--force] [--json] [--projects DIR]
-       claude-jsonl compress --all [PATH...] --out-dir DIR [--dry-run] [--json] [--projects DIR]
-  [--min-bytes N] [--min-estimated-tokens N] [--project P] [--older-than AGE] [--newer-than AGE]
-  [--sessions FILE] [--jobs N] [--summary-jobs N] [--summary-retries N]
-  [--summary-fallback fail|deterministic]
-  [--summary deterministic|model] [--model-summary FILE | --summarizer-cmd CMD | --summarizer anthropic [--model M]]
-  [--handoff FILE] [--model-pack-char-budget N] [--model-pack-estimated-token-budget N]
-  [--preserve-prior-summaries-verbatim] [--summary-char-budget N] [--target-estimated-tokens N]
-  [--min-gain F]
-${TOPOLOGY_USAGE}
-SESSION is a transcript path, a session uuid or a unique prefix. FILE must differ from it and lie
+/** The options of `compress --all` alone. */
+const BATCH_OPTIONS = {
+  all: flag('compress every session of the estate (PATH folders, --projects, $CLAUDE_CONFIG_DIR or ~/.claude)'),
+  'out-dir': text('DIR', 'with --all: DIR/<project>/<session>.jsonl and its report per compressed session'),
+  'dry-run': flag('with --all: plan, summarise and validate every session; write nothing'),
+  'min-bytes': wholeNumber('N', 'with --all: skip sessions under N bytes as too small'),
+  'min-estimated-tokens': wholeNumber('N', 'with --all: skip sessions whose chain holds fewer estimated tokens'),
+  project: text('P', 'with --all: one project (its folder name or a path)'),
+  'older-than': text('AGE', 'with --all: last active at least AGE ago (30m, 12h, 7d, 2w or a date)'),
+  'newer-than': text('AGE', 'with --all: last active at most AGE ago'),
+  sessions: text('FILE', 'with --all: only the session ids in FILE (one a line)'),
+  jobs: wholeNumber('N', "with --all: worker threads (default: the machine's cores)", { min: 1 }),
+  'summary-jobs': wholeNumber('N', 'with --all: model summaries at once (default 4)', { min: 1 }),
+  'summary-retries': wholeNumber(
+    'N',
+    'with --all: tries after a failed model summary (default 2, backoff 2 s, 4 s...)',
+  ),
+  'summary-fallback': choice(
+    ['fail', 'deterministic'] as const,
+    'with --all: when a model summary keeps failing (default fail)',
+  ),
+} as const
+
+const COMPRESS_OPTIONS = {
+  out: text('FILE', 'where the candidate is written (FILE.report.json beside it)'),
+  force: flag('replace an existing FILE'),
+  ...IN_PLACE_OPTIONS,
+  json: JSON_OUTPUT,
+  projects: PROJECTS,
+  summary: text('deterministic|model', 'which summary (default deterministic)'),
+  'model-summary': text('FILE', 'a summary a model wrote from `claude-jsonl pack` with the same options'),
+  'summarizer-cmd': text('CMD', 'pipe the pack to CMD and apply the summary it prints'),
+  summarizer: text('anthropic', 'ask the Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)'),
+  model: text('M', 'the model for --summarizer anthropic'),
+  ...PACK_BUDGET_OPTIONS,
+  'preserve-prior-summaries-verbatim': flag('embed earlier compact summaries as they are'),
+  ...BUDGET_OPTIONS,
+  'min-gain': decimal(
+    'F',
+    "publish only a candidate of at most F times the source's estimated tokens (default 0.9)",
+    'a number > 0',
+  ),
+  ...BATCH_OPTIONS,
+} as const
+
+export const command = defineCommand({
+  name: 'compress',
+  args: 'SESSION | --all [PATH...]',
+  options: COMPRESS_OPTIONS,
+  description: `SESSION is a transcript path, a session uuid or a unique prefix. FILE must differ from it and lie
 outside any .claude tree; FILE.report.json is written beside it. Nothing is written on failure.
---min-gain F: publish only when the candidate holds at most F times the source's estimated
-message tokens (default 0.9); otherwise refuse with "nothing to gain".
---all compresses every session of the estate (the roots of stats) into DIR/<project>/<session>.jsonl
-with its report; subagent transcripts are never touched; a re-run skips sessions unchanged since.
-AGE is 30m, 12h, 7d, 2w or a date. Batch exit codes: 0 no session failed (skips are not
-failures), 1 some session failed, 2 bad usage, 3 a missing estate root.
-Exit codes: 0 written, 1 refused (nothing to gain, topology stop, token ceiling, a source invalid
-where it is kept verbatim), 2 bad usage or output path,
+--in-place replaces the transcript itself (it must be a regular .jsonl under a Claude projects
+folder): the candidate and DIR/<session>.<hash>.compressed.jsonl.report.json go to DIR (outside
+any .claude tree), a verified backup FILE.backup (.backup1, ...) is kept beside it. A session
+that a running Claude Code holds, or one modified within the last SECONDS (default 10), is
+refused (exit 1).
+Nothing to gain (the candidate over --min-gain times the source's estimated message tokens, or a
+chain too short to cut) is refused, exit 1, nothing written.
+--all compresses every session of the estate into DIR/<project>/<session>.jsonl with its report
+(or, with --in-place, each in place); subagent transcripts are never touched; a re-run skips
+sessions unchanged since. Batch exit codes: 0 no session failed (skips are not failures), 1 some
+session failed, 2 bad usage, 3 a missing estate root.`,
+  exitCodes: `Exit codes: 0 written, 1 refused (nothing to gain, topology stop, token ceiling, a source invalid where it is kept
+verbatim), 2 bad usage or output path,
 3 unreadable input, an invalid model summary (the rule named) or a source changed during the run,
-4 internal error.`
+or (in place) operation_state committed-report-failed: replaced and verified, report not written
+(the receipt is printed), 4 internal error.`,
+  async run({ values, positionals, print }): Promise<number> {
+    if (values.all) return runBatch(values, positionals, print)
+    for (const key of Object.keys(BATCH_OPTIONS))
+      if (values[key as keyof typeof BATCH_OPTIONS] !== undefined)
+        throw usageError(`compress: --${key} goes with --all (see claude-jsonl compress --help)`)
+    if (positionals.length !== 1)
+      throw usageError(
+        `compress takes one ${ONE_SESSION.name} (${ONE_SESSION.what}), got ${positionals.length} (see claude-jsonl compress --help)`,
+      )
+    const inPlace = inPlaceSettings('compress', values)
+    // A transcript an interrupted in-place run left renamed aside is put back before it is looked up.
+    if (inPlace) recoverInterruptedPublish(resolve(positionals[0]))
+    const session = resolveSession(positionals[0], { projects: values.projects })
+    const options = singleOptions(values)
+    if (inPlace) return runInPlace(session.path, options, { ...inPlace, json: values.json }, print)
 
-const BATCH_FLAGS = {
-  all: { type: 'boolean' },
-  'out-dir': { type: 'string' },
-  'dry-run': { type: 'boolean' },
-  'min-bytes': { type: 'string' },
-  'min-estimated-tokens': { type: 'string' },
-  project: { type: 'string' },
-  'older-than': { type: 'string' },
-  'newer-than': { type: 'string' },
-  sessions: { type: 'string' },
-  jobs: { type: 'string' },
-  'summary-jobs': { type: 'string' },
-  'summary-retries': { type: 'string' },
-  'summary-fallback': { type: 'string' },
-} as const
-
-/** The in-place flags: one session's or, with --all, every session's. */
-const IN_PLACE_FLAGS = {
-  'in-place': { type: 'boolean' },
-  'work-dir': { type: 'string' },
-  'confirm-session-closed': { type: 'boolean' },
-} as const
-
-const COMPRESS_FLAGS = {
-  ...BUDGET_FLAGS,
-  out: { type: 'string' },
-  force: { type: 'boolean' },
-  json: { type: 'boolean' },
-  projects: { type: 'string' },
-  summary: { type: 'string' },
-  'model-summary': { type: 'string' },
-  'summarizer-cmd': { type: 'string' },
-  summarizer: { type: 'string' },
-  model: { type: 'string' },
-  handoff: { type: 'string' },
-  'model-pack-char-budget': { type: 'string' },
-  'model-pack-estimated-token-budget': { type: 'string' },
-  'preserve-prior-summaries-verbatim': { type: 'boolean' },
-  'min-gain': { type: 'string' },
-  ...BATCH_FLAGS,
-  ...IN_PLACE_FLAGS,
-} as const
-
-export async function runCompress(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args)
-  if (values.help) return (print(COMPRESS_USAGE), EXIT.ok)
-  if (values.all) return runBatch(values, positionals)
-  for (const flag of Object.keys(BATCH_FLAGS))
-    if (values[flag as keyof typeof BATCH_FLAGS] !== undefined)
-      throw usageError(`compress: --${flag} goes with --all (see claude-jsonl compress --help)`)
-  if (values['in-place'] || values['work-dir'] || values['confirm-session-closed'])
-    throw usageError('compress --in-place: not available yet (use --out FILE)')
-  if (positionals.length !== 1)
-    throw usageError(`compress takes one SESSION, got ${positionals.length} (see claude-jsonl compress --help)`)
-  if (!values.out) throw usageError('compress needs --out FILE (see claude-jsonl compress --help)')
-  const session = resolveSession(positionals[0], { projects: values.projects })
-  const r = await compress(session.path, values.out, singleOptions(values))
-  if (values.json) print(JSON.stringify(r, null, 2))
-  else {
+    const out = values.out!
+    const r = await compress(session.path, out, options)
+    if (values.json) return (print(JSON.stringify(r, null, 2)), EXIT.ok)
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`
     print(
       [
-        `compress: ${values.out}: ${r.outputBytes} bytes (${pct(r.ratio)} of ${r.inputBytes}), ~${r.outputEstimatedMessageTokens} estimated message tokens (was ~${r.inputEstimatedMessageTokens})`,
+        `compress: ${out}: ${r.outputBytes} bytes (${pct(r.ratio)} of ${r.inputBytes}), ~${r.outputEstimatedMessageTokens} estimated message tokens (was ~${r.inputEstimatedMessageTokens})`,
         `  leaf ${r.selectedLeafUuid} (${r.preserveMode}): ${r.resumeLeafInfo.reason}`,
         `  summary: ${r.semanticSummaryMode}, ${r.summaryChars} chars over ${r.summarizedRecords} records; kept ${r.recentRecordsPreserved} records verbatim from line ${r.cut?.firstKeptLine}`,
         `  excluded: ${r.excludedBranchCount} off the active branch, ${r.excludedUnattributedCount} unattributed; validation ${r.validation.valid ? 'passed' : 'FAILED'}${r.validation.warnings ? ` (${r.validation.warnings} warnings)` : ''}`,
-        `  report: ${values.out}.report.json`,
+        `  report: ${out}.report.json`,
       ].join('\n'),
     )
+    return EXIT.ok
+  },
+})
+
+async function runInPlace(
+  input: string,
+  options: CompressOptions,
+  o: { workDir: string; confirmSessionClosed?: boolean; stableForMs?: number; json?: boolean },
+  print: (text: string) => void,
+): Promise<number> {
+  const { result, report, reportPath } = await compressInPlace(input, { ...options, ...o })
+  if (result.operationState === 'committed-report-failed') {
+    print(committedReportFailed(result, 'operation_state'))
+    process.stderr.write(`claude-jsonl: ${result.error!.message}\n`)
+    return EXIT.input
   }
+  if (result.operationState !== 'committed') throw result.error!
+  if (o.json) return (print(JSON.stringify(report, null, 2)), EXIT.ok)
+  const r = result.details as CompressReport
+  print(
+    [
+      `compress --in-place: ${input}: replaced, ${r.outputBytes} bytes (${((r.ratio ?? 0) * 100).toFixed(1)}% of ${r.inputBytes}), validated after publishing`,
+      `  backup: ${result.backup} (verified byte for byte)${result.extraBackups.length ? `; also ${result.extraBackups.join(', ')}` : ''}`,
+      `  candidate: ${result.candidate}`,
+      `  report: ${reportPath}`,
+      `  published by ${result.publishMethod}; folder fsync ${result.parentDirFsync}`,
+    ].join('\n'),
+  )
   return EXIT.ok
 }
 
-type Values = ReturnType<typeof parse>['values']
+type CompressValues = Values<typeof COMPRESS_OPTIONS>
 
-function parse(args: string[]) {
-  return parseCommand('compress', args, COMPRESS_FLAGS)
-}
-
-/** The compress options of the command line (shared by one session and a batch). */
-function singleOptions(values: Values): CompressOptions {
+/** The compress options of the command line (one session and a batch alike). */
+function singleOptions(values: CompressValues): CompressOptions {
   return {
-    ...budgetOptions('compress', values),
+    ...budgetOptions(values),
     force: values.force,
     summary: values.summary as CompressOptions['summary'],
     modelSummary: values['model-summary'],
@@ -124,35 +156,36 @@ function singleOptions(values: Values): CompressOptions {
     summarizer: values.summarizer as CompressOptions['summarizer'],
     model: values.model,
     handoff: values.handoff,
-    modelPackCharBudget: wholeNumber('compress', '--model-pack-char-budget', values['model-pack-char-budget']),
-    modelPackEstimatedTokenBudget: wholeNumber(
-      'compress',
-      '--model-pack-estimated-token-budget',
-      values['model-pack-estimated-token-budget'],
-    ),
+    modelPackCharBudget: values['model-pack-char-budget'],
+    modelPackEstimatedTokenBudget: values['model-pack-estimated-token-budget'],
     preservePriorSummariesVerbatim: values['preserve-prior-summaries-verbatim'],
-    minGain: fraction('compress', '--min-gain', values['min-gain']),
+    minGain: values['min-gain'],
   }
 }
 
-/** `compress --all`: the batch over the estate; the exit code says whether any session failed. */
-async function runBatch(values: Values, positionals: string[]): Promise<number> {
+async function runBatch(values: CompressValues, positionals: string[], print: (text: string) => void): Promise<number> {
   if (values.out) throw usageError('compress --all writes into --out-dir DIR, not --out FILE')
   if (values.force) throw usageError('compress --all: --force is not needed (a re-run replaces changed sessions)')
   if (values['in-place'] && values['out-dir'])
     throw usageError('compress --all: give --out-dir DIR (candidates) or --in-place, not both')
-  if (!values['in-place'] && !values['out-dir'])
-    throw usageError('compress --all needs --out-dir DIR (see claude-jsonl compress --help)')
+  let mode: ModeConfig
+  if (values['in-place']) {
+    const s = inPlaceSettings('compress', values)!
+    mode = {
+      kind: 'in-place',
+      workDir: s.workDir,
+      confirmSessionClosed: s.confirmSessionClosed === true,
+      stableForMs: s.stableForMs,
+    }
+  } else {
+    if (values['work-dir'] !== undefined || values['confirm-session-closed'] || values['stable-for'] !== undefined)
+      throw usageError('compress: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
+    if (!values['out-dir'])
+      throw usageError('compress --all needs --out-dir DIR or --in-place (see claude-jsonl compress --help)')
+    mode = { kind: 'candidate', outDir: values['out-dir'] }
+  }
   const { compressEstate, readSessionList } = await import('../compress/batch.js')
-  const mode: ModeConfig = values['in-place']
-    ? {
-        kind: 'in-place',
-        workDir: values['work-dir'] ?? '',
-        confirmSessionClosed: values['confirm-session-closed'] === true,
-      }
-    : { kind: 'candidate', outDir: values['out-dir']! }
-  const n = (flag: keyof Values & string) => wholeNumber('compress', `--${flag}`, values[flag] as string | undefined)
-  const { createProgress } = await import('./progress.js')
+  const { createProgress } = await import('../terminal/progress.js')
   const bar = createProgress(process.stderr)
   try {
     const report = await compressEstate({
@@ -161,18 +194,15 @@ async function runBatch(values: Values, positionals: string[]): Promise<number> 
       mode,
       dryRun: values['dry-run'],
       compress: singleOptions(values),
-      minBytes: n('min-bytes'),
-      minEstimatedTokens: n('min-estimated-tokens'),
+      minBytes: values['min-bytes'],
+      minEstimatedTokens: values['min-estimated-tokens'],
       project: values.project,
       olderThan: values['older-than'],
       newerThan: values['newer-than'],
       sessions: values.sessions === undefined ? undefined : readSessionList(values.sessions),
-      jobs: n('jobs'),
-      summaryJobs: n('summary-jobs'),
-      summaryPolicy: {
-        retries: n('summary-retries'),
-        fallback: values['summary-fallback'] as 'fail' | 'deterministic' | undefined,
-      },
+      jobs: values.jobs,
+      summaryJobs: values['summary-jobs'],
+      summaryPolicy: { retries: values['summary-retries'], fallback: values['summary-fallback'] },
       onProgress: (p) =>
         bar.update({
           bytesDone: p.bytesDone,

@@ -1,7 +1,7 @@
 // What an earlier batch did with each session, kept in the batch's own folder, so that a re-run
 // skips every session that has not changed since: same size and modification time, the same
 // options, and (for a compressed one) its candidate still there at the size it was written.
-// Failed sessions are not recorded: a re-run tries them again.
+// Failed and live sessions are not recorded: a re-run tries them again.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -47,7 +47,9 @@ export function loadManifest(dir: string, digest: string): Manifest {
 /** The earlier outcome of a session that has not changed since, or undefined. */
 export function unchangedOutcome(m: Manifest, job: SessionJob): SessionOutcome | undefined {
   const e = m.sessions[job.relPath]
-  if (!e || e.size !== job.size || e.mtimeMs !== job.mtimeMs) return undefined
+  // Times within a millisecond are the same: the walk and a stat may round a nanosecond time
+  // differently.
+  if (!e || e.size !== job.size || Math.abs(e.mtimeMs - job.mtimeMs) >= 1) return undefined
   if (e.outcome.status === 'compressed') {
     // What it wrote must still be there as written (a size check; the run never rewrites it).
     try {
@@ -67,7 +69,8 @@ export async function saveManifest(
   done: { job: SessionJob; outcome: SessionOutcome }[],
 ): Promise<void> {
   for (const { job, outcome } of done) {
-    if (outcome.status === 'failed') delete m.sessions[job.relPath]
+    // A failure, or a session in use, is tried again next time.
+    if (outcome.status === 'failed' || outcome.reason === 'live') delete m.sessions[job.relPath]
     else
       m.sessions[job.relPath] = {
         size: outcome.finalSize ?? job.size,

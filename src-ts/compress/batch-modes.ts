@@ -1,10 +1,13 @@
 // How one session of a batch is compressed and where the result goes: the batch's mode. The
 // batch itself (selection, manifest, pool, accounting) is the same for every mode; a mode only
 // turns one session into an outcome. Runs inside a pool worker.
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { ClaudeJsonlError, EXIT } from '../errors.js'
-import { compressWith, type CompressOptions, type Summarizer } from './compress.js'
+import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
+import { insideClaudeTree } from '../claude-tree.js'
+import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
+import { compressInPlace } from './in-place.js'
+import type { Summarizer } from './summarizer.js'
 import { CompressRefusal } from './refusal.js'
 
 /** One session to compress, as the batch selected it. */
@@ -43,6 +46,8 @@ export interface SessionOutcome {
   candidateSha256?: string
   /** The model summary failed and the deterministic one was used instead. */
   summaryFallback?: string
+  /** In place: the verified numbered backup of the original. */
+  backup?: string
   /** The session file's size and modification time after the run, when the run replaced it
    * (in place): what a re-run compares with. */
   finalSize?: number
@@ -50,7 +55,8 @@ export interface SessionOutcome {
 }
 
 export type ModeConfig =
-  { kind: 'candidate'; outDir: string } | { kind: 'in-place'; workDir: string; confirmSessionClosed: boolean }
+  | { kind: 'candidate'; outDir: string }
+  | { kind: 'in-place'; workDir: string; confirmSessionClosed: boolean; stableForMs?: number }
 
 /** A batch mode: compresses one session. */
 export interface BatchMode {
@@ -58,11 +64,74 @@ export interface BatchMode {
   run(job: SessionJob, options: CompressOptions, summarize: Summarizer): Promise<SessionOutcome>
 }
 
-/** The mode a config names. In-place batches need the in-place transaction, which is not
- * available in this build: a usage error says so. */
+/** The mode a config names; its preconditions are checked here, before any session. */
 export function batchMode(cfg: ModeConfig): BatchMode {
   if (cfg.kind === 'candidate') return candidateMode(cfg.outDir)
-  throw new ClaudeJsonlError('compress --all --in-place: not available yet (use --out-dir DIR)', EXIT.usage)
+  if (!cfg.workDir) throw usageError('--in-place needs --work-dir DIR (a folder outside every .claude tree)')
+  if (!cfg.confirmSessionClosed)
+    throw usageError(
+      'compress --all --in-place replaces live transcripts: close Claude Code for them, then pass --confirm-session-closed',
+    )
+  if (insideClaudeTree(cfg.workDir))
+    throw usageError(`--work-dir ${cfg.workDir} lies inside a .claude tree; give a folder outside it`)
+  return inPlaceMode(cfg)
+}
+
+/** Messages of the in-place refusals that mean the session is in use: a running Claude Code
+ * holds it, or it was written within the stability window. */
+const IN_USE = /Claude Code is running this session|stability window/
+
+/**
+ * In-place mode: each session through the in-place transaction (a verified numbered backup
+ * beside it, the candidate and its report in the work folder, an atomic swap). A session in use
+ * is skipped as live with the holder named. A dry run builds the candidate and writes nothing.
+ */
+export function inPlaceMode(cfg: Extract<ModeConfig, { kind: 'in-place' }>): BatchMode {
+  const dry = candidateMode(cfg.workDir)
+  return {
+    kind: 'in-place',
+    async run(job, options, summarize) {
+      if (options.dryRun) return dry.run(job, options, summarize)
+      try {
+        const { result, report, reportPath } = await compressInPlace(
+          job.path,
+          {
+            ...options,
+            workDir: cfg.workDir,
+            confirmSessionClosed: cfg.confirmSessionClosed,
+            stableForMs: cfg.stableForMs,
+          },
+          summarize,
+        )
+        if (result.operationState === 'not-committed') return outcomeOfError(result.error, job)
+        const r = result.details as CompressReport
+        const now = statSync(job.path)
+        return {
+          status: 'compressed',
+          bytesBefore: r.inputBytes,
+          bytesAfter: r.outputBytes,
+          tokensBefore: r.inputEstimatedMessageTokens,
+          tokensAfter: r.outputEstimatedMessageTokens,
+          output: job.path,
+          reportPath: report ? reportPath : undefined,
+          backup: result.backup,
+          sourceSha256: r.sourceSha256,
+          candidateSha256: r.candidateSha256,
+          summaryFallback: r.summaryMetadata.summaryFallback as string | undefined,
+          message:
+            result.operationState === 'committed-report-failed'
+              ? `${job.path}: replaced and verified, but its report could not be written (${result.error?.message})`
+              : undefined,
+          finalSize: now.size,
+          finalMtimeMs: now.mtimeMs,
+        }
+      } catch (e) {
+        if (e instanceof ClaudeJsonlError && !(e instanceof CompressRefusal) && IN_USE.test(e.message))
+          return { status: 'skipped', reason: 'live', message: e.message, bytesBefore: job.size }
+        return outcomeOfError(e, job)
+      }
+    },
+  }
 }
 
 /** Candidate mode: `<outDir>/<project>/<session>.jsonl` and its report; the original untouched. */

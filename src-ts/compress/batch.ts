@@ -227,12 +227,13 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
   const fb = o.summaryPolicy?.fallback
   if (fb !== undefined && fb !== 'fail' && fb !== 'deterministic')
     throw usageError(`--summary-fallback must be fail or deterministic, not '${fb}'`)
-  if (o.mode.kind === 'candidate') {
-    const out = resolve(o.mode.outDir)
-    if (insideClaudeTree(out)) throw usageError(`--out-dir ${o.mode.outDir}: must lie outside any .claude tree`)
+  {
+    const out = resolve(o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir || '.')
+    const flagName = o.mode.kind === 'candidate' ? `--out-dir ${o.mode.outDir}` : `--work-dir ${o.mode.workDir}`
+    if (insideClaudeTree(out)) throw usageError(`${flagName}: must lie outside any .claude tree`)
     for (const r of roots) {
       if (within(out, r) || within(r, out))
-        throw usageError(`--out-dir ${o.mode.outDir}: must lie outside the estate it compresses (${r})`)
+        throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
     }
   }
 }
