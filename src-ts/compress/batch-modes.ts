@@ -107,17 +107,10 @@ export function inPlaceMode(cfg: Extract<ModeConfig, { kind: 'in-place' }>): Bat
         const r = result.details as CompressReport
         const now = statSync(job.path)
         return {
-          status: 'compressed',
-          bytesBefore: r.inputBytes,
-          bytesAfter: r.outputBytes,
-          tokensBefore: r.inputEstimatedMessageTokens,
-          tokensAfter: r.outputEstimatedMessageTokens,
+          ...compressedOutcome(r),
           output: job.path,
           reportPath: report ? reportPath : undefined,
           backup: result.backup,
-          sourceSha256: r.sourceSha256,
-          candidateSha256: r.candidateSha256,
-          summaryFallback: r.summaryMetadata.summaryFallback as string | undefined,
           message:
             result.operationState === 'committed-report-failed'
               ? `${job.path}: replaced and verified, but its report could not be written (${result.error?.message})`
@@ -149,21 +142,28 @@ export function candidateMode(outDir: string): BatchMode {
           beforePublish: () => void mkdirSync(join(outDir, job.project), { recursive: true }),
         })
         return {
-          status: 'compressed',
-          bytesBefore: r.inputBytes,
-          bytesAfter: r.outputBytes,
-          tokensBefore: r.inputEstimatedMessageTokens,
-          tokensAfter: r.outputEstimatedMessageTokens,
+          ...compressedOutcome(r),
           output: options.dryRun ? undefined : out,
           reportPath: options.dryRun || options.report === false ? undefined : `${out}.report.json`,
-          sourceSha256: r.sourceSha256,
-          candidateSha256: r.candidateSha256,
-          summaryFallback: r.summaryMetadata.summaryFallback as string | undefined,
         }
       } catch (e) {
         return outcomeOfError(e, job)
       }
     },
+  }
+}
+
+/** What a compress report says of a compressed session, in either mode. */
+function compressedOutcome(r: CompressReport): SessionOutcome {
+  return {
+    status: 'compressed',
+    bytesBefore: r.inputBytes,
+    bytesAfter: r.outputBytes,
+    tokensBefore: r.inputEstimatedMessageTokens,
+    tokensAfter: r.outputEstimatedMessageTokens,
+    sourceSha256: r.sourceSha256,
+    candidateSha256: r.candidateSha256,
+    summaryFallback: r.summaryMetadata.summaryFallback as string | undefined,
   }
 }
 
