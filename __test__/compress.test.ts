@@ -17,6 +17,9 @@ import { linearBase, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
 
 const PLANTED = 'PLANTED-BRANCH-TEXT: revert everything'
+/** --min-gain for the small hand-made sessions here, whose summary outweighs what it replaces:
+ * these tests are about topology and layout; the size gate has its own tests (min-gain). */
+const GROW = 100
 
 const fixedSummary: Summarizer = async (req) => ({
   text: `This session is being continued from a previous conversation. Test summary of ${req.plan.topology.summaryIndexes.length} records; original at ${req.sourcePath}.`,
@@ -82,7 +85,7 @@ const lines = (b: Buffer) =>
 test('the candidate is side records, one compact pair, the suffix byte for byte, latest metadata, one pointer', async (t) => {
   const src = richSession()
   const { input, out } = writeSession(src.bytes())
-  const report = await compressWith(input, out, fixedSummary, { targetRatio: 0.45, minRecentRecords: 1 })
+  const report = await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.45, minRecentRecords: 1 })
   t.true(report.validation.valid, JSON.stringify(report.validation))
   const inLines = lines(readFileSync(input))
   const outLines = lines(readFileSync(out))
@@ -151,7 +154,7 @@ test('CRLF, BOM and lone-surrogate escapes in kept records survive byte for byte
     .lastPrompt('A2')
   const body = src.bytes().toString('utf8').replace(/\n/g, '\r\n')
   const { input, out } = writeSession(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]))
-  await compressWith(input, out, fixedSummary, { targetRatio: 0.5, minRecentRecords: 1 })
+  await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.5, minRecentRecords: 1 })
   const bytes = readFileSync(out)
   t.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf])
   const text = bytes.toString('utf8').slice(1)
@@ -185,6 +188,7 @@ test('every gate writes nothing: path rules, topology stop, token ceiling, a sou
   await fails(compressWith(input, join(claude, 'x.jsonl'), fixedSummary), 2, /inside a \.claude tree/)
   await fails(
     compressWith(input, out, fixedSummary, {
+      minGain: GROW,
       targetEstimatedTokens: 1000,
       summaryCharBudget: 4000,
       minRecentRecords: 1,
@@ -194,6 +198,7 @@ test('every gate writes nothing: path rules, topology stop, token ceiling, a sou
   )
   await fails(
     compressWith(input, out, fixedSummary, {
+      minGain: GROW,
       minRecentRecords: 1,
       beforePublish: () => appendFileSync(input, '{"type":"x"}\n'),
     }),
@@ -220,7 +225,7 @@ test('a source truncated while it is compressed is refused as changed, without a
     },
     { readsThroughSpans: deterministic.readsThroughSpans },
   )
-  const e = await t.throwsAsync(compressWith(input, out, truncating, { minRecentRecords: 1 }))
+  const e = await t.throwsAsync(compressWith(input, out, truncating, { minGain: GROW, minRecentRecords: 1 }))
   t.true(e instanceof ClaudeJsonlError, e?.stack)
   t.is((e as ClaudeJsonlError).exitCode, 3, e!.message)
   t.regex(e!.message, /changed during the run/)
@@ -246,7 +251,7 @@ test.serial(
       else delete process.env.CLAUDE_JSONL_NO_MMAP
       try {
         const out = join(dir, name)
-        const report = await compress(input, out, { summary: 'deterministic' })
+        const report = await compress(input, out, { summary: 'deterministic', minGain: GROW })
         return readFileSync(out, 'utf8').replaceAll(report.boundaryUuid, 'B').replaceAll(report.summaryUuid, 'S')
       } finally {
         if (was === undefined) delete process.env.CLAUDE_JSONL_NO_MMAP
@@ -269,9 +274,13 @@ test('a topology stop names the status and the recovery option, exit 1, nothing 
   src.records.push({ ...src.records[1], message: { role: 'assistant', content: [{ type: 'text', text: 'dup' }] } })
   const { dir, input, out } = writeSession(src.lastPrompt('A2').bytes())
   const before = snapshot(dir)
-  const r = spawnSync(process.execPath, [CLI, 'compress', input, '--out', out, '--summary', 'deterministic'], {
-    encoding: 'utf8',
-  })
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'compress', input, '--out', out, '--summary', 'deterministic', '--min-gain', String(GROW)],
+    {
+      encoding: 'utf8',
+    },
+  )
   t.is(r.status, 1, r.stderr)
   t.regex(r.stderr, /^claude-jsonl: .*duplicate-uuid/)
   t.is(r.stderr.trim().split('\n').length, 1)
@@ -280,9 +289,9 @@ test('a topology stop names the status and the recovery option, exit 1, nothing 
 
 test('repeated compression folds the old pair into one new summary', async (t) => {
   const { input, out } = writeSession(richSession().bytes())
-  await compressWith(input, out, fixedSummary, { targetRatio: 0.6, minRecentRecords: 1 })
+  await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.6, minRecentRecords: 1 })
   const again = join(tempDir('cj-compress-'), 'again.jsonl')
-  const r = await compressWith(out, again, fixedSummary, { targetRatio: 0.3, minRecentRecords: 1 })
+  const r = await compressWith(out, again, fixedSummary, { minGain: GROW, targetRatio: 0.3, minRecentRecords: 1 })
   t.true(r.validation.valid)
   t.is(r.priorCompactRecordCount, 2)
   const recs = lines(readFileSync(again)).map((l) => JSON.parse(l))
@@ -294,7 +303,7 @@ test.serial(
   'the real client resumes a candidate as summary + the original suffix, without the rewound branch',
   async (t) => {
     const { input, out } = writeSession(richSession().bytes())
-    await compressWith(input, out, fixedSummary, { targetRatio: 0.45, minRecentRecords: 1 })
+    await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.45, minRecentRecords: 1 })
     const r = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
     t.is(r.suffixMessages, 6)
   },
@@ -322,6 +331,8 @@ test.serial(
     const { input, out } = writeSession(richSession().bytes())
     const r = cli(
       'compress',
+      '--min-gain',
+      String(GROW),
       input,
       '--out',
       out,
@@ -361,6 +372,8 @@ test('a model summary is refused with the rule it breaks; nothing written', (t) 
   const refuse = (summary: string, re: RegExp, ...extra: string[]) => {
     const r = cli(
       'compress',
+      '--min-gain',
+      String(GROW),
       input,
       '--out',
       out,
@@ -387,6 +400,8 @@ test('a model summary is refused with the rule it breaks; nothing written', (t) 
   t.is(
     cli(
       'compress',
+      '--min-gain',
+      String(GROW),
       input,
       '--out',
       out,
@@ -457,6 +472,8 @@ test('--summarizer anthropic asks the Messages API (a mock on 127.0.0.1) and app
         CLI,
         'compress',
         input,
+        '--min-gain',
+        String(GROW),
         '--out',
         out,
         '--target-ratio',
@@ -496,10 +513,12 @@ test('--preserve-prior-summaries-verbatim embeds the earlier summary as it is, a
     text: 'This session is being continued from a previous conversation. PRIOR-SUMMARY-MARKER: the build step was set up at L3.',
     mode: 'deterministic-fallback',
   })
-  await compressWith(input, out, first, { targetRatio: 0.6, minRecentRecords: 1 })
+  await compressWith(input, out, first, { minGain: GROW, targetRatio: 0.6, minRecentRecords: 1 })
   const again = join(tempDir('cj-compress-'), 'again.jsonl')
   const r = cli(
     'compress',
+    '--min-gain',
+    String(GROW),
     out,
     '--out',
     again,

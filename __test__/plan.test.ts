@@ -124,7 +124,8 @@ test('the excluded sets are reported as counts and content-free digests only', a
   t.false(json.includes('REWOUND-TEXT'))
   t.is(p.report.excludedBranchCount, 2)
   t.regex(p.report.excludedBranchDigest, /^[0-9a-f]{64}$/)
-  t.false('excludedBranchIndexes' in p.report)
+  // Under the format's own name too, as a count and digest: never the lines themselves.
+  t.deepEqual(p.report.excludedBranchIndexes, { count: 2, digest: p.report.excludedBranchDigest })
   // The digest is over line numbers: the same set gives the same digest, another set another.
   const q = await plan(join(FIXTURES, 'rewound-branch.jsonl'), { leafPolicy: 'strict' })
   t.is(q.report.excludedBranchDigest, p.report.excludedBranchDigest)

@@ -34,6 +34,7 @@ const BASELINE = path.join(HERE, 'js-baseline.mjs')
 const EMPTY_HOME = path.join(CACHE, 'empty-home')
 const RESULTS_MD = path.join(HERE, 'RESULTS.md')
 const RESULTS_JSON = path.join(HERE, 'results.json')
+const BATCH_TITLE = '## compress --all (issue 15)'
 
 const SINGLE_UUID = '5e1f0c2a-4b3d-4c6e-9a8b-7d2f1e0c9b42'
 const HUGE_UUID = '9a3c7e51-2d4b-4f6a-8c1e-0b5d3f7a2e96'
@@ -96,6 +97,8 @@ function usage(code) {
   --only estate|single measure one input only
   --only compress      measure compress and the estimator calibration only, and replace just those
                        sections of RESULTS.md
+  --only batch         measure compress --all only (benches/batch.mjs) and replace just that
+                       section of RESULTS.md
   --only archive       measure archive/restore only (benches/archive.mjs) and replace just that
                        section of RESULTS.md (archive-render: rewrite it from results.json)
   --huge               also generate (cached) a ~1.2 GB transcript and run ours and the JS baseline once
@@ -149,8 +152,8 @@ function parseArgs(argv) {
     process.stderr.write('run.mjs: --rounds must be a positive integer\n')
     process.exit(2)
   }
-  if (o.only !== null && !['estate', 'single', 'archive', 'archive-render', 'compress'].includes(o.only)) {
-    process.stderr.write('run.mjs: --only must be estate, single, archive, archive-render or compress\n')
+  if (o.only !== null && !['estate', 'single', 'archive', 'archive-render', 'compress', 'batch'].includes(o.only)) {
+    process.stderr.write('run.mjs: --only must be estate, single, archive, archive-render, compress or batch\n')
     process.exit(2)
   }
   if (!(o.timeout > 0)) {
@@ -723,6 +726,7 @@ async function main() {
   fs.mkdirSync(CACHE, { recursive: true })
   if (opts.only === 'archive' || opts.only === 'archive-render') process.exit(archiveOnly(opts))
   if (opts.only === 'compress') process.exit(compressOnly(opts))
+  if (opts.only === 'batch') process.exit(batchOnly(opts))
   WRAPPER = detectWrapper()
   STRICT_PEER = opts.strictPeer
   const notes = []
@@ -863,6 +867,12 @@ async function main() {
   if (oursBuilt && archInput) {
     results.archive = archiveBench(archInput, opts, notes)
     if (results.archive.error) exitCode = 1
+  }
+
+  // compress --all: candidate-mode batch over the estate, then its re-run.
+  if (oursBuilt && archInput) {
+    results.batch = batchBench(archInput, opts, notes)
+    if (results.batch.error) exitCode = 1
   }
 
   // find: cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
@@ -1229,6 +1239,7 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
   }
 
   L.push(...compressSections(R))
+  if (R.batch) L.push(BATCH_TITLE, '', ...(R.batch.error ? [`failed: ${R.batch.error}`, ''] : batchSection(R.batch)))
   if (R.archive) {
     L.push('## archive and restore (issue 4)', '')
     if (R.archive.error) L.push(`failed: ${String(R.archive.error).replace(/\n/g, ' ')}`, '')
@@ -1427,6 +1438,94 @@ function compressOnly(opts) {
   return notes.length || (r.compress && r.compress.error) ? 1 : 0
 }
 
+/** Runs benches/batch.mjs on an input's projects folder: its JSON, or { error }. */
+function batchBench(input, opts, notes) {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(HERE, 'batch.mjs'), path.join(input.root, 'projects'), '--rounds', String(Math.min(opts.rounds, 3))],
+    { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26 },
+  )
+  if (r.status !== 0) {
+    notes.push(`batch: benchmark failed (exit ${r.status})`)
+    return { error: tail(r.stderr || r.stdout) }
+  }
+  const b = JSON.parse(r.stdout.trim().split('\n').pop())
+  log(
+    `[bench] batch       ${fmtS(b.firstMs / 1000)} s, peak RSS ${fmt1(b.firstRssMiB)} MiB; re-run ${fmtS(b.rerunMs / 1000)} s`,
+  )
+  return { ...b, date: new Date().toISOString() }
+}
+
+/** The RESULTS.md lines of the batch benchmark (benches/batch.mjs output). */
+function batchSection(b) {
+  const L = []
+  const s = (ms) => `${(ms / 1000).toFixed(2)} s`
+  const skipped = Object.entries(b.skippedByReason)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ')
+  L.push(
+    `\`node benches/batch.mjs\`: \`claude-jsonl compress --all --projects <estate>/projects --out-dir DIR --json\`, whole process (Node start-up included), ${b.rounds} counted rounds after a warm-up, each into an empty out dir, then the same command again over the unchanged estate. ${b.sessions} sessions (${(b.bytes / 1e6).toFixed(1)} MB; ${b.subagentFiles} subagent transcripts left alone): ${b.compressed} compressed with the deterministic summary, each with its report (${b.reports} reports), skipped ${skipped || 'none'}, ${b.failed} failed. The compressed sessions went from ${(b.compressedBytesBefore / 1e6).toFixed(1)} MB to ${(b.compressedBytesAfter / 1e6).toFixed(1)} MB and from ${b.compressedTokensBefore.toLocaleString('en-US')} to ${b.compressedTokensAfter.toLocaleString('en-US')} estimated message tokens. ${b.cores} cores, load average ${b.load.toFixed(1)} when it ended (the machine is shared).`,
+    '',
+  )
+  L.push('| run | median | min | max | CPU s | peak RSS |', '|---|---:|---:|---:|---:|---:|')
+  L.push(
+    `| first run | ${s(b.firstMs)} | ${s(b.firstMinMs)} | ${s(b.firstMaxMs)} | ${b.firstCpuS.toFixed(1)} | ${fmt1(b.firstRssMiB)} MiB |`,
+  )
+  L.push(
+    `| re-run, unchanged estate (${b.rerunUnchanged} unchanged) | ${s(b.rerunMs)} | | | | ${fmt1(b.rerunRssMiB)} MiB |`,
+  )
+  L.push('')
+  const t = (name, threshold, measured, ok) => `| ${name} | ${threshold} | ${measured} | ${ok ? 'PASS' : 'FAIL'} |`
+  L.push('| target (issue 15) | threshold | measured | result |', '|---|---|---|---|')
+  L.push(t('candidate-mode batch over the estate, whole process, 2 cores', '< 10 s', s(b.firstMs), b.firstMs < 10000))
+  L.push(t('a report per compressed session', 'all', `${b.reports} of ${b.compressed}`, b.reports === b.compressed))
+  L.push(t('peak RSS', '< 1 GiB', `${fmt1(b.firstRssMiB)} MiB`, b.firstRssMiB < 1024))
+  L.push(
+    t(
+      're-run over the unchanged estate',
+      `< 1/4 of the first run (${s(b.firstMs / 4)})`,
+      `${s(b.rerunMs)} (${((100 * b.rerunMs) / b.firstMs).toFixed(0)}%)`,
+      b.rerunMs < b.firstMs / 4,
+    ),
+  )
+  L.push('')
+  return L
+}
+
+/** `--only batch`: measures compress --all alone and replaces only its section of RESULTS.md
+ * (and the batch key of results.json). */
+function batchOnly(opts) {
+  const notes = []
+  const b = batchBench(prepareInput('estate', opts, notes), opts, notes)
+  if (b.error) {
+    loud(`batch: ${b.error}`)
+    return 1
+  }
+  replaceSection(BATCH_TITLE, batchSection(b), '## archive and restore (issue 4)', 'batch', b)
+  return 0
+}
+
+/** Replaces one section of RESULTS.md (the heading `title` up to the next heading) with `lines`,
+ * or inserts it before the heading `before` (else at the end), and sets results.json's `key`. */
+function replaceSection(title, lines, before, key, value) {
+  const md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
+  const section = [title, '', ...lines].join('\n') + '\n'
+  const start = md.indexOf(title)
+  let out
+  if (start >= 0) {
+    const next = md.indexOf('\n## ', start + 1)
+    out = md.slice(0, start) + section + (next >= 0 ? md.slice(next + 1) : '')
+  } else {
+    const at = md.indexOf(before)
+    out = at >= 0 ? md.slice(0, at) + section + '\n' + md.slice(at) : md + '\n' + section
+  }
+  fs.writeFileSync(RESULTS_MD, out)
+  const json = readJson(RESULTS_JSON) || {}
+  json[key] = value
+  fs.writeFileSync(RESULTS_JSON, JSON.stringify(json, null, 2) + '\n')
+  log(`[bench] wrote the ${key} section of ${rel(RESULTS_MD)}`)
+}
+
 /** `--only archive`: measures archive/restore alone and replaces only that section of
  * RESULTS.md (and the archive key of results.json); every other number stays as it was. */
 function archiveOnly(opts) {
@@ -1439,22 +1538,10 @@ function archiveOnly(opts) {
     loud(`archive: ${a.error}`)
     return 1
   }
-  const md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  const section = ['## archive and restore (issue 4)', '', ...archiveSection(a)].join('\n') + '\n'
-  const start = md.indexOf('## archive and restore (issue 4)')
-  let out
-  if (start >= 0) {
-    const next = md.indexOf('\n## ', start + 1)
-    out = md.slice(0, start) + section + (next >= 0 ? md.slice(next + 1) : '')
-  } else {
-    const at = md.indexOf('## Targets (issues')
-    out = at >= 0 ? md.slice(0, at) + section + '\n' + md.slice(at) : md + '\n' + section
-  }
-  fs.writeFileSync(RESULTS_MD, out)
-  const json = readJson(RESULTS_JSON) || {}
-  json.archive = { ...a, date: a.date ?? new Date().toISOString() }
-  fs.writeFileSync(RESULTS_JSON, JSON.stringify(json, null, 2) + '\n')
-  log(`[bench] wrote the archive section of ${rel(RESULTS_MD)}`)
+  replaceSection('## archive and restore (issue 4)', archiveSection(a), '## Targets (issues', 'archive', {
+    ...a,
+    date: a.date ?? new Date().toISOString(),
+  })
   return 0
 }
 

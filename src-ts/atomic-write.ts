@@ -1,7 +1,8 @@
 // Publishing a file so that a reader sees either nothing or the whole of it: write a temp file in
 // the target folder, fsync, check it, then rename (or hard-link, to refuse an existing target),
 // then fsync the folder. A failure at any step removes the temp file and leaves the target as it was.
-import { closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, fsync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { basename, dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { ClaudeJsonlError, EXIT, inputError } from './errors.js'
@@ -13,11 +14,15 @@ export interface PublishOptions {
   check?: (tempPath: string) => void | Promise<void>
 }
 
-export function fsyncDir(dir: string): void {
+// The flushes of publishFile wait on the thread pool, not on the calling thread: a caller
+// running several publications (a batch) computes meanwhile instead of idling in fsync.
+const fsyncAsync = promisify(fsync)
+
+export async function fsyncDir(dir: string): Promise<void> {
   try {
     const fd = openSync(dir, 'r')
     try {
-      fsyncSync(fd)
+      await fsyncAsync(fd)
     } finally {
       closeSync(fd)
     }
@@ -44,7 +49,7 @@ export async function publishFile(
     try {
       const buf = typeof bytes === 'string' ? Buffer.from(bytes) : bytes
       for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at)
-      fsyncSync(fd)
+      await fsyncAsync(fd)
     } finally {
       closeSync(fd)
     }
@@ -61,7 +66,7 @@ export async function publishFile(
       unlinkSync(temp)
     }
     visible = true
-    fsyncDir(dir)
+    await fsyncDir(dir)
   } finally {
     if (!visible) {
       try {

@@ -53,7 +53,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'compress',
-    summary: 'a compressed copy of one session that resumes like the original',
+    summary: 'a compressed copy of one session (--all: of every session) that resumes like the original',
     load: () => import('./compress-command.js'),
   },
   {

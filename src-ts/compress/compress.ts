@@ -21,17 +21,29 @@ import type { OutputPart } from '#native'
 import { summarizerFor } from './summarize.js'
 import type { Summarizer, SummaryOptions } from './summarizer.js'
 import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans } from './source-spans.js'
+import { CompressRefusal, minGainOf, nothingToGain, tooShortToCut, topologyRefusal } from './refusal.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
 export const REPORT_SCHEMA_VERSION = 1
+/** The per-record allowance the estimate adds to the summary's text. */
+const SUMMARY_RECORD_TOKENS = 12
 
 /** What a summariser is given: the plan (its summaryIndexes are the records to summarise). */
 export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** Replace an existing output file. */
   force?: boolean
+  /** Publish only when the candidate's estimated message tokens are at most this fraction of
+   * the source's (default 0.9); otherwise refuse with nothing to gain. */
+  minGain?: number
   /** Write `<out>.report.json` beside the candidate (default true). */
   report?: boolean
+  /** Build and validate the candidate, then write nothing (the report says what would be). */
+  dryRun?: boolean
+  /** Refuse a source whose active chain holds fewer estimated message tokens (too small). */
+  minEstimatedTokens?: number
+  /** Refuse a source whose last line is cut short (a batch leaves such a session alone). */
+  refuseTornTail?: boolean
   /** Test hook: runs after the candidate is built, before the source is re-checked. */
   beforePublish?: () => void | Promise<void>
 }
@@ -139,29 +151,40 @@ export function planSource(input: string, options: BudgetOptions = {}): PlannedS
 }
 
 /** planSource; with `hash` false the source hash is left empty ('') for the caller to fill. */
-function planSourceWith(input: string, options: BudgetOptions, hash: boolean): PlannedSource {
+function planSourceWith(
+  input: string,
+  options: BudgetOptions & { refuseTornTail?: boolean },
+  hash: boolean,
+): PlannedSource {
   summaryCharBudget(options)
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
   if (index.length === 0 || !isClaudeCodeTranscript(summary.types)) {
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : NOT_CLAUDE_CODE)
   }
+  if (summary.tornTail && options.refuseTornTail)
+    throw new CompressRefusal(
+      `${input}: torn: its last line is cut short (still being written, or damaged); nothing written`,
+      'invalid-source',
+      input,
+    )
   const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
-  if (first.report.status !== 'valid') throw new ClaudeJsonlError(stopMessage(first.report), EXIT.flagged, input)
+  if (first.report.status !== 'valid')
+    throw topologyRefusal(input, stopMessage(first.report), first.report.stop?.recovery ?? [])
   const { plan, tokens } = planWithBudget(first, options)
   const t = plan.topology
   if (t.cut === undefined) {
-    throw new ClaudeJsonlError(
-      `${input}: no legal cut: every position would split an API turn or a merged message; nothing written`,
-      EXIT.flagged,
+    throw tooShortToCut(
       input,
+      t.chain.length,
+      'no place to cut it: every position would split an API turn or a merged message',
     )
   }
   if (t.summaryIndexes.length === 0) {
-    throw new ClaudeJsonlError(
-      `${input}: nothing to summarise (the whole active chain fits the kept suffix; lower --target-ratio); nothing written`,
-      EXIT.flagged,
+    throw tooShortToCut(
       input,
+      t.chain.length,
+      'all of them fit the kept suffix, so there is nothing to summarise (a lower --target-ratio or --min-recent-records cuts earlier)',
     )
   }
   return { src, plan, tokens }
@@ -179,22 +202,24 @@ export async function compressWith(
 ): Promise<CompressReport> {
   checkOutputPath(input, out)
   const charBudget = summaryCharBudget(options)
+  minGainOf(options.minGain)
   // A summariser reading through the spans lets the source's hash be taken from the file on a
   // thread of its own while the summary is built (the buffer is released meanwhile); the final
   // check refuses a file that changed, so the file's hash is the buffer's.
   const deferHash = summarize.readsThroughSpans === true
   const { src, plan, tokens } = planSourceWith(input, options, !deferHash)
-  const hashing = deferHash ? native.sha256FileAsync(input) : undefined
-  hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
   const index = plan.index
   const t = plan.topology
   const cutAt = t.cut!
+  const kept = Array.from(t.chain.subarray(cutAt))
+  const { inputTokens, keptTokens } = checkGain(input, options, tokens, t.chain, kept)
+  const hashing = deferHash ? native.sha256FileAsync(input) : undefined
+  hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
 
   // uuid and parent of every chain record, fetched once.
   const links = native.recordLinks(index, t.chain)
   const linkOf = new Map<number, { uuid?: string; parent?: string }>()
   t.chain.forEach((i, k) => linkOf.set(i, { uuid: links.uuids[k] ?? undefined, parent: links.parents[k] ?? undefined }))
-  const kept = Array.from(t.chain.subarray(cutAt))
   const firstKept = kept[0]
   const firstJson = recordJson(plan, firstKept)
 
@@ -212,7 +237,7 @@ export async function compressWith(
       summarize,
       options,
       { src, plan, tokens },
-      { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing },
+      { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing, inputTokens, keptTokens },
     )
   } catch (e) {
     // A mapped source truncated meanwhile reads as zeros, which can fail anywhere: name the cause.
@@ -233,6 +258,9 @@ interface Planned {
   spans?: CompressSpans
   /** The source's hash, when it is being taken from the file meanwhile. */
   hashing?: Promise<string>
+  /** Estimated message tokens of the source's chain and of the kept suffix. */
+  inputTokens: number
+  keptTokens: number
 }
 
 async function compressPlanned(
@@ -243,8 +271,9 @@ async function compressPlanned(
   planned: PlannedSource,
   p: Planned,
 ): Promise<CompressReport> {
-  const { src, plan, tokens } = planned
-  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing } = p
+  const { src, plan } = planned
+  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing, inputTokens, keptTokens } = p
+  const minGain = minGainOf(options.minGain)
   const index = plan.index
   const t = plan.topology
   const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
@@ -270,17 +299,17 @@ async function compressPlanned(
   const leafUuid = t.leafUuid ?? uuidOf(kept[kept.length - 1])!
   const leafSession =
     index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
-  const inputTokens = sumTokens(tokens, t.chain)
-  const keptTokens = sumTokens(tokens, kept)
-  const summaryTokens = native.estimateTextTokens(sum.text) + 12
+  const summaryTokens = native.estimateTextTokens(sum.text) + SUMMARY_RECORD_TOKENS
   const outputTokens = keptTokens + summaryTokens
   if (options.targetEstimatedTokens !== undefined && outputTokens > options.targetEstimatedTokens) {
-    throw new ClaudeJsonlError(
+    throw new CompressRefusal(
       `${input}: the candidate's estimated message tokens (${Math.ceil(outputTokens)}) exceed --target-estimated-tokens ${options.targetEstimatedTokens} even with the shortest legal suffix (${kept.length} records); nothing written`,
-      EXIT.flagged,
+      'token-ceiling',
       input,
+      '--target-estimated-tokens',
     )
   }
+  if (outputTokens > minGain * inputTokens) throw nothingToGain(input, inputTokens, outputTokens, minGain)
 
   const rawLines = Array.from(t.rawKeepIndexes, lineOf)
   const compactMetadata: Record<string, unknown> = {
@@ -394,9 +423,9 @@ async function compressPlanned(
       .validateBuffer(src.buffer, { fileSessionId: leafSession })
       .findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
     if (inherited) {
-      throw new ClaudeJsonlError(
+      throw new CompressRefusal(
         `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,
-        EXIT.flagged,
+        'invalid-source',
         input,
       )
     }
@@ -406,20 +435,21 @@ async function compressPlanned(
     )
   }
   const candidateSha256 = native.sha256(bytes)
-  await options.beforePublish?.()
-  await publishFile(out, bytes, {
-    replace: options.force,
-    check: (temp) => {
-      if (!native.fileEquals(temp, bytes)) {
-        throw new ClaudeJsonlError(
-          `${out}: the written candidate does not read back as the validated bytes; nothing written`,
-          EXIT.internal,
-          out,
-        )
-      }
-      checkSourceUnchanged(src)
-    },
-  })
+  if (!options.dryRun) await options.beforePublish?.()
+  if (!options.dryRun)
+    await publishFile(out, bytes, {
+      replace: options.force,
+      check: (temp) => {
+        if (!native.fileEquals(temp, bytes)) {
+          throw new ClaudeJsonlError(
+            `${out}: the written candidate does not read back as the validated bytes; nothing written`,
+            EXIT.internal,
+            out,
+          )
+        }
+        checkSourceUnchanged(src)
+      },
+    })
 
   const report: CompressReport = {
     ...plan.report,
@@ -444,7 +474,7 @@ async function compressPlanned(
     candidateSha256,
     summaryMetadata: sum.metadata ?? {},
   }
-  if (options.report !== false) {
+  if (options.report !== false && !options.dryRun) {
     try {
       await publishFile(`${out}.report.json`, JSON.stringify(report, null, 2) + '\n', { replace: true })
     } catch (e) {
@@ -465,6 +495,34 @@ async function compressPlanned(
  */
 export async function compress(input: string, out: string, options: CompressOptions = {}): Promise<CompressReport> {
   return compressWith(input, out, summarizerFor(options), options)
+}
+
+/**
+ * The size gates that need no summary, checked before anything else is spent on the session
+ * (its hash, a summary, a model call): the source is big enough (--min-estimated-tokens), and
+ * the kept suffix alone leaves room for a gain (the summary only adds to it).
+ */
+function checkGain(
+  input: string,
+  options: CompressOptions,
+  tokens: Float64Array,
+  chain: ArrayLike<number>,
+  kept: ArrayLike<number>,
+): { inputTokens: number; keptTokens: number } {
+  const minGain = minGainOf(options.minGain)
+  const inputTokens = sumTokens(tokens, chain)
+  const keptTokens = sumTokens(tokens, kept)
+  if (options.minEstimatedTokens !== undefined && inputTokens < options.minEstimatedTokens)
+    throw new CompressRefusal(
+      `${input}: too small: its active chain holds ~${Math.round(inputTokens)} estimated message tokens, under --min-estimated-tokens ${options.minEstimatedTokens}; nothing written`,
+      'too-small',
+      input,
+      '--min-estimated-tokens',
+      { before: inputTokens },
+    )
+  if (keptTokens + SUMMARY_RECORD_TOKENS > minGain * inputTokens)
+    throw nothingToGain(input, inputTokens, keptTokens + SUMMARY_RECORD_TOKENS, minGain, true)
+  return { inputTokens, keptTokens }
 }
 
 function sumTokens(tokens: Float64Array, records: ArrayLike<number>): number {

@@ -15,6 +15,7 @@ import { inClaudeProjects } from '../read/estate.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { summarizerFor } from './summarize.js'
+import type { Summarizer } from './summarizer.js'
 import { recoverInterruptedPublish, replaceInPlace, type Receipt, type ReplaceResult } from './transaction.js'
 
 export interface LiveReplacementOptions {
@@ -113,7 +114,12 @@ export function assertValid(bytes: Buffer, what: string): void {
  * result (its operationState says whether it committed); throws only for a refusal before the
  * transaction starts.
  */
-export async function compressInPlace(input: string, options: InPlaceOptions): Promise<InPlaceCompressResult> {
+export async function compressInPlace(
+  input: string,
+  options: InPlaceOptions,
+  /** The summariser (default: the one the options name; a batch passes its own). */
+  summarize: Summarizer = summarizerFor(options),
+): Promise<InPlaceCompressResult> {
   const target = resolve(input)
   const stale = checkLiveReplacement(target, options)
   const workDir = workDirFor(options.workDir)
@@ -130,7 +136,7 @@ export async function compressInPlace(input: string, options: InPlaceOptions): P
     produce: async (frozen) => {
       const candidate = join(workDir, `${session}.${frozen.sha256.slice(0, 16)}.compressed.jsonl`)
       reportPath = `${candidate}.report.json`
-      compressReport = await compressWith(target, candidate, summarizerFor(options), {
+      compressReport = await compressWith(target, candidate, summarize, {
         ...options,
         force: true,
         report: false,

@@ -157,6 +157,28 @@ export interface PlanReport {
   excludedUnattributedReasons: ExclusionReason[]
   /** Lines that are not JSON objects: no record, left out. */
   unparsedLines: number
+  // The six-way partition under the compressor format's own names, so tools written against
+  // that format read this report. Line lists are 1-based source line numbers (the numbering of
+  // every other line field here); the excluded sets carry no lines, only a count and the
+  // SHA-256 of their line numbers, since excluded records must not be revealed.
+  /** Older active-chain records replaced by the summary (= summarySourceLines). */
+  summaryIndexes: number[]
+  /** Recent active-chain records kept verbatim (= rawKeepSourceLines). */
+  rawKeepIndexes: number[]
+  /** Attributed side records kept (= sideKeepSourceLines). */
+  sideKeepIndexes: number[]
+  /** Control records projected into the output (= controlProjectionSourceLines). */
+  controlProjectionIndexes: number[]
+  excludedBranchIndexes: LineSetSummary
+  excludedUnattributedIndexes: LineSetSummary
+  /** Compatibility alias of summaryIndexes (it never meant every discarded record). */
+  omittedIndexes: number[]
+}
+
+/** A line set reported without its lines: how many, and the digest of their numbers. */
+export interface LineSetSummary {
+  count: number
+  digest: string
 }
 
 export interface TranscriptPlan {
@@ -322,6 +344,18 @@ function buildReport(
       legalPromptStarts: Array.from(t.promptCuts, (b) => b === 1),
     }
   }
+  const summaryLines = lines(t.summaryIndexes)
+  const rawLines = lines(t.rawKeepIndexes)
+  const sideLines = lines(t.sideKeepIndexes)
+  const controlLines = lines(t.controlProjectionIndexes)
+  const excludedBranch = {
+    count: t.excludedBranchIndexes.length,
+    digest: lineSetDigest(lines(t.excludedBranchIndexes)),
+  }
+  const excludedUnattributed = {
+    count: t.excludedUnattributedIndexes.length,
+    digest: lineSetDigest(lines(t.excludedUnattributedIndexes)),
+  }
   const snapshots = Array.from(t.sideKeepIndexes).filter((i) => typeOf(t, i) === 'file-history-snapshot').length
   const valid = t.status === 'valid'
   const priorLast = t.priorCompact.length > 0 ? t.priorCompact.length - 1 : undefined
@@ -357,17 +391,24 @@ function buildReport(
     rawKeepRecords: t.rawKeepIndexes.length,
     sideKeepRecords: t.sideKeepIndexes.length,
     controlProjectionRecords: t.controlProjectionIndexes.length,
-    summarySourceLines: lines(t.summaryIndexes),
-    rawKeepSourceLines: lines(t.rawKeepIndexes),
-    sideKeepSourceLines: lines(t.sideKeepIndexes),
-    controlProjectionSourceLines: lines(t.controlProjectionIndexes),
-    excludedBranchCount: t.excludedBranchIndexes.length,
-    excludedBranchDigest: lineSetDigest(lines(t.excludedBranchIndexes)),
-    excludedUnattributedCount: t.excludedUnattributedIndexes.length,
-    excludedUnattributedDigest: lineSetDigest(lines(t.excludedUnattributedIndexes)),
+    summarySourceLines: summaryLines,
+    rawKeepSourceLines: rawLines,
+    sideKeepSourceLines: sideLines,
+    controlProjectionSourceLines: controlLines,
+    excludedBranchCount: excludedBranch.count,
+    excludedBranchDigest: excludedBranch.digest,
+    excludedUnattributedCount: excludedUnattributed.count,
+    excludedUnattributedDigest: excludedUnattributed.digest,
     excludedBranchReasons: branchReasons(t),
     excludedUnattributedReasons: unattributedReasons(t),
     unparsedLines: summary.badJsonLines + summary.nonObjectLines,
+    summaryIndexes: summaryLines,
+    rawKeepIndexes: rawLines,
+    sideKeepIndexes: sideLines,
+    controlProjectionIndexes: controlLines,
+    excludedBranchIndexes: excludedBranch,
+    excludedUnattributedIndexes: excludedUnattributed,
+    omittedIndexes: summaryLines,
   }
 }
 

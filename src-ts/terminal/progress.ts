@@ -12,6 +12,10 @@ export interface ProgressState {
   bytesTotal: number
   filesDone: number
   filesTotal: number
+  /** What the counts count (default 'files'). */
+  unit?: string
+  /** Show the estimated time left (from the bytes done so far). */
+  eta?: boolean
 }
 
 export interface Progress {
@@ -109,10 +113,12 @@ export function renderLine(p: ProgressState, elapsedSec: number, columns: number
   )
   const percent = `${Math.floor(fraction * 100)}%`.padStart(4)
   const rate = elapsedSec > 0 ? `${(p.bytesDone / elapsedSec / 1e6).toFixed(1)} MB/s` : ''
+  const left = p.eta && fraction > 0 && fraction < 1 && elapsedSec >= 1 ? (elapsedSec * (1 - fraction)) / fraction : -1
   const info = [
     `${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}`,
-    `${p.filesDone}/${p.filesTotal} files`,
+    `${p.filesDone}/${p.filesTotal} ${p.unit ?? 'files'}`,
     rate,
+    left >= 0 ? `ETA ${formatSeconds(left)}` : '',
   ]
     .filter((s) => s !== '')
     .join('  ')
@@ -127,6 +133,11 @@ export function renderLine(p: ProgressState, elapsedSec: number, columns: number
     text = `${percent} ${info}`
   }
   return text.length > width ? text.slice(0, width) : text
+}
+
+function formatSeconds(s: number): string {
+  const r = Math.ceil(s)
+  return r < 60 ? `${r}s` : `${Math.floor(r / 60)}m${String(r % 60).padStart(2, '0')}s`
 }
 
 function clamp01(x: number): number {

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Times `compress --all` in candidate mode over an estate, whole process through the CLI (Node
+// start-up included), with its peak RSS; then the re-run over the unchanged estate (the manifest
+// skips every session). Checks that every compressed session has its candidate and report.
+//
+//   node benches/batch.mjs PROJECTS_DIR [--rounds 3]
+//
+// Prints a table and, last, one JSON line (benches/run.mjs reads it).
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
+const args = process.argv.slice(2)
+const projects = args[0]
+const opt = (name, dflt) => {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : dflt
+}
+const rounds = Number(opt('--rounds', '3'))
+if (!projects || !existsSync(projects)) {
+  process.stderr.write('usage: node benches/batch.mjs PROJECTS_DIR [--rounds N]\n')
+  process.exit(2)
+}
+const CLI = join(repo, 'dist', 'src-ts', 'cli', 'main.js')
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/** One CLI run: wall ms, peak RSS (MiB, the largest process of the child's tree), CPU s, report. */
+function run(outDir) {
+  const t0 = process.hrtime.bigint()
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import resource,subprocess,sys; p=subprocess.run(sys.argv[1:], stdout=subprocess.PIPE); sys.stdout.buffer.write(p.stdout); u=resource.getrusage(resource.RUSAGE_CHILDREN); print(); print(u.ru_maxrss, u.ru_utime+u.ru_stime); sys.exit(p.returncode)',
+      process.execPath,
+      CLI,
+      'compress',
+      '--all',
+      '--projects',
+      projects,
+      '--out-dir',
+      outDir,
+      '--json',
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 28 },
+  )
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6
+  if (r.status !== 0 && r.status !== 1) throw new Error(`compress --all failed (exit ${r.status}): ${r.stderr}`)
+  const lines = r.stdout.trimEnd().split('\n')
+  const [rssKiB, cpuS] = lines.pop().split(' ').map(Number)
+  return { ms, rssMiB: rssKiB / 1024, cpuS, report: JSON.parse(lines.join('\n')) }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'cj-batch-bench-'))
+try {
+  const first = []
+  const rerun = []
+  let report
+  let rerunReport
+  for (let i = 0; i <= rounds; i++) {
+    const out = join(work, `out-${i}`)
+    const a = run(out)
+    const b = run(out)
+    rmSync(out, { recursive: true, force: true })
+    if (i === 0) continue // warms the page cache
+    first.push(a)
+    rerun.push(b)
+    report = a.report
+    rerunReport = b.report
+    const missing = a.report.sessions.filter((s) => s.status === 'compressed' && !s.reportPath)
+    if (missing.length) throw new Error(`${missing.length} compressed sessions have no report`)
+  }
+  const t = report.totals
+  const result = {
+    cores: cpus().length,
+    load: loadavg()[0],
+    sessions: t.sessions,
+    subagentFiles: report.subagentFiles,
+    bytes: t.bytesBefore,
+    compressed: t.compressed,
+    skippedByReason: t.skippedByReason,
+    failed: t.failed,
+    compressedBytesBefore: t.compressedBytesBefore,
+    compressedBytesAfter: t.compressedBytesAfter,
+    compressedTokensBefore: t.compressedTokensBefore,
+    compressedTokensAfter: t.compressedTokensAfter,
+    reports: report.sessions.filter((s) => s.reportPath).length,
+    firstMs: median(first.map((x) => x.ms)),
+    firstMinMs: Math.min(...first.map((x) => x.ms)),
+    firstMaxMs: Math.max(...first.map((x) => x.ms)),
+    firstCpuS: median(first.map((x) => x.cpuS)),
+    firstRssMiB: Math.max(...first.map((x) => x.rssMiB)),
+    rerunMs: median(rerun.map((x) => x.ms)),
+    rerunRssMiB: Math.max(...rerun.map((x) => x.rssMiB)),
+    rerunUnchanged: rerunReport.totals.skippedByReason.unchanged ?? 0,
+    rounds,
+  }
+  process.stdout.write(
+    [
+      `compress --all over ${projects}: ${t.sessions} sessions, ${(t.bytesBefore / 1e6).toFixed(1)} MB; ${t.compressed} compressed, ${t.skipped} skipped, ${t.failed} failed`,
+      `  first run  median ${(result.firstMs / 1000).toFixed(2)} s (min ${(result.firstMinMs / 1000).toFixed(2)}, max ${(result.firstMaxMs / 1000).toFixed(2)}), ${result.firstCpuS.toFixed(1)} CPU s, peak RSS ${result.firstRssMiB.toFixed(1)} MiB`,
+      `  re-run     median ${(result.rerunMs / 1000).toFixed(2)} s (${result.rerunUnchanged} unchanged), peak RSS ${result.rerunRssMiB.toFixed(1)} MiB`,
+      JSON.stringify(result),
+      '',
+    ].join('\n'),
+  )
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}

@@ -1,0 +1,392 @@
+// `compress --all`: every session of an estate (or a selection of them) compressed in one run.
+// This module is the policy: which sessions (the estate roots of `stats`, then size, project,
+// last activity and id filters; subagent transcripts never), what an earlier run already did
+// (the manifest), the pool that runs them, and the accounting. How one session is compressed
+// and where it lands is the mode's (batch-modes.ts); every session runs in a pool worker.
+import { availableParallelism } from 'node:os'
+import { readFileSync } from 'node:fs'
+import { resolve, sep } from 'node:path'
+import type { DiscoveredFile } from '../native.js'
+import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
+import { resolveRoots, type EstateOptions } from '../read/estate.js'
+import { discoverFiles } from '../read/session-ref.js'
+import { projectMatcher } from '../read/sessions.js'
+import type { CompressOptions } from './compress.js'
+import { selectionPolicy, summarizerFor } from './summarize.js'
+import { minGainOf } from './refusal.js'
+import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
+import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
+import { loadManifest, optionsDigest, saveManifest, unchangedOutcome } from './batch-manifest.js'
+import { runPool } from './batch-pool.js'
+import { insideClaudeTree } from './paths.js'
+
+export interface BatchSelection {
+  /** Sessions smaller than this many bytes are skipped as too small (not read). */
+  minBytes?: number
+  /** Sessions whose active chain holds fewer estimated message tokens are skipped as too small. */
+  minEstimatedTokens?: number
+  /** A project folder name (`-home-me-app`) or a path (sessions whose folder encodes it). */
+  project?: string
+  /** Last activity (the file's modification time) at least this long ago: `30m`, `12h`, `7d`, `2w`, or a date. */
+  olderThan?: string
+  /** Last activity at most this long ago (same forms). */
+  newerThan?: string
+  /** Only these session ids. */
+  sessions?: string[]
+}
+
+export interface BatchProgress {
+  sessionsDone: number
+  sessionsTotal: number
+  bytesDone: number
+  bytesTotal: number
+}
+
+export interface BatchOptions extends Omit<EstateOptions, 'onProgress'>, BatchSelection {
+  mode: ModeConfig
+  /** Plan, summarise and validate every session; write nothing (no candidate, report or manifest). */
+  dryRun?: boolean
+  /** How each session is compressed (topology, budgets, summary source, --min-gain). */
+  compress?: CompressOptions
+  /** Worker threads (default: the machine's cores). */
+  jobs?: number
+  /** Model summaries running at once across the batch (default 4). */
+  summaryJobs?: number
+  summaryPolicy?: BatchSummaryPolicy
+  onProgress?: (p: BatchProgress) => void
+  /** Clock for --older-than/--newer-than (tests). */
+  now?: number
+}
+
+export interface BatchSessionEntry extends SessionOutcome {
+  session: string
+  path: string
+  project: string
+  /** For an 'unchanged' skip: what the earlier run did. */
+  previous?: { status: SessionOutcome['status']; reason?: SessionOutcome['reason'] }
+}
+
+export interface BatchTotals {
+  sessions: number
+  compressed: number
+  skipped: number
+  failed: number
+  skippedByReason: Partial<Record<SkipReason, number>>
+  failedByReason: Record<string, number>
+  /** Bytes of every selected session, and what the estate holds after the run (a compressed
+   * session counts at its candidate's size, any other at its own). */
+  bytesBefore: number
+  bytesAfter: number
+  /** Estimated message tokens of the compressed sessions, before and after. */
+  compressedBytesBefore: number
+  compressedBytesAfter: number
+  compressedTokensBefore: number
+  compressedTokensAfter: number
+}
+
+export interface BatchReport {
+  mode: ModeConfig['kind']
+  dryRun: boolean
+  roots: string[]
+  outDir?: string
+  sessions: BatchSessionEntry[]
+  /** Ids given with --sessions that no session of the estate has. */
+  notFound: string[]
+  /** Subagent transcripts seen (never compressed, never touched). */
+  subagentFiles: number
+  totals: BatchTotals
+  elapsedMs: number
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(m|h|d|w)$/
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+
+/** `7d` -> a time that long before `now`; a date -> that time. Usage error otherwise. */
+export function parseAge(flag: string, v: string, now: number): number {
+  const m = DURATION.exec(v.trim())
+  if (m) return now - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+  const t = /^\d{4}-\d{2}-\d{2}/.test(v) ? Date.parse(v) : NaN
+  if (Number.isNaN(t)) throw usageError(`${flag} takes a duration like 30m, 12h, 7d, 2w or a date, not '${v}'`)
+  return t
+}
+
+/** Session ids from a --sessions file: one per line; blank lines and # comments ignored. */
+export function readSessionList(path: string): string[] {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw inputError(path, code === 'ENOENT' ? 'no such file or directory' : (e as Error).message)
+  }
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean)
+}
+
+interface Selected {
+  jobs: SessionJob[]
+  /** Sessions left out by the byte floor: skipped as too small without being read. */
+  tooSmall: SessionJob[]
+  duplicates: SessionJob[]
+  notFound: string[]
+  subagentFiles: number
+}
+
+function jobOf(f: DiscoveredFile): SessionJob {
+  const sessionId = f.sessionId ?? ''
+  return {
+    path: f.path,
+    sessionId,
+    project: f.project,
+    relPath: `${f.project}/${sessionId}.jsonl`,
+    size: f.size,
+    mtimeMs: f.mtimeMs,
+  }
+}
+
+/** The selection: main session transcripts only, filtered by project, activity, ids and size. */
+export function selectBatchSessions(files: DiscoveredFile[], o: BatchSelection, now: number): Selected {
+  const mains = files.filter((f) => f.kind === 'session' && f.sessionId)
+  const matchProject = o.project !== undefined ? projectMatcher(o.project) : undefined
+  const olderThan = o.olderThan !== undefined ? parseAge('--older-than', o.olderThan, now) : undefined
+  const newerThan = o.newerThan !== undefined ? parseAge('--newer-than', o.newerThan, now) : undefined
+  const wanted = o.sessions ? new Set(o.sessions.map((s) => s.toLowerCase())) : undefined
+  const seenIds = new Set<string>()
+  const seenRel = new Set<string>()
+  const out: Selected = {
+    jobs: [],
+    tooSmall: [],
+    duplicates: [],
+    notFound: [],
+    subagentFiles: files.length - mains.length,
+  }
+  for (const f of mains) {
+    const job = jobOf(f)
+    const id = job.sessionId.toLowerCase()
+    if (wanted && !wanted.has(id)) continue
+    seenIds.add(id)
+    if (matchProject && !matchProject({ cwd: null, project: f.project })) continue
+    if (olderThan !== undefined && f.mtimeMs > olderThan) continue
+    if (newerThan !== undefined && f.mtimeMs < newerThan) continue
+    if (seenRel.has(job.relPath)) {
+      out.duplicates.push(job)
+      continue
+    }
+    seenRel.add(job.relPath)
+    if (o.minBytes !== undefined && f.size < o.minBytes) out.tooSmall.push(job)
+    else out.jobs.push(job)
+  }
+  if (wanted) out.notFound = [...wanted].filter((id) => !seenIds.has(id))
+  return out
+}
+
+/** What decides a session's outcome, for the manifest: a change re-runs every session. */
+function outcomeOptions(o: BatchOptions): Record<string, unknown> {
+  const c = o.compress ?? {}
+  return {
+    mode: o.mode.kind,
+    ...selectionPolicy(c),
+    minGain: minGainOf(c.minGain),
+    minEstimatedTokens: o.minEstimatedTokens ?? null,
+    summary: c.summary ?? null,
+    summarizerCmd: c.summarizerCmd ?? null,
+    summarizer: c.summarizer ?? null,
+    model: c.model ?? null,
+    handoff: c.handoff ?? null,
+    modelPackCharBudget: c.modelPackCharBudget ?? null,
+    modelPackEstimatedTokenBudget: c.modelPackEstimatedTokenBudget ?? null,
+    preservePriorSummariesVerbatim: c.preservePriorSummariesVerbatim ?? null,
+    summaryFallback: usesModel(c) ? (o.summaryPolicy?.fallback ?? 'fail') : null,
+  }
+}
+
+function within(path: string, dir: string): boolean {
+  const d = dir.endsWith(sep) ? dir : dir + sep
+  return path === dir || path.startsWith(d)
+}
+
+function checkOptions(o: BatchOptions, roots: string[]): void {
+  const c = o.compress ?? {}
+  if (c.modelSummary !== undefined)
+    throw usageError('compress --all: --model-summary FILE answers one session; use --summarizer-cmd or --summarizer')
+  if (c.resumeLeaf !== undefined) throw usageError('compress --all: --resume-leaf names a record of one session')
+  summarizerFor(c) // checks the summary options (a usage error names the bad one)
+  batchMode(o.mode) // a mode this build cannot run is refused here, before any session
+  minGainOf(c.minGain)
+  const whole = (v: number | undefined, name: string, min = 0) => {
+    if (v !== undefined && !(Number.isInteger(v) && v >= min))
+      throw usageError(`${name} must be a whole number >= ${min}`)
+  }
+  whole(o.jobs, '--jobs', 1)
+  whole(o.summaryJobs, '--summary-jobs', 1)
+  whole(o.minBytes, '--min-bytes')
+  whole(o.minEstimatedTokens, '--min-estimated-tokens')
+  whole(o.summaryPolicy?.retries, '--summary-retries')
+  const fb = o.summaryPolicy?.fallback
+  if (fb !== undefined && fb !== 'fail' && fb !== 'deterministic')
+    throw usageError(`--summary-fallback must be fail or deterministic, not '${fb}'`)
+  {
+    const out = resolve(o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir || '.')
+    const flagName = o.mode.kind === 'candidate' ? `--out-dir ${o.mode.outDir}` : `--work-dir ${o.mode.workDir}`
+    if (insideClaudeTree(out)) throw usageError(`${flagName}: must lie outside any .claude tree`)
+    for (const r of roots) {
+      if (within(out, r) || within(r, out))
+        throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
+    }
+  }
+}
+
+/**
+ * Compresses every selected session of the estate. Resolves with the accounting whatever each
+ * session's outcome; throws only for bad options (exit 2) or a missing estate root (exit 3).
+ */
+export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
+  const started = performance.now()
+  const now = o.now ?? Date.now()
+  const estate = { paths: o.paths, projects: o.projects, env: o.env }
+  const { roots } = resolveRoots(estate)
+  checkOptions(o, roots)
+  const files = discoverFiles(estate)
+  const sel = selectBatchSessions(files, o, now)
+  const manifestDir = o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : resolve(o.mode.workDir)
+  const digest = optionsDigest(outcomeOptions(o))
+  const manifest = loadManifest(manifestDir, digest)
+
+  const entries = new Map<string, BatchSessionEntry>()
+  const record = (job: SessionJob, outcome: SessionOutcome, previous?: BatchSessionEntry['previous']) =>
+    entries.set(job.relPath, {
+      session: job.sessionId,
+      path: job.path,
+      project: job.project,
+      ...outcome,
+      previous,
+    })
+  for (const job of sel.tooSmall)
+    record(job, {
+      status: 'skipped',
+      reason: 'too-small',
+      option: '--min-bytes',
+      message: `${job.path}: too small: ${job.size} bytes, under --min-bytes ${o.minBytes}`,
+      bytesBefore: job.size,
+    })
+  for (const job of sel.duplicates)
+    record(job, {
+      status: 'failed',
+      reason: 'internal',
+      message: `${job.path}: another selected session has the same ${job.relPath}; left as it is`,
+      bytesBefore: job.size,
+    })
+  const todo: SessionJob[] = []
+  for (const job of sel.jobs) {
+    const before = o.dryRun ? undefined : unchangedOutcome(manifest, job)
+    if (before)
+      record(
+        job,
+        { ...before, status: 'skipped', reason: 'unchanged', option: undefined, message: undefined },
+        { status: before.status, reason: before.reason },
+      )
+    else todo.push(job)
+  }
+  // Largest first: the long sessions start early and the small ones fill the gaps at the end.
+  todo.sort((a, b) => b.size - a.size)
+
+  const bytesTotal = todo.reduce((s, j) => s + j.size, 0)
+  const progress: BatchProgress = { sessionsDone: 0, sessionsTotal: todo.length, bytesDone: 0, bytesTotal }
+  o.onProgress?.({ ...progress })
+  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
+  const cores = availableParallelism()
+  const workers = o.jobs ?? cores
+  const model = usesModel(o.compress ?? {})
+  const summaryJobs = o.summaryJobs ?? 4
+  const compressOptions: CompressOptions = {
+    ...o.compress,
+    dryRun: o.dryRun,
+    minEstimatedTokens: o.minEstimatedTokens,
+    refuseTornTail: true,
+  }
+  await runPool(todo, {
+    workers,
+    // Two sessions a worker: one computes while the other waits on its disk flushes (or, with
+    // a model, as many as keep the summary permits busy). Memory stays bounded by the slots.
+    slots: model ? Math.max(2, Math.ceil(summaryJobs / Math.min(workers, Math.max(1, todo.length)))) : 2,
+    summaryPermits: summaryJobs,
+    init: { mode: absoluteMode(o.mode), options: compressOptions, summaryPolicy: o.summaryPolicy ?? {} },
+    onDone: (job, outcome) => {
+      done.push({ job, outcome })
+      record(job, outcome)
+      progress.sessionsDone++
+      progress.bytesDone += job.size
+      o.onProgress?.({ ...progress })
+    },
+  })
+  if (!o.dryRun && done.length > 0) {
+    try {
+      await saveManifest(manifestDir, manifest, done)
+    } catch (e) {
+      throw new ClaudeJsonlError(
+        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${(e as Error).message}); the next run redoes them`,
+        EXIT.internal,
+        manifestDir,
+      )
+    }
+  }
+  const sessions = [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  return {
+    mode: o.mode.kind,
+    dryRun: o.dryRun === true,
+    roots,
+    outDir: o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : undefined,
+    sessions,
+    notFound: sel.notFound,
+    subagentFiles: sel.subagentFiles,
+    totals: totalsOf(sessions),
+    elapsedMs: Math.round(performance.now() - started),
+  }
+}
+
+/** The mode with its folders absolute, so every path the workers report is. */
+function absoluteMode(m: ModeConfig): ModeConfig {
+  return m.kind === 'candidate' ? { ...m, outDir: resolve(m.outDir) } : { ...m, workDir: resolve(m.workDir) }
+}
+
+export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
+  const t: BatchTotals = {
+    sessions: sessions.length,
+    compressed: 0,
+    skipped: 0,
+    failed: 0,
+    skippedByReason: {},
+    failedByReason: {},
+    bytesBefore: 0,
+    bytesAfter: 0,
+    compressedBytesBefore: 0,
+    compressedBytesAfter: 0,
+    compressedTokensBefore: 0,
+    compressedTokensAfter: 0,
+  }
+  for (const s of sessions) {
+    t.bytesBefore += s.bytesBefore
+    // An unchanged session the earlier run compressed is compressed in the estate's account.
+    const compressed = s.status === 'compressed' || (s.reason === 'unchanged' && s.previous?.status === 'compressed')
+    t.bytesAfter += compressed && s.bytesAfter !== undefined ? s.bytesAfter : s.bytesBefore
+    if (compressed) {
+      t.compressedBytesBefore += s.bytesBefore
+      t.compressedBytesAfter += s.bytesAfter ?? s.bytesBefore
+      t.compressedTokensBefore += s.tokensBefore ?? 0
+      t.compressedTokensAfter += s.tokensAfter ?? 0
+    }
+    if (s.status === 'compressed') t.compressed++
+    else if (s.status === 'skipped') {
+      t.skipped++
+      const r = s.reason as SkipReason
+      t.skippedByReason[r] = (t.skippedByReason[r] ?? 0) + 1
+    } else {
+      t.failed++
+      const r = s.reason ?? 'internal'
+      t.failedByReason[r] = (t.failedByReason[r] ?? 0) + 1
+    }
+  }
+  return t
+}
