@@ -236,6 +236,45 @@ declare namespace binding {
   }
   interface FindResult { failure?: DiscoverFailure; hits: FindHit[]; scope?: FindScope }
   function findText(roots: string[], options: FindOptions, progress?: ScanProgress): Promise<FindResult>
+  interface FindExactOptions {
+    text: string
+    caseSensitive?: boolean
+    tools?: boolean
+    thinking?: boolean
+    limit?: number
+    sinceMs?: number
+    project?: string
+  }
+  interface FindExactHit {
+    matches: number
+    records: number
+    files: number
+    sessionId: string
+    agentId?: string
+    project: string
+    path: string
+    line: number
+    offset: number
+    length: number
+    timestamp?: string
+    firstMs?: number
+    lastMs?: number
+    snippet: string
+  }
+  interface FindExactScope {
+    files: number
+    sessions: number
+    bytes: number
+    filesTotal: number
+    sessionsTotal: number
+    bytesTotal: number
+    matchingFiles: number
+    matchingSessions: number
+    matches: number
+    failed: DiscoverFailure[]
+  }
+  interface FindExactResult { failure?: DiscoverFailure; hits: FindExactHit[]; scope?: FindExactScope }
+  function findExact(roots: string[], options: FindExactOptions, progress?: ScanProgress): Promise<FindExactResult>
   // ---- end search ----
   // ---- validate (issue 5) ----
   interface ValidationFinding {

@@ -12,6 +12,8 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+mod find_exact;
+
 #[napi]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
@@ -832,17 +834,7 @@ impl Task for FindTask {
         };
         let o = &self.options;
         let fields = search::Fields { tools: o.tools.unwrap_or(false), thinking: o.thinking.unwrap_or(false) };
-        let sources: Vec<search::Source> = files
-            .iter()
-            .map(|f| search::Source {
-                path: f.path.clone(),
-                project: f.project.clone(),
-                session_id: f.session_id.clone().unwrap_or_default(),
-                agent_id: f.agent_id.clone(),
-                size: f.size,
-                mtime_ms: f.mtime_ms,
-            })
-            .collect();
+        let sources: Vec<search::Source> = files.iter().map(search::Source::of).collect();
         let index = o.index_dir.as_ref().map(|d| search::index_path(std::path::Path::new(d), &self.roots, fields));
         let corpus = search::open(&sources, fields, index.as_deref(), &self.progress);
         let query = search::Query::parse(&o.terms);

@@ -220,6 +220,19 @@ pub struct Source {
     pub mtime_ms: f64,
 }
 
+impl Source {
+    pub fn of(f: &crate::estate::EstateFile) -> Source {
+        Source {
+            path: f.path.clone(),
+            project: f.project.clone(),
+            session_id: f.session_id.clone().unwrap_or_default(),
+            agent_id: f.agent_id.clone(),
+            size: f.size,
+            mtime_ms: f.mtime_ms,
+        }
+    }
+}
+
 /// The hash of a file's last (up to) TAIL_BYTES bytes before `size`, and whether they end
 /// with a newline.
 pub fn tail_of(f: &File, size: u64) -> io::Result<(u64, bool)> {
