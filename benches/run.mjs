@@ -905,6 +905,22 @@ async function main() {
     }
   }
 
+  // CLI start-up: what show --format html pays for markdown-it and highlight.js, and that no
+  // other command loads them.
+  if (oursBuilt) {
+    const r = spawnSync(process.execPath, [path.join(HERE, 'startup.mjs'), '--rounds', String(opts.rounds)], {
+      cwd: REPO,
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    })
+    if (r.status === 0) results.startup = JSON.parse(r.stdout.trim().split('\n').pop())
+    else {
+      results.startup = { error: tail(r.stderr || r.stdout) }
+      notes.push(`startup: benchmark failed: ${tail(r.stderr || r.stdout)}`)
+      exitCode = 1
+    }
+  }
+
   // compress: plan + compress of a 50 MB one-chain transcript; the estimator against
   // the tokens real requests recorded.
   if (oursBuilt) Object.assign(results, compressBench(opts, notes))
@@ -1034,6 +1050,21 @@ async function main() {
       )
       tgt('find: warm query, CLI incl. Node start-up', '< 200 ms', `${fd.cliWarmMs.toFixed(0)} ms`, fd.cliWarmMs < 200)
       tgt('find: warm query, in-process API', '< 200 ms', `${fd.warmMs.toFixed(0)} ms`, fd.warmMs < 200)
+      const ex = fd.exact && fd.exact[0]
+      if (ex) {
+        tgt(
+          'find --exact: cold run over the estate, in-process API',
+          '≥ 1,000 MB/s',
+          `${fmtMBs(ex.MBperS)} MB/s`,
+          ex.MBperS >= 1000,
+        )
+        tgt(
+          'find --exact: cold run over the estate, CLI',
+          '≥ 1,000 MB/s',
+          `${fmtMBs(fd.exactCliMBperS)} MB/s`,
+          fd.exactCliMBperS >= 1000,
+        )
+      }
     }
     const ep = est && results.inProcess.estate
     if (ep && ep.mbPerS)
@@ -1232,6 +1263,32 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
       )
       L.push(`| warm, CLI | ${f.cliWarmMs.toFixed(0)} ms | |`)
       L.push(`| grep -rliF (reference) | ${f.grepMs.toFixed(0)} ms | ${fmtMBs(f.bytes / 1e6 / (f.grepMs / 1000))} |`)
+      for (const x of f.exact ?? [])
+        L.push(
+          `| --exact '${x.text}', ${x.name} (no index), in process | ${x.ms.toFixed(0)} ms (${fmtInt(x.matches)} matches) | ${fmtMBs(x.MBperS)} |`,
+        )
+      if (f.exactCliMs) L.push(`| --exact, CLI | ${f.exactCliMs.toFixed(0)} ms | ${fmtMBs(f.exactCliMBperS)} |`)
+      L.push('')
+    }
+  }
+
+  if (R.startup) {
+    L.push('## CLI start-up', '')
+    if (R.startup.error) L.push(`failed: ${String(R.startup.error).replace(/\n/g, ' ')}`, '')
+    else {
+      const st = R.startup
+      L.push(
+        `\`node benches/startup.mjs\`: wall time of each command through the CLI on a generated 40-turn Markdown session (median of ${st.rounds}), and whether it loaded the Markdown renderer and highlighter (module cache at exit). Requiring them alone in a fresh process: markdown-it ${st.markdownItMs.toFixed(1)} ms, highlight.js core and its ${st.languages} languages ${st.highlightMs.toFixed(1)} ms.`,
+        '',
+      )
+      L.push('| command | median | loads markdown-it | loads highlight.js |')
+      L.push('|---|---:|---|---|')
+      for (const [k, v] of Object.entries(st.medians)) {
+        const l = st.loaded[k]
+        L.push(
+          `| ${k} | ${v.toFixed(0)} ms | ${l ? (l.markdownIt ? 'yes' : 'no') : ''} | ${l ? (l.highlightJs ? 'yes' : 'no') : ''} |`,
+        )
+      }
       L.push('')
     }
   }

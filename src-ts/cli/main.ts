@@ -21,6 +21,7 @@ Usage:
   claude-jsonl teleport-id ID [--fallback] [--title TEXT] [--projects DIR] [--json]
   claude-jsonl find TERMS... [--tools] [--thinking] [--since DATE] [--project NAME] [--limit N]
                     [--no-index] [--index-dir DIR] [--projects DIR] [--json]
+  claude-jsonl find --exact TEXT [--case-sensitive] [--tools] [--thinking] [--since DATE] ...
   claude-jsonl validate FILE [--json]
   claude-jsonl plan FILE [--json] [--leaf-policy strict|client|auto] [--resume-leaf UUID] ...
   claude-jsonl compress SESSION --out FILE [--summary deterministic|model] [--model-summary FILE]

@@ -19,7 +19,7 @@ import { formatInt } from '../cli/table.js'
 const require = createRequire(import.meta.url)
 
 /** The languages highlighted (by fence name and highlight.js's aliases); other fences stay plain. */
-const LANGUAGES = ['bash', 'javascript', 'typescript', 'json', 'python', 'rust', 'diff', 'xml', 'css', 'yaml']
+export const LANGUAGES = ['bash', 'javascript', 'typescript', 'json', 'python', 'rust', 'diff', 'xml', 'css', 'yaml']
 
 /** URL schemes a rendered link may carry; no scheme (a relative or #fragment link) is fine too. */
 const SAFE_SCHEMES = new Set(['http', 'https', 'mailto'])

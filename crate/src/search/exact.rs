@@ -43,6 +43,10 @@ pub struct Needle {
     /// A folded ASCII needle only needs the text's ASCII letters folded.
     ascii: bool,
     finder: Finder<'static>,
+    /// Bytes every line holding a match holds once unescaped (and ASCII-folded unless
+    /// case-sensitive): the whole needle, or for a folded non-ASCII needle its longest ASCII run.
+    /// None when a non-ASCII needle has no ASCII character: then every line is parsed.
+    probe: Option<Finder<'static>>,
 }
 
 impl Needle {
@@ -54,7 +58,32 @@ impl Needle {
         let folded: Vec<u8> =
             if case_sensitive { text.as_bytes().to_vec() } else { text.chars().map(fold).collect::<String>().into() };
         let finder = Finder::new(&folded).into_owned();
-        Some(Needle { ascii: folded.is_ascii(), folded, case_sensitive, finder })
+        let ascii = folded.is_ascii();
+        let probe = if case_sensitive || ascii {
+            Some(finder.clone())
+        } else {
+            let run = folded.split(|b| !b.is_ascii()).max_by_key(|r| r.len()).unwrap_or_default();
+            (!run.is_empty()).then(|| Finder::new(run).into_owned())
+        };
+        Some(Needle { ascii, folded, case_sensitive, finder, probe })
+    }
+
+    /// Whether `line` (one JSON record) may hold a match, judged without parsing it: its bytes
+    /// with every JSON escape decoded (and ASCII letters folded unless case-sensitive) must
+    /// hold the probe. A searchable string's decoded text lies contiguous in that rendering of
+    /// the line, so no line holding a match is ever rejected.
+    pub fn line_may_match(&self, line: &[u8], buf: &mut Vec<u8>) -> bool {
+        let Some(probe) = &self.probe else { return true };
+        let has_escape = memchr::memchr(b'\\', line).is_some();
+        if self.case_sensitive && !has_escape {
+            return probe.find(line).is_some();
+        }
+        buf.clear();
+        unescape(line, buf);
+        if !self.case_sensitive {
+            buf.make_ascii_lowercase();
+        }
+        probe.find(buf).is_some()
     }
 
     /// How many non-overlapping times the needle occurs in `text`, and the byte offset in
@@ -80,6 +109,43 @@ impl Needle {
         // counting characters.
         (n, first.map(|at| text.char_indices().nth(s[..at].chars().count()).map_or(text.len(), |(i, _)| i)))
     }
+}
+
+/// Appends `raw` to `out` with JSON's escapes decoded (`\\uXXXX` pairs joined, a lone
+/// surrogate as U+FFFD, as the parser repairs it); the rest, quotes and keys too, is copied.
+fn unescape(raw: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'\\', &raw[i..]) {
+        out.extend_from_slice(&raw[i..i + p]);
+        i += p;
+        let Some(&e) = raw.get(i + 1) else { break };
+        i += 2;
+        let hex = |at: usize| {
+            raw.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok())
+        };
+        match e {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'u' => {
+                let Some(hi) = hex(i) else { continue };
+                i += 4;
+                let mut c = hi;
+                if (0xD800..0xDC00).contains(&hi) && raw.get(i..i + 2) == Some(b"\\u") {
+                    if let Some(lo) = hex(i + 2).filter(|lo| (0xDC00..0xE000).contains(lo)) {
+                        c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                        i += 6;
+                    }
+                }
+                let ch = char::from_u32(c).unwrap_or('\u{FFFD}');
+                out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            other => out.push(other),
+        }
+    }
+    out.extend_from_slice(&raw[i..]);
 }
 
 fn count_iter(it: impl Iterator<Item = usize>, map: impl Fn(usize) -> usize) -> (u64, Option<usize>) {
@@ -131,20 +197,39 @@ impl Found {
     }
 }
 
-#[derive(Default)]
 struct Worker {
     parser: Parser,
     finders: Finders,
     buf: Vec<u8>,
+    timestamp_key: Finder<'static>,
+}
+
+impl Default for Worker {
+    fn default() -> Self {
+        Worker {
+            parser: Parser::default(),
+            finders: Finders::default(),
+            buf: Vec::new(),
+            timestamp_key: Finder::new(b"\"timestamp\":\"").into_owned(),
+        }
+    }
+}
+
+/// The time in a record's `"timestamp":"…"` field, read from the raw line (the first such
+/// field: Claude Code writes the record's own before any nested one in a text-bearing record).
+fn timestamp_of(line: &[u8], key: &Finder) -> Option<i64> {
+    let at = key.find(line)? + key.needle().len();
+    let end = memchr::memchr(b'"', &line[at..])?;
+    timestamp::parse_ms(&line[at..at + end])
 }
 
 thread_local! {
     static WORKER: RefCell<Worker> = RefCell::new(Worker::default());
 }
 
-fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: Fields) -> Found {
+fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: Fields, need_session: bool) -> Found {
     let mut u = Found::empty();
-    let Worker { parser, finders, buf } = w;
+    let Worker { parser, finders, buf, timestamp_key } = w;
     let mut pos = 0usize;
     while pos < owned.len() {
         let end = memchr::memchr(b'\n', &owned[pos..]).map_or(owned.len(), |p| pos + p);
@@ -158,15 +243,20 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: F
         if line.len() < 2 || !extract::may_hold_text(line, fields, finders) {
             continue;
         }
+        // Most lines cannot hold the needle: they are not parsed, and their time is read from
+        // their `"timestamp":"` field directly.
+        if !(need_session && u.session_id.is_none()) && !needle.line_may_match(line, buf) {
+            if let Some(ms) = timestamp_of(line, timestamp_key) {
+                u.stamp(ms);
+            }
+            continue;
+        }
         let line_no = u.lines;
         with_record_text(parser, line, fields, |texts, stamp| {
             if u.session_id.is_none() {
                 u.session_id = stamp.session_id.map(String::from);
             }
-            if texts.is_empty() {
-                return;
-            }
-            // The same activity times as ranked search: records holding searchable text.
+            // Activity: the time of every record that may hold searchable text.
             if let Some(ms) = stamp.timestamp.and_then(|t| timestamp::parse_ms(t.as_bytes())) {
                 u.stamp(ms);
             }
@@ -268,10 +358,10 @@ pub fn search_exact(
     let found = scan::run(
         &units,
         progress,
-        |_, unit| match unit {
+        |file, unit| match unit {
             Some((owned, at)) => WORKER.with(|cell| {
                 let w = &mut *cell.borrow_mut();
-                let f = scan_unit(w, owned, at.base, needle, fields);
+                let f = scan_unit(w, owned, at.base, needle, fields, read[file].session_id.is_empty());
                 w.parser.trim();
                 f
             }),

@@ -180,3 +180,64 @@ fn a_long_file_across_units_keeps_line_numbers() {
     let a = run(&src, "read_span_at", true, TEXT);
     assert_eq!((a.matches, a.hits[0].first.line), (1, 12_001));
 }
+
+#[test]
+fn the_line_prefilter_never_rejects_a_line_that_matches() {
+    let lines = [
+        USER,
+        ESCAPED,
+        r#"{"type":"user","message":{"content":"\u0041BC \ud83d\ude00 smile \ud83d lone \/path\/x \t tab"}}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Stra\u00dfe \u00c9T\u00c9 \\n literal"}]}}"#,
+    ];
+    let needles = [
+        "abc",
+        "ABC",
+        "😀",
+        "😀 smile",
+        "\u{FFFD} lone",
+        "/path/x",
+        "\t tab",
+        "café",
+        "CAFÉ",
+        "\"café\"",
+        "été",
+        "ÉTÉ",
+        "straße",
+        "\\n literal",
+        "then\nnext",
+        "C:\\temp",
+        "rename",
+        "zzz",
+        "u00e9",
+    ];
+    let (mut buf, mut parser, mut scratch) = (Vec::new(), Parser::default(), Vec::new());
+    let mut rejected = 0;
+    for line in lines {
+        for text in needles {
+            for case_sensitive in [false, true] {
+                let n = Needle::new(text, case_sensitive).unwrap();
+                let found = with_record_text(&mut parser, line.as_bytes(), ALL, |texts, _| {
+                    texts.iter().map(|t| n.count(t, &mut scratch).0).sum::<u64>()
+                })
+                .unwrap();
+                let may = n.line_may_match(line.as_bytes(), &mut buf);
+                assert!(may || found == 0, "{text:?} (case-sensitive {case_sensitive}) in {line}");
+                rejected += !may as u32;
+            }
+        }
+    }
+    assert!(rejected > 100, "the prefilter rejects most pairs ({rejected})");
+}
+
+#[test]
+fn skipped_lines_still_give_activity_and_an_old_subagent_its_session() {
+    let agent = r#"{"type":"user","sessionId":"parent-1","message":{"content":"no needle here"},"timestamp":"2026-03-09T10:00:00.000Z"}"#;
+    let (_t, mut src) = estate("oldagent", &[("x", &[agent, USER])]);
+    src[0].session_id = String::new();
+    src[0].agent_id = Some("old".into());
+    let a = run(&src, "read_span_at", true, TEXT);
+    assert_eq!(a.hits[0].session_id, "parent-1");
+    let (first, last) = (a.hits[0].first_ms, a.hits[0].last_ms);
+    assert_eq!(first, timestamp::parse_ms(b"2026-03-01T10:00:00.000Z").unwrap());
+    assert_eq!(last, timestamp::parse_ms(b"2026-03-09T10:00:00.000Z").unwrap());
+}
