@@ -2,7 +2,7 @@
 // Times `find`: a cold run (every transcript read, no index) and warm queries (index fresh),
 // in one running Node process and through the CLI (with Node's start-up); and `find --exact`
 // (always cold: it keeps no index) for an identifier fragment, case-insensitive and -sensitive,
-// a non-ASCII needle (the Unicode folding path) and with --tools (every line parsed).
+// a non-ASCII needle (the Unicode folding path) and with --tools (tool results read too).
 //
 //   node benches/find.mjs [ESTATE] [--rounds N] [--terms "a b c"]
 //
@@ -65,7 +65,7 @@ try {
     { name: 'identifier fragment, case-insensitive', text: 'stampOverride::sort', opts: {} },
     { name: 'identifier fragment, case-sensitive', text: 'stampOverride::sort', opts: { caseSensitive: true } },
     { name: 'non-ASCII needle (Unicode folding)', text: 'Überprüfung', opts: {} },
-    { name: 'with --tools (every line parsed)', text: 'stampOverride::sort', opts: { tools: true } },
+    { name: 'with --tools (tool results read too)', text: 'stampOverride::sort', opts: { tools: true } },
   ]
   await findExact(exactRuns[0].text, { projects: estate })
   const exact = []
