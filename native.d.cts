@@ -114,7 +114,11 @@ declare namespace binding {
     model: Uint32Array
     subagent: Uint8Array
     lane: Uint8Array
-    longContext: Uint8Array
+    /** How many of the thresholds given to usage() each bucket's requests' prompts exceed. */
+    promptBand: Uint8Array
+    /** Index in `speeds` of usage.speed ('' when absent). */
+    speed: Uint32Array
+    speeds: string[]
     requests: Float64Array
     inputTokens: Float64Array
     cacheCreationInputTokens: Float64Array
@@ -130,12 +134,26 @@ declare namespace binding {
     assistantEntries: number
     syntheticEntries: number
     sidechainReplays: number
+    /** Assistant entries whose usage was not an object or had a count or speed of the wrong type. */
+    malformedUsageEntries: number
+  }
+  interface ToolTargetCount { target: string; calls: number }
+  interface ToolTargetsInfo {
+    tool: string
+    kind?: 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+    calls: number
+    callsWithoutTarget: number
+    distinctTargets: number
+    top: ToolTargetCount[]
   }
   class EstateScan {
     readonly failure: DiscoverFailure | null
     files(summaries?: boolean): EstateFileInfo[]
     sessions(): SessionInfo[]
-    usage(): UsageColumns
+    /** promptThresholds: prompt sizes (tokens) that split the buckets into promptBands. */
+    usage(promptThresholds: number[]): UsageColumns
+    /** Per tool, over the buckets of the last usage() that `included` marks (empty: all): calls and top `limit` targets. */
+    toolTargets(included: Uint8Array, limit: number): ToolTargetsInfo[]
     /** Frees the native memory now; the object then reads as an empty estate. */
     release(): void
   }

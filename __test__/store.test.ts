@@ -9,6 +9,7 @@ import {
   readFileSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -231,6 +232,315 @@ test('inspect never mutates; load cuts a torn tail and keeps its whole records',
   const again = await new Store({ root }).inspect(META.id)
   t.false(again.tornTail)
   t.is(again.events.length, loaded.events.length + 1)
+})
+
+/** A store file's bytes: the header line, the records (one batch), then a torn tail (part of
+ * one more batch). */
+async function storeBytes(compression: Compression, header: object, records: object[]): Promise<Buffer> {
+  const enc = (lines: object[]) =>
+    native.storeEncodeBatchAsync(Buffer.from(lines.map((l) => JSON.stringify(l) + '\n').join('')), compression)
+  const more = await enc([ev(records.length), ev(records.length + 1)])
+  return Buffer.concat([await enc([header]), await enc(records), more.subarray(0, more.length - 7)])
+}
+
+const HEADER = { type: 'session', version: 0, ...META, delegationDepth: 0 }
+
+// Each way a stored file can fail an identity or format check, with a torn tail that load would
+// otherwise repair: the file under the path it is loaded from, and what the error says.
+const REFUSALS: { name: string; id?: string; header?: object; records?: object[]; flip?: boolean; error: RegExp }[] = [
+  { name: "another session's file", id: 'S-2', error: /header id "S-1" is not the requested session S-2/ },
+  {
+    name: 'a header whose cwd places it elsewhere',
+    header: { ...HEADER, cwd: '/elsewhere' },
+    error: /header id\/cwd place this session at/,
+  },
+  { name: 'another format version', header: { ...HEADER, version: 1 }, error: /unsupported session format version 1/ },
+  {
+    name: 'a first line that is not a header',
+    header: { type: 'user/text', seq: 0 },
+    error: /the first line is not a session header/,
+  },
+  {
+    name: 'a bad delegationDepth',
+    header: { ...HEADER, delegationDepth: -1 },
+    error: /delegationDepth is missing or invalid/,
+  },
+  { name: 'a bad seedLength', header: { ...HEADER, seedLength: 1.5 }, error: /header seedLength is invalid/ },
+  { name: 'a record out of seq', records: [ev(0), ev(2)], error: /corrupt store: record 2 has seq 2, expected 1/ },
+  { name: 'a damaged byte', flip: true, error: /corrupt store/ },
+]
+
+for (const compression of ['zstd', 'none'] as Compression[]) {
+  test(`load checks identity and format before any repair (${compression}): every refusal leaves the file unchanged`, async (t) => {
+    for (const c of REFUSALS) {
+      const root = join(tmp(), 'r')
+      const id = c.id ?? META.id
+      const store = new Store({ root, compression })
+      const path = store.locate({ id, cwd: META.cwd }).path
+      mkdirSync(dirname(path), { recursive: true })
+      const bytes = await storeBytes(compression, c.header ?? HEADER, c.records ?? range(0, 3))
+      if (c.flip) bytes[Math.floor(bytes.length / 2)] ^= 0x80
+      writeFileSync(path, bytes)
+      utimesSync(path, 1_700_000_000, 1_700_000_000)
+      const mtime = statSync(path, { bigint: true }).mtimeNs
+      const error = { message: new RegExp(`^${path}: .*${c.error.source}`) }
+      await t.throwsAsync(store.load(id), error, c.name)
+      await t.throwsAsync(store.inspect(id), error, c.name)
+      t.deepEqual(readFileSync(path), bytes, `${c.name}: bytes unchanged`)
+      t.is(statSync(path, { bigint: true }).mtimeNs, mtime, `${c.name}: mtime unchanged`)
+      // the refused load left no open session or lock behind: a second store may try too
+      await t.throwsAsync(new Store({ root, compression }).load(id), error)
+      await store.dispose()
+      t.deepEqual(readFileSync(path), bytes, `${c.name}: bytes unchanged`)
+    }
+    // the same file with a good header is repaired (so the refusals above were not for want of a tear)
+    const root = join(tmp(), 'r')
+    const store = new Store({ root, compression })
+    const path = store.locate(META).path
+    mkdirSync(dirname(path), { recursive: true })
+    const bytes = await storeBytes(compression, HEADER, range(0, 3))
+    writeFileSync(path, bytes)
+    const loaded = await store.load(META.id)
+    t.true(loaded.tornTail)
+    t.true(statSync(path).size < bytes.length)
+    await store.dispose()
+  })
+}
+
+const delta = (seq: number, chunk: object, time = 1000 + seq * 7) => ({
+  seq,
+  type: 'assistant/chunk',
+  time,
+  data: { turn: 1, step: 1, chunk },
+})
+
+/** A stream: runs that pack (text, reasoning, tool-call arguments) and events that must not. */
+function stream(): StoredEvent[] {
+  const out: object[] = []
+  const add = (f: (seq: number) => object) => out.push(f(out.length))
+  for (const t of ['Hel', 'lo', ' wor', 'ld']) add((q) => delta(q, { type: 'text-delta', index: 0, text: t }))
+  add((q) => delta(q, { type: 'text-end', index: 0 }))
+  for (const t of ['th', 'ink', 'ing']) add((q) => delta(q, { type: 'reasoning-delta', index: 1, text: t }))
+  for (const a of ['{"pa', 'th":', '"x"}'])
+    add((q) => delta(q, { type: 'tool-call-delta', index: 2, id: 'c1', name: 'Read', argumentsDelta: a }))
+  for (const t of ['a', 'b']) add((q) => delta(q, { type: 'text-delta', index: 3, text: t })) // too short a run
+  add((q) => ({ ...delta(q, { type: 'text-delta', index: 3, text: 'c' }), extra: true })) // unknown shape
+  for (const [i, t] of [
+    [4, 'x'],
+    [4, 'y'],
+    [5, 'z'],
+  ] as const)
+    add((q) => delta(q, { type: 'text-delta', index: i, text: t }))
+  add((q) => delta(q, { type: 'text-delta', index: 5, text: 'back in time' }, 0))
+  return out as StoredEvent[]
+}
+
+test('packChunks: delta runs are stored as one line each and load back as the exact events', async (t) => {
+  const events = stream()
+  const lineCount = (p: string) => readFileSync(p, 'utf8').trimEnd().split('\n').length - 1
+  const root = join(tmp(), 'r')
+  const packed = new Store({ root, compression: 'none', writeBatchMaxDelayMs: 1 })
+  t.true(packed.packChunks, 'on by default')
+  await packed.create(META)
+  await packed.append(META.id, events)
+  await packed.dispose()
+  const path = packed.locate(META).path
+  const tags = readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l).type)
+  t.deepEqual(tags.slice(0, 4), ['text-chunks', 'assistant/chunk', 'reasoning-chunks', 'tool-call-chunks'])
+  t.is(lineCount(path), events.length - 3 - 2 - 2)
+  t.deepEqual((await new Store({ root, compression: 'none' }).load(META.id)).events, events)
+  // one event per line with packChunks off; a file of both kinds loads the same events
+  const root2 = join(tmp(), 'r')
+  const plain = new Store({ root: root2, compression: 'none', writeBatchMaxDelayMs: 1, packChunks: false })
+  await plain.create(META)
+  await plain.append(META.id, events)
+  await plain.dispose()
+  t.is(lineCount(plain.locate(META).path), events.length)
+  const mixed = new Store({ root: root2, compression: 'none', writeBatchMaxDelayMs: 1 })
+  await mixed.load(META.id)
+  const more = stream().map((e) => ({ ...e, seq: e.seq + events.length }))
+  await mixed.append(META.id, more)
+  await mixed.dispose()
+  t.deepEqual((await new Store({ root: root2, compression: 'none' }).inspect(META.id)).events, [...events, ...more])
+  for (const compression of ['zstd'] as Compression[]) {
+    const root3 = join(tmp(), 'r')
+    const z = new Store({ root: root3, compression, writeBatchMaxDelayMs: 1 })
+    await z.create(META)
+    await z.append(META.id, events)
+    await z.dispose()
+    t.deepEqual((await new Store({ root: root3, compression }).load(META.id)).events, events)
+  }
+})
+
+test('a malformed packed line is refused by name and the file left as it was', async (t) => {
+  const root = join(tmp(), 'r')
+  const store = new Store({ root, compression: 'none' })
+  const path = store.locate(META).path
+  mkdirSync(dirname(path), { recursive: true })
+  const row = { type: 'text-chunks', seq0: 0, time0: 5, data: { turn: 1, step: 1, index: 0, dt: [1], texts: ['a'] } }
+  const bytes = Buffer.from([HEADER, row].map((l) => JSON.stringify(l) + '\n').join('') + '{"seq":')
+  writeFileSync(path, bytes)
+  await t.throwsAsync(store.load(META.id), { message: new RegExp(`^${path}: corrupt store: a text-chunks row's dt`) })
+  t.deepEqual(readFileSync(path), bytes)
+})
+
+/** A turn cut off mid-way: two tool calls asked for, one of them recorded as started. */
+function openTurn(): StoredEvent[] {
+  const e = (type: string, data: object): StoredEvent => ({ seq: 0, type, time: 50, data })
+  return [
+    e('turn/start', { turn: 1 }),
+    e('step/start', { turn: 1, step: 1 }),
+    e('assistant/message', {
+      turn: 1,
+      step: 1,
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'reading two files' },
+          { type: 'tool-call', id: 'call-a', name: 'Read', input: {} },
+          { type: 'tool-call', id: 'call-b', name: 'Read', input: {} },
+        ],
+      },
+    }),
+    e('tool/call', { turn: 1, step: 1, callId: 'call-a' }),
+  ].map((x, i) => ({ ...x, seq: i, time: 50 + i }))
+}
+
+for (const compression of ['zstd', 'none'] as Compression[]) {
+  test(`recovery closers (${compression}): a log cut off mid-turn loads balanced, held in memory until the next append`, async (t) => {
+    const root = join(tmp(), 'r')
+    const w = new Store({ root, compression, writeBatchMaxDelayMs: 1 })
+    await w.create(META)
+    await w.append(META.id, openTurn())
+    await w.append(META.id, [ev(4)])
+    await w.dispose()
+    const path = w.locate(META).path
+    // the last batch torn off as well
+    truncateSync(path, statSync(path).size - 3)
+    const bytes = readFileSync(path)
+    const view = await new Store({ root, compression }).inspect(META.id)
+    t.true(view.tornTail)
+    t.is(view.closers, 4)
+    // the torn batch's event survives where its frame decodes far enough (zstd keeps whole lines)
+    const n = view.events.length - 4
+    t.true(n === 4 || n === 5, `${n}`)
+    const closers = view.events.slice(n)
+    const time = view.events[n - 1].time
+    t.deepEqual(
+      closers.map((c) => [c.seq, c.type, c.time]),
+      [
+        [n, 'tool/result', time],
+        [n + 1, 'tool/result', time],
+        [n + 2, 'step/end', time],
+        [n + 3, 'turn/end', time],
+      ],
+    )
+    const data = closers.map((c) => c.data as Record<string, any>)
+    t.deepEqual([data[0].error.code, data[0].message.source.callId], ['TOOL_OUTCOME_UNKNOWN', 'call-a'])
+    t.deepEqual((closers[0] as unknown as Record<string, unknown>).sourceEventSeqs, [3])
+    t.deepEqual([data[1].error.code, data[1].message.source.callId], ['TOOL_NOT_STARTED', 'call-b'])
+    t.deepEqual(data[3].reason, { kind: 'interrupted' })
+    t.deepEqual(readFileSync(path), bytes, 'inspect writes nothing')
+    // load shows the same balanced log; it cuts the torn tail but writes no closer
+    const s = new Store({ root, compression, writeBatchMaxDelayMs: 1 })
+    const loaded = await s.load(META.id)
+    t.deepEqual(loaded.events, view.events)
+    const afterLoad = readFileSync(path)
+    t.false(afterLoad.equals(bytes), 'the torn tail is repaired')
+    t.is((await s.inspect(META.id)).closers, 4)
+    await s.dispose()
+    t.deepEqual(readFileSync(path), afterLoad, 'closers held in memory: nothing written without an append')
+    // the next append writes them first; the log is then balanced on disk
+    const s2 = new Store({ root, compression, writeBatchMaxDelayMs: 1 })
+    const again = await s2.load(META.id)
+    await s2.append(META.id, [ev(again.events.length)])
+    await s2.dispose()
+    const done = await new Store({ root, compression }).inspect(META.id)
+    t.is(done.closers, 0)
+    t.deepEqual(done.events.slice(0, view.events.length), view.events)
+    t.is(done.events.length, view.events.length + 1)
+  })
+}
+
+test('seedLength is kept in the header and checked', async (t) => {
+  const root = join(tmp(), 'r')
+  const s = new Store({ root, writeBatchMaxDelayMs: 1 })
+  await t.throwsAsync(s.create({ ...META, seedLength: -1 }), { message: /seedLength must be a non-negative integer/ })
+  const header = await s.create({ ...META, seedLength: 2 })
+  t.is(header.seedLength, 2)
+  await s.append(META.id, range(0, 3))
+  await s.dispose()
+  const loaded = await new Store({ root }).load(META.id)
+  t.is(loaded.header.seedLength, 2)
+  t.is((await new Store({ root }).list())[0].header.seedLength, 2)
+})
+
+test.serial('preparedSessionCacheSize: inspected sessions are reused while their revision is unchanged', async (t) => {
+  t.throws(() => new Store({ root: tmp(), preparedSessionCacheSize: 0 }), { message: /preparedSessionCacheSize/ })
+  t.is(new Store({ root: tmp() }).preparedSessionCacheSize, 5)
+  const root = join(tmp(), 'r')
+  const w = new Store({ root, writeBatchMaxDelayMs: 1 })
+  for (const id of ['A', 'B', 'C']) {
+    await w.create({ id, cwd: '/p' })
+    await w.append(id, range(0, 2))
+  }
+  await w.dispose()
+  const reads = mock.method(native, 'storeLoad')
+  try {
+    const s = new Store({ root, preparedSessionCacheSize: 2 })
+    const a = await s.inspect('A')
+    t.is(await s.inspect('A'), a, 'the same frozen view, not read again')
+    t.is(reads.mock.callCount(), 1)
+    await s.inspect('B')
+    await s.inspect('C') // A is the oldest: dropped
+    t.is(reads.mock.callCount(), 3)
+    await s.inspect('A')
+    t.is(reads.mock.callCount(), 4)
+    // load reuses the kept view (its own copy), then the session is open and appendable
+    const loaded = await s.load('A')
+    t.is(reads.mock.callCount(), 4)
+    t.deepEqual(loaded.events, a.events)
+    t.false(Object.isFrozen(loaded.events))
+    await s.append('A', [ev(2)])
+    await s.flush('A')
+    t.is((await s.inspect('A')).events.length, 3)
+    // another writer changed B: its kept view is stale and read again
+    const other = new Store({ root, writeBatchMaxDelayMs: 1 })
+    await other.load('B')
+    await other.append('B', [ev(2)])
+    await other.dispose()
+    const count = reads.mock.callCount()
+    t.is((await s.inspect('B')).events.length, 3)
+    t.is(reads.mock.callCount(), count + 1)
+    await s.dispose()
+  } finally {
+    reads.mock.restore()
+  }
+})
+
+test.serial('a file replaced while it is read is reported, not loaded', async (t) => {
+  const { root, path } = await stored('none')
+  const other = await stored('none')
+  const s = new Store({ root, compression: 'none' })
+  // the native read is where the swap lands: between the identity taken before and after
+  const load = native.storeLoad
+  const swap = mock.method(native, 'storeLoad', async (...args: Parameters<typeof load>) => {
+    const r = await load(...args)
+    writeFileSync(`${path}.new`, readFileSync(other.path))
+    ;(await import('node:fs')).renameSync(`${path}.new`, path)
+    return r
+  })
+  try {
+    await t.throwsAsync(s.inspect(META.id), { message: new RegExp(`^${path}: changed while being read`) })
+  } finally {
+    swap.mock.restore()
+  }
+  t.is((await s.inspect(META.id)).events.length, 12)
+  await s.dispose()
 })
 
 test('none mode: the first incomplete line is cut', async (t) => {

@@ -12,6 +12,9 @@ import { join } from 'node:path'
 import native from '../native.js'
 import type { StoreLock } from '#native'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { decodeRecord, packChunks, recoveryClosers, type StoredEvent } from './store-records.js'
+
+export type { StoredEvent } from './store-records.js'
 
 export type Compression = 'zstd' | 'none'
 export const SESSION_FORMAT_VERSION = 0
@@ -29,6 +32,12 @@ export interface StoreOptions {
   compression?: Compression
   /** Fixed batching window opened by the first pending event; later events do not extend it. */
   writeBatchMaxDelayMs?: number
+  /** How many inspected sessions (not loaded for appending) are kept for reuse by a later
+   * `inspect` or `load` while their file's revision is unchanged (default 5). */
+  preparedSessionCacheSize?: number
+  /** Store each run of three or more consecutive same-block `assistant/chunk` delta events as one
+   * packed line (default true). Packed lines are read whatever this says. */
+  packChunks?: boolean
   /** Test hook: called after a batch's bytes are written and before fsync; a throw fails the write. */
   faults?: { afterWrite?: (path: string) => void }
 }
@@ -38,6 +47,8 @@ export interface SessionMeta {
   cwd?: string
   createdAt?: string
   parentSession?: string
+  /** How many of the first events were seeded from elsewhere (e.g. the parent), if any. */
+  seedLength?: number
   origin?: string
   delegationDepth?: number
   agentPreset?: string
@@ -50,16 +61,10 @@ export interface SessionHeader {
   cwd?: string
   createdAt: string
   parentSession?: string
+  seedLength?: number
   origin?: string
   delegationDepth: number
   agentPreset?: string
-}
-
-export interface StoredEvent {
-  seq: number
-  type: string
-  time?: number
-  data?: unknown
 }
 
 export interface LoadedSession {
@@ -71,6 +76,9 @@ export interface LoadedSession {
   tornTail: boolean
   /** Records recovered from the torn frame. */
   recovered: number
+  /** Synthetic events at the end of `events` that close a turn the log ends inside (a writer
+   * died mid-turn). Held in memory: written before the next appended batch, never otherwise. */
+  closers: number
 }
 
 export interface StoredSession {
@@ -129,6 +137,23 @@ export function projectFolder(cwd: string | undefined): string {
 
 function revisionOf(st: import('node:fs').BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`
+}
+
+/** An open session's stored log as the caller sees it: with the closers not yet written. */
+function withHeld(out: LoadedSession, held: StoredEvent[]): LoadedSession {
+  return { ...out, events: [...out.events, ...structuredClone(held)], closers: held.length }
+}
+
+/** A kept (frozen) inspection as load returns it: the caller may change its copy. */
+function unfrozen(v: Readonly<LoadedSession>): LoadedSession {
+  return { ...v, header: { ...v.header }, events: structuredClone(v.events) as StoredEvent[] }
+}
+
+function changedWhileRead(path: string): ClaudeJsonlError {
+  return storeError(
+    path,
+    'changed while being read (replaced or written by another program); nothing was changed, load it again',
+  )
 }
 
 function deepFreeze<T>(v: T): T {
@@ -195,7 +220,11 @@ interface Active {
   /** events durable on disk */
   storedSeq: number
   pending: string[]
+  /** the pending events themselves (packed at write time) */
+  pendingEvents: StoredEvent[]
   pendingCount: number
+  /** recovery closers seq'd after the stored log, written ahead of the next batch */
+  held: StoredEvent[]
   firstPendingAt: number
   waiters: Waiter[]
   timer?: NodeJS.Timeout
@@ -210,6 +239,10 @@ export class Store {
   readonly windowMs: number
   private readonly faults: StoreOptions['faults']
   private readonly active = new Map<string, Active>()
+  /** Inspected sessions by id, oldest first (reused while the revision is the same). */
+  private readonly prepared = new Map<string, Readonly<LoadedSession>>()
+  readonly preparedSessionCacheSize: number
+  readonly packChunks: boolean
   private disposed = false
 
   constructor(options: StoreOptions) {
@@ -222,6 +255,11 @@ export class Store {
     const ms = options.writeBatchMaxDelayMs ?? 200
     if (!Number.isInteger(ms) || ms < 1 || ms > 2_147_483_647)
       throw new ClaudeJsonlError('store: writeBatchMaxDelayMs must be a positive integer', EXIT.usage)
+    const cache = options.preparedSessionCacheSize ?? 5
+    if (!Number.isInteger(cache) || cache < 1)
+      throw new ClaudeJsonlError('store: preparedSessionCacheSize must be a positive integer', EXIT.usage)
+    this.preparedSessionCacheSize = cache
+    this.packChunks = options.packChunks ?? true
     this.root = options.root
     this.compression = compression
     this.windowMs = ms
@@ -247,6 +285,8 @@ export class Store {
     if (this.active.has(meta.id)) throw storeError(path, 'session already open in this store')
     const depth = meta.delegationDepth ?? 0
     if (!Number.isInteger(depth) || depth < 0) throw storeError(path, 'delegationDepth must be a non-negative integer')
+    if (meta.seedLength !== undefined && !(Number.isInteger(meta.seedLength) && meta.seedLength >= 0))
+      throw storeError(path, 'seedLength must be a non-negative integer')
     if (await exists(path)) throw storeError(path, 'session already exists')
     const elsewhere = await this.find(meta.id, true)
     if (elsewhere) throw storeError(elsewhere, `session ${meta.id} already exists (under another cwd)`)
@@ -257,6 +297,7 @@ export class Store {
       ...(meta.cwd !== undefined ? { cwd: meta.cwd } : {}),
       createdAt: meta.createdAt ?? new Date().toISOString(),
       ...(meta.parentSession !== undefined ? { parentSession: meta.parentSession } : {}),
+      ...(meta.seedLength !== undefined ? { seedLength: meta.seedLength } : {}),
       ...(meta.origin !== undefined ? { origin: meta.origin } : {}),
       delegationDepth: depth,
       ...(meta.agentPreset !== undefined ? { agentPreset: meta.agentPreset } : {}),
@@ -274,7 +315,9 @@ export class Store {
       nextSeq: seq,
       storedSeq: seq,
       pending: [],
+      pendingEvents: [],
       pendingCount: 0,
+      held: [],
       firstPendingAt: 0,
       waiters: [],
     }
@@ -320,6 +363,7 @@ export class Store {
     s.nextSeq += events.length
     if (s.pendingCount === 0) s.firstPendingAt = Date.now()
     s.pending.push(...lines)
+    s.pendingEvents.push(...events)
     s.pendingCount += lines.length
     const done = new Promise<void>((resolve, reject) => s.waiters.push({ resolve, reject }))
     this.arm(s)
@@ -339,26 +383,30 @@ export class Store {
   private writeBatch(s: Active): Promise<void> {
     if (s.writing) return s.writing
     if (s.pendingCount === 0) return Promise.resolve()
-    const lines = s.pending
+    const { held, pending, pendingEvents } = s
     const count = s.pendingCount
     const waiters = s.waiters
+    s.held = []
     s.pending = []
+    s.pendingEvents = []
     s.pendingCount = 0
     s.waiters = []
-    const text = Buffer.from(lines.join('\n') + '\n', 'utf8')
+    const text = Buffer.from(this.batchText(held, pending, pendingEvents), 'utf8')
     s.writing = this.persist(s, text).then(
       () => {
-        s.storedSeq += count
+        s.storedSeq += held.length + count
         for (const w of waiters) w.resolve()
       },
       (err) => {
         // the failed batch and everything queued behind it are dropped: seq restarts at the
-        // stored log's end, so a retry continues it
+        // stored log's end (and its held closers), so a retry continues it
         for (const w of [...waiters, ...s.waiters]) w.reject(err)
+        s.held = held
         s.pending = []
+        s.pendingEvents = []
         s.pendingCount = 0
         s.waiters = []
-        s.nextSeq = s.storedSeq
+        s.nextSeq = s.storedSeq + held.length
         throw err
       },
     )
@@ -370,6 +418,15 @@ export class Store {
       })
       .catch(() => {})
     return w
+  }
+
+  /** One batch's lines: held closers first, then the appended events, packed when enabled
+   * (an event stored as it is keeps the line append made of it). */
+  private batchText(held: StoredEvent[], lines: string[], events: StoredEvent[]): string {
+    const all = [...held, ...events]
+    const lineOf = new Map<unknown, string>(events.map((e, i) => [e, lines[i]]))
+    const records = this.packChunks ? packChunks(all) : all
+    return records.map((r) => lineOf.get(r) ?? JSON.stringify(r)).join('\n') + '\n'
   }
 
   private async persist(s: Active, text: Buffer): Promise<void> {
@@ -571,6 +628,8 @@ export class Store {
       throw storeError(path, `header id ${JSON.stringify(h.id)} is not the requested session ${id}`)
     if (!Number.isInteger(h.delegationDepth) || h.delegationDepth < 0)
       throw storeError(path, 'header delegationDepth is missing or invalid')
+    if (h.seedLength !== undefined && !(Number.isInteger(h.seedLength) && h.seedLength >= 0))
+      throw storeError(path, 'header seedLength is invalid')
     if (this.locate(h).path !== path)
       throw storeError(path, `header id/cwd place this session at ${this.locate(h).path}`)
     return h
@@ -593,10 +652,22 @@ export class Store {
     let at = 0
     while (at < text.length) {
       const nl = text.indexOf('\n', at)
-      const e = JSON.parse(text.slice(at, nl)) as StoredEvent
-      if (e.seq !== events.length)
-        throw storeError(path, `corrupt store: record ${events.length + 1} has seq ${e.seq}, expected ${events.length}`)
-      events.push(e)
+      let value: unknown
+      try {
+        value = JSON.parse(text.slice(at, nl))
+      } catch {
+        throw storeError(path, `corrupt store: record ${events.length + 1} is not JSON`)
+      }
+      const decoded = decodeRecord(value)
+      if (typeof decoded === 'string') throw storeError(path, `corrupt store: ${decoded}`)
+      for (const e of decoded) {
+        if (e === null || typeof e !== 'object' || e.seq !== events.length)
+          throw storeError(
+            path,
+            `corrupt store: record ${events.length + 1} has seq ${e?.seq}, expected ${events.length}`,
+          )
+        events.push(e)
+      }
       at = nl + 1
     }
     return { header: h, events }
@@ -609,16 +680,27 @@ export class Store {
     const open = this.active.get(id)
     if (open) {
       await this.flush(id)
-      if (open.materialized) return this.read(open.path, id, false)
-      return { header: open.header, events: [], path: open.path, revision: '', tornTail: false, recovered: 0 }
+      if (open.materialized) return withHeld(await this.read(open.path, id, false, false), open.held)
+      return {
+        header: open.header,
+        events: [],
+        path: open.path,
+        revision: '',
+        tornTail: false,
+        recovered: 0,
+        closers: 0,
+      }
     }
     const path = await this.find(id)
     const lock = native.storeLock(path)
     try {
-      const out = await this.read(path, id, true)
+      const kept = await this.takePrepared(id, path)
+      const out = kept && !kept.tornTail ? unfrozen(kept) : await this.read(path, id, true)
       const fh = await fs.open(path, 'r+')
       const st = await fh.stat()
-      const s = this.fresh(out.header, path, true, st.size, out.events.length)
+      const s = this.fresh(out.header, path, true, st.size, out.events.length - out.closers)
+      s.held = out.events.slice(out.events.length - out.closers)
+      s.nextSeq = out.events.length
       s.fh = fh
       s.lock = lock
       this.active.set(id, s)
@@ -629,18 +711,60 @@ export class Store {
     }
   }
 
-  private async read(path: string, id: string, repair: boolean): Promise<LoadedSession> {
-    const loaded = await native.storeLoad(path, this.compression, repair)
+  /** Reads a stored session whole. Every identity and format check passes on the bytes as read
+   * before a torn tail is repaired (`repair`), so a file that fails one is never changed. The
+   * file's identity (device, inode, size, ns mtime) must be the same before and after the read:
+   * a file replaced or changed meanwhile is reported, not half-trusted. */
+  private async read(path: string, id: string, repair: boolean, close = true): Promise<LoadedSession> {
+    const before = revisionOf(await fs.stat(path, { bigint: true }))
+    const loaded = await native.storeLoad(path, this.compression, false)
+    let revision = revisionOf(await fs.stat(path, { bigint: true }))
+    if (revision !== before) throw changedWhileRead(path)
     const { header, events } = this.parse(path, loaded, id)
-    const revision = revisionOf(await fs.stat(path, { bigint: true }))
-    return { header, events, path, revision, tornTail: loaded.tornAt !== undefined, recovered: loaded.tornKept }
+    if (repair && loaded.tornAt !== undefined) {
+      // still the file just checked (the writer lock keeps other stores out; this catches the rest)
+      if (revisionOf(await fs.stat(path, { bigint: true })) !== revision) throw changedWhileRead(path)
+      const fixed = await native.storeLoad(path, this.compression, true)
+      if (fixed.fileLen !== loaded.fileLen || !fixed.data.equals(loaded.data)) throw changedWhileRead(path)
+      revision = revisionOf(await fs.stat(path, { bigint: true }))
+    }
+    // a log that ends inside a turn is closed in memory (this store holds no writer for it)
+    const closers = close ? recoveryClosers(events) : []
+    events.push(...closers)
+    return {
+      header,
+      events,
+      path,
+      revision,
+      tornTail: loaded.tornAt !== undefined,
+      recovered: loaded.tornKept,
+      closers: closers.length,
+    }
   }
 
-  /** A read-only, frozen view of a stored session: a torn tail is reported, never cut. */
+  /** A read-only, frozen view of a stored session: a torn tail is reported, never cut. Kept
+   * (up to preparedSessionCacheSize sessions) for a later inspect or load to reuse while the
+   * file's revision is unchanged. */
   async inspect(id: string): Promise<Readonly<LoadedSession>> {
     this.live()
-    const path = this.active.get(id)?.materialized ? this.active.get(id)!.path : await this.find(id)
-    return deepFreeze(await this.read(path, id, false))
+    const open = this.active.get(id)
+    if (open?.materialized) return deepFreeze(withHeld(await this.read(open.path, id, false, false), open.held))
+    const path = await this.find(id)
+    const kept = await this.takePrepared(id, path)
+    const view = kept ?? deepFreeze(await this.read(path, id, false))
+    this.prepared.set(id, view)
+    while (this.prepared.size > this.preparedSessionCacheSize) this.prepared.delete(this.prepared.keys().next().value!)
+    return view
+  }
+
+  /** The kept inspection of a session (removed from the cache) if its file is still the same
+   * revision, else undefined. */
+  private async takePrepared(id: string, path: string): Promise<Readonly<LoadedSession> | undefined> {
+    const kept = this.prepared.get(id)
+    if (!kept) return undefined
+    this.prepared.delete(id)
+    const now = await fs.stat(path, { bigint: true }).catch(() => undefined)
+    return kept.path === path && now && revisionOf(now) === kept.revision ? kept : undefined
   }
 
   /** Every stored session, from its header frame only. Duplicate ids are refused. */

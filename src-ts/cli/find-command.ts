@@ -1,40 +1,14 @@
-// `claude-jsonl find TERMS...`: ranked search; prints hits with snippets, or the report as JSON.
-// Every answer starts with its scope: what was searched, and the index's age when one was used.
-import { parseCommand } from './args.js'
+// `claude-jsonl find TERMS...`: ranked search, or with --exact TEXT literal search; prints hits
+// with snippets, or the report as JSON. Every answer starts with its scope: what was searched,
+// and the index's age when one was used.
 import { find, findExact } from '../read/find.js'
+import { emptyEstateNotice } from '../read/estate.js'
 import type { FindExactReport, FindReport } from '../read/find.js'
 import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
-
-const OPTIONS = {
-  projects: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  since: { type: 'string' },
-  project: { type: 'string' },
-  limit: { type: 'string' },
-  tools: { type: 'boolean' },
-  thinking: { type: 'boolean' },
-  'index-dir': { type: 'string' },
-  'no-index': { type: 'boolean' },
-  exact: { type: 'string' },
-  'case-sensitive': { type: 'boolean' },
-} as const
-
-export const FIND_HELP = `claude-jsonl find TERMS... [--projects DIR] [--since DATE] [--project NAME]
-                  [--limit N] [--tools] [--thinking] [--index-dir DIR | --no-index] [--json]
-claude-jsonl find --exact TEXT [--case-sensitive] [--projects DIR] [--since DATE]
-                  [--project NAME] [--limit N] [--tools] [--thinking] [--json]
-
-Ranked (BM25) search of human and assistant text across the estate, one hit per session.
-Sessions holding only some of the terms still rank. "quoted words" (or one argument of
-several words) also count as a phrase. --tools adds tool inputs and results, --thinking
-adds thinking. The index lives in $XDG_CACHE_HOME/claude-jsonl/find (else
-~/.cache/claude-jsonl/find), never in the estate.
---exact TEXT looks for TEXT literally (the middle of an identifier, punctuation, a path
-fragment) in the same text, case-insensitive unless --case-sensitive; one hit per session
-with its number of matches, most first; no index, every transcript is read now.`
+import { defineCommand, flag, runCommand, text, wholeNumber } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { withProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
 function age(ms: number): string {
   const s = ms / 1000
@@ -58,10 +32,16 @@ function scopeLine(s: FindReport['scope'] | FindExactReport['scope']): string {
   )
 }
 
-function hitLine(
-  h: { rank: number; timestamp?: string; lastActivity?: string; sessionId: string; project: string; agentId?: string },
-  lead: string,
-): string {
+interface HitHead {
+  rank: number
+  timestamp?: string
+  lastActivity?: string
+  sessionId: string
+  project: string
+  agentId?: string
+}
+
+function hitLine(h: HitHead, lead: string): string {
   const date = (h.timestamp ?? h.lastActivity ?? '').slice(0, 10) || 'no date'
   return `${h.rank}. ${lead}  ${date}  ${h.sessionId}  ${h.project}${h.agentId ? `  (subagent ${h.agentId})` : ''}`
 }
@@ -119,52 +99,84 @@ export function renderFind(r: FindReport): string {
   return out.join('\n')
 }
 
-export async function runFind(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('find', args, OPTIONS)
-  if (values.help) {
-    process.stdout.write(FIND_HELP + '\n')
-    return EXIT.ok
-  }
-  if (values['no-index'] && values['index-dir']) throw usageError('--index-dir and --no-index exclude each other')
-  let limit: number | undefined
-  if (values.limit !== undefined) {
-    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1)
-      throw usageError(`--limit expects a positive whole number, got '${values.limit}'`)
-    limit = Number(values.limit)
-  }
-  const exact = values.exact
-  if (exact === undefined && values['case-sensitive']) throw usageError('--case-sensitive applies to --exact TEXT')
-  if (exact !== undefined) {
-    if (positionals.length > 0)
-      throw usageError(
-        `find --exact takes one TEXT, got also ${positionals.map((p) => `'${p}'`).join(' ')} (quote TEXT if it has spaces)`,
-      )
-    if (values['index-dir']) throw usageError('--exact keeps no index: --index-dir does not apply')
-  }
-  const bar = createProgress(process.stderr)
-  try {
-    const common = {
-      projects: values.projects,
-      since: values.since,
-      project: values.project,
-      limit,
-      tools: values.tools,
-      thinking: values.thinking,
-      onProgress: (p: Parameters<typeof bar.update>[0]) => bar.update(p),
-    }
-    let text: string
-    if (exact !== undefined) {
-      const report = await findExact(exact, { ...common, caseSensitive: values['case-sensitive'] })
-      bar.done()
-      text = values.json ? JSON.stringify(report, null, 2) : renderFindExact(report)
-    } else {
-      const report = await find(positionals, { ...common, indexDir: values['index-dir'], noIndex: values['no-index'] })
-      bar.done()
-      text = values.json ? JSON.stringify(report, null, 2) : renderFind(report)
-    }
-    process.stdout.write(text + '\n')
-    return EXIT.ok
-  } finally {
-    bar.done()
-  }
+/** An estate with no transcript says on stderr where it looked and how to point elsewhere. */
+function emptyEstate(s: FindReport['scope'] | FindExactReport['scope']): void {
+  if (s.filesTotal === 0)
+    process.stderr.write(`claude-jsonl: ${emptyEstateNotice({ roots: s.roots, source: s.rootsSource })}\n`)
 }
+
+export const command = defineCommand({
+  name: 'find',
+  args: 'TERMS...',
+  options: {
+    projects: PROJECTS,
+    since: text('DATE', 'only sessions active on or after DATE'),
+    project: text('NAME', 'only project folders containing NAME (/ matches -)'),
+    limit: wholeNumber('N', 'at most N hits (default 10)', { min: 1 }),
+    tools: flag('search tool inputs and results too'),
+    thinking: flag('search thinking too'),
+    'index-dir': text('DIR', 'keep the index in DIR'),
+    'no-index': flag('read every transcript now, without an index'),
+    exact: text('TEXT', 'look for TEXT literally instead of ranking terms (no index)'),
+    'case-sensitive': flag('with --exact: match case exactly'),
+    json: JSON_OUTPUT,
+  },
+  conflicts: [
+    ['index-dir', 'no-index'],
+    ['exact', 'index-dir'],
+  ],
+  description: `Ranked (BM25) search of human and assistant text across the estate, one hit per session.
+Sessions holding only some of the terms still rank. "quoted words" (or one argument of
+several words) also count as a phrase. --tools adds tool inputs and results, --thinking
+adds thinking. The index lives in $XDG_CACHE_HOME/claude-jsonl/find (else
+~/.cache/claude-jsonl/find), never in the estate.
+--exact TEXT looks for TEXT literally (the middle of an identifier, punctuation, a path
+fragment) in the same text, case-insensitive unless --case-sensitive; one hit per session
+with its number of matches, most first; no index, every transcript is read now.`,
+  exitCodes:
+    'Exit codes: 0 ok, 2 bad usage (no term, a bad date, --exact with terms or empty), 3 a missing or unreadable estate root.',
+  async run({ values, positionals, print }) {
+    const exact = values.exact
+    if (exact === undefined && values['case-sensitive'])
+      throw usageError('find: --case-sensitive applies to --exact TEXT')
+    if (exact !== undefined) {
+      if (positionals.length > 0)
+        throw usageError(
+          `find: --exact takes one TEXT, got also ${positionals.map((p) => `'${p}'`).join(' ')} (quote TEXT if it has spaces)`,
+        )
+      const report = await withProgress((onProgress) =>
+        findExact(exact, {
+          projects: values.projects,
+          since: values.since,
+          project: values.project,
+          limit: values.limit,
+          tools: values.tools,
+          thinking: values.thinking,
+          caseSensitive: values['case-sensitive'],
+          onProgress,
+        }),
+      )
+      emptyEstate(report.scope)
+      print(values.json ? JSON.stringify(report, null, 2) : renderFindExact(report))
+      return EXIT.ok
+    }
+    const report = await withProgress((onProgress) =>
+      find(positionals, {
+        projects: values.projects,
+        since: values.since,
+        project: values.project,
+        limit: values.limit,
+        tools: values.tools,
+        thinking: values.thinking,
+        indexDir: values['index-dir'],
+        noIndex: values['no-index'],
+        onProgress,
+      }),
+    )
+    emptyEstate(report.scope)
+    print(values.json ? JSON.stringify(report, null, 2) : renderFind(report))
+    return EXIT.ok
+  },
+})
+
+export const runFind = (args: string[]) => runCommand(command, args)

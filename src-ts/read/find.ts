@@ -7,7 +7,7 @@ import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { FindExactResult, FindResult } from '#native'
 import { resolveRoots } from './estate.js'
-import type { EstateOptions } from './estate.js'
+import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
 import { parseDay } from './days.js'
 
@@ -55,6 +55,8 @@ export interface FindReport {
   query: { terms: string[]; phrases: string[][] }
   scope: {
     roots: string[]
+    /** What chose the roots: --projects, $CLAUDE_CONFIG_DIR or ~/.claude (home). */
+    rootsSource: Roots['source']
     /** Sessions, transcript files (main and subagent) and bytes searched, after --since / --project. */
     sessions: number
     files: number
@@ -124,7 +126,7 @@ function prepare(opts: FindOptions) {
 }
 
 /** Runs a native search with progress reports; a root that cannot be walked is an input error. */
-async function withProgress<R extends { failure?: { path: string; message: string } }>(
+async function runNative<R extends { failure?: { path: string; message: string } }>(
   roots: ReturnType<typeof resolveRoots>,
   onProgress: ((p: ProgressSnapshot) => void) | undefined,
   run: (progress: InstanceType<typeof native.ScanProgress>) => Promise<R>,
@@ -160,7 +162,7 @@ export async function find(
     const root = roots.roots.find((r) => inside(indexDir, r))
     if (root) throw usageError(`--index-dir ${indexDir} is inside the estate (${root}); nothing is ever written there`)
   }
-  const r: FindResult = await withProgress(roots, opts.onProgress, (progress) =>
+  const r: FindResult = await runNative(roots, opts.onProgress, (progress) =>
     native.findText(
       roots.roots,
       { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir },
@@ -175,6 +177,7 @@ export async function find(
     query: { terms: s.terms, phrases: s.phrases },
     scope: {
       roots: roots.roots,
+      rootsSource: roots.source,
       sessions: s.sessions,
       files: s.files,
       bytes: s.bytes,
@@ -275,7 +278,7 @@ export async function findExact(
   if (typeof text !== 'string' || text === '') throw usageError('find --exact needs a non-empty TEXT')
   const { limit, since, roots } = prepare(opts)
   const caseSensitive = opts.caseSensitive ?? false
-  const r: FindExactResult = await withProgress(roots, opts.onProgress, (progress) =>
+  const r: FindExactResult = await runNative(roots, opts.onProgress, (progress) =>
     native.findExact(
       roots.roots,
       {
@@ -295,6 +298,7 @@ export async function findExact(
     query: { exact: text, caseSensitive },
     scope: {
       roots: roots.roots,
+      rootsSource: roots.source,
       sessions: s.sessions,
       files: s.files,
       bytes: s.bytes,

@@ -46,6 +46,14 @@ pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), String> {
 
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
+/// Opening never follows a symbolic link at the file's own name (creating exclusively already
+/// refuses one; this says so to the kernel as well).
+fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(o, libc::O_NOFOLLOW);
+    o
+}
+
 /// A fresh temp file beside `target` (`.<name>.tmp-<pid>-<n>`, one leading dot only, so the
 /// index's temp file still starts with the index's name), created exclusively.
 pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
@@ -55,7 +63,7 @@ pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
     loop {
         let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!("{dotted}.tmp-{}-{n}", std::process::id()));
-        match OpenOptions::new().read(true).write(true).create_new(true).open(&tmp) {
+        match no_follow(OpenOptions::new().read(true).write(true).create_new(true)).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(msg(&tmp, &e)),

@@ -90,13 +90,10 @@ impl Key {
         root.join(project_folder(&self.project)).join(escape_id(&self.session_id(gen))).join(TRANSCRIPT)
     }
 
-    /// The transcript's place under a projects folder (restore target, read view).
-    pub fn target(&self, dir: &Path) -> PathBuf {
-        let mut p = dir.join(&self.project);
-        for part in self.rel.split('/') {
-            p.push(part);
-        }
-        p
+    /// The transcript's place under a projects folder (restore target, read view), checked:
+    /// a header from someone else's archive must not place it outside `dir`.
+    pub fn destination(&self, dir: &Path) -> Result<super::destination::Destination, String> {
+        super::destination::destination(dir, self)
     }
 
     /// The session uuid this transcript belongs to (None for an old-layout subagent file).

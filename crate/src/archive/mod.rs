@@ -4,6 +4,7 @@
 //! that carries raw transcript bytes (`events`), where each transcript lives (`layout`), the
 //! per-file index (`index`), the archive run (`write`) and reading (`read`, `view`).
 
+pub mod destination;
 pub mod events;
 mod fsx;
 pub mod index;

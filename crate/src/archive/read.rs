@@ -1,6 +1,7 @@
 //! Reading an archive: its generations from the layout and header frames, and a generation's
 //! transcript bytes decoded (frames in parallel), checked against the SHA-256 of every mark.
 
+use super::destination::Destination;
 use super::events::{self, Event, Mark};
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
@@ -102,13 +103,29 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Option<Stored
     let Ok(meta) = fs::metadata(&path) else {
         return Ok(None); // a first publish that never happened: nothing committed
     };
-    let header = store::read_header(&path, store::Encoding::Zstd)?;
+    let (key, gen) = placed_header(root, parser, &path)?;
+    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
+}
+
+/// The key and generation in a store file's header, refused unless they place it at `path`
+/// (a file under another transcript's path is never read as, or repaired as, that one).
+pub fn placed_header(root: &Path, parser: &mut Parser, path: &Path) -> Result<(Key, u32), String> {
+    let header = store::read_header(path, store::Encoding::Zstd)?;
     let (key, gen) = layout::parse_header(parser, &header)
         .ok_or_else(|| format!("{}: not an archived transcript (its header is not an archive's)", path.display()))?;
     if key.store_path(root, gen) != path {
         return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
     }
-    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
+    Ok((key, gen))
+}
+
+impl Stored {
+    /// Where this transcript goes under `within`; a header that would place it elsewhere is
+    /// refused naming this store file and the field.
+    pub fn destination(&self, within: &Path) -> Result<Destination, String> {
+        super::destination::check_key(&self.key).map_err(|r| format!("{}: {r}", self.path.display()))?;
+        self.key.destination(within)
+    }
 }
 
 /// The latest generation of every key, in key order.
@@ -455,20 +472,20 @@ pub(super) fn decode_bytes(
     Ok(replay.out)
 }
 
-/// Decodes one generation into a new file at `target`'s folder (a temp file), cut to the last
-/// mark and given `mtime_ns` when set; returns the temp file's path and the mark. With
-/// `durable`, the file's writeback starts at once (the caller's sync then waits for less).
-/// The caller makes it durable (or not: a cache) and publishes it.
+/// Decodes one generation into a new file in its destination's folder (a temp file, created
+/// once the folder is known to be inside the destination's target), cut to the last mark and
+/// given `mtime_ns` when set; returns the temp file's path and the mark. With `durable`, the
+/// file's writeback starts at once (the caller's sync then waits for less). The caller makes
+/// it durable (or not: a cache) and publishes it.
 pub fn decode_to_temp(
     bufs: &Buffers,
     store_path: &Path,
-    target: &Path,
+    dest: &Destination,
     keep_mtime: bool,
     durable: bool,
 ) -> Result<(PathBuf, Mark), String> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    fsx::make_dirs_with(dir, false)?;
-    let (tmp, mut file) = fsx::temp_beside(target)?;
+    dest.prepare()?;
+    let (tmp, mut file) = fsx::temp_beside(&dest.path)?;
     let r = (|| {
         let d = decode_with(bufs, store_path, &mut FileSink { file: &mut file, path: &tmp }, true)?;
         let mark = d.mark.expect("decode returns a mark");

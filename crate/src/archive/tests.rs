@@ -238,7 +238,7 @@ fn a_touch_records_the_new_mtime_and_restore_returns_it() {
     let out = t.0.join("r");
     restore_all(&root, &out);
     same_tree(&src, &out);
-    let got = fs::metadata(key.target(&out)).unwrap().modified().unwrap();
+    let got = fs::metadata(key.destination(&out).unwrap().path).unwrap().modified().unwrap();
     assert_eq!(got, fs::metadata(&main).unwrap().modified().unwrap());
 }
 
@@ -342,4 +342,257 @@ fn mapped_and_read_sources_encode_the_same_frames() {
     let d = read::decode_bytes(&read::Buffers::default(), &p, &mapped.0, &mut back, true, false).unwrap();
     assert_eq!((d.events, d.len), (mapped.2, bytes.len() as u64));
     assert!(back.0 == bytes, "decodes back to the source");
+}
+
+/// Store headers an archive from someone else could carry, each placing its transcript outside
+/// the folder it is restored or read into: (case name, source.project, source.path).
+const HOSTILE: &[(&str, &str, &str)] = &[
+    ("project-parent", "../../../../tmp/claude-jsonl-hostile", "s.jsonl"),
+    ("project-absolute", "/tmp/claude-jsonl-hostile-abs", "s.jsonl"),
+    ("project-dotdot", "..", "claude-jsonl-hostile.jsonl"),
+    ("project-dot", ".", "claude-jsonl-hostile.jsonl"),
+    ("project-empty", "", "claude-jsonl-hostile.jsonl"),
+    ("project-separator", "a/../..", "claude-jsonl-hostile.jsonl"),
+    ("project-claude", ".claude", "projects/-x/s.jsonl"),
+    ("project-drive", "C:\\claude-jsonl-hostile", "s.jsonl"),
+    ("project-unc", "\\\\server\\share", "s.jsonl"),
+    ("project-nul", "-home\0-x", "s.jsonl"),
+    ("path-parent", "-home-u-ok", "../../../../claude-jsonl-hostile.jsonl"),
+    ("path-inner-parent", "-home-u-ok", "s/../../../claude-jsonl-hostile.jsonl"),
+    ("path-absolute", "-home-u-ok", "/tmp/claude-jsonl-hostile-path.jsonl"),
+    ("path-dot", "-home-u-ok", "./claude-jsonl-hostile.jsonl"),
+    ("path-empty-part", "-home-u-ok", "s//claude-jsonl-hostile.jsonl"),
+    ("path-backslash", "-home-u-ok", "..\\..\\claude-jsonl-hostile.jsonl"),
+    ("path-drive", "-home-u-ok", "C:\\claude-jsonl-hostile.jsonl"),
+    ("path-nul", "-home-u-ok", "claude-jsonl-hostile\0.jsonl"),
+    ("path-claude", "-home-u-ok", "s/.claude/settings.json"),
+];
+
+const SAFE_SID: &str = "5afe0000-1111-4222-8333-444455556666";
+
+fn safe_record(kind: &str, text: &str, n: u32) -> String {
+    let (uuid, parent) = (format!("{kind}-{n}"), if n == 0 { "null".into() } else { format!("\"user-{n}\"") });
+    let content = match kind {
+        "user" => format!("\"{text}\""),
+        _ => format!("[{{\"type\":\"text\",\"text\":\"{text}\"}}]"),
+    };
+    let extra = match kind {
+        "user" => String::new(),
+        _ => format!(
+            ",\"id\":\"msg_{n}\",\"model\":\"claude-opus-5-5\",\"usage\":{{\"input_tokens\":10,\"output_tokens\":5}}"
+        ),
+    };
+    format!(
+        "{{\"type\":\"{kind}\",\"uuid\":\"{uuid}\",\"parentUuid\":{parent},\"sessionId\":\"{SAFE_SID}\",\"timestamp\":\"2026-11-20T10:00:0{n}.000Z\",\"cwd\":\"/home/u/ok\",\"message\":{{\"role\":\"{kind}\",\"content\":{content}{extra}}}}}\n"
+    )
+}
+
+/// Writes generation 0 of `key` holding `bytes` (a valid archive file, whatever the key says).
+fn craft(root: &Path, key: &Key, bytes: &[u8]) -> PathBuf {
+    struct Frames(Vec<u8>);
+    impl write::FrameSink for Frames {
+        fn put(&mut self, frame: &[u8]) -> Result<(), String> {
+            self.0.extend_from_slice(frame);
+            Ok(())
+        }
+    }
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let src = std::env::temp_dir().join(format!("cj-craft-{}-{n}", std::process::id()));
+    fs::write(&src, bytes).unwrap();
+    let f = fs::File::open(&src).unwrap();
+    let mut source = source::Source::open_with(&f, &src, bytes.len() as u64, false).unwrap();
+    let header = layout::header_line(key, 0, "2026-11-30T00:00:00Z");
+    let (zstd, profile) = (crate::store::Encoding::Zstd, crate::store::Profile::Archive);
+    let mut sink = Frames(crate::store::encode_batch_with(&header, zstd, profile).unwrap());
+    let mtime_ns = 1_763_632_800_000_000_000; // 2025-11-20T10:00:00Z
+    let end = bytes.len() as u64;
+    write::encode_range(&mut source, 0, end, 0, sha2::Sha256::default(), mtime_ns, &mut sink, &Progress::default())
+        .unwrap();
+    fs::remove_file(&src).unwrap();
+    let path = key.store_path(root, 0);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, sink.0).unwrap();
+    path
+}
+
+/// An archive of two good transcripts (a session and its subagent) and one transcript per
+/// hostile header; returns the good keys with their bytes and the hostile store files.
+fn hostile_archive(root: &Path) -> (Vec<(Key, Vec<u8>)>, Vec<(&'static str, Key, PathBuf)>) {
+    let good = vec![
+        (
+            Key { project: "-home-u-ok".into(), rel: format!("{SAFE_SID}.jsonl") },
+            [safe_record("user", "hello from a safe transcript", 0), safe_record("assistant", "a safe reply", 1)]
+                .concat()
+                .into_bytes(),
+        ),
+        (
+            Key { project: "-home-u-ok".into(), rel: format!("{SAFE_SID}/subagents/agent-a1.jsonl") },
+            safe_record("assistant", "a safe subagent", 1).into_bytes(),
+        ),
+    ];
+    for (k, b) in &good {
+        craft(root, k, b);
+    }
+    let hostile = HOSTILE
+        .iter()
+        .map(|&(name, project, rel)| {
+            let key = Key { project: project.into(), rel: rel.into() };
+            let line = format!("{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{name}\"}}}}\n");
+            let path = craft(root, &key, line.as_bytes());
+            (name, key, path)
+        })
+        .collect();
+    (good, hostile)
+}
+
+/// Every path under `dir` (folders and files).
+fn all_paths(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = fs::read_dir(dir) {
+        for e in rd.flatten() {
+            out.push(e.path());
+            if e.file_type().unwrap().is_dir() {
+                out.extend(all_paths(&e.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
+    let t = tmp("hostile");
+    let root = t.0.join("a").join("arch");
+    let (good, hostile) = hostile_archive(&root);
+    let to = t.0.join("a").join("b").join("c").join("d").join("to");
+    let before: Vec<PathBuf> = all_paths(&t.0);
+    let all = latest(list(&root).unwrap());
+    assert_eq!(all.len(), good.len() + hostile.len());
+    let results = view::restore(&all, &to, true, &Progress::default());
+    for (s, r) in all.iter().zip(&results) {
+        match hostile.iter().find(|h| h.1 == s.key) {
+            Some((name, key, path)) => {
+                let e = r.as_ref().expect_err(name);
+                let field = if HOSTILE.iter().any(|h| h.0 == *name && h.0.starts_with("project")) {
+                    "source.project"
+                } else {
+                    "source.path"
+                };
+                assert!(e.starts_with(&format!("{}: refused: header field {field} ", path.display())), "{name}: {e}");
+                assert!(destination::check_key(key).is_err());
+            }
+            None => assert!(r.is_ok(), "{:?}", r),
+        }
+    }
+    for (k, bytes) in &good {
+        assert_eq!(&fs::read(k.destination(&to).unwrap().path).unwrap(), bytes);
+    }
+    // outside `to` nothing new: the tree is as before plus `to`'s ancestors
+    let after: Vec<PathBuf> = all_paths(&t.0).into_iter().filter(|p| !p.starts_with(&to)).collect();
+    let mut expected: Vec<PathBuf> = before.clone();
+    expected.extend(to.ancestors().skip(1).filter(|a| a.starts_with(&t.0) && *a != t.0).map(Path::to_path_buf));
+    expected.sort();
+    expected.dedup();
+    assert_eq!(after, expected);
+    let inside: Vec<String> =
+        all_paths(&to).into_iter().map(|p| p.strip_prefix(&to).unwrap().display().to_string()).collect();
+    let sub = format!("-home-u-ok/{SAFE_SID}");
+    assert_eq!(
+        inside,
+        [
+            "-home-u-ok".to_string(),
+            sub.clone(),
+            format!("{sub}/subagents"),
+            format!("{sub}/subagents/agent-a1.jsonl"),
+            format!("{sub}.jsonl")
+        ]
+    );
+    for p in ["/tmp/claude-jsonl-hostile", "/tmp/claude-jsonl-hostile-abs", "/tmp/claude-jsonl-hostile-path.jsonl"] {
+        assert!(!Path::new(p).exists(), "{p}");
+    }
+    // the read view refuses the archive before creating anything
+    let viewdir = t.0.join("cache").join("view");
+    let e = view::refresh(&root, &viewdir).unwrap_err();
+    assert!(e.contains("refused: header field") && e.contains("the archive is not read"), "{e}");
+    assert!(!t.0.join("cache").exists());
+    // the same archive without its hostile transcripts reads
+    for (_, _, p) in &hostile {
+        fs::remove_dir_all(p.parent().unwrap()).unwrap();
+        let project = p.parent().unwrap().parent().unwrap();
+        if fs::read_dir(project).unwrap().next().is_none() {
+            fs::remove_dir(project).unwrap();
+        }
+    }
+    let s = view::refresh(&root, &viewdir).unwrap();
+    assert_eq!((s.files, s.decoded), (2, 2));
+}
+
+/// `fixtures/hostile-archive/archive` is the archive `hostile_archive` writes (the CLI tests
+/// read it); `CLAUDE_JSONL_WRITE_FIXTURES=1 cargo test hostile_archive_fixture` rewrites it.
+#[test]
+fn the_hostile_archive_fixture_is_current() {
+    let t = tmp("hostile-fixture");
+    let root = t.0.join("archive");
+    let (_, hostile) = hostile_archive(&root);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/hostile-archive");
+    let mut cases = String::from("[\n");
+    for (i, (name, key, path)) in hostile.iter().enumerate() {
+        let field = if destination::check_key(key).unwrap_err().field == "source.project" { "project" } else { "path" };
+        let store = path.parent().unwrap().strip_prefix(&root).unwrap().display().to_string();
+        cases.push_str(&format!(
+            "  {{\"name\": {}, \"field\": \"source.{field}\", \"project\": {}, \"path\": {}, \"store\": {}}}{}\n",
+            layout::json_string(name),
+            layout::json_string(&key.project),
+            layout::json_string(&key.rel),
+            layout::json_string(&store),
+            if i + 1 < hostile.len() { "," } else { "" }
+        ));
+    }
+    cases.push_str("]\n");
+    fs::write(t.0.join("cases.json"), cases).unwrap();
+    let tree = |d: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        all_paths(d)
+            .into_iter()
+            .filter(|p| p.is_file())
+            .map(|p| (p.strip_prefix(d).unwrap().to_path_buf(), fs::read(&p).unwrap()))
+            .collect()
+    };
+    if std::env::var_os("CLAUDE_JSONL_WRITE_FIXTURES").is_some() {
+        let _ = fs::remove_dir_all(&fixture);
+        for (rel, bytes) in tree(&t.0) {
+            fs::create_dir_all(fixture.join(&rel).parent().unwrap()).unwrap();
+            fs::write(fixture.join(&rel), bytes).unwrap();
+        }
+    }
+    assert!(
+        tree(&fixture) == tree(&t.0),
+        "fixtures/hostile-archive is stale: CLAUDE_JSONL_WRITE_FIXTURES=1 cargo test hostile_archive_fixture"
+    );
+}
+
+/// A store file whose header is another transcript's, under this one's path and with a torn
+/// tail: the archive run refuses it before any repair, and the file stays as it was.
+#[test]
+fn a_store_file_under_another_transcripts_path_is_refused_unchanged() {
+    let t = tmp("misplaced");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    estate(&src);
+    let key = main_key();
+    let other = Key { project: key.project.clone(), rel: "0000-other.jsonl".into() };
+    let crafted = craft(&root, &other, b"{\"a\":1}\n");
+    let mut bytes = fs::read(&crafted).unwrap();
+    fs::remove_dir_all(crafted.parent().unwrap()).unwrap();
+    let torn =
+        crate::store::encode_batch_with(b"{\"x\":1}\n", crate::store::Encoding::Zstd, crate::store::Profile::Archive)
+            .unwrap();
+    bytes.extend_from_slice(&torn[..torn.len() - 5]);
+    let path = key.store_path(&root, 0);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, &bytes).unwrap();
+    let s = run(&src, &root);
+    let failure = s.failures.iter().find(|f| f.1.starts_with(&path.display().to_string())).expect("refused");
+    assert!(failure.1.contains("header places this transcript elsewhere"), "{}", failure.1);
+    assert_eq!(fs::read(&path).unwrap(), bytes, "left as it was");
 }

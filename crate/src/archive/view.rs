@@ -3,6 +3,7 @@
 //! out like a projects folder, refreshed incrementally), which the estate scanners read
 //! unchanged. Both decode through `read::decode`, checking every mark's SHA-256.
 
+use super::destination::{self, Destination};
 use super::fsx;
 use super::layout::Key;
 use super::read::{self, Stored};
@@ -29,7 +30,9 @@ pub enum Restored {
 /// Restores the latest generation of each transcript in `which` under `to` (as
 /// `<to>/<project>/<path>`). With `keep_mtime`, each file gets the source's mtime recorded at
 /// archive time. Files are decoded in parallel to temp files, made durable together, then
-/// linked into place without replacing anything. One result per transcript, in order.
+/// linked into place without replacing anything. A transcript whose header would place it
+/// outside `to` is refused by name and the others are still restored. One result per
+/// transcript, in order.
 pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
     progress.bytes_total.fetch_add(which.iter().map(|s| s.store_len).sum(), Ordering::Relaxed);
@@ -37,7 +40,7 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
     let staged: Vec<Result<Staged, String>> = which
         .par_iter()
         .map(|s| {
-            let r = stage(&bufs, s, &s.key.target(to), keep_mtime);
+            let r = s.destination(to).and_then(|dest| stage(&bufs, s, dest, keep_mtime));
             progress.bytes_done.fetch_add(s.store_len, Ordering::Relaxed);
             progress.files_done.fetch_add(1, Ordering::Relaxed);
             r
@@ -46,10 +49,9 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
     drop(bufs);
     let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
     let synced = if temps.is_empty() { Ok(()) } else { fsx::sync_all(to, &temps, &[]) };
-    let linked: Vec<(Result<Restored, String>, Option<PathBuf>)> = which
-        .par_iter()
-        .zip(staged)
-        .map(|(s, r)| {
+    let linked: Vec<(Result<Restored, String>, Option<PathBuf>)> = staged
+        .into_par_iter()
+        .map(|r| {
             let st = match r {
                 Ok(st) => st,
                 Err(e) => return (Err(e), None),
@@ -59,9 +61,8 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
                 let _ = fs::remove_file(&tmp);
                 return (Err(e.clone()), None);
             }
-            let target = s.key.target(to);
-            match fsx::link_no_clobber(&tmp, &target) {
-                Ok(()) => (Ok(Restored::Written { bytes: st.bytes }), Some(target)),
+            match fsx::link_no_clobber(&tmp, &st.dest.path) {
+                Ok(()) => (Ok(Restored::Written { bytes: st.bytes }), Some(st.dest.path)),
                 Err(e) => (Err(e), None),
             }
         })
@@ -84,34 +85,36 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
 
 /// A decoded transcript waiting to be linked (None: the target already holds these bytes).
 struct Staged {
+    dest: Destination,
     tmp: Option<PathBuf>,
     bytes: u64,
 }
 
-fn stage(bufs: &read::Buffers, s: &Stored, target: &Path, keep_mtime: bool) -> Result<Staged, String> {
+fn stage(bufs: &read::Buffers, s: &Stored, dest: Destination, keep_mtime: bool) -> Result<Staged, String> {
+    let target = dest.path.as_path();
     if let Ok(m) = fs::symlink_metadata(target) {
         if !m.is_file() {
             return Err(format!("{}: exists and is not a file (not overwritten)", target.display()));
         }
     }
-    let (tmp, mark) = read::decode_to_temp(bufs, &s.path, target, keep_mtime, true)?;
+    let (tmp, mark) = read::decode_to_temp(bufs, &s.path, &dest, keep_mtime, true)?;
     let r = (|| {
         if target.exists() {
             let have = crate::hash::sha256_file_hex(target).map_err(|e| fsx::msg(target, &e))?;
             if have == mark.sha256 {
-                return Ok(Staged { tmp: None, bytes: mark.size });
+                return Ok(None);
             }
             return Err(format!(
                 "{}: exists and differs from the archived transcript (not overwritten)",
                 target.display()
             ));
         }
-        Ok(Staged { tmp: Some(tmp.clone()), bytes: mark.size })
+        Ok(Some(tmp.clone()))
     })();
-    if !matches!(r, Ok(Staged { tmp: Some(_), .. })) {
+    if !matches!(r, Ok(Some(_))) {
         let _ = fs::remove_file(&tmp);
     }
-    r
+    r.map(|tmp| Staged { dest, tmp, bytes: mark.size })
 }
 
 #[derive(Clone, Debug, Default)]
@@ -125,9 +128,23 @@ pub struct ViewSummary {
 /// Brings `view` up to date with the archive at `root`: the latest generation of every
 /// transcript at `<view>/<project>/<path>`, with the source's recorded mtime. Only transcripts
 /// whose store file changed since the last refresh are decoded. A lock on the view folder
-/// serialises concurrent refreshes.
+/// serialises concurrent refreshes. An archive with a header that would place a transcript
+/// outside the view is refused before anything is written (the error names the first such
+/// store file and field; `restore` still restores the others).
 pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
     let latest = read::latest(read::list(root)?);
+    let mut refused = latest.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
+    if let Some((s, r)) = refused.next() {
+        let others = refused.count();
+        let more = match others {
+            0 => String::new(),
+            n => format!(", nor {n} more"),
+        };
+        return Err(format!(
+            "{}: {r}; the archive is not read (this transcript is refused{more}; `claude-jsonl restore --all` restores the others)",
+            s.path.display()
+        ));
+    }
     fsx::make_dirs_with(view, false)?;
     let lock = File::open(view).map_err(|e| fsx::msg(view, &e))?;
     lock.lock().map_err(|e| fsx::msg(view, &e))?;
@@ -148,14 +165,15 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
         .map(|s| {
             let rev = revision(s)?;
             let key = s.key.text().replace('\t', " ");
-            let target = s.key.target(view);
-            if old.get(&key) == Some(&rev) && target.is_file() {
+            let dest = s.destination(view)?;
+            if old.get(&key) == Some(&rev) && dest.path.is_file() {
                 return Ok((key, rev, None));
             }
-            let (tmp, mark) = read::decode_to_temp(&bufs, &s.path, &target, true, false)?;
-            if let Err(e) = fs::rename(&tmp, &target) {
+            let (tmp, mark) = read::decode_to_temp(&bufs, &s.path, &dest, true, false)?;
+            // rename replaces whatever is at the name (never writes through a link there)
+            if let Err(e) = fs::rename(&tmp, &dest.path) {
                 let _ = fs::remove_file(&tmp);
-                return Err(fsx::msg(&target, &e));
+                return Err(fsx::msg(&dest.path, &e));
             }
             Ok((key, rev, Some(mark.size)))
         })
@@ -178,12 +196,14 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
         }
     }
     // transcripts no longer in the archive (a different archive at the same path) leave the view
-    let keep: std::collections::HashSet<PathBuf> = latest.iter().map(|s| s.key.target(view)).collect();
+    // (each through the same check: nothing outside the view is ever removed)
+    let keep: std::collections::HashSet<PathBuf> =
+        latest.iter().filter_map(|s| s.key.destination(view).ok()).map(|d| d.path).collect();
     for k in old.keys() {
         if let Some((project, rel)) = k.split_once('/') {
-            let p = Key { project: project.into(), rel: rel.into() }.target(view);
-            if !keep.contains(&p) {
-                let _ = fs::remove_file(p);
+            let Ok(d) = (Key { project: project.into(), rel: rel.into() }).destination(view) else { continue };
+            if !keep.contains(&d.path) {
+                let _ = fs::remove_file(d.path);
             }
         }
     }

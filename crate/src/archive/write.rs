@@ -90,7 +90,9 @@ pub fn key_of(f: &EstateFile) -> Result<Key, String> {
     if f.project.contains('\u{FFFD}') || rel.contains('\u{FFFD}') {
         return Err("folder name is not UTF-8".into());
     }
-    Ok(Key { project: f.project.clone(), rel })
+    let key = Key { project: f.project.clone(), rel };
+    super::destination::check_key(&key).map_err(|r| r.of_source())?;
+    Ok(key)
 }
 
 /// Locks the archive root for this run (released when the returned file drops).
@@ -295,6 +297,10 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
                 needs_cut: false,
             }));
         }
+    }
+    // the header must be this transcript's before a torn tail is repaired
+    if read::placed_header(root, &mut crate::scan::Parser::default(), &path)? != (w.key.clone(), gen) {
+        return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
     }
     store::load(&path, Encoding::Zstd, true)?;
     let mut count = read::Count::default();

@@ -12,9 +12,9 @@ import { createRequire } from 'node:module'
 import type markdownItFactory from 'markdown-it'
 import type { MarkdownIt } from 'markdown-it'
 import type { HLJSApi, LanguageFn } from 'highlight.js'
-import type { Item, ShowResult, Turn } from './show.js'
-import { escapeHtml, firstLines, header, target, tokensLine, turnTitle } from './show-render.js'
-import { formatInt } from '../cli/table.js'
+import type { Item, ShowResult, Turn } from '../read/show.js'
+import { escapeHtml, firstLines, header, target, tokensLine, turnTitle } from './show-parts.js'
+import { formatInt } from '../terminal/format.js'
 
 const require = createRequire(import.meta.url)
 

@@ -2,7 +2,7 @@
 // CLI start-up: what `show --format html` pays for its Markdown renderer and highlighter
 // (markdown-it, highlight.js), and which commands load them at all.
 //
-//   node benches/startup.mjs [--rounds N]
+//   node benches/show-html-startup.mjs [--rounds N]
 //
 // Uses a generated session of 40 turns of Markdown (headings, lists, code in several
 // languages) in a temp folder. Prints a short table and one JSON line.
@@ -82,7 +82,7 @@ try {
   writeFileSync(
     load,
     `import { createRequire } from 'node:module'
-import { LANGUAGES } from ${JSON.stringify(join(repo, 'dist', 'src-ts', 'read', 'show-html.js'))}
+import { LANGUAGES } from ${JSON.stringify(join(repo, 'dist', 'src-ts', 'cli', 'show-html.js'))}
 const require = createRequire(${JSON.stringify(join(repo, 'package.json'))})
 const t0 = performance.now()
 require('markdown-it')

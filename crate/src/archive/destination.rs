@@ -1,0 +1,348 @@
+//! Where an archived transcript may be written: the one rule every path that turns an archive
+//! header into a file on disk goes through (restore, the read view, the archive run's keys).
+//!
+//! An archive can come from someone else, and its header's `source` (project and path) is what
+//! places each transcript under the target folder. So each part is checked on its own before
+//! anything is created: the project must be one folder name of the kind Claude Code makes from
+//! a cwd (ASCII letters, digits and `-`), and every part of the path must be a plain file or
+//! folder name (no `..`, `.`, empty part, absolute path, drive or UNC prefix, NUL or control
+//! character, separator inside a part, Windows device name, trailing dot or space, and no
+//! `.claude` folder). Then, on disk, every part that already exists is followed: a symbolic
+//! link inside the target that leads out of it (or nowhere) is refused, and the file itself is
+//! never a symbolic link. The check is made before folders are created and again after, just
+//! before the file is created (exclusively, without following a link at its name).
+
+use super::fsx;
+use super::layout::{json_string, Key};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Longest name one part may have (the common file-system limit, in bytes).
+const PART_MAX: usize = 255;
+
+/// Why a header cannot place its transcript: the field, its value, and the rule it breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// `source.project` or `source.path`.
+    pub field: &'static str,
+    pub value: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "refused: header field {} {} {}", self.field, json_string(&self.value), self.reason)
+    }
+}
+
+impl Refusal {
+    /// The same rule said of a transcript on disk (the archive run refuses what restore would).
+    pub fn of_source(&self) -> String {
+        let what = if self.field == "source.project" { "project folder" } else { "path in its project" };
+        format!("its {what} {} {}; not archived (restore would refuse it)", json_string(&self.value), self.reason)
+    }
+}
+
+/// The project: one folder name as Claude Code encodes a cwd (every character other than
+/// `[A-Za-z0-9]` becomes `-`), so never `.`, `..`, a separator or a `.claude` folder.
+fn check_project(project: &str) -> Result<(), String> {
+    match project {
+        "" => return Err("is empty (the project must be one folder name)".into()),
+        "." => return Err("is '.' (the project must be one folder name)".into()),
+        ".." => return Err("is '..' (it would lead out of the target folder)".into()),
+        _ => {}
+    }
+    if let Some(r) = absolute(project) {
+        return Err(r);
+    }
+    if project.contains('/') || project.contains('\\') {
+        return Err("has a path separator (the project must be one folder name)".into());
+    }
+    if let Some(c) = project.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-')) {
+        return Err(format!(
+            "has the character {} (a project folder, as Claude Code names them, has only letters, digits and '-')",
+            json_string(&c.to_string())
+        ));
+    }
+    if project.len() > PART_MAX {
+        return Err(format!("is longer than {PART_MAX} bytes"));
+    }
+    Ok(())
+}
+
+/// An absolute path, drive or UNC prefix at the start of a value, described.
+fn absolute(v: &str) -> Option<String> {
+    let b = v.as_bytes();
+    let sep = |c: u8| c == b'/' || c == b'\\';
+    if b.len() >= 2 && sep(b[0]) && sep(b[1]) {
+        return Some("is a UNC path (it must stay inside the target folder)".into());
+    }
+    if b.first().is_some_and(|&c| sep(c)) {
+        return Some("is an absolute path (it must stay inside the target folder)".into());
+    }
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Some("starts with a drive prefix (it must stay inside the target folder)".into());
+    }
+    None
+}
+
+/// One part of the path within the project.
+fn check_part(part: &str) -> Result<(), String> {
+    match part {
+        "" => return Err("has an empty part".into()),
+        "." => return Err("has a '.' part".into()),
+        ".." => return Err("has a '..' part (it would lead out of the target folder)".into()),
+        _ => {}
+    }
+    if part.contains('\0') {
+        return Err("has a NUL character".into());
+    }
+    if part.chars().any(char::is_control) {
+        return Err("has a control character".into());
+    }
+    if part.contains('\\') {
+        return Err("has a '\\' inside a part (a separator on Windows)".into());
+    }
+    if part.contains(':') {
+        return Err("has a ':' (a drive prefix or stream name on Windows)".into());
+    }
+    if part.ends_with('.') || part.ends_with(' ') {
+        return Err("has a part ending in '.' or ' ' (Windows drops them)".into());
+    }
+    if part.eq_ignore_ascii_case(".claude") {
+        return Err("has a '.claude' part (nothing is restored into a Claude config folder this way)".into());
+    }
+    let stem = part.split('.').next().unwrap_or(part).to_ascii_uppercase();
+    let device = matches!(stem.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || (stem.len() == 4
+            && (stem.starts_with("COM") || stem.starts_with("LPT"))
+            && stem.as_bytes()[3].is_ascii_digit());
+    if device {
+        return Err("has a Windows device name as a part".into());
+    }
+    if part.len() > PART_MAX {
+        return Err(format!("has a part longer than {PART_MAX} bytes"));
+    }
+    Ok(())
+}
+
+/// Checks a key's project and path by the rules above, without touching the disk.
+pub fn check_key(key: &Key) -> Result<(), Refusal> {
+    let refuse = |field, value: &str, reason| Refusal { field, value: value.to_string(), reason };
+    check_project(&key.project).map_err(|r| refuse("source.project", &key.project, r))?;
+    if let Some(r) = absolute(&key.rel) {
+        return Err(refuse("source.path", &key.rel, r));
+    }
+    for part in key.rel.split('/') {
+        check_part(part).map_err(|r| refuse("source.path", &key.rel, r))?;
+    }
+    Ok(())
+}
+
+/// A checked place for a transcript: `path` under the folder `within`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Destination {
+    pub within: PathBuf,
+    pub path: PathBuf,
+}
+
+/// Where `key` goes under `within` (`<within>/<project>/<path>`), or why it may not go there.
+/// The parts on disk are checked too when they exist; `prepare` checks them again.
+pub fn destination(within: &Path, key: &Key) -> Result<Destination, String> {
+    check_key(key).map_err(|r| r.to_string())?;
+    let mut path = within.join(&key.project);
+    for part in key.rel.split('/') {
+        path.push(part);
+    }
+    let d = Destination { within: within.to_path_buf(), path };
+    d.check_on_disk()?;
+    Ok(d)
+}
+
+impl Destination {
+    /// The parts below `within`, in order (the last is the file).
+    fn parts(&self) -> Vec<&std::ffi::OsStr> {
+        self.path.strip_prefix(&self.within).map(|r| r.iter().collect()).unwrap_or_default()
+    }
+
+    /// Follows every existing part: a symbolic link must lead inside `within` (after following
+    /// the links already there), a folder part must be a folder, and the file must not be a link.
+    pub fn check_on_disk(&self) -> Result<(), String> {
+        let base = match fs::canonicalize(&self.within) {
+            Ok(b) => b,
+            // nothing below a folder that does not exist yet exists either
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(fsx::msg(&self.within, &e)),
+        };
+        let parts = self.parts();
+        let mut p = self.within.clone();
+        for (i, part) in parts.iter().enumerate() {
+            p.push(part);
+            let last = i + 1 == parts.len();
+            let m = match fs::symlink_metadata(&p) {
+                Ok(m) => m,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(fsx::msg(&p, &e)),
+            };
+            if m.file_type().is_symlink() {
+                if last {
+                    return Err(format!("{}: is a symbolic link (not followed, not replaced)", p.display()));
+                }
+                match fs::canonicalize(&p) {
+                    Ok(real) if real.starts_with(&base) => {}
+                    Ok(real) => {
+                        return Err(format!(
+                            "{}: a symbolic link leading out of {} (to {}); nothing written through it",
+                            p.display(),
+                            self.within.display(),
+                            real.display()
+                        ))
+                    }
+                    Err(_) => {
+                        return Err(format!(
+                            "{}: a symbolic link that leads nowhere; nothing written through it",
+                            p.display()
+                        ))
+                    }
+                }
+            } else if !last && !m.is_dir() {
+                return Err(format!("{}: exists and is not a folder", p.display()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the file's missing folders, checking the parts on disk before and after, so the
+    /// file's folder is known to be inside `within` when the caller creates the file.
+    pub fn prepare(&self) -> Result<(), String> {
+        self.check_on_disk()?;
+        let dir = self.path.parent().unwrap_or(&self.within);
+        fsx::make_dirs_with(dir, false)?;
+        self.check_on_disk()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(project: &str, rel: &str) -> Key {
+        Key { project: project.into(), rel: rel.into() }
+    }
+
+    fn refused(project: &str, rel: &str) -> Refusal {
+        check_key(&key(project, rel)).expect_err(&format!("{project:?} {rel:?} must be refused"))
+    }
+
+    #[test]
+    fn keys_claude_code_writes_pass() {
+        for (p, r) in [
+            ("-home-u-repo", "0b7c8a8e-1111-4222-8333-444455556666.jsonl"),
+            ("-home-u-repo", "0b7c8a8e-1111-4222-8333-444455556666/subagents/agent-a1.jsonl"),
+            ("C--Users-Me-repo", "agent-old.jsonl"),
+            ("p", "s.jsonl"),
+            (&format!("{}-1x2y3z", "-a".repeat(100)), "x.jsonl"),
+        ] {
+            check_key(&key(p, r)).unwrap_or_else(|e| panic!("{p} {r}: {e}"));
+        }
+    }
+
+    #[test]
+    fn every_escape_is_refused_by_field() {
+        for p in [
+            "../../../../tmp/x",
+            "..",
+            ".",
+            "",
+            "/tmp/x",
+            "\\\\server\\share",
+            "C:\\x",
+            "C:x",
+            "a/b",
+            "a\\b",
+            ".claude",
+            "-home-u-my.repo",
+            "x\0y",
+            "repo\n",
+            "café",
+        ] {
+            let r = refused(p, "s.jsonl");
+            assert_eq!(r.field, "source.project", "{p:?}");
+            assert_eq!(r.value, p);
+        }
+        for rel in [
+            "../../../x.jsonl",
+            "s/../../x.jsonl",
+            "..",
+            "./s.jsonl",
+            "s//x.jsonl",
+            "s/",
+            "",
+            "/tmp/x.jsonl",
+            "\\\\server\\share\\x.jsonl",
+            "C:\\x.jsonl",
+            "C:x.jsonl",
+            "s/x:stream.jsonl",
+            "..\\..\\x.jsonl",
+            "x\0.jsonl",
+            "x\n.jsonl",
+            "s/.claude/settings.json",
+            "s/.CLAUDE/x.jsonl",
+            "CON",
+            "s/nul.jsonl",
+            "com1.jsonl",
+            "x.jsonl.",
+            "x.jsonl ",
+            &"a".repeat(256),
+        ] {
+            let r = refused("-home-u-repo", rel);
+            assert_eq!(r.field, "source.path", "{rel:?}");
+        }
+    }
+
+    #[test]
+    fn the_message_names_the_field_and_escapes_the_value() {
+        let m = refused("../x\0", "s.jsonl").to_string();
+        assert!(m.starts_with("refused: header field source.project \"../x\\u0000\" "), "{m}");
+        assert!(!m.contains('\n') && !m.contains('\0'));
+        let m = refused("p", "a/../../b.jsonl").to_string();
+        assert!(m.contains("source.path \"a/../../b.jsonl\" has a '..' part"), "{m}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symbolic_links_on_disk_must_stay_inside() {
+        use std::os::unix::fs::symlink;
+        let t = std::env::temp_dir().join(format!("cj-destination-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&t);
+        let (within, outside) = (t.join("to"), t.join("outside"));
+        fs::create_dir_all(within.join("inside")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        symlink(&outside, within.join("-out")).unwrap();
+        symlink(within.join("inside"), within.join("-in")).unwrap();
+        symlink(t.join("nowhere"), within.join("-dangling")).unwrap();
+        fs::create_dir_all(within.join("-p")).unwrap();
+        symlink(outside.join("f.jsonl"), within.join("-p").join("f.jsonl")).unwrap();
+        symlink("../../outside", within.join("-p").join("up")).unwrap();
+
+        let e = destination(&within, &key("-out", "s.jsonl")).unwrap_err();
+        assert!(e.contains("a symbolic link leading out of"), "{e}");
+        let e = destination(&within, &key("-dangling", "s.jsonl")).unwrap_err();
+        assert!(e.contains("leads nowhere"), "{e}");
+        let e = destination(&within, &key("-p", "f.jsonl")).unwrap_err();
+        assert!(e.contains("is a symbolic link"), "{e}");
+        let e = destination(&within, &key("-p", "up/subagents/a.jsonl")).unwrap_err();
+        assert!(e.contains("leading out of"), "{e}");
+        // a link that stays inside the target is followed
+        let d = destination(&within, &key("-in", "s/subagents/a.jsonl")).unwrap();
+        d.prepare().unwrap();
+        assert!(within.join("inside").join("s").join("subagents").is_dir());
+        // a link put in place after the place was first checked is seen when folders are made
+        let d = destination(&within, &key("-late", "s.jsonl")).unwrap();
+        symlink(&outside, within.join("-late")).unwrap();
+        assert!(d.prepare().unwrap_err().contains("leading out of"));
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "nothing created outside");
+        fs::remove_dir_all(&t).unwrap();
+    }
+}
