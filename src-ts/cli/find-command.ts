@@ -137,6 +137,15 @@ with its number of matches, most first; no index, every transcript is read now.`
     'Exit codes: 0 ok, 2 bad usage (no term, a bad date, --exact with terms or empty), 3 a missing or unreadable estate root.',
   async run({ values, positionals, print }) {
     const exact = values.exact
+    // What ranked and exact search both take.
+    const scope = {
+      projects: values.projects,
+      since: values.since,
+      project: values.project,
+      limit: values.limit,
+      tools: values.tools,
+      thinking: values.thinking,
+    }
     if (exact === undefined && values['case-sensitive'])
       throw usageError('find: --case-sensitive applies to --exact TEXT')
     if (exact !== undefined) {
@@ -145,33 +154,14 @@ with its number of matches, most first; no index, every transcript is read now.`
           `find: --exact takes one TEXT, got also ${positionals.map((p) => `'${p}'`).join(' ')} (quote TEXT if it has spaces)`,
         )
       const report = await withProgress((onProgress) =>
-        findExact(exact, {
-          projects: values.projects,
-          since: values.since,
-          project: values.project,
-          limit: values.limit,
-          tools: values.tools,
-          thinking: values.thinking,
-          caseSensitive: values['case-sensitive'],
-          onProgress,
-        }),
+        findExact(exact, { ...scope, caseSensitive: values['case-sensitive'], onProgress }),
       )
       emptyEstate(report.scope)
       print(values.json ? JSON.stringify(report, null, 2) : renderFindExact(report))
       return EXIT.ok
     }
     const report = await withProgress((onProgress) =>
-      find(positionals, {
-        projects: values.projects,
-        since: values.since,
-        project: values.project,
-        limit: values.limit,
-        tools: values.tools,
-        thinking: values.thinking,
-        indexDir: values['index-dir'],
-        noIndex: values['no-index'],
-        onProgress,
-      }),
+      find(positionals, { ...scope, indexDir: values['index-dir'], noIndex: values['no-index'], onProgress }),
     )
     emptyEstate(report.scope)
     print(values.json ? JSON.stringify(report, null, 2) : renderFind(report))
