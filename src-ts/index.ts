@@ -53,6 +53,21 @@ export type {
 export { compress, compressWith, planSource } from './compress/compress.js'
 export type { CompressOptions, CompressReport } from './compress/compress.js'
 export type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './compress/summarizer.js'
+export { compressInPlace, checkLiveReplacement } from './compress/in-place.js'
+export type { InPlaceOptions, InPlaceCompressResult, LiveReplacementOptions } from './compress/in-place.js'
+export { replaceInPlace, writeNumberedBackup, TRANSACTION_STEPS } from './compress/transaction.js'
+export type {
+  ReplaceOptions,
+  ReplaceResult,
+  Receipt,
+  Candidate,
+  Frozen,
+  OperationState,
+} from './compress/transaction.js'
+export { repairReadPages } from './compress/repair-read-pages.js'
+export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'
+export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'
+export type { LiveSessions, LiveHolder, StaleRecord, RegistryRecord } from './read/live-sessions.js'
 export { packFor, summarizerFor } from './compress/summarize.js'
 export { buildPack } from './compress/pack.js'
 export type { Pack, PackManifest, PackOptions } from './compress/pack.js'

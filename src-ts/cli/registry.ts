@@ -57,6 +57,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./compress-command.js'),
   },
   {
+    name: 'repair-read-pages',
+    summary: 'a transcript without the Read.pages members some readers reject',
+    load: () => import('./repair-read-pages-command.js'),
+  },
+  {
     name: 'pack',
     summary: 'the evidence pack a summarising model reads for compress --model-summary',
     load: () => import('./pack-command.js'),

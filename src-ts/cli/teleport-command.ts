@@ -1,5 +1,6 @@
 // `claude-jsonl teleport-id ID`: the local session uuid of a teleport id, and its transcript.
 import { teleportId, TeleportResult } from '../read/teleport.js'
+import { describeHolders } from '../read/live-sessions.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, type Write } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
@@ -19,6 +20,10 @@ export function renderTeleport(r: TeleportResult): string {
     if (t.cwd) out.push(`cwd: ${t.cwd}`)
     if (t.title) out.push(`title: ${t.title}`)
     out.push(`resume: ${t.cwd ? `cd ${JSON.stringify(t.cwd)} && ` : ''}claude --resume ${t.sessionId}`)
+    if (r.liveHolders.length)
+      out.push(
+        `warning: Claude Code is running this session now (${describeHolders(r.liveHolders)}); resuming it elsewhere as well makes two writers append to one transcript`,
+      )
   } else if (r.fallback) {
     out.push(
       `no local transcript has ${r.uuid} (searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')})`,
