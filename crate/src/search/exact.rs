@@ -230,19 +230,8 @@ thread_local! {
 fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: Fields, need_session: bool) -> Found {
     let mut u = Found::empty();
     let Worker { parser, finders, buf, timestamp_key } = w;
-    let mut pos = 0usize;
-    while pos < owned.len() {
-        let end = memchr::memchr(b'\n', &owned[pos..]).map_or(owned.len(), |p| pos + p);
-        u.lines += 1;
-        let mut line = &owned[pos..end];
-        let at = pos;
-        pos = end + 1;
-        if let [rest @ .., b'\r'] = line {
-            line = rest;
-        }
-        if line.len() < 2 || !extract::may_hold_text(line, fields, finders) {
-            continue;
-        }
+    let mut lines = extract::TextLines::new(owned, fields, finders);
+    for (line_no, at, line) in lines.by_ref() {
         // Most lines cannot hold the needle: they are not parsed, and their time is read from
         // their `"timestamp":"` field directly.
         if !(need_session && u.session_id.is_none()) && !needle.line_may_match(line, buf) {
@@ -251,7 +240,6 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: F
             }
             continue;
         }
-        let line_no = u.lines;
         with_record_text(parser, line, fields, |texts, stamp| {
             if u.session_id.is_none() {
                 u.session_id = stamp.session_id.map(String::from);
@@ -278,6 +266,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: F
             u.records += (in_record > 0) as u32;
         });
     }
+    u.lines = lines.lines;
     if buf.capacity() > 16 << 20 {
         *buf = Vec::new();
     }
