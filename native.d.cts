@@ -302,6 +302,70 @@ export declare function fileEquals(path: string, bytes: Uint8Array): boolean
 
 export type FileKind = 'session' | 'subagent'
 
+/**
+ * Literal substring search over the transcripts under `roots`, off the JS thread. Only the
+ * snippets of the hits cross into JS as text.
+ */
+export declare function findExact(roots: Array<string>, options: FindExactOptions, progress?: ScanProgress | undefined | null): Promise<FindExactResult>
+
+export interface FindExactHit {
+  /** Occurrences in the session's files in scope, and the records and files holding them. */
+  matches: number
+  records: number
+  files: number
+  sessionId: string
+  /** Set when the snippet's file is one of the session's subagent transcripts. */
+  agentId?: string
+  project: string
+  path: string
+  /** The record of that file's first match: 1-based line, byte offset and length. */
+  line: number
+  offset: number
+  length: number
+  timestamp?: string
+  firstMs?: number
+  lastMs?: number
+  snippet: string
+}
+
+export interface FindExactOptions {
+  /** The text to look for, matched literally in the decoded transcript text. */
+  text: string
+  /** Match case exactly (default: case-insensitive, one character for one). */
+  caseSensitive?: boolean
+  /** Also search tool traffic (tool_use inputs and tool results). */
+  tools?: boolean
+  /** Also search thinking blocks. */
+  thinking?: boolean
+  limit?: number
+  /** Only sessions whose last searchable record is at or after this time (ms since the epoch). */
+  sinceMs?: number
+  /** A substring of the project folder name. */
+  project?: string
+}
+
+export interface FindExactResult {
+  failure?: DiscoverFailure
+  hits: Array<FindExactHit>
+  scope?: FindExactScope
+}
+
+export interface FindExactScope {
+  /** What was searched, after --since and --project. */
+  files: number
+  sessions: number
+  bytes: number
+  /** Everything found under the roots. */
+  filesTotal: number
+  sessionsTotal: number
+  bytesTotal: number
+  matchingFiles: number
+  matchingSessions: number
+  /** Occurrences over every file in scope. */
+  matches: number
+  failed: Array<DiscoverFailure>
+}
+
 export interface FindHit {
   score: number
   sessionId: string

@@ -399,13 +399,52 @@ test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t)
 
 // ---- HTML in headless Chromium ------------------------------------------------------------
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
+
+/** The DOM Chromium built from `html` (opened with `query` in its address), or why it could not. */
+function chromiumDom(html: string, name: string, query = ''): { dom?: string; skipped?: string; page: string } {
+  const dir = join(REPO, 'dist', 'test-artifacts')
+  mkdirSync(dir, { recursive: true })
+  const page = join(dir, `${name}.html`)
+  writeFileSync(page, html)
+  if (!CHROMIUM) return { page, skipped: 'no chromium at /usr/bin/chromium (install it: apt-get install -y chromium)' }
+  const profile = tempDir('cj-chromium-')
+  try {
+    const r = spawnSync(
+      CHROMIUM,
+      [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--dump-dom', `file://${page}${query}`],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    )
+    if (r.status !== 0 && !r.stdout)
+      return { page, skipped: `chromium could not start (${(r.stderr || String(r.error)).split('\n')[0]})` }
+    return { page, dom: r.stdout }
+  } finally {
+    rmSync(profile, { recursive: true, force: true })
+  }
+}
+
+/** The page's own script, the only one it may hold. */
+const OWN_SCRIPT = /<script>\(\(\)=>\{const q=document\.getElementById\('filter'\)[\s\S]*?<\/script>/g
 
 test('HTML: one self-contained page, escaped, rendered by headless Chromium (screenshot kept)', async (t) => {
   const path = file([
     human('U1', null, 'Why does <script>alert("x")</script> & co break?'),
     said('A1', 'U1', 'm1', [
       { type: 'thinking', thinking: 'deep thought', signature: 's' },
-      text('Because <b>markup</b> must be escaped.'),
+      text(
+        "## What's happening\n\nBecause <b>markup</b> must be escaped: the **server** runs `make check`.\n\n```ts\nconst answer: number = 42\n```",
+      ),
       call('t1', 'Bash', { command: 'echo "<img src=x onerror=alert(1)>"' }),
     ]),
     result('R1', 'A1', 't1', '<img src=x onerror=alert(1)>'),
@@ -427,48 +466,48 @@ test('HTML: one self-contained page, escaped, rendered by headless Chromium (scr
   ])
   const r = await showSession(path, { tools: true, thinking: true })
   const html = renderHtml(r)
+  t.is((html.match(OWN_SCRIPT) ?? []).length, 1, 'the page has its own filter script')
   t.false(
-    /<script|<img|<link|src=["']?http|url\(/i.test(html.replace(/&lt;(script|img)/g, '')),
-    'no script, image, link or remote URL',
+    /<script|<img|<link|src=["']?http|url\(/i.test(html.replace(OWN_SCRIPT, '').replace(/&lt;(script|img)/g, '')),
+    'no other script, no image, link or remote URL',
   )
   t.true(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'))
-  if (!CHROMIUM)
-    return t.log(
-      'SKIPPED the Chromium part: no chromium at /usr/bin/chromium (install it: apt-get install -y chromium)',
-    )
+  const { dom: d, skipped, page } = chromiumDom(html, 'show')
+  if (!d) return t.log(`SKIPPED the Chromium part: ${skipped}`)
+  // What the browser parsed: the escaped texts are text, not elements.
+  t.false(/<script/i.test(d.replace(OWN_SCRIPT, '').replace(/&lt;script/g, '')), 'no other script element in the DOM')
+  t.false(/<img/i.test(d.replace(/&lt;img/g, '')), 'no img element in the rendered DOM')
+  t.regex(d, /Why does &lt;script&gt;alert\("x"\)&lt;\/script&gt; &amp; co break\?/)
+  // Markdown is rendered, raw HTML in it is not.
+  t.regex(d, /<h2>What's happening<\/h2>/)
+  t.regex(
+    d,
+    /Because &lt;b&gt;markup&lt;\/b&gt; must be escaped: the <strong>server<\/strong> runs <code>make check<\/code>/,
+  )
+  t.regex(
+    d,
+    /<pre class="hljs"><code class="language-ts"><span class="hljs-keyword">const<\/span> .*answer.*<span class="hljs-number">42<\/span>/,
+  )
+  t.is((d.match(/<details/g) ?? []).length, 5, 'turn list, thinking, tool call, tool result, compaction summary')
+  t.regex(d, /<li><a href="#turn-1">Turn 1: Why does &lt;script&gt;/)
+  t.regex(d, /Compacted \(auto\): 170,000 tokens before/)
+  t.regex(d, /final words/)
+  t.regex(d, /class="tokens">1 request, 1.1k in, 10 out/)
+  // The filter box, filled from the address: only the turn holding the text stays shown.
+  const filtered = chromiumDom(html, 'show-filtered', '?q=FINAL%20words').dom!
+  t.deepEqual(filtered.match(/<section [^>]*>/g), [
+    '<section class="turn" id="turn-1" hidden="">',
+    '<section class="turn" id="turn-2" hidden="">',
+    '<section class="turn" id="turn-3">',
+  ])
+  t.regex(filtered, /<span id="shown">1 of 3 turns<\/span>/)
   const dir = join(REPO, 'dist', 'test-artifacts')
-  mkdirSync(dir, { recursive: true })
-  const page = join(dir, 'show.html')
-  writeFileSync(page, html)
   const profile = tempDir('cj-chromium-')
-  const flags = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    `--user-data-dir=${profile}`,
-  ]
+  const flags = [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`]
   try {
-    const dom = spawnSync(CHROMIUM, [...flags, '--dump-dom', `file://${page}`], { encoding: 'utf8', timeout: 60_000 })
-    if (dom.status !== 0 && !dom.stdout)
-      return t.log(
-        `SKIPPED the Chromium part: chromium could not start (${(dom.stderr || String(dom.error)).split('\n')[0]})`,
-      )
-    const d = dom.stdout
-    // What the browser parsed: the escaped texts are text, not elements.
-    t.false(/<script/i.test(d.replace(/&lt;script/g, '')), 'no script element in the rendered DOM')
-    t.false(/<img/i.test(d.replace(/&lt;img/g, '')), 'no img element in the rendered DOM')
-    t.regex(d, /Why does &lt;script&gt;alert\("x"\)&lt;\/script&gt; &amp; co break\?/)
-    t.is((d.match(/<details/g) ?? []).length, 4, 'thinking, tool call, tool result, compaction summary')
-    t.regex(d, /Compacted \(auto\): 170,000 tokens before/)
-    t.regex(d, /final words/)
-    t.regex(d, /class="tokens">1 request, 1.1k in, 10 out/)
     const shot = join(dir, 'show.png')
     rmSync(shot, { force: true })
-    const s = spawnSync(CHROMIUM, [...flags, `--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`], {
+    const s = spawnSync(CHROMIUM!, [...flags, `--screenshot=${shot}`, '--window-size=1000,1400', `file://${page}`], {
       encoding: 'utf8',
       timeout: 60_000,
     })
@@ -479,4 +518,92 @@ test('HTML: one self-contained page, escaped, rendered by headless Chromium (scr
   } finally {
     rmSync(profile, { recursive: true, force: true })
   }
+})
+
+// Each payload, if it ever ran, would mark the document: the DOM Chromium built must show no mark.
+const PWN = (how: string) => `document.documentElement.dataset.pwned='${how}'`
+const ATTACKS = [
+  `<script>${PWN('script')}</script>`,
+  `<img src=x onerror="${PWN('img')}">`,
+  `<svg onload="${PWN('svg')}"></svg> <iframe src="javascript:${PWN('iframe')}"></iframe>`,
+  `<a href="javascript:${PWN('a')}">raw anchor</a> <javascript:${PWN('autolink')}>`,
+  `[click](javascript:${PWN('link')}) [upper](JAVASCRIPT:alert(1)) [entity](&#106;avascript:alert(1)) [tabbed](java&#x09;script:alert(1))`,
+  `[vb](vbscript:msgbox(1)) [page](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) [file](file:///etc/passwd)`,
+  `![pixel](data:image/png;base64,iVBORw0KGgo=) ![js](javascript:alert(1)) ![remote](https://example.invalid/x.png)`,
+  `[by reference][evil]\n\n[evil]: javascript:alert(1)`,
+  '```html\n<script>' + PWN('fence') + '</script>\n```\n\n`<img src=x onerror=alert(1)>`',
+  '<style>body{display:none}</style> <meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
+  `[docs](https://example.com/docs) [mail](mailto:a@example.com) [top](#turn-1)`,
+].join('\n\n')
+
+test('HTML: planted scripts, event handlers and javascript:/vbscript:/data: links never execute', async (t) => {
+  const path = file([
+    human('U1', null, ATTACKS),
+    said('A1', 'U1', 'm1', [text(ATTACKS)]),
+    human('U2', 'A1', `thanks <img src=x onerror="${PWN('late')}">`),
+  ])
+  const html = renderHtml(await showSession(path, {}))
+  const check = (doc: string, what: string) => {
+    const own = doc.replace(OWN_SCRIPT, '')
+    t.false(
+      /<(script|img|svg|iframe|object|embed|style|link|base|form|meta)\b/i.test(
+        own
+          .replace(/<style>[\s\S]*?<\/style><\/head>/, '')
+          .replace(/<meta (charset|http-equiv="Content-Security-Policy"|name="viewport")[^>]*>/g, ''),
+      ),
+      `${what}: no active element from the transcript`,
+    )
+    t.false(/<[a-z][^>]*\son[a-z]+\s*=/i.test(own), `${what}: no event-handler attribute`)
+    // Text is serialised with < escaped, so every <x ...> is an element; its URL attributes:
+    const tags = own.match(/<[a-z][^<>]*>/gi) ?? []
+    const hrefs = tags.flatMap((tag) =>
+      [...tag.matchAll(/\s(?:href|src|action|formaction|xlink:href)\s*=\s*"([^"]*)"/gi)].map((m) => m[1]),
+    )
+    t.true(hrefs.length >= 5, `${what}: the safe links are kept`)
+    for (const h of hrefs) t.regex(h, /^(#|https:\/\/|http:\/\/|mailto:)/, `${what}: href ${h}`)
+    t.false(/data-pwned/.test(own), `${what}: no payload ran`)
+  }
+  check(html, 'the page as written')
+  t.true(html.includes('href="https://example.com/docs"'))
+  t.true(
+    html.includes(
+      '<a class="image" href="https://example.invalid/x.png" rel="noopener noreferrer">[image: remote]</a>',
+    ),
+  )
+  const { dom, skipped } = chromiumDom(html, 'show-attacks')
+  if (!dom) return t.log(`SKIPPED the Chromium part: ${skipped}`)
+  check(dom, 'the DOM Chromium built')
+  t.regex(dom, /<html lang="en">/, 'the document element carries no mark')
+  t.regex(dom, /<title>Session [^<]*<\/title>/)
+  t.regex(
+    dom,
+    /&lt;script&gt;document\.documentElement\.dataset\.pwned='script'&lt;\/script&gt;/,
+    'the payload shows as text',
+  )
+})
+
+test('HTML: the Markdown renderer and highlighter load only for --format html', (t) => {
+  const probe = (format: string) => {
+    const script = `import { createRequire } from 'node:module'
+import { runShow } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'show-command.js'))}
+const out = process.stdout.write.bind(process.stdout)
+process.stdout.write = () => true
+await runShow([process.argv[2], '--format', ${JSON.stringify(format)}])
+const cache = Object.keys(createRequire(import.meta.url).cache)
+out(JSON.stringify({ markdownIt: cache.some((k) => k.includes('/markdown-it/')), hljs: cache.some((k) => k.includes('/highlight.js/')) }))`
+    const f = join(tempDir('cj-show-probe-'), 'probe.mjs')
+    writeFileSync(f, script)
+    const r = spawnSync(
+      process.execPath,
+      [f, file([human('U1', null, 'hi'), said('A1', 'U1', 'm1', [text('**yes**')])])],
+      {
+        encoding: 'utf8',
+      },
+    )
+    t.is(r.status, 0, r.stderr)
+    return JSON.parse(r.stdout)
+  }
+  t.deepEqual(probe('text'), { markdownIt: false, hljs: false })
+  t.deepEqual(probe('markdown'), { markdownIt: false, hljs: false })
+  t.deepEqual(probe('html'), { markdownIt: true, hljs: true })
 })

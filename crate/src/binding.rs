@@ -8,6 +8,7 @@ mod archive;
 mod client;
 mod compress;
 mod estate;
+mod find_exact;
 mod graph;
 mod hash;
 mod in_place;

@@ -5,7 +5,7 @@ import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
-import type { FindResult } from '#native'
+import type { FindExactResult, FindResult } from '#native'
 import { resolveRoots } from './estate.js'
 import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
@@ -115,6 +115,39 @@ function inside(dir: string, root: string): boolean {
 const iso = (ms: number | undefined | null) =>
   ms === undefined || ms === null ? undefined : new Date(ms).toISOString()
 
+/** What ranked and exact search share: checked options, the roots, the --since day. */
+function prepare(opts: FindOptions) {
+  const limit = opts.limit ?? 10
+  if (!Number.isInteger(limit) || limit < 1)
+    throw usageError(`--limit expects a positive whole number, got '${opts.limit}'`)
+  const since = opts.since === undefined ? undefined : sinceMs(opts.since)
+  const roots = resolveRoots({ projects: opts.projects, env: opts.env })
+  return { limit, since, roots }
+}
+
+/** Runs a native search with progress reports; a root that cannot be walked is an input error. */
+async function runNative<R extends { failure?: { path: string; message: string } }>(
+  roots: ReturnType<typeof resolveRoots>,
+  onProgress: ((p: ProgressSnapshot) => void) | undefined,
+  run: (progress: InstanceType<typeof native.ScanProgress>) => Promise<R>,
+): Promise<R> {
+  const progress = new native.ScanProgress()
+  const timer = onProgress ? setInterval(() => onProgress(progress.snapshot()), 100) : undefined
+  let r: R
+  try {
+    r = await run(progress)
+  } finally {
+    if (timer) clearInterval(timer)
+  }
+  onProgress?.(progress.snapshot())
+  if (r.failure) {
+    const src =
+      roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'
+    throw inputError(r.failure.path, `${r.failure.message} (estate root from ${src})`)
+  }
+  return r
+}
+
 /** Ranked search (BM25 over sessions) for `terms` across the estate. */
 export async function find(
   terms: string[],
@@ -122,35 +155,20 @@ export async function find(
 ): Promise<FindReport> {
   const started = performance.now()
   if (terms.length === 0 || terms.every((t) => t.trim() === '')) throw usageError('find needs at least one search term')
-  const limit = opts.limit ?? 10
-  if (!Number.isInteger(limit) || limit < 1)
-    throw usageError(`--limit expects a positive whole number, got '${opts.limit}'`)
-  const since = opts.since === undefined ? undefined : sinceMs(opts.since)
-  const roots = resolveRoots({ projects: opts.projects, env: opts.env })
+  const { limit, since, roots } = prepare(opts)
   const env = opts.env ?? process.env
   const indexDir = opts.noIndex ? undefined : resolve(opts.indexDir ?? defaultIndexDir(env))
   if (indexDir) {
     const root = roots.roots.find((r) => inside(indexDir, r))
     if (root) throw usageError(`--index-dir ${indexDir} is inside the estate (${root}); nothing is ever written there`)
   }
-  const progress = new native.ScanProgress()
-  const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
-  let r: FindResult
-  try {
-    r = await native.findText(
+  const r: FindResult = await runNative(roots, opts.onProgress, (progress) =>
+    native.findText(
       roots.roots,
       { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir },
       progress,
-    )
-  } finally {
-    if (timer) clearInterval(timer)
-  }
-  opts.onProgress?.(progress.snapshot())
-  if (r.failure) {
-    const src =
-      roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'
-    throw inputError(r.failure.path, `${r.failure.message} (estate root from ${src})`)
-  }
+    ),
+  )
   const s = r.scope!
   if (s.terms.length === 0)
     throw usageError(`no searchable word in '${terms.join(' ')}' (words are letters and digits)`)
@@ -204,6 +222,115 @@ export async function find(
       snippet: h.snippet,
       matched: h.matched,
       phrasesFound: h.phrasesFound,
+    })),
+  }
+}
+
+export interface FindExactOptions extends Omit<FindOptions, 'indexDir' | 'noIndex'> {
+  /** Match case exactly (default: case-insensitive, one character for one; see docs/commands/find.md). */
+  caseSensitive?: boolean
+}
+
+export interface FindExactHit {
+  rank: number
+  /** Occurrences of the text in the session's files in scope, and the records and files holding them. */
+  matches: number
+  records: number
+  files: number
+  sessionId: string
+  /** Set when the snippet's file is one of the session's subagent transcripts. */
+  agentId?: string
+  project: string
+  /** The session's file with the most matches, and its first matching record's 1-based line and byte span. */
+  path: string
+  line: number
+  offset: number
+  length: number
+  timestamp?: string
+  firstActivity?: string
+  lastActivity?: string
+  /** Text around the file's first match. */
+  snippet: string
+}
+
+export interface FindExactReport {
+  query: { exact: string; caseSensitive: boolean }
+  scope: Omit<FindReport['scope'], 'termFiles' | 'index'> & {
+    matchingFiles: number
+    /** Occurrences over every file in scope. */
+    matches: number
+    /** Exact search keeps no index: every transcript in scope is read now. */
+    index: null
+  }
+  hits: FindExactHit[]
+}
+
+/**
+ * Literal substring search for `text` in the same text ranked search covers (human and assistant
+ * text; tool traffic and thinking when asked), matched in the decoded text; one hit per session
+ * with its number of matches, most matches first.
+ */
+export async function findExact(
+  text: string,
+  opts: FindExactOptions & { onProgress?: (p: ProgressSnapshot) => void } = {},
+): Promise<FindExactReport> {
+  const started = performance.now()
+  if (typeof text !== 'string' || text === '') throw usageError('find --exact needs a non-empty TEXT')
+  const { limit, since, roots } = prepare(opts)
+  const caseSensitive = opts.caseSensitive ?? false
+  const r: FindExactResult = await runNative(roots, opts.onProgress, (progress) =>
+    native.findExact(
+      roots.roots,
+      {
+        text,
+        caseSensitive,
+        tools: opts.tools,
+        thinking: opts.thinking,
+        limit,
+        sinceMs: since?.ms,
+        project: opts.project,
+      },
+      progress,
+    ),
+  )
+  const s = r.scope!
+  return {
+    query: { exact: text, caseSensitive },
+    scope: {
+      roots: roots.roots,
+      rootsSource: roots.source,
+      sessions: s.sessions,
+      files: s.files,
+      bytes: s.bytes,
+      sessionsTotal: s.sessionsTotal,
+      filesTotal: s.filesTotal,
+      bytesTotal: s.bytesTotal,
+      matchingSessions: s.matchingSessions,
+      matchingFiles: s.matchingFiles,
+      matches: s.matches,
+      searched: { humanText: true, assistantText: true, tools: opts.tools ?? false, thinking: opts.thinking ?? false },
+      since: since?.day,
+      project: opts.project,
+      index: null,
+      skipped: s.failed.map((f) => ({ path: f.path, problem: f.message })),
+      elapsedMs: Math.round(performance.now() - started),
+    },
+    hits: r.hits.map((h, i) => ({
+      rank: i + 1,
+      matches: h.matches,
+      records: h.records,
+      files: h.files,
+      sessionId: h.sessionId,
+      ...(h.agentId ? { agentId: h.agentId } : {}),
+      project: h.project,
+      path: h.path,
+      line: h.line,
+      offset: h.offset,
+      length: h.length,
+      timestamp: h.timestamp ?? undefined,
+      firstActivity: iso(h.firstMs),
+      lastActivity: iso(h.lastMs),
+      snippet: h.snippet,
     })),
   }
 }

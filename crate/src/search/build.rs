@@ -147,21 +147,9 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
     let mut u = UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() };
     let Worker { parser, token, finders, index } = w;
     index.clear();
-    let mut pos = 0usize;
-    let mut line_no = 0u32;
     let mut rec_id = 0u32;
-    while pos < owned.len() {
-        let end = memchr::memchr(b'\n', &owned[pos..]).map_or(owned.len(), |p| pos + p);
-        line_no += 1;
-        let mut line = &owned[pos..end];
-        let at = pos;
-        pos = end + 1;
-        if let [rest @ .., b'\r'] = line {
-            line = rest;
-        }
-        if line.len() < 2 || !extract::may_hold_text(line, fields, finders) {
-            continue;
-        }
+    let mut lines = extract::TextLines::new(owned, fields, finders);
+    for (line_no, at, line) in lines.by_ref() {
         let here = Posting { tf: 0, best: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
         rec_id += 1;
         let rid = rec_id;
@@ -196,7 +184,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
             }
         });
     }
-    u.lines = line_no;
+    u.lines = lines.lines;
     for (_, _, s) in &mut u.table.terms {
         s.settle();
     }
@@ -218,6 +206,19 @@ pub struct Source {
     pub agent_id: Option<String>,
     pub size: u64,
     pub mtime_ms: f64,
+}
+
+impl Source {
+    pub fn of(f: &crate::estate::EstateFile) -> Source {
+        Source {
+            path: f.path.clone(),
+            project: f.project.clone(),
+            session_id: f.session_id.clone().unwrap_or_default(),
+            agent_id: f.agent_id.clone(),
+            size: f.size,
+            mtime_ms: f.mtime_ms,
+        }
+    }
 }
 
 /// The hash of a file's last (up to) TAIL_BYTES bytes before `size`, and whether they end

@@ -127,6 +127,42 @@ pub fn may_hold_text(line: &[u8], fields: Fields, finders: &Finders) -> bool {
         || (fields.thinking && finders.thinking.find(line).is_some())
 }
 
+/// The lines of a unit (whole lines) that may hold searchable text for `fields`, each with its
+/// 1-based line number in the unit and its offset; `lines` counts every line passed so far.
+pub struct TextLines<'a> {
+    owned: &'a [u8],
+    pos: usize,
+    pub lines: u32,
+    fields: Fields,
+    finders: &'a Finders,
+}
+
+impl<'a> TextLines<'a> {
+    pub fn new(owned: &'a [u8], fields: Fields, finders: &'a Finders) -> Self {
+        TextLines { owned, pos: 0, lines: 0, fields, finders }
+    }
+}
+
+impl<'a> Iterator for TextLines<'a> {
+    type Item = (u32, usize, &'a [u8]);
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.pos < self.owned.len() {
+            let at = self.pos;
+            let end = memchr::memchr(b'\n', &self.owned[at..]).map_or(self.owned.len(), |p| at + p);
+            self.lines += 1;
+            self.pos = end + 1;
+            let mut line = &self.owned[at..end];
+            if let [rest @ .., b'\r'] = line {
+                line = rest;
+            }
+            if line.len() >= 2 && may_hold_text(line, self.fields, self.finders) {
+                return Some((self.lines, at, line));
+            }
+        }
+        None
+    }
+}
+
 pub struct Finders {
     tool_result: memchr::memmem::Finder<'static>,
     text: memchr::memmem::Finder<'static>,

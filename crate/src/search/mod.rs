@@ -16,6 +16,7 @@
 //! replaced atomically (temp file, fsync, rename).
 
 pub mod build;
+pub mod exact;
 pub mod extract;
 pub mod find;
 pub mod segment;

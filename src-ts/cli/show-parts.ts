@@ -1,0 +1,50 @@
+// Pieces every rendering of a ShowResult shares: a turn's title and token line, the session
+// header, a tool call's target, the first lines of a text, HTML escaping.
+import type { Item, ShowResult, Turn } from '../read/show.js'
+import { formatDuration, formatInt, formatTimestamp, formatTokensCompact } from '../terminal/format.js'
+
+export function tokensLine(t: Turn): string {
+  const k = t.tokens
+  if (t.requests.length === 0) return ''
+  const input = k.inputTokens + k.cacheCreationInputTokens + k.cacheReadInputTokens
+  return `${formatInt(t.requests.length)} request${t.requests.length === 1 ? '' : 's'}, ${formatTokensCompact(input)} in, ${formatTokensCompact(k.outputTokens)} out`
+}
+
+export function turnTitle(t: Turn): string {
+  const parts = [
+    t.branch
+      ? `Branch turn ${t.index} (off the active chain${t.branch.forkLine ? `, forks after line ${t.branch.forkLine}` : ''})`
+      : `Turn ${t.index}`,
+  ]
+  if (t.startedAt) parts.push(formatTimestamp(t.startedAt))
+  if (t.durationMs !== undefined && t.durationMs > 0) parts.push(formatDuration(t.durationMs))
+  const tok = tokensLine(t)
+  if (tok) parts.push(tok)
+  return parts.join(' · ')
+}
+
+export function header(r: ShowResult): string[] {
+  const ptr =
+    r.leaf.pointer === 'absent' ? 'no last-prompt' : `last-prompt at line ${r.leaf.pointerLine}: ${r.leaf.pointer}`
+  const lines = [
+    `Session ${r.sessionId} (${r.path})`,
+    `Leaf: line ${r.leaf.line} by ${r.leaf.rule} (${ptr}); ${formatInt(r.chainRecords)} of ${formatInt(r.records)} records on the active chain`,
+  ]
+  if (r.omittedTurns > 0) lines.push(`${formatInt(r.omittedTurns)} earlier turns not shown`)
+  if (r.corruptLines > 0)
+    lines.push(`${formatInt(r.corruptLines)} corrupt line${r.corruptLines === 1 ? '' : 's'} skipped`)
+  return lines
+}
+
+export function target(x: Extract<Item, { kind: 'tool-call' }>): string {
+  return x.target ? x.target.value.replace(/\s*\n\s*/g, ' ⏎ ') : ''
+}
+
+export function firstLines(text: string, n: number): string {
+  const lines = text.split('\n')
+  return lines.slice(0, n).join('\n') + (lines.length > n ? `\n… (${lines.length - n} more lines)` : '')
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+}
