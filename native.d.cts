@@ -535,6 +535,29 @@ declare namespace binding {
    */
   function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions): string | null
   // ---- end summary-window ----
+  // ---- in-place: atomic path swap and the Read.pages repair ----
+  /** Swaps the files two paths name in one step (Linux renameat2 RENAME_EXCHANGE); false when the
+   * platform or file system cannot, throws on any other failure. */
+  function exchangePaths(a: string, b: string): boolean
+  interface ReadPagesPatch { line: number; toolUseId: string; filePath: string; start: number; end: number }
+  interface ReadPagesLeft { line: number; toolUseId: string; reason: string; message: string }
+  interface ReadPagesRefusal {
+    kind: 'topology' | 'ambiguous' | 'invariant'
+    status?: string
+    line?: number
+    message: string
+  }
+  interface ReadPagesRepair {
+    patches: ReadPagesPatch[]
+    pending: ReadPagesLeft[]
+    ineligible: ReadPagesLeft[]
+    output?: Buffer
+    records: number
+    refusal?: ReadPagesRefusal
+  }
+  /** Plans, applies and self-checks the Read.pages repair of one transcript held in memory. */
+  function repairReadPages(buffer: Uint8Array, scope: 'active' | 'all'): ReadPagesRepair
+  // ---- end in-place ----
 }
 
 export = binding

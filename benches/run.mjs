@@ -1060,11 +1060,12 @@ async function main() {
 
   // Write outputs.
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
-  // The History section at the end is written by hand: a full run keeps it.
+  // The sections written by hand (History) or by benches/cli-startup.mjs (CLI start-up) close
+  // the file: a full run keeps them.
   const previous = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  const history = previous.indexOf('\n## History\n')
+  const kept = ['\n## CLI start-up', '\n## History\n'].map((title) => previous.indexOf(title)).filter((at) => at >= 0)
   const md = renderMarkdown(results, inputs, opts, oursBuilt, peer)
-  fs.writeFileSync(RESULTS_MD, history >= 0 ? md.replace(/\n*$/, '\n') + previous.slice(history) : md)
+  fs.writeFileSync(RESULTS_MD, kept.length ? md.replace(/\n*$/, '\n') + previous.slice(Math.min(...kept)) : md)
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')

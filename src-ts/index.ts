@@ -21,18 +21,21 @@ export { resolveSession, discoverFiles } from './read/session-ref.js'
 export type { SessionRef } from './read/session-ref.js'
 export { showSession } from './read/show.js'
 export type { ShowOptions, ShowResult, Turn, Item, RequestUsage } from './read/show.js'
-export { renderShow } from './read/show-render.js'
-export type { ShowFormat } from './read/show-render.js'
-export { timeline, renderTimeline } from './read/timeline.js'
+export { renderShow } from './cli/show-render.js'
+export type { ShowFormat } from './cli/show-render.js'
+export { timeline } from './read/timeline.js'
+export { renderTimeline } from './cli/timeline-render.js'
 export { listSessions } from './read/sessions.js'
 export type { SessionListing, SessionSummary, SessionsOptions, TitleSource } from './read/sessions.js'
 export { teleportId, teleportUuid, uuid5, parseTeleportId } from './read/teleport.js'
 export type { TeleportOptions, TeleportResult } from './read/teleport.js'
 export { find, defaultIndexDir } from './read/find.js'
 export type { FindOptions, FindHit, FindReport } from './read/find.js'
-export { validate, renderValidation } from './read/validate.js'
+export { validate } from './read/validate.js'
+export { renderValidation } from './cli/validate-render.js'
 export type { ValidationReport, ValidationIssue } from './read/validate.js'
-export { plan, planIndex, renderPlan, stopMessage, lineSetDigest } from './compress/plan.js'
+export { plan, planIndex, stopMessage, lineSetDigest } from './compress/plan.js'
+export { renderPlan } from './cli/plan-render.js'
 export type {
   PlanOptions,
   PlanReport,
@@ -48,9 +51,24 @@ export type {
   CheckpointPolicy,
 } from './compress/plan.js'
 export { compress, compressWith, planSource } from './compress/compress.js'
-export type { CompressOptions, CompressReport, Summarizer, SummaryRequest, SummaryResult } from './compress/compress.js'
+export type { CompressOptions, CompressReport } from './compress/compress.js'
+export type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './compress/summarizer.js'
+export { compressInPlace, checkLiveReplacement } from './compress/in-place.js'
+export type { InPlaceOptions, InPlaceCompressResult, LiveReplacementOptions } from './compress/in-place.js'
+export { replaceInPlace, writeNumberedBackup, TRANSACTION_STEPS } from './compress/transaction.js'
+export type {
+  ReplaceOptions,
+  ReplaceResult,
+  Receipt,
+  Candidate,
+  Frozen,
+  OperationState,
+} from './compress/transaction.js'
+export { repairReadPages } from './compress/repair-read-pages.js'
+export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'
+export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'
+export type { LiveSessions, LiveHolder, StaleRecord, RegistryRecord } from './read/live-sessions.js'
 export { packFor, summarizerFor } from './compress/summarize.js'
-export type { SummaryOptions } from './compress/summarize.js'
 export { buildPack } from './compress/pack.js'
 export type { Pack, PackManifest, PackOptions } from './compress/pack.js'
 export { validateModelSummary, composeSummary, ModelSummaryError } from './compress/model-summary.js'

@@ -1,6 +1,8 @@
 //! The Node-API binding: the only module that knows about JS. It converts types and maps
 //! errors; every decision is made in the core modules or in TypeScript.
 
+mod in_place;
+
 use crate::estate::{self, EstateFile, FileKind};
 use crate::io_message;
 use crate::read::{facts, usage};

@@ -1,7 +1,13 @@
-// `claude-jsonl stats`: renders a StatsReport as tables, or prints it as JSON.
-import type { StatsReport, TokenTotals, ToolTargets } from '../read/stats.js'
+// `claude-jsonl stats [PATH...]`: token usage and cost of the estate as tables (or the report as
+// JSON), with a progress bar on a terminal.
+import { stats, type GroupBy, type StatsReport, type TokenTotals, type ToolTargets } from '../read/stats.js'
 import { emptyEstateNotice } from '../read/estate.js'
-import { formatBytes, formatInt, formatUsd, renderTable } from './table.js'
+import { EXIT, usageError } from '../errors.js'
+import { withProgress } from '../terminal/progress.js'
+import { defineCommand, flag, text, wholeNumber } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
 
@@ -142,3 +148,41 @@ export function statsNotices(r: StatsReport): string[] {
     out.push(`no price for model '${m.model}' (${formatInt(m.requests)} requests): not in the cost totals`)
   return out
 }
+
+export const command = defineCommand({
+  name: 'stats',
+  args: '[PATH...]',
+  options: {
+    projects: PROJECTS,
+    by: text('day|session|project|model', 'one row per group, with tool calls, and a total row'),
+    since: text('DATE', 'first day included (YYYY-MM-DD or YYYYMMDD)'),
+    until: text('DATE', 'last day included'),
+    timezone: text('TZ', "IANA zone for days (default: the system's)"),
+    tools: flag('per tool: its calls and top targets (files, commands, hosts, queries, patterns)'),
+    limit: wholeNumber('N', 'with --tools: at most N targets per tool (default 5)', { min: 1 }),
+    json: JSON_OUTPUT,
+  },
+  description: `Token usage and cost per model (or per day, session, project or model with --by), deduplicated
+per API request. PATHs may be transcript files or folders (walked recursively); without PATH,
+the estate root. Nothing is written.`,
+  exitCodes: 'Exit codes: 0 ok, 2 bad usage, 3 a missing or unreadable path or a file that is not JSONL.',
+  async run({ values, positionals, print }) {
+    if (values.limit !== undefined && !values.tools) throw usageError('stats: --limit needs --tools')
+    const report = await withProgress((onProgress) =>
+      stats({
+        paths: positionals,
+        projects: values.projects,
+        by: values.by as GroupBy | undefined,
+        since: values.since,
+        until: values.until,
+        timezone: values.timezone,
+        tools: values.tools,
+        toolLimit: values.limit,
+        onProgress,
+      }),
+    )
+    for (const line of statsNotices(report)) process.stderr.write(`claude-jsonl: ${line}\n`)
+    print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
+    return EXIT.ok
+  },
+})
