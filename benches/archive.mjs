@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Times `archive` and `restore` on an estate, beside the zstd CLI at level 3:
+// Times `archive` and `restore` on an estate, beside the zstd CLI at level 3 and what a user
+// would run instead of the archive (`tar cf - projects | zstd -3 -T2`, round by round beside it):
 // a cold archive into an empty root (MB/s, size ratio, CPU seconds), a re-run on the unchanged
 // estate (in process and through the CLI), and a restore of everything (MB/s). Two floors put
 // the speeds in this machine's terms: `cp -r` + sync of the estate (the file-system work of any
@@ -14,7 +15,7 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { median, repo, scriptArgs } from './script-args.mjs'
 
 const { input: projects, rounds } = scriptArgs(
@@ -60,13 +61,24 @@ try {
   // on ext4, creating thousands of files just after deleting thousands makes the kernel scan
   // past the recently freed inodes (about a tenth of the CPU time in a profile), which would
   // measure the benchmark's own clean-up rather than the archive.
+  // Each round also runs what a user would do instead, `tar cf - projects | zstd -3 -T2`, right
+  // after the archive, so both see the same load on a shared machine.
+  const hasZstd = spawnSync('zstd', ['--version']).status === 0
   const cold = []
+  const tarRuns = []
+  const tarZst = join(scratch, 'projects.tar.zst')
   let report
   for (let i = 0; i < rounds; i++) {
     const to = join(scratch, `a${i}`)
     const t = await time(() => archive({ projects, to }))
     cold.push(t)
     report = t.r
+    if (hasZstd) {
+      const r = shellTimed(
+        `tar cf - -C '${dirname(projects)}' '${basename(projects)}' | zstd -3 -T2 -q -c > '${tarZst}'`,
+      )
+      if (r) tarRuns.push(r)
+    }
   }
   const root = join(scratch, `a${rounds - 1}`)
   const coldMs = median(cold.map((t) => t.ms))
@@ -81,6 +93,18 @@ try {
   log(
     `[archive] cold ${(coldMs / 1000).toFixed(2)} s, ${out.archive.mbPerS.toFixed(0)} MB/s, ${out.archive.cpuS.toFixed(1)} CPU-s, ratio ${out.archive.ratio.toFixed(2)}x`,
   )
+  if (tarRuns.length === rounds) {
+    const ms = median(tarRuns.map((r) => r.ms))
+    out.tarZstd = {
+      medianMs: ms,
+      mbPerS: mbps(bytes, ms),
+      cpuS: median(tarRuns.map((r) => r.cpuS)),
+      ratio: bytes / statSync(tarZst).size,
+    }
+    log(
+      `[tar | zstd -3 -T2] ${(ms / 1000).toFixed(2)} s, ${out.tarZstd.mbPerS.toFixed(0)} MB/s, ${out.tarZstd.cpuS.toFixed(1)} CPU-s, ratio ${out.tarZstd.ratio.toFixed(2)}x`,
+    )
+  }
   // re-run on the unchanged estate (one uncounted run first: the cold run's writes are still
   // being flushed)
   await archive({ projects, to: root })
@@ -126,7 +150,7 @@ try {
   const list = join(scratch, 'files')
   writeFileSync(list, files.join('\n') + '\n')
   // zstd -3 over the same bytes (one stream of all files: cross-file context helps its ratio)
-  if (spawnSync('zstd', ['--version']).status === 0) {
+  if (hasZstd) {
     const z = join(scratch, 'all.zst')
     const peer = {}
     for (const threads of [1, 2]) {

@@ -596,3 +596,43 @@ fn a_store_file_under_another_transcripts_path_is_refused_unchanged() {
     assert!(failure.1.contains("header places this transcript elsewhere"), "{}", failure.1);
     assert_eq!(fs::read(&path).unwrap(), bytes, "left as it was");
 }
+
+/// `fixtures/archive-format-1`: an archive as this format writes it (several frames per
+/// transcript, an appended run after a mark, a base64 line, a rewritten file kept as a second
+/// generation) beside the transcripts it holds. It is never rewritten: a later writer (another
+/// frame encoding, dictionaries) must still read it, byte for byte. When the folder is missing,
+/// `CLAUDE_JSONL_WRITE_FIXTURES=1 cargo test archive_format_1` writes it.
+#[test]
+fn an_archive_in_format_1_still_restores_byte_identical() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/archive-format-1");
+    if !fixture.exists() && std::env::var_os("CLAUDE_JSONL_WRITE_FIXTURES").is_some() {
+        let t = tmp("format-1-write");
+        let (src, root) = (fixture.join("projects"), t.0.join("archive"));
+        let (main, sub) = estate(&src);
+        // more than one frame per run (tests cut frames at 16 KiB)
+        let many: String =
+            (0..400).map(|n| safe_record(if n % 2 == 0 { "user" } else { "assistant" }, "x", n)).collect();
+        append(&main, format!("}}\n{many}").as_bytes());
+        run(&src, &root);
+        append(&main, many.as_bytes());
+        fs::write(&sub, b"{\"type\":\"rewritten\"}\n").unwrap();
+        run(&src, &root);
+        for p in all_paths(&root)
+            .into_iter()
+            .filter(|p| p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with(layout::INDEX))
+        {
+            let to = fixture.join("archive").join(p.strip_prefix(&root).unwrap());
+            fs::create_dir_all(to.parent().unwrap()).unwrap();
+            fs::copy(&p, to).unwrap();
+        }
+    }
+    let t = tmp("format-1");
+    let root = fixture.join("archive");
+    assert!(is_archive(&root), "fixtures/archive-format-1/archive is an archive");
+    let all = list(&root).unwrap();
+    assert_eq!(all.len(), 3, "two transcripts, the rewritten one in two generations");
+    let frames = fs::read(&latest(all.clone())[0].path).map(|b| crate::store::frame_spans(&b).unwrap().0.len());
+    assert!(frames.unwrap() > 4, "the main transcript spans several frames");
+    restore_all(&root, &t.0.join("r"));
+    same_tree(&fixture.join("projects"), &t.0.join("r"));
+}
