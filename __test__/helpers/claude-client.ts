@@ -208,10 +208,46 @@ function sse(events: Record<string, unknown>[]): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')
 }
 
+export interface MockOptions {
+  /** How long the mock waits before answering each `/v1/messages` request (keeps the client alive). */
+  delayMs?: number
+  /** The content blocks of answer `n` (1-based) to `body`; default a text `ok`. A `tool_use`
+   * block makes the answer stop with `tool_use`. */
+  reply?: (n: number, body: any) => unknown[] | undefined
+}
+
+/** The stream events of each content block (text as one delta, tool input as one JSON delta). */
+function contentEvents(content: any[]): Record<string, unknown>[] {
+  return content.flatMap((block, index): Record<string, unknown>[] =>
+    block.type === 'tool_use'
+      ? [
+          { type: 'content_block_start', index, content_block: { ...block, input: {} } },
+          {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+          },
+          { type: 'content_block_stop', index },
+        ]
+      : [
+          { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } },
+          { type: 'content_block_stop', index },
+        ],
+  )
+}
+
+function closingEvents(stopReason: string): Record<string, unknown>[] {
+  return [
+    { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } },
+    { type: 'message_stop' },
+  ]
+}
+
 /** A Messages API mock on an ephemeral port of 127.0.0.1. Every request is recorded;
- * `POST /v1/messages` answers the text `ok` (streamed as SSE when asked), count_tokens a count,
- * anything else 404. It closes itself after `lifetimeMs`. */
-export function startMockApi(lifetimeMs = 180_000): Promise<MockApi> {
+ * `POST /v1/messages` answers the text `ok` (streamed as SSE when asked; see MockOptions),
+ * count_tokens a count, anything else 404. It closes itself after `lifetimeMs`. */
+export function startMockApi(lifetimeMs = 180_000, mockOpts: MockOptions = {}): Promise<MockApi> {
   const requests: RecordedRequest[] = []
   let n = 0
   const server = createServer((req, res) => {
@@ -240,8 +276,11 @@ export function startMockApi(lifetimeMs = 180_000): Promise<MockApi> {
         })
       }
       n += 1
+      const id = n
+      const content = mockOpts.reply?.(id, body) ?? [{ type: 'text', text: 'ok' }]
+      const stopReason = content.some((b: any) => b?.type === 'tool_use') ? 'tool_use' : 'end_turn'
       const message = {
-        id: `msg_mock_${n}`,
+        id: `msg_mock_${id}`,
         type: 'message',
         role: 'assistant',
         model: body?.model ?? 'mock',
@@ -250,28 +289,17 @@ export function startMockApi(lifetimeMs = 180_000): Promise<MockApi> {
         stop_sequence: null,
         usage: USAGE,
       }
-      if (!body?.stream) {
-        return json(200, { ...message, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' })
+      const answer = () => {
+        if (!body?.stream) return json(200, { ...message, content, stop_reason: stopReason })
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          'request-id': `req_mock_${id}`,
+        })
+        res.end(sse([{ type: 'message_start', message }, ...contentEvents(content), ...closingEvents(stopReason)]))
       }
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        'request-id': `req_mock_${n}`,
-      })
-      res.end(
-        sse([
-          { type: 'message_start', message },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } },
-          { type: 'content_block_stop', index: 0 },
-          {
-            type: 'message_delta',
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: 1 },
-          },
-          { type: 'message_stop' },
-        ]),
-      )
+      if (mockOpts.delayMs) setTimeout(answer, mockOpts.delayMs)
+      else answer()
     })
   })
   return new Promise((resolve, reject) => {
@@ -392,6 +420,54 @@ function foreignConnects(log: string): string[] {
     .filter((l) => /sa_family=AF_INET6?/.test(l))
 }
 
+/** The client's whole environment (nothing from the caller's): a throw-away HOME and config
+ * folder, the API on the loopback mock with a dummy key, and every optional traffic off. */
+export function clientEnv(home: string, tmp: string, mockUrl: string): Record<string, string> {
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    TMPDIR: tmp,
+    ANTHROPIC_BASE_URL: mockUrl,
+    ANTHROPIC_API_KEY: 'dummy',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  }
+}
+
+export interface ProcessResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `cmd` to its end (SIGTERM after timeoutMs, SIGKILL 5 s later). */
+export function runProcess(
+  cmd: string,
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c))
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c))
+    const term = setTimeout(() => child.kill('SIGTERM'), timeoutMs)
+    const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 5_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(term)
+      clearTimeout(kill)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+}
+
 /** Resumes `transcript` with the real client (`-p continue --resume <id> --output-format json
  * --max-turns 1`) in a throw-away HOME, against a fresh mock; see ResumeResult. */
 export async function resumeWithRealClient(transcript: Buffer | string, opts: ResumeOptions): Promise<ResumeResult> {
@@ -409,17 +485,7 @@ export async function resumeWithRealClient(transcript: Buffer | string, opts: Re
   const model = opts.model === undefined ? CLIENT_MODEL : opts.model
   const args = ['-p', PROMPT, '--resume', opts.sessionId, '--output-format', 'json', '--max-turns', '1']
   if (model) args.push('--model', model)
-  const env: Record<string, string> = {
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    TMPDIR: tmp,
-    ANTHROPIC_BASE_URL: mock.url,
-    ANTHROPIC_API_KEY: 'dummy',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-  }
+  const env = clientEnv(home, tmp, mock.url)
   const traceLog = join(tmp, 'connect.strace')
   const trace = opts.traceConnections && HAS_STRACE
   const [cmd, argv] = trace
@@ -427,26 +493,7 @@ export async function resumeWithRealClient(transcript: Buffer | string, opts: Re
     : [bin, args]
   const timeoutMs = opts.timeoutMs ?? 120_000
   try {
-    const run = await new Promise<{
-      code: number | null
-      signal: NodeJS.Signals | null
-      stdout: string
-      stderr: string
-    }>((resolve, reject) => {
-      const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c))
-      child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c))
-      const term = setTimeout(() => child.kill('SIGTERM'), timeoutMs)
-      const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 5_000)
-      child.on('error', reject)
-      child.on('close', (code, signal) => {
-        clearTimeout(term)
-        clearTimeout(kill)
-        resolve({ code, signal, stdout, stderr })
-      })
-    })
+    const run = await runProcess(cmd, argv, cwd, env, timeoutMs)
     const after = readFileSync(file)
     const tail = after.subarray(after.subarray(0, original.length).equals(original) ? original.length : after.length)
     const appended = tail
