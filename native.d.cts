@@ -114,7 +114,11 @@ declare namespace binding {
     model: Uint32Array
     subagent: Uint8Array
     lane: Uint8Array
-    longContext: Uint8Array
+    /** How many of the thresholds given to usage() each bucket's requests' prompts exceed. */
+    promptBand: Uint8Array
+    /** Index in `speeds` of usage.speed ('' when absent). */
+    speed: Uint32Array
+    speeds: string[]
     requests: Float64Array
     inputTokens: Float64Array
     cacheCreationInputTokens: Float64Array
@@ -130,12 +134,26 @@ declare namespace binding {
     assistantEntries: number
     syntheticEntries: number
     sidechainReplays: number
+    /** Assistant entries whose usage was not an object or had a count or speed of the wrong type. */
+    malformedUsageEntries: number
+  }
+  interface ToolTargetCount { target: string; calls: number }
+  interface ToolTargetsInfo {
+    tool: string
+    kind?: 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+    calls: number
+    callsWithoutTarget: number
+    distinctTargets: number
+    top: ToolTargetCount[]
   }
   class EstateScan {
     readonly failure: DiscoverFailure | null
     files(summaries?: boolean): EstateFileInfo[]
     sessions(): SessionInfo[]
-    usage(): UsageColumns
+    /** promptThresholds: prompt sizes (tokens) that split the buckets into promptBands. */
+    usage(promptThresholds: number[]): UsageColumns
+    /** Per tool, over the buckets of the last usage() that `included` marks (empty: all): calls and top `limit` targets. */
+    toolTargets(included: Uint8Array, limit: number): ToolTargetsInfo[]
     /** Frees the native memory now; the object then reads as an empty estate. */
     release(): void
   }
@@ -517,6 +535,29 @@ declare namespace binding {
    */
   function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions): string | null
   // ---- end summary-window ----
+  // ---- in-place: atomic path swap and the Read.pages repair ----
+  /** Swaps the files two paths name in one step (Linux renameat2 RENAME_EXCHANGE); false when the
+   * platform or file system cannot, throws on any other failure. */
+  function exchangePaths(a: string, b: string): boolean
+  interface ReadPagesPatch { line: number; toolUseId: string; filePath: string; start: number; end: number }
+  interface ReadPagesLeft { line: number; toolUseId: string; reason: string; message: string }
+  interface ReadPagesRefusal {
+    kind: 'topology' | 'ambiguous' | 'invariant'
+    status?: string
+    line?: number
+    message: string
+  }
+  interface ReadPagesRepair {
+    patches: ReadPagesPatch[]
+    pending: ReadPagesLeft[]
+    ineligible: ReadPagesLeft[]
+    output?: Buffer
+    records: number
+    refusal?: ReadPagesRefusal
+  }
+  /** Plans, applies and self-checks the Read.pages repair of one transcript held in memory. */
+  function repairReadPages(buffer: Uint8Array, scope: 'active' | 'all'): ReadPagesRepair
+  // ---- end in-place ----
 }
 
 export = binding

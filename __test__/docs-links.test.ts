@@ -79,6 +79,7 @@ test('README.md and docs/ exist, with a page per command', (t) => {
     'pack',
     'archive',
     'restore',
+    'repair-read-pages',
   ])
     t.true(existsSync(join(ROOT, 'docs', 'commands', `${cmd}.md`)), `docs/commands/${cmd}.md`)
 })

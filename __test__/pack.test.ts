@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildPack, COMMENT_OPEN, Pack } from '../src-ts/compress/pack.js'
 import { composeSummary, ModelSummaryError, validateModelSummary } from '../src-ts/compress/model-summary.js'
-import { SECTION_HEADINGS } from '../src-ts/compress/deterministic-summary.js'
+import { SECTION_HEADINGS } from '../src-ts/compress/summary-sections.js'
 import { PLANTED, planted, plantedLines } from './helpers/summary-fixture.js'
 import { CLI, snapshot, tempDir } from './helpers/transcripts.js'
 

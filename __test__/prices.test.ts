@@ -1,6 +1,21 @@
 import test from 'ava'
 
-import { PRICE_TABLE_DATE, costUsd, normalizeModelId, priceFor, type TokenCounts } from '../src-ts/read/prices.js'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  PRICE_TABLE_DATE,
+  costUsd,
+  estimatePriceFor,
+  familyOf,
+  isLongContext,
+  normalizeModelId,
+  priceFor,
+  priceResolver,
+  promptThresholds,
+  type TokenCounts,
+} from '../src-ts/read/prices.js'
+import { stats } from '../src-ts/index.js'
+import { REAL, REPO } from './helpers/transcripts.js'
 
 const ZERO: TokenCounts = {
   inputTokens: 0,
@@ -202,4 +217,146 @@ test('cost accepts provider-decorated model ids', (t) => {
 test('zero tokens cost zero; non-finite counts are ignored', (t) => {
   t.is(costUsd(ZERO, 'claude-sonnet-4-5', false), 0)
   t.is(costUsd(tok({ inputTokens: Number.NaN, outputTokens: M }), 'claude-sonnet-4-5', false), 15)
+})
+
+const TABLE = JSON.parse(readFileSync(join(REPO, 'src-ts', 'read', 'prices.json'), 'utf8'))
+
+test('every row of prices.json names an https source and the ISO day it was checked', (t) => {
+  t.true(TABLE.rows.length >= 25)
+  const seen = new Set<string>()
+  for (const r of TABLE.rows) {
+    const what = `${r.model}${r.from ? ` from ${r.from}` : ''}`
+    t.regex(r.source, /^https:\/\/\S+$/, what)
+    t.regex(r.checked, /^\d{4}-\d{2}-\d{2}$/, what)
+    if (r.from) t.regex(r.from, /^\d{4}-\d{2}-\d{2}$/, what)
+    if (r.fast) {
+      t.regex(r.fast.source, /^https:\/\/\S+$/, `${what} fast`)
+      t.regex(r.fast.checked, /^\d{4}-\d{2}-\d{2}$/, `${what} fast`)
+      t.true(r.fast.multiplier > 1, what)
+    }
+    for (const k of ['input', 'output', 'cacheWrite5m', 'cacheWrite1h', 'cacheRead'])
+      t.true(typeof r[k] === 'number' && r[k] > 0, `${what} ${k}`)
+    t.false(seen.has(what), `duplicate row ${what}`)
+    seen.add(what)
+    t.is(normalizeModelId(r.model), r.model, `${what} is a normalized id`)
+  }
+  for (const [alias, target] of Object.entries(TABLE.aliases)) t.truthy(priceFor(target as string), alias)
+  t.is(
+    PRICE_TABLE_DATE,
+    TABLE.rows
+      .map((r: { checked: string }) => r.checked)
+      .sort()
+      .at(-1),
+  )
+})
+
+test('2026 models: Fable, Mythos, Opus 5 and 5.5, Sonnet 5 and 5.5, Haiku 5.5', (t) => {
+  t.like(priceFor('claude-fable-5'), { input: 10, output: 50, cacheWrite5m: 12.5, cacheWrite1h: 20, cacheRead: 1 })
+  t.like(priceFor('claude-mythos-5'), { input: 10, output: 50, cacheRead: 1 })
+  t.like(priceFor('claude-fable-5-1'), { input: 10, output: 50, cacheWrite5m: 12.5, cacheWrite1h: 20, cacheRead: 0.25 })
+  t.like(priceFor('claude-mythos-5-1'), { cacheRead: 0.25 })
+  t.like(priceFor('claude-fable-5-2'), { input: 8, output: 40, cacheWrite5m: 10, cacheWrite1h: 16, cacheRead: 0.2 })
+  t.like(priceFor('claude-opus-5'), { input: 5, output: 25, cacheWrite5m: 6.25, cacheWrite1h: 10, cacheRead: 0.5 })
+  t.like(priceFor('claude-opus-5-5'), { input: 4, output: 20, cacheWrite5m: 5, cacheWrite1h: 8, cacheRead: 0.2 })
+  t.like(priceFor('claude-sonnet-5'), { input: 2, output: 10, cacheWrite5m: 2.5, cacheWrite1h: 4, cacheRead: 0.2 })
+  t.like(priceFor('claude-haiku-5-5'), { input: 0.1, output: 0.5, cacheRead: 0.01 })
+  t.like(priceFor('claude-haiku-5-5')?.longContext, { thresholdTokens: 100_000, input: 0.5, output: 2.5 })
+  // Bedrock and dated spellings of the new models
+  t.like(priceFor('us.anthropic.claude-fable-5-20260609-v1:0'), { input: 10 })
+})
+
+test('dated rows: Sonnet 5.5 cache hits cost $0.20 before 2026-10-07 and $0.10 from then', (t) => {
+  const before = Date.parse('2026-10-06T23:59:59Z')
+  const after = Date.parse('2026-10-07T00:00:00Z')
+  t.is(priceFor('claude-sonnet-5-5', before)?.cacheRead, 0.2)
+  t.is(priceFor('claude-sonnet-5-5', after)?.cacheRead, 0.1)
+  t.is(priceFor('claude-sonnet-5-5')?.cacheRead, 0.1, 'no date: the newest row')
+  t.is(priceFor('claude-sonnet-5-5', Number.NaN)?.cacheRead, 0.1)
+  t.true(near(costUsd(tok({ cacheReadTokens: M }), 'claude-sonnet-5-5', false, { at: before }), 0.2))
+})
+
+test('fast mode multiplies every rate, cache rates included: 6x on Opus 4.6/4.7, 2x on Opus 4.8/5/5.5', (t) => {
+  const all = tok({ inputTokens: M, outputTokens: M, cacheWrite5mTokens: M, cacheWrite1hTokens: M, cacheReadTokens: M })
+  const standard = 5 + 25 + 6.25 + 10 + 0.5
+  for (const [model, k] of [
+    ['claude-opus-4-6', 6],
+    ['claude-opus-4-7', 6],
+    ['claude-opus-4-8', 2],
+    ['claude-opus-5', 2],
+  ] as const) {
+    t.true(near(costUsd(all, model, false), standard), model)
+    t.true(near(costUsd(all, model, false, { fast: true }), standard * k), model)
+    t.is(priceFor(model)?.fastMultiplier, k, model)
+  }
+  t.true(near(costUsd(tok({ inputTokens: M, outputTokens: M }), 'claude-opus-4-6', false, { fast: true }), 180))
+  t.true(near(costUsd(tok({ inputTokens: M, outputTokens: M }), 'claude-opus-5-5', false, { fast: true }), 48))
+  // No fast-mode rate: the API serves such a request at standard speed, and it is priced so.
+  t.is(priceFor('claude-opus-4-5')?.fastMultiplier, undefined)
+  t.is(costUsd(all, 'claude-opus-4-5', false, { fast: true }), costUsd(all, 'claude-opus-4-5', false))
+})
+
+test('an unknown version of a known family is estimated at the family newest rates; an unknown family is not', (t) => {
+  t.deepEqual(familyOf('claude-opus-4-6'), { name: 'opus', version: [4, 6] })
+  t.deepEqual(familyOf('claude-3-5-sonnet'), { name: 'sonnet', version: [3, 5] })
+  t.is(familyOf('gpt-5.5'), undefined)
+  const opus = estimatePriceFor('claude-opus-9-9-20270101')
+  t.true(opus?.estimated)
+  t.is(opus?.price.model, 'claude-opus-5-5')
+  t.is(estimatePriceFor('claude-fable-6')?.price.model, 'claude-fable-5-2')
+  t.is(estimatePriceFor('claude-haiku-7')?.price.model, 'claude-haiku-5-5')
+  t.false(estimatePriceFor('claude-opus-4-6')!.estimated)
+  t.is(estimatePriceFor('claude-nova-1'), undefined)
+  t.is(estimatePriceFor('<synthetic>'), undefined)
+  t.is(costUsd(tok({ inputTokens: M }), 'claude-opus-9-9', false), undefined, 'costUsd estimates only when asked')
+  t.true(near(costUsd(tok({ inputTokens: M }), 'claude-opus-9-9', false, { estimate: true }), 4))
+  const resolve = priceResolver()
+  t.is(resolve('claude-fable-9', 0)?.estimated, true)
+  t.is(resolve('claude-fable-9', 0)?.price.model, 'claude-fable-5-2')
+  t.is(resolve('mystery'), undefined)
+})
+
+test('long-context thresholds come from the table, and a prompt band maps to each model tier', (t) => {
+  const th = promptThresholds()
+  t.deepEqual(th, [100_000, 200_000])
+  const sonnet = priceFor('claude-sonnet-4-5')!
+  const haiku = priceFor('claude-haiku-5-5')!
+  // band = how many thresholds the prompt exceeds
+  t.false(isLongContext(sonnet, 1, th), 'over 100K but not 200K')
+  t.true(isLongContext(sonnet, 2, th))
+  t.true(isLongContext(haiku, 1, th))
+  t.false(isLongContext(haiku, 0, th))
+  t.false(isLongContext(priceFor('claude-opus-4-6')!, 2, th))
+})
+
+/** Every .jsonl under `dir`. */
+function jsonlUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n)
+    return statSync(p).isDirectory() ? jsonlUnder(p) : n.endsWith('.jsonl') ? [p] : []
+  })
+}
+
+test('every model in the fixtures, the generators and the real transcripts has a price of its own', async (t) => {
+  const roots = [join(REPO, 'fixtures')]
+  try {
+    statSync(REAL)
+    roots.push(REAL)
+  } catch {
+    t.log(`${REAL} is absent: checking the fixtures only`)
+  }
+  const models = new Set<string>()
+  for (const root of roots) {
+    const r = await stats({ paths: [root] })
+    for (const m of r.models) models.add(m.model)
+    t.deepEqual(r.pricing.unpriced, [], root)
+    t.deepEqual(r.pricing.estimated, [], root)
+  }
+  t.true(jsonlUnder(join(REPO, 'fixtures')).length > 10)
+  // Model ids the generators write, read from their source.
+  for (const gen of ['generate.mjs', 'cost-estate.mjs']) {
+    const src = readFileSync(join(REPO, 'fixtures', gen), 'utf8')
+    for (const m of src.matchAll(/'(claude-(?:opus|sonnet|haiku|fable|mythos)-[0-9][a-z0-9-]*)'/g)) models.add(m[1]!)
+  }
+  t.true(models.size >= 8, [...models].join(', '))
+  for (const m of models) t.truthy(priceFor(m), `no price for ${m}`)
 })

@@ -1,6 +1,6 @@
 import test from 'ava'
 
-import { createProgress, renderLine } from '../src-ts/cli/progress.js'
+import { createProgress, renderLine, withProgress } from '../src-ts/terminal/progress.js'
 
 interface FakeStream {
   isTTY: boolean
@@ -118,4 +118,26 @@ test('renderLine fits narrow terminals and handles zero totals', (t) => {
   t.regex(empty, /^ {2}0% \[-+\] 0 B\/0 B {2}0\/0 files$/)
   const over = renderLine({ bytesDone: 20, bytesTotal: 10, filesDone: 1, filesTotal: 1 }, 1, 80)
   t.true(over.startsWith('100% [#'), over)
+})
+
+test('withProgress draws while the work runs and clears the line when it ends or fails', async (t) => {
+  const s = fakeStream(true)
+  t.is(
+    await withProgress(async (onProgress) => {
+      onProgress(STATE)
+      return 42
+    }, asStream(s)),
+    42,
+  )
+  t.regex(s.chunks.join(''), /50%/)
+  t.is(s.chunks.at(-1), '\r\u001b[2K')
+  const failing = fakeStream(true)
+  await t.throwsAsync(
+    withProgress(async (onProgress) => {
+      onProgress(STATE)
+      throw new Error('scan failed')
+    }, asStream(failing)),
+    { message: 'scan failed' },
+  )
+  t.is(failing.chunks.at(-1), '\r\u001b[2K')
 })

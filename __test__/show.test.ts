@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { showSession, Item, ShowResult } from '../src-ts/read/show.js'
-import { renderHtml, renderMarkdown, renderText } from '../src-ts/read/show-render.js'
+import { renderHtml, renderMarkdown, renderText } from '../src-ts/cli/show-render.js'
 import native from '../src-ts/native.js'
 import { REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { buildPack } from '../src-ts/compress/pack.js'
 import { composeSummary, ModelSummaryError, validateModelSummary } from '../src-ts/compress/model-summary.js'
 import { produceSummary, runAnthropicSummarizer, runSummarizerCommand } from '../src-ts/compress/summarizers.js'
+import { SECTION, SECTION_HEADINGS } from '../src-ts/compress/summary-sections.js'
 import { planted } from './helpers/summary-fixture.js'
 import { tempDir } from './helpers/transcripts.js'
 
@@ -20,11 +21,11 @@ const groups = [...pack.matchAll(/^- group \\S+ \\(cite at least one\\): (\\S+)/
 const part = (name) => pack.split('## ' + name + '\\n')[1].split('\\n## ')[0]
 const records = [...(part('Mandatory Semantic Records') + part('Prior Compact Summaries')).matchAll(/^- (L\\d+) .*?full_text_json=(".*")$/gm)].map((m) => [m[1], JSON.parse(m[2])])
 const cite = records.map((r) => r[0]).join(' ')
-const heads = ['Current State', 'Timeline and Supersessions', 'Decisions and Reasons', 'Assistant Research Decisions and Rationales', 'Rejected or Superseded Alternatives', 'Evidence and Source Anchors', 'User Wording and Constraints', 'Risks, Unknowns, and Follow-Ups', 'Recent Raw Context Boundary']
+const heads = ${JSON.stringify(SECTION_HEADINGS)}
 const out = [comment, '']
 for (const h of heads) {
   out.push('## ' + h, '', '- What the records say about this, in order (' + cite + ').', '')
-  if (h === 'Evidence and Source Anchors') {
+  if (h === ${JSON.stringify(SECTION_HEADINGS[SECTION.evidence])}) {
     out.push('- Group anchors: ' + groups.join(' ') + '.', '', '### Mandatory Evidence Coverage')
     for (const [a, t] of records) out.push('- ' + a + ' support_text_json=' + JSON.stringify(t.trim().slice(0, 30)) + ' disposition=covered')
     out.push('')

@@ -1,14 +1,7 @@
 import test from 'ava'
 
-import {
-  formatBytes,
-  formatInt,
-  formatTokensCompact,
-  formatUsd,
-  renderTable,
-  stringWidth,
-  stripAnsi,
-} from '../src-ts/cli/table.js'
+import { formatBytes, formatInt, formatTokensCompact, formatUsd } from '../src-ts/terminal/format.js'
+import { renderTable, stringWidth, stripAnsi } from '../src-ts/terminal/table.js'
 
 test('stringWidth counts CJK and emoji as 2, ignores ANSI and combining marks', (t) => {
   t.is(stringWidth('abc'), 3)

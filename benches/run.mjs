@@ -20,6 +20,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { PEER_BIN, PEER_PREFIX, PEER_VERSION, installPeer } from './ccusage-peer.mjs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const REPO = path.resolve(HERE, '..')
@@ -30,9 +31,6 @@ const OUR_CLI = process.env.BENCH_OURS_CLI
   ? path.resolve(process.env.BENCH_OURS_CLI)
   : path.join(REPO, 'dist', 'src-ts', 'cli', 'main.js')
 const BASELINE = path.join(HERE, 'js-baseline.mjs')
-const PEER_VERSION = '20.0.24'
-const PEER_PREFIX = path.join(CACHE, 'peers', `ccusage-${PEER_VERSION}`)
-const PEER_BIN = path.join(PEER_PREFIX, 'node_modules', '.bin', 'ccusage')
 const EMPTY_HOME = path.join(CACHE, 'empty-home')
 const RESULTS_MD = path.join(HERE, 'RESULTS.md')
 const RESULTS_JSON = path.join(HERE, 'results.json')
@@ -461,16 +459,9 @@ function ensurePeer(notes) {
   const nativeDir = path.join(PEER_PREFIX, 'node_modules', ...nativePkg.split('/'))
   if (!pkg || pkg.version !== PEER_VERSION || !fs.existsSync(PEER_BIN) || !fs.existsSync(nativeDir)) {
     log(`[bench] installing ccusage@${PEER_VERSION} into ${rel(PEER_PREFIX)}`)
-    fs.mkdirSync(PEER_PREFIX, { recursive: true })
-    const r = spawnSync(
-      'npm',
-      ['install', '--prefix', PEER_PREFIX, '--no-audit', '--no-fund', '--save-exact', `ccusage@${PEER_VERSION}`],
-      {
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    )
-    if (r.status !== 0) {
-      notes.push(`ccusage ${PEER_VERSION}: npm install failed (exit ${r.status}); peer not measured.`)
+    const status = installPeer()
+    if (status !== 0) {
+      notes.push(`ccusage ${PEER_VERSION}: npm install failed (exit ${status}); peer not measured.`)
       return null
     }
   }
@@ -1069,11 +1060,12 @@ async function main() {
 
   // Write outputs.
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
-  // The History section at the end is written by hand: a full run keeps it.
+  // The sections written by hand (History) or by benches/cli-startup.mjs (CLI start-up) close
+  // the file: a full run keeps them.
   const previous = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  const history = previous.indexOf('\n## History\n')
+  const kept = ['\n## CLI start-up', '\n## History\n'].map((title) => previous.indexOf(title)).filter((at) => at >= 0)
   const md = renderMarkdown(results, inputs, opts, oursBuilt, peer)
-  fs.writeFileSync(RESULTS_MD, history >= 0 ? md.replace(/\n*$/, '\n') + previous.slice(history) : md)
+  fs.writeFileSync(RESULTS_MD, kept.length ? md.replace(/\n*$/, '\n') + previous.slice(Math.min(...kept)) : md)
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')

@@ -13,6 +13,10 @@ const win = process.platform === 'win32'
 // cargo: PATH first, then the rustup default location.
 process.env.PATH = `${process.env.PATH ?? ''}${delimiter}${join(homedir(), '.cargo', 'bin')}`
 
+// --full: the slow loops that `npm test` samples (e.g. every crash point of the in-place
+// transaction) run whole.
+if (process.argv.includes('--full')) process.env.CLAUDE_JSONL_TEST_FULL = '1'
+
 let passed = 0
 let failed = 0
 

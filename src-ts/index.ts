@@ -5,7 +5,15 @@ import { EstateOptions, Roots, scanEstateFiles } from './read/estate.js'
 import { ClaudeJsonlError, inputError } from './errors.js'
 
 export { stats } from './read/stats.js'
-export type { GroupBy, StatsGroup, StatsOptions, StatsReport, TokenTotals } from './read/stats.js'
+export type {
+  GroupBy,
+  PricingNotes,
+  StatsGroup,
+  StatsOptions,
+  StatsReport,
+  TokenTotals,
+  ToolTargets,
+} from './read/stats.js'
 export { doctor, KNOWN_TYPES } from './read/doctor.js'
 export type { DoctorFile, DoctorOptions, DoctorReport, Finding } from './read/doctor.js'
 export { resolveRoots, claudeConfigDirs } from './read/estate.js'
@@ -13,18 +21,21 @@ export { resolveSession, discoverFiles } from './read/session-ref.js'
 export type { SessionRef } from './read/session-ref.js'
 export { showSession } from './read/show.js'
 export type { ShowOptions, ShowResult, Turn, Item, RequestUsage } from './read/show.js'
-export { renderShow } from './read/show-render.js'
-export type { ShowFormat } from './read/show-render.js'
-export { timeline, renderTimeline } from './read/timeline.js'
+export { renderShow } from './cli/show-render.js'
+export type { ShowFormat } from './cli/show-render.js'
+export { timeline } from './read/timeline.js'
+export { renderTimeline } from './cli/timeline-render.js'
 export { listSessions } from './read/sessions.js'
 export type { SessionListing, SessionSummary, SessionsOptions, TitleSource } from './read/sessions.js'
 export { teleportId, teleportUuid, uuid5, parseTeleportId } from './read/teleport.js'
 export type { TeleportOptions, TeleportResult } from './read/teleport.js'
 export { find, defaultIndexDir } from './read/find.js'
 export type { FindOptions, FindHit, FindReport } from './read/find.js'
-export { validate, renderValidation } from './read/validate.js'
+export { validate } from './read/validate.js'
+export { renderValidation } from './cli/validate-render.js'
 export type { ValidationReport, ValidationIssue } from './read/validate.js'
-export { plan, planIndex, renderPlan, stopMessage, lineSetDigest } from './compress/plan.js'
+export { plan, planIndex, stopMessage, lineSetDigest } from './compress/plan.js'
+export { renderPlan } from './cli/plan-render.js'
 export type {
   PlanOptions,
   PlanReport,
@@ -40,9 +51,24 @@ export type {
   CheckpointPolicy,
 } from './compress/plan.js'
 export { compress, compressWith, planSource } from './compress/compress.js'
-export type { CompressOptions, CompressReport, Summarizer, SummaryRequest, SummaryResult } from './compress/compress.js'
+export type { CompressOptions, CompressReport } from './compress/compress.js'
+export type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './compress/summarizer.js'
+export { compressInPlace, checkLiveReplacement } from './compress/in-place.js'
+export type { InPlaceOptions, InPlaceCompressResult, LiveReplacementOptions } from './compress/in-place.js'
+export { replaceInPlace, writeNumberedBackup, TRANSACTION_STEPS } from './compress/transaction.js'
+export type {
+  ReplaceOptions,
+  ReplaceResult,
+  Receipt,
+  Candidate,
+  Frozen,
+  OperationState,
+} from './compress/transaction.js'
+export { repairReadPages } from './compress/repair-read-pages.js'
+export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'
+export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'
+export type { LiveSessions, LiveHolder, StaleRecord, RegistryRecord } from './read/live-sessions.js'
 export { packFor, summarizerFor } from './compress/summarize.js'
-export type { SummaryOptions } from './compress/summarize.js'
 export { buildPack } from './compress/pack.js'
 export type { Pack, PackManifest, PackOptions } from './compress/pack.js'
 export { validateModelSummary, composeSummary, ModelSummaryError } from './compress/model-summary.js'
@@ -63,7 +89,8 @@ export { ClaudeJsonlError, EXIT } from './errors.js'
 export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
 export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'
 export { isArchiveRoot, openArchiveView, archiveViewDir } from './archive/view.js'
-export { costUsd, priceFor, normalizeModelId } from './read/prices.js'
+export { costUsd, priceFor, estimatePriceFor, normalizeModelId, PRICE_TABLE_DATE } from './read/prices.js'
+export type { CostOptions, ModelPrice, PriceMatch, TokenCounts } from './read/prices.js'
 export type {
   EstateFileInfo,
   ProgressSnapshot,

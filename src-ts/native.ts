@@ -12,6 +12,7 @@ export type {
   ScanSummary,
   SessionInfo,
   TranscriptIndex,
+  ToolTargetsInfo,
   UsageColumns,
   ProgressSnapshot,
 } from '#native'

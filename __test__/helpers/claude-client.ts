@@ -3,7 +3,7 @@
 // cache once, resume a transcript copied into a throw-away HOME, record what it sends.
 // Nothing leaves 127.0.0.1: the client gets only the environment below (env -i style), with the
 // API base URL on the mock, a dummy key and every optional traffic switched off.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import {
   appendFileSync,
   existsSync,
@@ -237,23 +237,23 @@ function contentEvents(content: any[]): Record<string, unknown>[] {
   )
 }
 
-function closingEvents(stopReason: string): Record<string, unknown>[] {
-  return [
-    { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } },
-    { type: 'message_stop' },
-  ]
-}
-
 /** A Messages API mock on an ephemeral port of 127.0.0.1. Every request is recorded;
  * `POST /v1/messages` answers the text `ok` (streamed as SSE when asked; see MockOptions),
  * count_tokens a count, anything else 404. It closes itself after `lifetimeMs`. */
-export function startMockApi(lifetimeMs = 180_000, mockOpts: MockOptions = {}): Promise<MockApi> {
+export function startMockApi(lifetimeMs = 180_000, opts: MockOptions = {}): Promise<MockApi> {
   const requests: RecordedRequest[] = []
   let n = 0
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
+    // With delayMs, message requests are answered late: the client stays alive (and registered
+    // as a live session) meanwhile.
     req.on('end', () => {
+      const delay = (req.url ?? '').split('?')[0] === '/v1/messages' ? (opts.delayMs ?? 0) : 0
+      if (delay > 0) setTimeout(answer, delay).unref()
+      else answer()
+    })
+    const answer = () => {
       let raw = ''
       let body: any
       try {
@@ -276,11 +276,8 @@ export function startMockApi(lifetimeMs = 180_000, mockOpts: MockOptions = {}): 
         })
       }
       n += 1
-      const id = n
-      const content = mockOpts.reply?.(id, body) ?? [{ type: 'text', text: 'ok' }]
-      const stopReason = content.some((b: any) => b?.type === 'tool_use') ? 'tool_use' : 'end_turn'
       const message = {
-        id: `msg_mock_${id}`,
+        id: `msg_mock_${n}`,
         type: 'message',
         role: 'assistant',
         model: body?.model ?? 'mock',
@@ -289,18 +286,27 @@ export function startMockApi(lifetimeMs = 180_000, mockOpts: MockOptions = {}): 
         stop_sequence: null,
         usage: USAGE,
       }
-      const answer = () => {
-        if (!body?.stream) return json(200, { ...message, content, stop_reason: stopReason })
-        res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          'request-id': `req_mock_${id}`,
-        })
-        res.end(sse([{ type: 'message_start', message }, ...contentEvents(content), ...closingEvents(stopReason)]))
-      }
-      if (mockOpts.delayMs) setTimeout(answer, mockOpts.delayMs)
-      else answer()
-    })
+      const content = opts.reply?.(n, body) ?? [{ type: 'text', text: 'ok' }]
+      const stopReason = content.some((b: any) => b?.type === 'tool_use') ? 'tool_use' : 'end_turn'
+      if (!body?.stream) return json(200, { ...message, content, stop_reason: stopReason })
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'request-id': `req_mock_${n}`,
+      })
+      res.end(
+        sse([
+          { type: 'message_start', message },
+          ...contentEvents(content),
+          {
+            type: 'message_delta',
+            delta: { stop_reason: stopReason, stop_sequence: null },
+            usage: { output_tokens: 1 },
+          },
+          { type: 'message_stop' },
+        ]),
+      )
+    }
   })
   return new Promise((resolve, reject) => {
     server.once('error', reject)
@@ -420,8 +426,7 @@ function foreignConnects(log: string): string[] {
     .filter((l) => /sa_family=AF_INET6?/.test(l))
 }
 
-/** The client's whole environment (nothing from the caller's): a throw-away HOME and config
- * folder, the API on the loopback mock with a dummy key, and every optional traffic off. */
+/** The whole environment the client gets: a throw-away HOME, the mock as API, no optional traffic. */
 export function clientEnv(home: string, tmp: string, mockUrl: string): Record<string, string> {
   return {
     HOME: home,
@@ -466,6 +471,69 @@ export function runProcess(
       resolve({ code, signal, stdout, stderr })
     })
   })
+}
+
+export interface HeldSession {
+  child: ChildProcess
+  /** The client's registry record `<config>/sessions/<pid>.json`, once it appeared. */
+  registry: string
+  record: Record<string, unknown>
+  mock: MockApi
+  /** SIGKILL (leaves the registry record behind, as a crash does) or SIGTERM, then closes the mock. */
+  stop(signal?: NodeJS.Signals): Promise<void>
+}
+
+/** Starts the real client resuming `sessionId` from `<home>/.claude/projects/...` (already in
+ * place) against a mock that answers only after `delayMs`, and resolves once the client has
+ * registered the session as live. */
+export async function holdSessionWithRealClient(
+  home: string,
+  sessionId: string,
+  opts: { delayMs?: number; timeoutMs?: number } = {},
+): Promise<HeldSession> {
+  const bin = await ensureClaudeClient()
+  const tmp = mkdtempSync(join(tmpdir(), 'cj-held-'))
+  const cwd = join(tmp, 'work')
+  mkdirSync(cwd, { recursive: true })
+  const mock = await startMockApi(180_000, { delayMs: opts.delayMs ?? 120_000 })
+  const args = [
+    '-p',
+    PROMPT,
+    '--resume',
+    sessionId,
+    '--output-format',
+    'json',
+    '--max-turns',
+    '1',
+    '--model',
+    CLIENT_MODEL,
+  ]
+  const child = spawn(bin, args, { cwd, env: clientEnv(home, tmp, mock.url), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr!.setEncoding('utf8').on('data', (c) => (stderr += c))
+  child.stdout!.resume()
+  const exited = new Promise<void>((res) => child.on('close', () => res()))
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    await exited
+    await mock.close()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  const registry = join(home, '.claude', 'sessions', `${child.pid}.json`)
+  const deadline = Date.now() + (opts.timeoutMs ?? 90_000)
+  for (;;) {
+    try {
+      const record = JSON.parse(readFileSync(registry, 'utf8'))
+      if (record.sessionId === sessionId) return { child, registry, record, mock, stop }
+    } catch {
+      // not written yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop('SIGKILL')
+      throw new Error(`claude-client: no registry record for ${sessionId} at ${registry}: ${stderr.slice(0, 500)}`)
+    }
+    await sleep(100)
+  }
 }
 
 /** Resumes `transcript` with the real client (`-p continue --resume <id> --output-format json

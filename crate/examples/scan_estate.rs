@@ -28,9 +28,11 @@ fn main() {
     let subagent: Vec<bool> = files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
     let t3 = Instant::now();
     let repeat: usize = std::env::var("AGG_REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
-    let mut report = claude_jsonl::read::usage::aggregate(&flat, &session_of_file, &subagent);
+    // The prompt thresholds the price table holds today (stats passes them from prices.json).
+    let thresholds = [100_000, 200_000];
+    let mut report = claude_jsonl::read::usage::aggregate(&flat, &session_of_file, &subagent, &thresholds);
     for _ in 1..repeat {
-        report = claude_jsonl::read::usage::aggregate(&flat, &session_of_file, &subagent);
+        report = claude_jsonl::read::usage::aggregate(&flat, &session_of_file, &subagent, &thresholds);
     }
     let t_usage = t3.elapsed();
     let t4 = Instant::now();

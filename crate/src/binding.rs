@@ -1,6 +1,8 @@
 //! The Node-API binding: the only module that knows about JS. It converts types and maps
 //! errors; every decision is made in the core modules or in TypeScript.
 
+mod in_place;
+
 use crate::estate::{self, EstateFile, FileKind};
 use crate::io_message;
 use crate::read::{facts, usage};
@@ -11,6 +13,8 @@ use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+
+mod tool_targets;
 
 #[napi]
 pub fn version() -> String {
@@ -396,7 +400,11 @@ pub struct UsageColumns {
     pub subagent: Uint8Array,
     /// 0 none, 1 vertex, 2 other
     pub lane: Uint8Array,
-    pub long_context: Uint8Array,
+    /// How many of the prompt thresholds given to `usage` the requests' prompts exceed.
+    pub prompt_band: Uint8Array,
+    /// Index in `speeds` of `usage.speed` ("" when absent).
+    pub speed: Uint32Array,
+    pub speeds: Vec<String>,
     pub requests: Float64Array,
     pub input_tokens: Float64Array,
     pub cache_creation_input_tokens: Float64Array,
@@ -415,6 +423,7 @@ pub struct UsageColumns {
     pub assistant_entries: f64,
     pub synthetic_entries: f64,
     pub sidechain_replays: f64,
+    pub malformed_usage_entries: f64,
 }
 
 /// An estate scan held in Rust: file list, sessions, and (on request) usage.
@@ -426,6 +435,8 @@ pub struct EstateScan {
     pruned: Vec<bool>,
     session_of_file: Vec<u32>,
     sessions: Vec<estate::Session>,
+    /// Tool calls by target from the last `usage` call, for `toolTargets`.
+    tool_targets: Option<(crate::read::tool_targets::TargetCounts, Vec<String>)>,
 }
 
 #[napi]
@@ -482,6 +493,7 @@ impl EstateScan {
         self.pruned = Vec::new();
         self.session_of_file = Vec::new();
         self.sessions = Vec::new();
+        self.tool_targets = None;
     }
 
     #[napi]
@@ -497,12 +509,15 @@ impl EstateScan {
             .collect()
     }
 
+    /// `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
     #[napi]
-    pub fn usage(&self) -> UsageColumns {
+    pub fn usage(&mut self, prompt_thresholds: Vec<f64>) -> UsageColumns {
         let empty = Scan::default();
         let scans: Vec<&Scan> = self.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
         let subagent: Vec<bool> = self.files.iter().map(|f| f.kind == FileKind::Subagent).collect();
-        let r = usage::aggregate(&scans, &self.session_of_file, &subagent);
+        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
+        let mut r = usage::aggregate(&scans, &self.session_of_file, &subagent, &thresholds);
+        self.tool_targets = Some((std::mem::take(&mut r.tool_targets), r.tool_names.clone()));
         let col =
             |f: &dyn Fn(&usage::Tokens) -> u64| Float64Array::new(r.buckets.iter().map(|(_, t)| f(t) as f64).collect());
         UsageColumns {
@@ -513,7 +528,9 @@ impl EstateScan {
             model: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.model).collect()),
             subagent: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.subagent as u8).collect()),
             lane: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.lane as u8).collect()),
-            long_context: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.long_context as u8).collect()),
+            prompt_band: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.prompt_band).collect()),
+            speed: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.speed).collect()),
+            speeds: r.speeds.clone(),
             requests: col(&|t| t.requests),
             input_tokens: col(&|t| t.input),
             cache_creation_input_tokens: col(&|t| t.cache_creation),
@@ -529,6 +546,7 @@ impl EstateScan {
             assistant_entries: r.assistant_entries as f64,
             synthetic_entries: r.synthetic_entries as f64,
             sidechain_replays: r.sidechain_replays as f64,
+            malformed_usage_entries: r.malformed_usage_entries as f64,
         }
     }
 }
@@ -554,6 +572,7 @@ impl Task for ScanEstateTask {
                     pruned: vec![],
                     session_of_file: vec![],
                     sessions: vec![],
+                    tool_targets: None,
                 })
             }
         };
@@ -570,7 +589,7 @@ impl Task for ScanEstateTask {
             .collect();
         let refs: Vec<Option<&Scan>> = scans.iter().map(|s| s.as_ref().ok()).collect();
         let (sessions, session_of_file) = estate::sessions(&files, &refs);
-        Ok(EstateScan { failure: None, files, scans, pruned, session_of_file, sessions })
+        Ok(EstateScan { failure: None, files, scans, pruned, session_of_file, sessions, tool_targets: None })
     }
     fn resolve(&mut self, _env: Env, output: EstateScan) -> Result<EstateScan> {
         Ok(output)

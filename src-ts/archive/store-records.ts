@@ -11,7 +11,14 @@
 //   (TOOL_NOT_STARTED when no `tool/call` was recorded, TOOL_OUTCOME_UNKNOWN when one was), then
 //   the open step's `step/end` and an interrupted `turn/end`. They continue the seq and reuse the
 //   last event's time, so the same log always gets the same closers.
-import type { StoredEvent } from './store.js'
+
+/** One event of a stored session: its sequence number, type, time and payload. */
+export interface StoredEvent {
+  seq: number
+  type: string
+  time?: number
+  data?: unknown
+}
 
 export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
 export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'

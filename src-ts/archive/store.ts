@@ -12,7 +12,9 @@ import { join } from 'node:path'
 import native from '../native.js'
 import type { StoreLock } from '#native'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
-import { decodeRecord, packChunks, recoveryClosers } from './store-records.js'
+import { decodeRecord, packChunks, recoveryClosers, type StoredEvent } from './store-records.js'
+
+export type { StoredEvent } from './store-records.js'
 
 export type Compression = 'zstd' | 'none'
 export const SESSION_FORMAT_VERSION = 0
@@ -63,13 +65,6 @@ export interface SessionHeader {
   origin?: string
   delegationDepth: number
   agentPreset?: string
-}
-
-export interface StoredEvent {
-  seq: number
-  type: string
-  time?: number
-  data?: unknown
 }
 
 export interface LoadedSession {

@@ -1,24 +1,11 @@
 // `claude-jsonl archive [ROOTS...] --to DIR`: mirrors the estate into an archive root
 // incrementally, with a progress bar and a summary (or the report as JSON).
-import { parseCommand, print } from './args.js'
 import { archive, ArchiveReport } from '../archive/archive.js'
-import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
-
-export const ARCHIVE_USAGE = `claude-jsonl archive [PATH...] --to DIR [--projects DIR] [--json]`
-
-const HELP = `${ARCHIVE_USAGE}
-
-Mirrors every session and subagent transcript of the estate (same roots as stats) into the
-archive root DIR, a session store Claude Code's 30-day cleanup does not touch. Each run stores
-only what changed: bytes appended since the last run become new frames; a transcript Claude
-Code rewrote is kept as a new generation beside the old one; unchanged files are skipped from
-their size, mtime and inode. Transcripts deleted from the estate stay in the archive.
-
-Exit codes: 0 everything archived, 1 some transcripts could not be archived (each named on
-stderr; the rest were), 2 bad usage, 3 an estate root or DIR is missing, unreadable or not
-an archive, or another archive run holds DIR.`
+import { EXIT } from '../errors.js'
+import { defineCommand, text } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { withProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
 const ratio = (r: number | null) => (r === null ? '-' : `${r.toFixed(2)}x`)
 
@@ -37,28 +24,34 @@ export function renderArchive(r: ArchiveReport): string {
   ].join('\n')
 }
 
-export async function runArchive(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('archive', args, {
-    to: { type: 'string' },
-    projects: { type: 'string' },
-    json: { type: 'boolean' },
-  })
-  if (values.help) return (print(HELP), EXIT.ok)
-  if (!values.to) throw usageError('archive: --to DIR is required (see claude-jsonl archive --help)')
-  const bar = createProgress(process.stderr)
-  let report: ArchiveReport
-  try {
-    report = await archive({
-      paths: positionals,
-      projects: values.projects,
-      to: values.to,
-      onProgress: (p) => bar.update(p),
-    })
-  } finally {
-    bar.done()
-  }
-  for (const f of report.failures)
-    process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
-  print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
-  return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
-}
+export const command = defineCommand({
+  name: 'archive',
+  args: '[PATH...]',
+  options: {
+    to: text('DIR', 'the archive root', { required: true }),
+    projects: PROJECTS,
+    json: JSON_OUTPUT,
+  },
+  description: `Mirrors every session and subagent transcript of the estate (same roots as stats) into the
+archive root DIR, a session store Claude Code's 30-day cleanup does not touch. Each run stores
+only what changed: bytes appended since the last run become new frames; a transcript Claude
+Code rewrote is kept as a new generation beside the old one; unchanged files are skipped from
+their size, mtime and inode. Transcripts deleted from the estate stay in the archive.`,
+  exitCodes: `Exit codes: 0 everything archived, 1 some transcripts could not be archived (each named on
+stderr; the rest were), 2 bad usage, 3 an estate root or DIR is missing, unreadable or not
+an archive, or another archive run holds DIR.`,
+  async run({ values, positionals, print }) {
+    const report = await withProgress((onProgress) =>
+      archive({
+        paths: positionals,
+        projects: values.projects,
+        to: values.to,
+        onProgress,
+      }),
+    )
+    for (const f of report.failures)
+      process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
+    print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
+    return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
+  },
+})

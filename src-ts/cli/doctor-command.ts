@@ -1,6 +1,12 @@
-// `claude-jsonl doctor`: renders a DoctorReport.
-import type { DoctorReport } from '../read/doctor.js'
-import { formatInt, renderTable } from './table.js'
+// `claude-jsonl doctor [PATH...]`: what is wrong with the estate's transcripts (bad lines, unknown
+// record types, a dedupe key that stopped matching...), flagged files first.
+import { doctor, type DoctorReport } from '../read/doctor.js'
+import { EXIT } from '../errors.js'
+import { withProgress } from '../terminal/progress.js'
+import { defineCommand, flag } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { formatInt } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}): string {
   const out: string[] = []
@@ -47,3 +53,24 @@ export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}):
   out.push(r.clean ? 'No problems flagged.' : `${formatInt(r.flagged)} of ${formatInt(t.files)} files flagged.`)
   return out.join('\n')
 }
+
+export const command = defineCommand({
+  name: 'doctor',
+  args: '[PATH...]',
+  options: {
+    projects: PROJECTS,
+    verbose: flag('list every file with an informational finding, not one line per kind'),
+    json: JSON_OUTPUT,
+  },
+  description: `Checks every transcript of the estate (same roots as stats): lines that are not JSON objects,
+torn tails, unknown record types, a dedupe key that no longer collapses streamed fragments,
+transcripts past Claude Code's cleanup age. Nothing is written.`,
+  exitCodes: 'Exit codes: 0 nothing flagged, 1 some files flagged, 2 bad usage, 3 a missing or unreadable path.',
+  async run({ values, positionals, print }) {
+    const report = await withProgress((onProgress) =>
+      doctor({ paths: positionals, projects: values.projects, onProgress }),
+    )
+    print(values.json ? JSON.stringify(report, null, 2) : renderDoctor(report, { verbose: values.verbose }))
+    return report.clean ? EXIT.ok : EXIT.flagged
+  },
+})

@@ -1,33 +1,13 @@
 // `claude-jsonl find TERMS...`: ranked search; prints hits with snippets, or the report as JSON.
 // Every answer starts with its scope: what was searched, and the index's age when one was used.
-import { parseCommand } from './args.js'
 import { find } from '../read/find.js'
+import { emptyEstateNotice } from '../read/estate.js'
 import type { FindReport } from '../read/find.js'
-import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
-
-const OPTIONS = {
-  projects: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  since: { type: 'string' },
-  project: { type: 'string' },
-  limit: { type: 'string' },
-  tools: { type: 'boolean' },
-  thinking: { type: 'boolean' },
-  'index-dir': { type: 'string' },
-  'no-index': { type: 'boolean' },
-} as const
-
-export const FIND_HELP = `claude-jsonl find TERMS... [--projects DIR] [--since DATE] [--project NAME]
-                  [--limit N] [--tools] [--thinking] [--index-dir DIR | --no-index] [--json]
-
-Ranked (BM25) search of human and assistant text across the estate, one hit per session.
-Sessions holding only some of the terms still rank. "quoted words" (or one argument of
-several words) also count as a phrase. --tools adds tool inputs and results, --thinking
-adds thinking. The index lives in $XDG_CACHE_HOME/claude-jsonl/find (else
-~/.cache/claude-jsonl/find), never in the estate.`
+import { EXIT } from '../errors.js'
+import { defineCommand, flag, runCommand, text, wholeNumber } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { withProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
 function age(ms: number): string {
   const s = ms / 1000
@@ -83,37 +63,48 @@ export function renderFind(r: FindReport): string {
   return out.join('\n')
 }
 
-export async function runFind(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('find', args, OPTIONS)
-  if (values.help) {
-    process.stdout.write(FIND_HELP + '\n')
+export const command = defineCommand({
+  name: 'find',
+  args: 'TERMS...',
+  options: {
+    projects: PROJECTS,
+    since: text('DATE', 'only sessions active on or after DATE'),
+    project: text('NAME', 'only project folders containing NAME (/ matches -)'),
+    limit: wholeNumber('N', 'at most N hits (default 10)', { min: 1 }),
+    tools: flag('search tool inputs and results too'),
+    thinking: flag('search thinking too'),
+    'index-dir': text('DIR', 'keep the index in DIR'),
+    'no-index': flag('read every transcript now, without an index'),
+    json: JSON_OUTPUT,
+  },
+  conflicts: [['index-dir', 'no-index']],
+  description: `Ranked (BM25) search of human and assistant text across the estate, one hit per session.
+Sessions holding only some of the terms still rank. "quoted words" (or one argument of
+several words) also count as a phrase. --tools adds tool inputs and results, --thinking
+adds thinking. The index lives in $XDG_CACHE_HOME/claude-jsonl/find (else
+~/.cache/claude-jsonl/find), never in the estate.`,
+  exitCodes: 'Exit codes: 0 ok, 2 bad usage (no term, a bad date), 3 a missing or unreadable estate root.',
+  async run({ values, positionals, print }) {
+    const report = await withProgress((onProgress) =>
+      find(positionals, {
+        projects: values.projects,
+        since: values.since,
+        project: values.project,
+        limit: values.limit,
+        tools: values.tools,
+        thinking: values.thinking,
+        indexDir: values['index-dir'],
+        noIndex: values['no-index'],
+        onProgress,
+      }),
+    )
+    if (report.scope.filesTotal === 0)
+      process.stderr.write(
+        `claude-jsonl: ${emptyEstateNotice({ roots: report.scope.roots, source: report.scope.rootsSource })}\n`,
+      )
+    print(values.json ? JSON.stringify(report, null, 2) : renderFind(report))
     return EXIT.ok
-  }
-  if (values['no-index'] && values['index-dir']) throw usageError('--index-dir and --no-index exclude each other')
-  let limit: number | undefined
-  if (values.limit !== undefined) {
-    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1)
-      throw usageError(`--limit expects a positive whole number, got '${values.limit}'`)
-    limit = Number(values.limit)
-  }
-  const bar = createProgress(process.stderr)
-  try {
-    const report = await find(positionals, {
-      projects: values.projects,
-      since: values.since,
-      project: values.project,
-      limit,
-      tools: values.tools,
-      thinking: values.thinking,
-      indexDir: values['index-dir'],
-      noIndex: values['no-index'],
-      onProgress: (p) => bar.update(p),
-    })
-    bar.done()
-    const text = values.json ? JSON.stringify(report, null, 2) : renderFind(report)
-    process.stdout.write(text + '\n')
-    return EXIT.ok
-  } finally {
-    bar.done()
-  }
-}
+  },
+})
+
+export const runFind = (args: string[]) => runCommand(command, args)

@@ -1,58 +1,51 @@
 // `claude-jsonl restore ARCHIVE [SESSION...|--all] --to DIR`: archived transcripts written
 // back byte-identical (SHA-256 checked), never replacing a different file.
-import { parseCommand, print } from './args.js'
 import { restore, RestoreReport } from '../archive/archive.js'
 import { EXIT, usageError } from '../errors.js'
-import { createProgress } from './progress.js'
-import { formatBytes, formatInt } from './table.js'
+import { defineCommand, flag, text } from './command.js'
+import { JSON_OUTPUT } from './common-options.js'
+import { withProgress } from '../terminal/progress.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
 
-export const RESTORE_USAGE = `claude-jsonl restore ARCHIVE (SESSION... | --all) --to DIR [--into-claude-dir] [--json]`
+export function renderRestore(r: RestoreReport): string {
+  return `Restored ${formatInt(r.written)} transcripts into ${r.to}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s`
+}
 
-const HELP = `${RESTORE_USAGE}
-
-Writes archived transcripts back, byte-identical to the bytes archived last (checked by
+export const command = defineCommand({
+  name: 'restore',
+  args: 'ARCHIVE (SESSION... | --all)',
+  options: {
+    to: text('DIR', 'where the transcripts are written', { required: true }),
+    all: flag('restore every archived session'),
+    'into-claude-dir': flag('allow DIR inside a .claude folder'),
+    json: JSON_OUTPUT,
+  },
+  description: `Writes archived transcripts back, byte-identical to the bytes archived last (checked by
 SHA-256), as DIR/<project>/<session>.jsonl with subagents under DIR/<project>/<session>/.
 SESSION is a session uuid or a unique prefix (with its subagents, old-layout agent-*.jsonl
 files whose records name it included); --all restores everything. A file already at
 the target is left alone: skipped when identical, an error when different. DIR may not be
 inside a .claude folder unless --into-claude-dir is given. Restored files keep the mtime
 recorded at archive time (except inside a Claude config folder, where that would get them
-deleted again by the 30-day cleanup).
-
-Exit codes: 0 restored, 1 some files could not be restored or were refused (each named on
+deleted again by the 30-day cleanup).`,
+  exitCodes: `Exit codes: 0 restored, 1 some files could not be restored or were refused (each named on
 stderr: a header placing a file outside DIR, or a symbolic link leading out of it), 2 bad
 usage (no SESSION or --all, an ambiguous prefix, a target inside .claude), 3 ARCHIVE is
-missing or not an archive, or no session matches.`
-
-export function renderRestore(r: RestoreReport): string {
-  return `Restored ${formatInt(r.written)} transcripts into ${r.to}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s`
-}
-
-export async function runRestore(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('restore', args, {
-    to: { type: 'string' },
-    all: { type: 'boolean' },
-    'into-claude-dir': { type: 'boolean' },
-    json: { type: 'boolean' },
-  })
-  if (values.help) return (print(HELP), EXIT.ok)
-  const [root, ...sessions] = positionals
-  if (!root) throw usageError('restore: name the archive (see claude-jsonl restore --help)')
-  if (!values.to) throw usageError('restore: --to DIR is required (see claude-jsonl restore --help)')
-  const bar = createProgress(process.stderr)
-  let report: RestoreReport
-  try {
-    report = await restore(root, {
-      sessions,
-      all: values.all,
-      to: values.to,
-      intoClaudeDir: values['into-claude-dir'],
-      onProgress: (p) => bar.update(p),
-    })
-  } finally {
-    bar.done()
-  }
-  for (const f of report.files) if (f.error) process.stderr.write(`claude-jsonl: ${f.error}\n`)
-  print(values.json ? JSON.stringify(report, null, 2) : renderRestore(report))
-  return report.failed > 0 ? EXIT.flagged : EXIT.ok
-}
+missing or not an archive, or no session matches.`,
+  async run({ values, positionals, print }) {
+    const [root, ...sessions] = positionals
+    if (!root) throw usageError('restore: name the archive (see claude-jsonl restore --help)')
+    const report = await withProgress((onProgress) =>
+      restore(root, {
+        sessions,
+        all: values.all,
+        to: values.to,
+        intoClaudeDir: values['into-claude-dir'],
+        onProgress,
+      }),
+    )
+    for (const f of report.files) if (f.error) process.stderr.write(`claude-jsonl: ${f.error}\n`)
+    print(values.json ? JSON.stringify(report, null, 2) : renderRestore(report))
+    return report.failed > 0 ? EXIT.flagged : EXIT.ok
+  },
+})

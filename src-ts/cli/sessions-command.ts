@@ -1,11 +1,11 @@
 // `claude-jsonl sessions`: the most recently active sessions, as a table or JSON.
-import { parseCommand } from './args.js'
 import { listSessions, SessionListing } from '../read/sessions.js'
-import { EXIT, usageError } from '../errors.js'
-import { formatBytes, formatInt, renderTable } from './table.js'
-
-export const SESSIONS_USAGE = `claude-jsonl sessions [PATH...] [--recent N | --all] [--today] [--since DATE]
-                      [--project PATH] [--timezone TZ] [--projects DIR] [--json]`
+import { emptyEstateNotice } from '../read/estate.js'
+import { EXIT } from '../errors.js'
+import { defineCommand, flag, runCommand, text, wholeNumber, type Write } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { formatBytes, formatInt } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
 
@@ -60,38 +60,40 @@ export function renderSessions(r: SessionListing): string {
   return [head, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
 }
 
-function positiveInt(flag: string, v: string): number {
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw usageError(`${flag} expects a positive whole number, got '${v}'`)
-  return Number(v)
-}
+export const command = defineCommand({
+  name: 'sessions',
+  args: '[PATH...]',
+  options: {
+    recent: wholeNumber('N', 'the N most recently active sessions (default 20)', { min: 1 }),
+    all: flag('every session'),
+    today: flag('only sessions last active today'),
+    since: text('DATE', 'only sessions last active on or after DATE'),
+    project: text('PATH', 'only sessions whose cwd is PATH or inside it (or whose folder is PATH encoded)'),
+    timezone: text('TZ', "IANA zone for days and times (default: the system's)"),
+    projects: PROJECTS,
+    json: JSON_OUTPUT,
+  },
+  conflicts: [['all', 'recent']],
+  description: `The most recently active sessions with their title, cwd, size, messages and subagents; only the
+sessions listed are read whole.`,
+  exitCodes: 'Exit codes: 0 ok, 2 bad usage (a bad date or time zone), 3 a missing or unreadable path.',
+  async run({ values: v, positionals, print }) {
+    const listing = await listSessions({
+      paths: positionals,
+      projects: v.projects,
+      recent: v.all ? Infinity : v.recent,
+      today: v.today,
+      since: v.since,
+      project: v.project,
+      timezone: v.timezone,
+    })
+    if (listing.scope.sessions === 0 && listing.scope.subagentFiles === 0)
+      process.stderr.write(
+        `claude-jsonl: ${emptyEstateNotice({ roots: listing.roots, source: listing.rootsSource })}\n`,
+      )
+    print(v.json ? JSON.stringify(listing, null, 2) : renderSessions(listing))
+    return EXIT.ok
+  },
+})
 
-export async function runSessions(
-  args: string[],
-  write: (s: string) => void = (s) => void process.stdout.write(s),
-): Promise<number> {
-  const parsed = parseCommand('sessions', args, {
-    recent: { type: 'string' },
-    all: { type: 'boolean' },
-    today: { type: 'boolean' },
-    since: { type: 'string' },
-    project: { type: 'string' },
-    timezone: { type: 'string' },
-    projects: { type: 'string' },
-    json: { type: 'boolean' },
-  })
-  const v = parsed.values
-  if (v.help) return (write(`Usage:\n  ${SESSIONS_USAGE}\n`), EXIT.ok)
-  if (v.all && v.recent !== undefined) throw usageError('--all and --recent cannot be used together')
-  const listing = await listSessions({
-    paths: parsed.positionals,
-    projects: v.projects,
-    recent: v.all ? Infinity : v.recent !== undefined ? positiveInt('--recent', v.recent) : undefined,
-    today: v.today,
-    since: v.since,
-    project: v.project,
-    timezone: v.timezone,
-  })
-  const text = v.json ? JSON.stringify(listing, null, 2) : renderSessions(listing)
-  write(text.endsWith('\n') ? text : text + '\n')
-  return EXIT.ok
-}
+export const runSessions = (args: string[], write?: Write) => runCommand(command, args, write)

@@ -1,15 +1,23 @@
-// `claude-jsonl stats`: renders a StatsReport as tables, or prints it as JSON.
-import type { StatsReport, TokenTotals } from '../read/stats.js'
-import { formatBytes, formatInt, formatUsd, renderTable } from './table.js'
+// `claude-jsonl stats [PATH...]`: token usage and cost of the estate as tables (or the report as
+// JSON), with a progress bar on a terminal.
+import { stats, type GroupBy, type StatsReport, type TokenTotals, type ToolTargets } from '../read/stats.js'
+import { emptyEstateNotice } from '../read/estate.js'
+import { EXIT, usageError } from '../errors.js'
+import { withProgress } from '../terminal/progress.js'
+import { defineCommand, flag, text, wholeNumber } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
+import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
 
+/** The cost, marked `~` when part of it is estimated and `*` when part of it could not be priced. */
 function cost(t: TokenTotals): string {
-  return formatUsd(t.costUsd) + (t.unpricedRequests > 0 ? '*' : '')
+  return formatUsd(t.costUsd) + (t.estimatedRequests > 0 ? '~' : '') + (t.unpricedRequests > 0 ? '*' : '')
 }
 
-function tokenCells(t: TokenTotals): string[] {
-  return [
+function tokenCells(t: TokenTotals, fast: boolean): string[] {
+  const cells = [
     formatInt(t.requests),
     formatInt(t.inputTokens),
     formatInt(t.cacheCreationInputTokens),
@@ -17,16 +25,43 @@ function tokenCells(t: TokenTotals): string[] {
     formatInt(t.outputTokens),
     cost(t),
   ]
+  if (fast) cells.push(formatInt(t.fastRequests), formatUsd(t.fastCostUsd))
+  return cells
 }
 
-const tokenColumns = [
-  { header: 'Requests', align: right },
-  { header: 'Input', align: right },
-  { header: 'Cache write', align: right },
-  { header: 'Cache read', align: right },
-  { header: 'Output', align: right },
-  { header: 'Cost (USD)', align: right },
-]
+/** The token columns; the fast-mode pair only when the report has fast requests. */
+function tokenColumns(fast: boolean) {
+  const columns = [
+    { header: 'Requests', align: right },
+    { header: 'Input', align: right },
+    { header: 'Cache write', align: right },
+    { header: 'Cache read', align: right },
+    { header: 'Output', align: right },
+    { header: 'Cost (USD)', align: right },
+  ]
+  if (fast) columns.push({ header: 'Fast req', align: right }, { header: 'Fast cost', align: right })
+  return columns
+}
+
+function renderToolTargets(tools: ToolTargets[]): string {
+  const rows: string[][] = []
+  for (const t of tools) {
+    const kind = t.kind ? `${formatInt(t.distinctTargets)} ${t.kind}${t.distinctTargets === 1 ? '' : 's'}` : ''
+    const [first, ...rest] = t.top
+    rows.push([t.name, formatInt(t.calls), kind, first?.target ?? '', first ? formatInt(first.calls) : ''])
+    for (const x of rest) rows.push(['', '', '', x.target, formatInt(x.calls)])
+  }
+  return renderTable(
+    [
+      { header: 'Tool' },
+      { header: 'Calls', align: right },
+      { header: 'Targets' },
+      { header: 'Top targets' },
+      { header: 'Calls', align: right },
+    ],
+    rows,
+  )
+}
 
 export function renderStats(r: StatsReport): string {
   const out: string[] = []
@@ -37,21 +72,22 @@ export function renderStats(r: StatsReport): string {
   )
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)
   out.push('')
+  const fast = r.totals.fastRequests > 0
   if (r.groups && r.by) {
     const label = { day: 'Day', session: 'Session', project: 'Project', model: 'Model' }[r.by]
     out.push(
       renderTable(
-        [{ header: label }, ...tokenColumns, { header: 'Tool calls', align: right }],
-        r.groups.map((g) => [g.key, ...tokenCells(g), formatInt(g.toolCalls)]),
-        { footer: ['Total', ...tokenCells(r.totals), formatInt(r.tools.reduce((a, t) => a + t.calls, 0))] },
+        [{ header: label }, ...tokenColumns(fast), { header: 'Tool calls', align: right }],
+        r.groups.map((g) => [g.key, ...tokenCells(g, fast), formatInt(g.toolCalls)]),
+        { footer: ['Total', ...tokenCells(r.totals, fast), formatInt(r.tools.reduce((a, t) => a + t.calls, 0))] },
       ),
     )
   } else {
     out.push(
       renderTable(
-        [{ header: 'Model' }, ...tokenColumns],
-        r.models.map((m) => [m.model, ...tokenCells(m)]),
-        { footer: ['Total', ...tokenCells(r.totals)] },
+        [{ header: 'Model' }, ...tokenColumns(fast)],
+        r.models.map((m) => [m.model, ...tokenCells(m, fast)]),
+        { footer: ['Total', ...tokenCells(r.totals, fast)] },
       ),
     )
   }
@@ -67,10 +103,86 @@ export function renderStats(r: StatsReport): string {
   out.push(
     `Entries: ${formatInt(r.entries.assistant)} assistant entries deduplicated to ${formatInt(t.requests)} requests; ${formatInt(r.entries.sidechainReplaysDropped)} sidechain replays and ${formatInt(r.entries.synthetic)} synthetic entries not counted`,
   )
-  if (r.tools.length > 0) {
+  if (r.tools.length > 0 && !r.toolTargets) {
     const top = r.tools.slice(0, 12).map((x) => `${x.name} ${formatInt(x.calls)}`)
     out.push(`Tool calls: ${top.join(', ')}${r.tools.length > 12 ? `, … (${r.tools.length} tools)` : ''}`)
   }
+  const p = r.pricing
+  if (fast)
+    out.push(
+      `Fast mode: ${formatInt(t.fastRequests)} requests, ${formatUsd(t.fastCostUsd)} of the cost (the model's rates, cache rates included, times its fast-mode multiplier)`,
+    )
+  for (const f of p.fastWithoutRate)
+    out.push(
+      `Fast mode on ${f.model} (${formatInt(f.requests)} requests): no fast-mode rate known, priced at standard rates`,
+    )
+  if (p.speeds.other.length > 0)
+    out.push(
+      `Unknown usage.speed values, priced at standard rates: ${p.speeds.other.map((x) => `'${x.speed}' ${formatInt(x.requests)} requests`).join(', ')}`,
+    )
+  if (r.entries.malformedUsage > 0)
+    out.push(
+      `Malformed usage: ${formatInt(r.entries.malformedUsage)} assistant entries (unreadable token counts taken as 0)`,
+    )
+  for (const e of p.estimated)
+    out.push(
+      `~ estimated: ${e.model} (${formatInt(e.requests)} requests) is not in the price table; priced as ${e.pricedAs}, the newest of its family`,
+    )
   if (r.unpricedModels.length > 0) out.push(`* not priced (unknown model): ${r.unpricedModels.join(', ')}`)
+  out.push(`Prices as checked on ${p.tableDate}`)
+  if (r.toolTargets) {
+    out.push('')
+    out.push(r.toolTargets.length > 0 ? renderToolTargets(r.toolTargets) : 'No tool calls.')
+  }
   return out.join('\n')
 }
+
+/**
+ * Lines for stderr, printed whatever the output format: an empty estate (where it looked), and
+ * each model that could not be priced, once.
+ */
+export function statsNotices(r: StatsReport): string[] {
+  const out: string[] = []
+  if (r.scope.files === 0) out.push(emptyEstateNotice({ roots: r.scope.roots, source: r.scope.rootsSource }))
+  for (const m of r.pricing.unpriced)
+    out.push(`no price for model '${m.model}' (${formatInt(m.requests)} requests): not in the cost totals`)
+  return out
+}
+
+export const command = defineCommand({
+  name: 'stats',
+  args: '[PATH...]',
+  options: {
+    projects: PROJECTS,
+    by: text('day|session|project|model', 'one row per group, with tool calls, and a total row'),
+    since: text('DATE', 'first day included (YYYY-MM-DD or YYYYMMDD)'),
+    until: text('DATE', 'last day included'),
+    timezone: text('TZ', "IANA zone for days (default: the system's)"),
+    tools: flag('per tool: its calls and top targets (files, commands, hosts, queries, patterns)'),
+    limit: wholeNumber('N', 'with --tools: at most N targets per tool (default 5)', { min: 1 }),
+    json: JSON_OUTPUT,
+  },
+  description: `Token usage and cost per model (or per day, session, project or model with --by), deduplicated
+per API request. PATHs may be transcript files or folders (walked recursively); without PATH,
+the estate root. Nothing is written.`,
+  exitCodes: 'Exit codes: 0 ok, 2 bad usage, 3 a missing or unreadable path or a file that is not JSONL.',
+  async run({ values, positionals, print }) {
+    if (values.limit !== undefined && !values.tools) throw usageError('stats: --limit needs --tools')
+    const report = await withProgress((onProgress) =>
+      stats({
+        paths: positionals,
+        projects: values.projects,
+        by: values.by as GroupBy | undefined,
+        since: values.since,
+        until: values.until,
+        timezone: values.timezone,
+        tools: values.tools,
+        toolLimit: values.limit,
+        onProgress,
+      }),
+    )
+    for (const line of statsNotices(report)) process.stderr.write(`claude-jsonl: ${line}\n`)
+    print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
+    return EXIT.ok
+  },
+})

@@ -1,9 +1,9 @@
 // `claude-jsonl teleport-id ID`: the local session uuid of a teleport id, and its transcript.
-import { parseCommand } from './args.js'
 import { teleportId, TeleportResult } from '../read/teleport.js'
-import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
-
-export const TELEPORT_USAGE = `claude-jsonl teleport-id ID [--fallback] [--title TEXT] [--projects DIR] [--json]`
+import { describeHolders } from '../read/live-sessions.js'
+import { ClaudeJsonlError, EXIT } from '../errors.js'
+import { defineCommand, flag, runCommand, text, type Write } from './command.js'
+import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 
 export function renderTeleport(r: TeleportResult): string {
   const out = [`${r.uuid}  (uuid5 of ${r.resumeUrl})`]
@@ -20,6 +20,10 @@ export function renderTeleport(r: TeleportResult): string {
     if (t.cwd) out.push(`cwd: ${t.cwd}`)
     if (t.title) out.push(`title: ${t.title}`)
     out.push(`resume: ${t.cwd ? `cd ${JSON.stringify(t.cwd)} && ` : ''}claude --resume ${t.sessionId}`)
+    if (r.liveHolders.length)
+      out.push(
+        `warning: Claude Code is running this session now (${describeHolders(r.liveHolders)}); resuming it elsewhere as well makes two writers append to one transcript`,
+      )
   } else if (r.fallback) {
     out.push(
       `no local transcript has ${r.uuid} (searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')})`,
@@ -45,36 +49,35 @@ export function renderTeleport(r: TeleportResult): string {
   return out.join('\n')
 }
 
-/**
- * Exit 0 when a transcript was found (by uuid, bridge transcript, or at least one title
- * candidate), else the uuid is still printed and the command fails with exit 3 naming what
- * was searched.
- */
-export async function runTeleport(
-  args: string[],
-  write: (s: string) => void = (s) => void process.stdout.write(s),
-): Promise<number> {
-  const parsed = parseCommand('teleport-id', args, {
-    fallback: { type: 'boolean' },
-    title: { type: 'string' },
-    projects: { type: 'string' },
-    json: { type: 'boolean' },
-  })
-  const v = parsed.values
-  if (v.help) return (write(`Usage:\n  ${TELEPORT_USAGE}\n`), EXIT.ok)
-  if (parsed.positionals.length !== 1)
-    throw usageError(`teleport-id takes one id, got ${parsed.positionals.length} (usage: ${TELEPORT_USAGE})`)
-  const r = teleportId(parsed.positionals[0], { projects: v.projects, fallback: v.fallback, title: v.title })
-  const text = v.json ? JSON.stringify(r, null, 2) : renderTeleport(r)
-  write(text + '\n')
-  if (r.transcript || (r.fallback && r.fallback.candidates.length > 0)) return EXIT.ok
-  const what = r.fallback
-    ? r.fallback.query
-      ? ` or whose title contains ${JSON.stringify(r.fallback.query)}`
-      : ' (and no derived title in the logs)'
-    : ''
-  throw new ClaudeJsonlError(
-    `no local transcript has session ${r.uuid} (from ${r.cseId})${what}: searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')}`,
-    EXIT.input,
-  )
-}
+export const command = defineCommand({
+  name: 'teleport-id',
+  args: 'ID',
+  oneArgument: { name: 'ID' },
+  options: {
+    fallback: flag("match the title Claude Code's remote log derived against titles and first prompts"),
+    title: text('TEXT', 'match TEXT against titles and first prompts'),
+    projects: PROJECTS,
+    json: JSON_OUTPUT,
+  },
+  description: `The local session uuid of a teleport id (session_X or cse_X), the transcript that has it and a
+resume line.`,
+  // Exit 0 when a transcript was found (by uuid, bridge transcript, or at least one title
+  // candidate); else the uuid is still printed and the command fails naming what was searched.
+  exitCodes: 'Exit codes: 0 found, 2 a malformed id, 3 no local transcript has it.',
+  async run({ values: v, positionals, print }) {
+    const r = teleportId(positionals[0], { projects: v.projects, fallback: v.fallback, title: v.title })
+    print(v.json ? JSON.stringify(r, null, 2) : renderTeleport(r))
+    if (r.transcript || (r.fallback && r.fallback.candidates.length > 0)) return EXIT.ok
+    const what = r.fallback
+      ? r.fallback.query
+        ? ` or whose title contains ${JSON.stringify(r.fallback.query)}`
+        : ' (and no derived title in the logs)'
+      : ''
+    throw new ClaudeJsonlError(
+      `no local transcript has session ${r.uuid} (from ${r.cseId})${what}: searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')}`,
+      EXIT.input,
+    )
+  },
+})
+
+export const runTeleport = (args: string[], write?: Write) => runCommand(command, args, write)

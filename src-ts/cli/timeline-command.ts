@@ -1,30 +1,33 @@
 // `claude-jsonl timeline SESSION`: a timestamped turn log of the active chain with durations,
 // models and tokens per request.
-import { timeline, renderTimeline } from '../read/timeline.js'
+import { timeline } from '../read/timeline.js'
 import { EXIT } from '../errors.js'
-import { parseCommand, print } from './args.js'
-import { oneSession, parseLast } from './show-command.js'
+import { defineCommand, flag, runCommand } from './command.js'
+import { JSON_OUTPUT, LAST_TURNS, ONE_SESSION, PROJECTS } from './common-options.js'
+import { renderTimeline } from './timeline-render.js'
 
-export const TIMELINE_USAGE = `Usage: claude-jsonl timeline SESSION [--requests] [--last N] [--all-branches] [--json]
-                             [--projects DIR]
-SESSION is a transcript path, a session uuid, or a unique prefix of one.`
+export const command = defineCommand({
+  name: 'timeline',
+  args: 'SESSION',
+  oneArgument: ONE_SESSION,
+  options: {
+    requests: flag('one row per API request under its turn'),
+    last: LAST_TURNS,
+    'all-branches': flag('rewound or abandoned branches too'),
+    json: JSON_OUTPUT,
+    projects: PROJECTS,
+  },
+  description: 'SESSION is a transcript path, a session uuid, or a unique prefix of one.',
+  exitCodes: 'Exit codes: 0 ok, 2 bad usage or an ambiguous prefix, 3 no such session.',
+  async run({ values, positionals, print }) {
+    const t = await timeline(positionals[0], {
+      projects: values.projects,
+      last: values.last,
+      allBranches: values['all-branches'] === true,
+    })
+    print(values.json ? JSON.stringify(t, null, 2) : renderTimeline(t, { requests: values.requests === true }))
+    return EXIT.ok
+  },
+})
 
-export async function runTimeline(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('timeline', args, {
-    projects: { type: 'string' },
-    requests: { type: 'boolean' },
-    last: { type: 'string' },
-    'all-branches': { type: 'boolean' },
-    json: { type: 'boolean' },
-  })
-  if (values.help) return (print(TIMELINE_USAGE), EXIT.ok)
-  const ref = oneSession('timeline', positionals)
-  const projects = typeof values.projects === 'string' ? values.projects : undefined
-  const t = await timeline(ref, {
-    projects,
-    last: parseLast(values.last),
-    allBranches: values['all-branches'] === true,
-  })
-  print(values.json ? JSON.stringify(t, null, 2) : renderTimeline(t, { requests: values.requests === true }))
-  return EXIT.ok
-}
+export const runTimeline = (args: string[]) => runCommand(command, args)

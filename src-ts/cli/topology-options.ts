@@ -1,64 +1,53 @@
-// The topology and budget flags that `plan`, `pack` and `compress` share: one spelling, one
-// parser, so a pack and the compress that applies its summary plan the same cut.
-import { usageError } from '../errors.js'
+// The topology and budget options that `plan`, `pack` and `compress` share: one spelling, one
+// declaration, so a pack and the compress that applies its summary plan the same cut.
 import type { BudgetOptions } from '../compress/cut.js'
 import type { PlanOptions } from '../compress/plan.js'
+import { decimal, flag, text, wholeNumber, type Values } from './command.js'
 
-export const TOPOLOGY_FLAGS = {
-  'leaf-policy': { type: 'string' },
-  'resume-leaf': { type: 'string' },
-  'preserve-physical-tail': { type: 'boolean' },
-  'max-post-last-prompt-extension': { type: 'string' },
-  'checkpoint-policy': { type: 'string' },
-  'max-file-history-snapshots': { type: 'string' },
-  'target-ratio': { type: 'string' },
-  'min-recent-records': { type: 'string' },
+export const TOPOLOGY_OPTIONS = {
+  'leaf-policy': text('strict|client|auto', 'how the leaf to resume from is chosen (default auto)'),
+  'resume-leaf': text('UUID', 'resume from this record instead'),
+  'preserve-physical-tail': flag('legacy mode: keep the physical tail of the file, without branch isolation'),
+  'max-post-last-prompt-extension': wholeNumber(
+    'N',
+    'accept up to N tool-result records after the last-prompt pointer (default 0)',
+  ),
+  'checkpoint-policy': text('active-correlated|preserve-recent|none', 'which file-history snapshots are kept'),
+  'max-file-history-snapshots': wholeNumber('N', 'keep at most N file-history snapshots (default 80)'),
+  'target-ratio': decimal('R', 'kept bytes over input bytes (default 0.30)', 'a number in (0, 1]'),
+  'min-recent-records': wholeNumber('N', 'keep at least N recent records verbatim (default 10)'),
 } as const
 
-export const BUDGET_FLAGS = {
-  ...TOPOLOGY_FLAGS,
-  'target-estimated-tokens': { type: 'string' },
-  'summary-char-budget': { type: 'string' },
+export const BUDGET_OPTIONS = {
+  ...TOPOLOGY_OPTIONS,
+  'target-estimated-tokens': wholeNumber('N', 'move the cut later until the estimated message tokens fit in N'),
+  'summary-char-budget': wholeNumber('N', "the summary's character budget (default 60000, at least 4000)"),
 } as const
 
-export const TOPOLOGY_USAGE = `  [--leaf-policy strict|client|auto] [--resume-leaf UUID] [--preserve-physical-tail]
-  [--max-post-last-prompt-extension N] [--checkpoint-policy active-correlated|preserve-recent|none]
-  [--max-file-history-snapshots N] [--target-ratio R] [--min-recent-records N]`
+/** The model-pack ceilings `pack` and `compress` share (a model summary is checked against its pack). */
+export const PACK_BUDGET_OPTIONS = {
+  handoff: text('FILE', 'an external handoff summary, shown to the model in full as H<n> lines'),
+  'model-pack-char-budget': wholeNumber('N', "the pack's ceiling in characters (default 500,000)"),
+  'model-pack-estimated-token-budget': wholeNumber('N', "the pack's ceiling in estimated tokens (default 150,000)"),
+} as const
 
-export function wholeNumber(command: string, name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined
-  if (!/^\d+$/.test(v)) throw usageError(`${command}: ${name} takes a whole number, not '${v}'`)
-  return Number(v)
-}
-
-type Values = {
-  [K in keyof typeof BUDGET_FLAGS]?: (typeof BUDGET_FLAGS)[K]['type'] extends 'boolean' ? boolean : string
-}
-
-export function topologyOptions(command: string, v: Values): PlanOptions {
-  const ratio = v['target-ratio']
-  if (ratio !== undefined && !/^\d*\.?\d+$/.test(ratio))
-    throw usageError(`${command}: --target-ratio takes a number in (0, 1], not '${ratio}'`)
+export function topologyOptions(v: Values<typeof TOPOLOGY_OPTIONS>): PlanOptions {
   return {
     leafPolicy: v['leaf-policy'] as PlanOptions['leafPolicy'],
     resumeLeaf: v['resume-leaf'],
     preservePhysicalTail: v['preserve-physical-tail'],
-    maxPostLastPromptExtension: wholeNumber(
-      command,
-      '--max-post-last-prompt-extension',
-      v['max-post-last-prompt-extension'],
-    ),
+    maxPostLastPromptExtension: v['max-post-last-prompt-extension'],
     checkpointPolicy: v['checkpoint-policy'] as PlanOptions['checkpointPolicy'],
-    maxFileHistorySnapshots: wholeNumber(command, '--max-file-history-snapshots', v['max-file-history-snapshots']),
-    targetRatio: ratio === undefined ? undefined : Number(ratio),
-    minRecentRecords: wholeNumber(command, '--min-recent-records', v['min-recent-records']),
+    maxFileHistorySnapshots: v['max-file-history-snapshots'],
+    targetRatio: v['target-ratio'],
+    minRecentRecords: v['min-recent-records'],
   }
 }
 
-export function budgetOptions(command: string, v: Values): BudgetOptions {
+export function budgetOptions(v: Values<typeof BUDGET_OPTIONS>): BudgetOptions {
   return {
-    ...topologyOptions(command, v),
-    targetEstimatedTokens: wholeNumber(command, '--target-estimated-tokens', v['target-estimated-tokens']),
-    summaryCharBudget: wholeNumber(command, '--summary-char-budget', v['summary-char-budget']),
+    ...topologyOptions(v),
+    targetEstimatedTokens: v['target-estimated-tokens'],
+    summaryCharBudget: v['summary-char-budget'],
   }
 }

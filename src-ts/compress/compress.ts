@@ -18,46 +18,15 @@ import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
-import { summarizerFor, type SummaryOptions } from './summarize.js'
-import {
-  FileSpans,
-  MappedSpans,
-  sameFile,
-  sourceChanged,
-  type CompressSpans,
-  type SourceSpans,
-} from './source-spans.js'
+import { summarizerFor } from './summarize.js'
+import type { Summarizer, SummaryOptions } from './summarizer.js'
+import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans } from './source-spans.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
 export const REPORT_SCHEMA_VERSION = 1
 
 /** What a summariser is given: the plan (its summaryIndexes are the records to summarise). */
-export interface SummaryRequest {
-  plan: TranscriptPlan
-  /** The original transcript's path, named in the summary so the model can read details. */
-  sourcePath: string
-  charBudget: number
-  options: CompressOptions
-  /** Given to a summariser that declares `readsThroughSpans`: the plan's buffer then holds only
-   * what it loads through these. */
-  spans?: SourceSpans
-}
-
-export interface SummaryResult {
-  text: string
-  /** 'deterministic-fallback' | 'model-assisted-v11' */
-  mode: string
-  /** Extra compactMetadata / report fields (pack digests, truncation, verbatim policy, ...). */
-  metadata?: Record<string, unknown>
-}
-
-export type Summarizer = ((request: SummaryRequest) => Promise<SummaryResult>) & {
-  /** It reads the source's bytes only through `request.spans`, loading what it reads: compress
-   * then gives the buffer's pages back while it runs (peak memory). */
-  readsThroughSpans?: boolean
-}
-
 export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** Replace an existing output file. */
   force?: boolean

@@ -5,19 +5,8 @@
 // section then lists what it got in source order. Selection uses cue words in several languages
 // only to rank: every human prompt is a candidate whatever its language.
 import { CommandRun, SummaryEntry, SummaryInputs, oneLine } from './summary-inputs.js'
+import { SECTION, SECTION_HEADINGS, SUMMARY_SECTIONS } from './summary-sections.js'
 import { unionTest } from './union-test.js'
-
-export const SECTION_HEADINGS = [
-  'Current State',
-  'Timeline and Supersessions',
-  'Decisions and Reasons',
-  'Assistant Research Decisions and Rationales',
-  'Rejected or Superseded Alternatives',
-  'Evidence and Source Anchors',
-  'User Wording and Constraints',
-  'Risks, Unknowns, and Follow-Ups',
-  'Recent Raw Context Boundary',
-] as const
 
 export const MIN_SUMMARY_CHAR_BUDGET = 4000
 export const DEFAULT_SUMMARY_CHAR_BUDGET = 60000
@@ -50,20 +39,8 @@ export interface DeterministicSummary {
   included: number
 }
 
-enum S {
-  Current,
-  Timeline,
-  Decisions,
-  Research,
-  Rejected,
-  Evidence,
-  Wording,
-  Risks,
-  Boundary,
-}
-
 interface Candidate {
-  section: S
+  section: number
   /** 1 (user wording, requested outcomes) … 7 (repetitive detail), as the protocol ranks. */
   tier: number
   score: number
@@ -123,7 +100,7 @@ function statusOf(c: CommandRun): string {
 function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): Candidate[] {
   const out: Candidate[] = []
   const n = Math.max(1, inputs.entries.length)
-  const add = (section: S, tier: number, score: number, order: number, text: string) =>
+  const add = (section: number, tier: number, score: number, order: number, text: string) =>
     out.push({ section, tier, score, order, text })
   const humans = inputs.entries.filter((e) => e.human !== undefined)
   const position = new Map<SummaryEntry, number>()
@@ -135,7 +112,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     const text = e.human as string
     const constraint = CONSTRAINT.test(text)
     add(
-      S.Wording,
+      SECTION.wording,
       1,
       (constraint ? 3 : 0) + recency(e) * 2 - text.length / 20000,
       e.line,
@@ -143,7 +120,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     )
     const supersedes = SUPERSEDE.test(text)
     add(
-      S.Timeline,
+      SECTION.timeline,
       supersedes ? 2 : 3,
       recency(e) + (supersedes ? 1 : 0),
       e.line,
@@ -151,7 +128,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     )
     if (supersedes)
       add(
-        S.Rejected,
+        SECTION.rejected,
         2,
         recency(e),
         e.line,
@@ -160,16 +137,16 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   }
   const lastHuman = humans[humans.length - 1]
   if (lastHuman)
-    add(S.Current, 1, 10, 0, `- L${lastHuman.line} Latest user request: ${quote(lastHuman.human as string, 600)}`)
+    add(SECTION.current, 1, 10, 0, `- L${lastHuman.line} Latest user request: ${quote(lastHuman.human as string, 600)}`)
 
   // Current state: the latest todo list, the last assistant message, recent edits.
   const todo = inputs.todos[inputs.todos.length - 1]
   if (todo) {
-    add(S.Current, 2, 9, 1, `- L${todo.line} Latest todo list (TodoWrite), ${todo.todos.length} items:`)
+    add(SECTION.current, 2, 9, 1, `- L${todo.line} Latest todo list (TodoWrite), ${todo.todos.length} items:`)
     todo.todos.forEach((t, i) => {
       const rank = t.status === 'in_progress' ? 3 : t.status === 'pending' ? 2 : 1
       add(
-        S.Current,
+        SECTION.current,
         2,
         8 + rank / 10 - i / 1000,
         2 + i / 1000,
@@ -177,7 +154,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
       )
       if (t.status !== 'completed')
         add(
-          S.Risks,
+          SECTION.risks,
           3,
           rank,
           todo.line + i / 1000,
@@ -187,13 +164,13 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   }
   const lastText = [...inputs.entries].reverse().find((e) => e.texts.length > 0)
   if (lastText)
-    add(S.Current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)
+    add(SECTION.current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)
 
   // Prior compact summaries carry everything from before them (tier 2, their own order).
   for (const e of inputs.entries) {
     if (e.priorSummary === undefined || opts.skipPriorSummaries) continue
     add(
-      S.Timeline,
+      SECTION.timeline,
       1,
       5,
       e.line,
@@ -213,7 +190,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
       .filter((l) => l !== '' && !/^(If you need specific details|Please continue the conversation)/.test(l))
     lines.forEach((l, i) =>
       add(
-        S.Timeline,
+        SECTION.timeline,
         3,
         4 - i / lines.length,
         e.line + (i + 1) / (lines.length + 1),
@@ -244,11 +221,11 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
         const plain = `- L${e.line} ${line}`
         const labelled = thinking ? `- L${e.line} (thinking) ${line}` : plain
         const reason = REASON.test(s)
-        if (DECISION.test(s)) add(S.Decisions, 2, r + (reason ? 1 : 0), order, labelled)
-        else if (reason && !thinking) add(S.Decisions, 4, r, order, plain)
-        if (REJECT.test(s)) add(S.Rejected, 3, r, order, labelled)
-        if (RESEARCH.test(s)) add(S.Research, 4, r, order, labelled)
-        if (RISK.test(s)) add(S.Risks, 4, r, order, plain)
+        if (DECISION.test(s)) add(SECTION.decisions, 2, r + (reason ? 1 : 0), order, labelled)
+        else if (reason && !thinking) add(SECTION.decisions, 4, r, order, plain)
+        if (REJECT.test(s)) add(SECTION.rejected, 3, r, order, labelled)
+        if (RESEARCH.test(s)) add(SECTION.research, 4, r, order, labelled)
+        if (RISK.test(s)) add(SECTION.risks, 4, r, order, plain)
       })
     }
   }
@@ -279,7 +256,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     const what = v.created ? 'created' : 'edited'
     const failed = v.failed ? `, ${v.failed} failed` : ''
     add(
-      S.Evidence,
+      SECTION.evidence,
       5,
       v.last / lastLine + Math.min(v.count, 10) / 10,
       v.last,
@@ -292,21 +269,27 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     const cmd = '`' + oneLine(c.command, 200).replace(/`/g, "'") + '`'
     const r = c.line / lastLine
     if (c.failed) {
-      add(S.Evidence, 5, 2 + r, c.line, `- L${c.line} Command ${cmd} ${statusOf(c)}`)
+      add(SECTION.evidence, 5, 2 + r, c.line, `- L${c.line} Command ${cmd} ${statusOf(c)}`)
       const later = lastRun.get(c.command)
-      if (later === c) add(S.Risks, 3, 1 + r, c.line, `- L${c.line} Unresolved failure: ${cmd} ${statusOf(c)}`)
+      if (later === c) add(SECTION.risks, 3, 1 + r, c.line, `- L${c.line} Unresolved failure: ${cmd} ${statusOf(c)}`)
     } else if (c.validation && !c.cancelled)
-      add(S.Evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
+      add(SECTION.evidence, 5, 1 + r, c.line, `- L${c.line} Validation ${cmd} ${statusOf(c)}`)
     else
-      add(S.Evidence, 7, r, c.line, `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`)
+      add(
+        SECTION.evidence,
+        7,
+        r,
+        c.line,
+        `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`,
+      )
   }
   for (const e of inputs.entries) {
     if (e.apiError !== undefined)
-      add(S.Risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
+      add(SECTION.risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
     for (const o of e.toolResults) {
       if (o.isError && o.name !== 'Bash' && !o.text.startsWith('<tool_use_error>Cancelled: parallel tool call'))
         add(
-          S.Evidence,
+          SECTION.evidence,
           6,
           recency(e),
           e.line,
@@ -314,26 +297,16 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
         )
     }
     if (e.human !== undefined && /^\[Request interrupted by user/.test(e.human))
-      add(S.Risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)
+      add(SECTION.risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)
   }
   return out
 }
 
-function fallback(section: S, inputs: SummaryInputs): string {
-  const at = `L${inputs.lastLine || 1}`
-  const range = `L${inputs.firstLine || 1}–L${inputs.lastLine || 1}`
-  const none: Record<S, string> = {
-    [S.Current]: `- ${at} No user request or assistant message in the summarised records (${range}).`,
-    [S.Timeline]: `- ${at} No user prompts in the summarised records (${range}).`,
-    [S.Decisions]: `- ${at} No stated decision found in the assistant text of ${range}.`,
-    [S.Research]: `- ${at} No research finding found in the assistant text of ${range}.`,
-    [S.Rejected]: `- ${at} No rejected or superseded option found in ${range}.`,
-    [S.Evidence]: `- ${at} No file change, command or tool error in ${range}.`,
-    [S.Wording]: `- ${at} No user wording in ${range}.`,
-    [S.Risks]: `- ${at} No open todo, unresolved failure or stated risk found in ${range}.`,
-    [S.Boundary]: '',
-  }
-  return none[section]
+function fallback(section: number, inputs: SummaryInputs): string {
+  return SUMMARY_SECTIONS[section].fallback({
+    at: `L${inputs.lastLine || 1}`,
+    range: `L${inputs.firstLine || 1}–L${inputs.lastLine || 1}`,
+  })
 }
 
 function boundaryLine(inputs: SummaryInputs, opts: DeterministicSummaryOptions): string {
@@ -355,14 +328,14 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
     ? ''
     : `\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: ${opts.transcriptPath}\n`
   const all = candidates(inputs, opts)
-  const chosen = new Map<S, Candidate[]>()
+  const chosen = new Map<number, Candidate[]>()
   const boundary = boundaryLine(inputs, opts)
   // The fixed frame: headings, the boundary line, and a fallback line per section.
   let used = head.length + tail.length
   const hashes = '#'.repeat(opts.headingLevel ?? 2)
-  const fallbacks = SECTION_HEADINGS.map((_, i) => fallback(i, inputs))
+  const fallbacks = SUMMARY_SECTIONS.map((_, i) => fallback(i, inputs))
   for (const [i, h] of SECTION_HEADINGS.entries())
-    used += h.length + hashes.length + 3 + (i === S.Boundary ? boundary.length + 1 : fallbacks[i].length + 1)
+    used += h.length + hashes.length + 3 + (i === SECTION.boundary ? boundary.length + 1 : fallbacks[i].length + 1)
   const ranked = [...all].sort(
     (a, b) => a.tier - b.tier || b.score - a.score || b.order - a.order || (a.text < b.text ? -1 : 1),
   )
@@ -371,7 +344,7 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
     const list = chosen.get(c.section) ?? []
     // A section's first real line replaces its fallback line.
     const cost =
-      c.text.length + 1 - (list.length === 0 && c.section !== S.Boundary ? fallbacks[c.section].length + 1 : 0)
+      c.text.length + 1 - (list.length === 0 && c.section !== SECTION.boundary ? fallbacks[c.section].length + 1 : 0)
     if (used + cost > budget) continue
     used += cost
     list.push(c)
@@ -382,7 +355,7 @@ export function deterministicSummary(inputs: SummaryInputs, opts: DeterministicS
   for (const [i, h] of SECTION_HEADINGS.entries()) {
     parts.push(`${hashes} ${h}\n`)
     const list = (chosen.get(i) ?? []).sort((a, b) => a.order - b.order)
-    if (i === S.Boundary) parts.push(boundary + '\n')
+    if (i === SECTION.boundary) parts.push(boundary + '\n')
     else if (list.length === 0) parts.push(fallbacks[i] + '\n')
     for (const c of list) parts.push(c.text + '\n')
     parts.push('\n')

@@ -7,9 +7,9 @@ import {
   CONTINUATION_PREAMBLE,
   DEFAULT_SUMMARY_CHAR_BUDGET,
   MIN_SUMMARY_CHAR_BUDGET,
-  SECTION_HEADINGS,
   deterministicSummary,
 } from './deterministic-summary.js'
+import { SECTION, SECTION_HEADINGS } from './summary-sections.js'
 import {
   COMMENT_CLOSE,
   COMMENT_OPEN,
@@ -114,7 +114,7 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
     )
 
   // Headings: the nine sections in order, and the coverage subsection inside Evidence.
-  const evidence = SECTION_HEADINGS.indexOf('Evidence and Source Anchors')
+  const evidence = SECTION.evidence
   const sectionOf: number[] = []
   let section = -1
   let coverageAt = -1
@@ -133,7 +133,7 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
           'headings',
           coverageAt >= 0
             ? `a second ${COVERAGE_HEADING} at line ${at}`
-            : `${COVERAGE_HEADING} at line ${at} is not under ## Evidence and Source Anchors`,
+            : `${COVERAGE_HEADING} at line ${at} is not under ## ${SECTION_HEADINGS[evidence]}`,
         )
       else {
         const known = SECTION_HEADINGS.findIndex((h) => t === `## ${h}`)
@@ -152,7 +152,7 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
   })
   if (section < SECTION_HEADINGS.length - 1)
     fail('headings', `section "## ${SECTION_HEADINGS[section + 1]}" is missing`)
-  if (coverageAt < 0) fail('coverage', `no ${COVERAGE_HEADING} subsection under ## Evidence and Source Anchors`)
+  if (coverageAt < 0) fail('coverage', `no ${COVERAGE_HEADING} subsection under ## ${SECTION_HEADINGS[evidence]}`)
 
   // Anchors: in range, summarised, shown in the pack.
   const cited = new Set<string>()

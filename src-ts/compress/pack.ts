@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
-import { SECTION_HEADINGS } from './deterministic-summary.js'
+import { SECTION, SECTION_HEADINGS } from './summary-sections.js'
 import { SummaryEntry, SummaryInputs, cutText } from './summary-inputs.js'
 
 export const MODEL_PACK_SCHEMA = 11
@@ -267,7 +267,7 @@ function outputRules(comment: string): string {
     '',
     ...SECTION_HEADINGS.map((h) => `## ${h}`),
     '',
-    `Under \`## Evidence and Source Anchors\` include exactly one \`${COVERAGE_HEADING}\` subsection with exactly one line per mandatory anchor (every record under "Mandatory Semantic Records" and "Prior Compact Summaries"), in this exact form, where the JSON string is an exact, meaningful excerpt of that record's full_text_json text:`,
+    `Under \`## ${SECTION_HEADINGS[SECTION.evidence]}\` include exactly one \`${COVERAGE_HEADING}\` subsection with exactly one line per mandatory anchor (every record under "Mandatory Semantic Records" and "Prior Compact Summaries"), in this exact form, where the JSON string is an exact, meaningful excerpt of that record's full_text_json text:`,
     '',
     '- L42 support_text_json="exact excerpt of record L42" disposition=covered',
     '',

@@ -5,31 +5,12 @@
 // the Messages API.
 import { readFileSync } from 'node:fs'
 import { inputError, usageError } from '../errors.js'
-import type { Summarizer, SummaryRequest, SummaryResult } from './compress.js'
+import type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './summarizer.js'
 import type { BudgetOptions } from './cut.js'
 import type { TranscriptPlan } from './plan.js'
 import { buildPack, type Pack, type PackOptions } from './pack.js'
 import type { SummaryInputs } from './summary-inputs.js'
 import { produceSummary, type SummarySource } from './summarizers.js'
-
-export interface SummaryOptions {
-  /** 'deterministic' (default when no model summary source is given) or 'model'. */
-  summary?: 'deterministic' | 'model'
-  /** A model summary written from `claude-jsonl pack` of the same session and options. */
-  modelSummary?: string
-  /** A shell command that reads the pack on stdin and prints the summary. */
-  summarizerCmd?: string
-  /** 'anthropic': ask the Messages API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL). */
-  summarizer?: 'anthropic'
-  /** The model for --summarizer anthropic. */
-  model?: string
-  /** An external handoff summary, shown to the model as H anchors. */
-  handoff?: string
-  modelPackCharBudget?: number
-  modelPackEstimatedTokenBudget?: number
-  preservePriorSummariesVerbatim?: boolean
-  summarizerTimeoutMs?: number
-}
 
 function readText(path: string, what: string): string {
   try {

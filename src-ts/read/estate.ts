@@ -45,6 +45,25 @@ export function resolveRoots(opts: EstateOptions = {}): Roots {
   return { roots: claudeConfigDirs(env).map((d) => join(d, 'projects')), source }
 }
 
+/**
+ * What to tell a person whose command found no transcript: where it looked, and how to point
+ * it elsewhere. One line, without a trailing newline.
+ */
+export function emptyEstateNotice(roots: Roots): string {
+  const where = roots.roots.join(', ')
+  if (roots.source === 'paths') return `no transcripts found in ${where}`
+  const from =
+    roots.source === 'projects'
+      ? 'given by --projects'
+      : roots.source === 'CLAUDE_CONFIG_DIR'
+        ? 'the projects folder of $CLAUDE_CONFIG_DIR'
+        : "Claude Code's default estate; $CLAUDE_CONFIG_DIR is not set"
+  return (
+    `no transcripts found in ${where} (${from}); to read another estate pass --projects DIR, ` +
+    'or set CLAUDE_CONFIG_DIR to the Claude config folder whose projects/ holds them'
+  )
+}
+
 /** True when the file sits in a folder Claude Code itself cleans up. */
 export function inClaudeProjects(path: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const abs = resolve(path)

@@ -7,7 +7,7 @@ import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { FindResult } from '#native'
 import { resolveRoots } from './estate.js'
-import type { EstateOptions } from './estate.js'
+import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
 import { parseDay } from './days.js'
 
@@ -55,6 +55,8 @@ export interface FindReport {
   query: { terms: string[]; phrases: string[][] }
   scope: {
     roots: string[]
+    /** What chose the roots: --projects, $CLAUDE_CONFIG_DIR or ~/.claude (home). */
+    rootsSource: Roots['source']
     /** Sessions, transcript files (main and subagent) and bytes searched, after --since / --project. */
     sessions: number
     files: number
@@ -157,6 +159,7 @@ export async function find(
     query: { terms: s.terms, phrases: s.phrases },
     scope: {
       roots: roots.roots,
+      rootsSource: roots.source,
       sessions: s.sessions,
       files: s.files,
       bytes: s.bytes,

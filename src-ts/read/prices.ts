@@ -1,47 +1,23 @@
 /**
- * Price table for Claude models seen in Claude Code transcripts, and the cost
- * function built on it. No runtime dependencies.
- *
- * All prices are USD per million tokens (MTok), standard (non-batch) API rates.
- *
- * Sources (retrieved 2026-11-30):
- *  - Anthropic, "Pricing" — https://platform.claude.com/docs/en/about-claude/pricing
- *    ("Model pricing" table: base input, 5m cache writes, 1h cache writes,
- *    cache hits & refreshes, output). The same table is mirrored on the
- *    zh-CN edition of that page and on the older docs.anthropic.com URL.
- *  - Same page, "Long context pricing" section (also on the docs.anthropic.com
- *    edition): for Claude Sonnet 4 / Sonnet 4.5 with the 1M-token context
- *    window, a request whose input exceeds 200K tokens is billed at $6 input /
- *    $22.50 output per MTok for the WHOLE request, and the prompt-caching
- *    multipliers apply on top of those premium rates. Input for the threshold
- *    counts input + cache writes + cache reads.
- *  - Per-model overview pages (platform.claude.com/docs/en/models/<model>/overview)
- *    for the model IDs and to confirm Opus 4.6 at $5/$25 and Sonnet 4.6 at $3/$15.
- *
- * Cache multipliers as published: 5-minute write = 1.25x input, 1-hour write =
- * 2x input, cache read = 0.1x input. Every figure below is the published
- * per-model figure; they all match the multipliers except Claude Haiku 3,
- * whose published 5m-write ($0.30) and cache-read ($0.03) are rounded rather
- * than 1.25x / 0.1x of $0.25 — the published figures are used.
- *
- * Known gaps / uncertainty (deliberately not guessed):
- *  - Opus 4.6 and Sonnet 4.6: the current pricing page lists flat rates for
- *    the full 1M window, so no long-context tier is recorded. Third-party
- *    reports say that while the 1M window was a beta (Feb–Mar 2026) requests
- *    over 200K input were billed at a premium (2x input / 1.5x output); this is
- *    not confirmed from an Anthropic page and the table is not date-aware, so
- *    such historical requests are priced at the flat rates here.
- *  - Opus "fast mode", batch (-50%), data-residency/regional multipliers and
- *    server-tool charges (web search etc.) are not modelled.
- *  - Claude 3.5 Sonnet: priced at $3/$15 with the standard cache multipliers,
- *    as listed (marked deprecated) on the docs.anthropic.com pricing page.
- *  - Opus 4.7 / 4.8 are listed on the pricing page at the Opus 4.5 rates; other
- *    future 4.x model IDs are NOT assumed and return undefined until added.
+ * Prices of Claude models and the cost function built on them. The figures live in
+ * prices.json beside this file, one row per model (and per date the model's rates changed),
+ * each naming its source page and the day it was checked; docs/prices.md says how the file is
+ * kept. This module owns every pricing decision:
+ *  - which model id a transcript's model string means (provider decorations removed);
+ *  - which row applies on a given day (rows may carry a `from` date);
+ *  - an unknown version of a known family (a new claude-opus-*, claude-fable-*, …) is priced
+ *    at that family's newest rates and marked estimated; an unknown family has no price;
+ *  - long-context (long-prompt) tiers: a request whose prompt (input + cache writes + cache
+ *    reads) exceeds a row's `longContext.aboveTokens` is billed at those rates for the whole
+ *    request. The native scan only sorts requests into bands at the thresholds this module
+ *    gives it (`promptThresholds`);
+ *  - fast mode (`usage.speed: "fast"`): every rate, cache rates included, times the row's
+ *    `fast.multiplier`, over the whole context window. A fast request on a model without a
+ *    fast-mode rate is priced at the standard rates (the API then serves it at standard speed).
  */
+import table from './prices.json' with { type: 'json' }
 
-export interface LongContextPrice {
-  /** A request is "long" when its total input (input + cache write + cache read) exceeds this. */
-  thresholdTokens: number
+export interface Rates {
   input: number
   output: number
   cacheWrite5m: number
@@ -49,13 +25,28 @@ export interface LongContextPrice {
   cacheRead: number
 }
 
-export interface ModelPrice {
-  input: number
-  output: number
-  cacheWrite5m: number
-  cacheWrite1h: number
-  cacheRead: number
+export interface LongContextPrice extends Rates {
+  /** A request is "long" when its prompt (input + cache write + cache read) exceeds this. */
+  thresholdTokens: number
+}
+
+export interface ModelPrice extends Rates {
   longContext?: LongContextPrice
+  /** Fast mode multiplies every rate by this; absent when the model has no fast-mode rate. */
+  fastMultiplier?: number
+  /** The table row's model id. */
+  model: string
+  /** First day (UTC, YYYY-MM-DD) the row applies; absent: since the model's release. */
+  from?: string
+  source: string
+  /** Day the source was last checked. */
+  checked: string
+}
+
+export interface PriceMatch {
+  price: ModelPrice
+  /** True when the model is not in the table and is priced as its family's newest model. */
+  estimated: boolean
 }
 
 export interface TokenCounts {
@@ -66,67 +57,100 @@ export interface TokenCounts {
   cacheReadTokens: number
 }
 
-/** Date the table below was last checked against Anthropic's pricing page. */
-export const PRICE_TABLE_DATE: string = '2026-11-30'
-
-function rates(
-  input: number,
-  output: number,
-  cacheWrite5m: number,
-  cacheWrite1h: number,
-  cacheRead: number,
-): ModelPrice {
-  return { input, output, cacheWrite5m, cacheWrite1h, cacheRead }
+export interface CostOptions {
+  /** The request ran in fast mode. */
+  fast?: boolean
+  /** When the tokens were used (ms since the epoch): picks the row in force that day. */
+  at?: number
+  /** Price an unknown version of a known family at the family's newest rates. */
+  estimate?: boolean
 }
 
-const OPUS_45_TIER = rates(5, 25, 6.25, 10, 0.5)
-const OPUS_4_TIER = rates(15, 75, 18.75, 30, 1.5)
-const SONNET_TIER = rates(3, 15, 3.75, 6, 0.3)
-/** Sonnet 4 / 4.5 long-context (>200K input) premium: $6 / $22.50, caching multipliers on top. */
-const SONNET_LONG_CONTEXT: LongContextPrice = {
-  thresholdTokens: 200_000,
-  input: 6,
-  output: 22.5,
-  cacheWrite5m: 7.5,
-  cacheWrite1h: 12,
-  cacheRead: 0.6,
+interface Row {
+  model: string
+  from?: string
+  input: number
+  output: number
+  cacheWrite5m: number
+  cacheWrite1h: number
+  cacheRead: number
+  longContext?: Rates & { aboveTokens: number }
+  fast?: { multiplier: number; source: string; checked: string }
+  source: string
+  checked: string
 }
 
-/** Keyed by normalized model id (see normalizeModelId). */
-const PRICES: ReadonlyMap<string, Readonly<ModelPrice>> = new Map<string, ModelPrice>([
-  // Opus 4.5 and later 4.x: $5 / $25
-  ['claude-opus-4-8', OPUS_45_TIER],
-  ['claude-opus-4-7', OPUS_45_TIER],
-  ['claude-opus-4-6', OPUS_45_TIER],
-  ['claude-opus-4-5', OPUS_45_TIER],
-  // Opus 4 / 4.1: $15 / $75
-  ['claude-opus-4-1', OPUS_4_TIER],
-  ['claude-opus-4', OPUS_4_TIER],
-  // Sonnet: $3 / $15
-  ['claude-sonnet-4-6', SONNET_TIER],
-  ['claude-sonnet-4-5', { ...SONNET_TIER, longContext: SONNET_LONG_CONTEXT }],
-  ['claude-sonnet-4', { ...SONNET_TIER, longContext: SONNET_LONG_CONTEXT }],
-  ['claude-3-7-sonnet', SONNET_TIER],
-  ['claude-3-5-sonnet', SONNET_TIER],
-  // Haiku
-  ['claude-haiku-4-5', rates(1, 5, 1.25, 2, 0.1)],
-  ['claude-3-5-haiku', rates(0.8, 4, 1, 1.6, 0.08)],
-  ['claude-3-haiku', rates(0.25, 1.25, 0.3, 0.5, 0.03)],
-  // Opus 3
-  ['claude-3-opus', OPUS_4_TIER],
-])
+const ROWS: readonly Row[] = table.rows as Row[]
+const ALIASES: ReadonlyMap<string, string> = new Map(Object.entries(table.aliases))
 
-/** Model ids that are published under a second spelling. */
-const ALIASES: ReadonlyMap<string, string> = new Map([
-  ['claude-opus-4-0', 'claude-opus-4'],
-  ['claude-sonnet-4-0', 'claude-sonnet-4'],
-  // newer-style spellings of the Claude 3.x family
-  ['claude-sonnet-3-7', 'claude-3-7-sonnet'],
-  ['claude-sonnet-3-5', 'claude-3-5-sonnet'],
-  ['claude-haiku-3-5', 'claude-3-5-haiku'],
-  ['claude-haiku-3', 'claude-3-haiku'],
-  ['claude-opus-3', 'claude-3-opus'],
-])
+/** Date the table was last checked against its sources (the latest row's date). */
+export const PRICE_TABLE_DATE: string = ROWS.reduce((d, r) => (r.checked > d ? r.checked : d), '')
+
+function toPrice(r: Row): ModelPrice {
+  const p: ModelPrice = {
+    model: r.model,
+    input: r.input,
+    output: r.output,
+    cacheWrite5m: r.cacheWrite5m,
+    cacheWrite1h: r.cacheWrite1h,
+    cacheRead: r.cacheRead,
+    source: r.source,
+    checked: r.checked,
+  }
+  if (r.from) p.from = r.from
+  if (r.longContext) {
+    const { aboveTokens, ...rates } = r.longContext
+    p.longContext = { thresholdTokens: aboveTokens, ...rates }
+  }
+  if (r.fast) p.fastMultiplier = r.fast.multiplier
+  return p
+}
+
+/** Rows of each model id, oldest `from` first. */
+const BY_MODEL: ReadonlyMap<string, readonly ModelPrice[]> = (() => {
+  const m = new Map<string, ModelPrice[]>()
+  for (const r of ROWS) {
+    const list = m.get(r.model) ?? []
+    list.push(toPrice(r))
+    m.set(r.model, list)
+  }
+  for (const list of m.values()) list.sort((a, b) => (a.from ?? '').localeCompare(b.from ?? ''))
+  return m
+})()
+
+interface Family {
+  name: string
+  version: number[]
+}
+
+/** `claude-opus-4-6` → opus [4, 6]; `claude-3-5-sonnet` → sonnet [3, 5]; else undefined. */
+export function familyOf(id: string): Family | undefined {
+  const modern = /^claude-([a-z]+)-(\d+(?:-\d+)*)$/.exec(id)
+  if (modern) return { name: modern[1]!, version: modern[2]!.split('-').map(Number) }
+  const legacy = /^claude-(\d+(?:-\d+)*)-([a-z]+)$/.exec(id)
+  if (legacy) return { name: legacy[2]!, version: legacy[1]!.split('-').map(Number) }
+  return undefined
+}
+
+function newer(a: number[], b: number[]): boolean {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0)
+    if (d !== 0) return d > 0
+  }
+  return false
+}
+
+/** The newest model id of each family in the table. */
+const NEWEST: ReadonlyMap<string, { id: string; version: number[] }> = (() => {
+  const m = new Map<string, { id: string; version: number[] }>()
+  for (const id of BY_MODEL.keys()) {
+    const f = familyOf(id)
+    if (!f) continue
+    const cur = m.get(f.name)
+    if (!cur || newer(f.version, cur.version)) m.set(f.name, { id, version: f.version })
+  }
+  return m
+})()
 
 /**
  * Reduce a model string as it appears in transcripts or provider consoles to a
@@ -167,34 +191,103 @@ export function normalizeModelId(model: string): string {
   return ALIASES.get(id) ?? id
 }
 
-/** Price for a model, or undefined when the model is unknown (including '<synthetic>'). */
-export function priceFor(model: string): ModelPrice | undefined {
-  const price = PRICES.get(normalizeModelId(model))
-  if (price === undefined) return undefined
-  // Return a copy so callers cannot mutate the shipped table.
-  return price.longContext ? { ...price, longContext: { ...price.longContext } } : { ...price }
+/** The row of `rows` in force at `at` (ms; undefined or NaN: the newest). */
+function rowAt(rows: readonly ModelPrice[], at: number | undefined): ModelPrice {
+  if (rows.length === 1 || at === undefined || Number.isNaN(at)) return rows[rows.length - 1]!
+  const day = new Date(at).toISOString().slice(0, 10)
+  let pick = rows[0]!
+  for (const r of rows) if (!r.from || r.from <= day) pick = r
+  return pick
+}
+
+function copy(p: ModelPrice): ModelPrice {
+  return p.longContext ? { ...p, longContext: { ...p.longContext } } : { ...p }
+}
+
+/** The rows that price `model`: its own, else (when `estimate`) its family's newest model's. */
+function rowsFor(model: string, estimate: boolean): { rows: readonly ModelPrice[]; estimated: boolean } | undefined {
+  const id = normalizeModelId(model)
+  const own = BY_MODEL.get(id)
+  if (own) return { rows: own, estimated: false }
+  if (!estimate) return undefined
+  const family = familyOf(id)
+  const newest = family && NEWEST.get(family.name)
+  return newest ? { rows: BY_MODEL.get(newest.id)!, estimated: true } : undefined
+}
+
+/** Price of a model in the table (at `at`, default: today's rates), or undefined when unknown. */
+export function priceFor(model: string, at?: number): ModelPrice | undefined {
+  const found = rowsFor(model, false)
+  return found && copy(rowAt(found.rows, at))
+}
+
+/** Like priceFor, but an unknown version of a known family is priced as the family's newest model. */
+export function estimatePriceFor(model: string, at?: number): PriceMatch | undefined {
+  const found = rowsFor(model, true)
+  return found && { price: copy(rowAt(found.rows, at)), estimated: found.estimated }
 }
 
 /**
- * USD cost of the given tokens on `model`.
- *
- * `longContext` = the tokens belong to requests whose total input (input +
- * cache writes + cache reads) exceeded the model's long-context threshold;
- * Anthropic then bills the whole request — input, cache and output — at the
- * premium rates. It has no effect on models without a long-context tier.
- * Returns undefined when the model is unknown.
+ * Prices many requests of few models: resolves each model once, then picks the row by date.
+ * Returns undefined for a model of an unknown family.
  */
-export function costUsd(tokens: TokenCounts, model: string, longContext: boolean): number | undefined {
-  const price = PRICES.get(normalizeModelId(model))
-  if (price === undefined) return undefined
+export function priceResolver(): (model: string, at?: number) => PriceMatch | undefined {
+  const cache = new Map<string, { rows: readonly ModelPrice[]; estimated: boolean } | undefined>()
+  return (model, at) => {
+    let found = cache.get(model)
+    if (found === undefined && !cache.has(model)) cache.set(model, (found = rowsFor(model, true)))
+    return found && { price: rowAt(found.rows, at), estimated: found.estimated }
+  }
+}
+
+/** Every prompt size (tokens) at which some model's long-context rates begin, ascending. */
+export function promptThresholds(): number[] {
+  const set = new Set<number>()
+  for (const r of ROWS) if (r.longContext) set.add(r.longContext.aboveTokens)
+  return [...set].sort((a, b) => a - b)
+}
+
+/**
+ * Whether a request in prompt band `band` (how many of `thresholds` its prompt exceeds) is
+ * billed at `price`'s long-context rates.
+ */
+export function isLongContext(price: ModelPrice, band: number, thresholds: readonly number[]): boolean {
+  if (!price.longContext) return false
+  const k = thresholds.indexOf(price.longContext.thresholdTokens)
+  return k >= 0 && band > k
+}
+
+/** USD cost of `tokens` at `price`, with the long-context tier and fast mode as given. */
+export function costAt(price: ModelPrice, tokens: TokenCounts, longContext: boolean, fast: boolean): number {
   const r = longContext && price.longContext ? price.longContext : price
+  const k = fast && price.fastMultiplier !== undefined ? price.fastMultiplier : 1
   const micro =
     n(tokens.inputTokens) * r.input +
     n(tokens.outputTokens) * r.output +
     n(tokens.cacheWrite5mTokens) * r.cacheWrite5m +
     n(tokens.cacheWrite1hTokens) * r.cacheWrite1h +
     n(tokens.cacheReadTokens) * r.cacheRead
-  return micro / 1_000_000
+  return (micro * k) / 1_000_000
+}
+
+/**
+ * USD cost of the given tokens on `model`.
+ *
+ * `longContext` = the tokens belong to requests whose prompt (input + cache writes + cache
+ * reads) exceeded the model's long-context threshold; Anthropic then bills the whole request —
+ * input, cache and output — at the premium rates. It has no effect on models without a
+ * long-context tier. Returns undefined when the model is unknown (and, with `estimate`, of an
+ * unknown family).
+ */
+export function costUsd(
+  tokens: TokenCounts,
+  model: string,
+  longContext: boolean,
+  opts: CostOptions = {},
+): number | undefined {
+  const found = rowsFor(model, opts.estimate === true)
+  if (!found) return undefined
+  return costAt(rowAt(found.rows, opts.at), tokens, longContext, opts.fast === true)
 }
 
 /** Missing or non-finite counts contribute nothing rather than poisoning the sum with NaN. */

@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
-import { EstateOptions, resolveRoots } from './estate.js'
+import { EstateOptions, resolveRoots, type Roots } from './estate.js'
 import { discoverFiles } from './session-ref.js'
 import { usageError } from '../errors.js'
 import { dayFormatter, parseDay } from './days.js'
@@ -87,6 +87,8 @@ export interface SessionsOptions extends EstateOptions {
 
 export interface SessionListing {
   roots: string[]
+  /** What chose the roots: explicit paths, --projects, $CLAUDE_CONFIG_DIR or ~/.claude (home). */
+  rootsSource: Roots['source']
   filters: { recent: number | null; today: boolean; since: string | null; project: string | null; timezone: string }
   scope: {
     /** Sessions found under the roots (subagent files excluded). */
@@ -436,7 +438,7 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
     .pop()
   const matchProject = opts.project !== undefined ? projectMatcher(opts.project) : undefined
 
-  const { roots } = resolveRoots(opts)
+  const { roots, source: rootsSource } = resolveRoots(opts)
   const files = discoverFiles(opts)
   const mains = files.filter((f) => f.kind === 'session')
   const subs = files.filter((f) => f.kind === 'subagent')
@@ -533,6 +535,7 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   }
   return {
     roots,
+    rootsSource,
     filters: {
       recent: recent === Infinity ? null : recent,
       today: !!opts.today,

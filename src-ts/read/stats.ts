@@ -1,8 +1,8 @@
 // Token and cost statistics: the native scan dedupes requests estate-wide and sums them into
 // 15-minute buckets; this file groups, filters and prices those buckets.
-import { costUsd } from './prices.js'
-import type { UsageColumns } from '../native.js'
-import { EstateOptions, fileProblem, scanEstateFiles } from './estate.js'
+import { costAt, isLongContext, PRICE_TABLE_DATE, priceResolver, promptThresholds } from './prices.js'
+import type { ToolTargetsInfo, UsageColumns } from '../native.js'
+import { EstateOptions, fileProblem, scanEstateFiles, type Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
 import { dayFormatter, parseDay } from './days.js'
 
@@ -16,6 +16,10 @@ export interface StatsOptions extends EstateOptions {
   until?: string
   /** IANA time zone for days (default: the system's). */
   timezone?: string
+  /** Also report each tool's most frequent targets (files, commands, hosts, …). */
+  tools?: boolean
+  /** Targets listed per tool with `tools` (default 5). */
+  toolLimit?: number
 }
 
 export interface TokenTotals {
@@ -31,6 +35,11 @@ export interface TokenTotals {
   costUsd: number
   /** Requests whose model is not in the price table (their cost is not in costUsd). */
   unpricedRequests: number
+  /** Requests that ran in fast mode (`usage.speed: "fast"`), and their part of costUsd. */
+  fastRequests: number
+  fastCostUsd: number
+  /** Requests priced at their model family's newest rates (the model is not in the table). */
+  estimatedRequests: number
 }
 
 export interface StatsGroup extends TokenTotals {
@@ -45,6 +54,8 @@ export interface StatsGroup extends TokenTotals {
 export interface StatsReport {
   scope: {
     roots: string[]
+    /** What chose the roots: explicit paths, --projects, $CLAUDE_CONFIG_DIR or ~/.claude (home). */
+    rootsSource: Roots['source']
     files: number
     sessions: number
     subagentFiles: number
@@ -65,10 +76,44 @@ export interface StatsReport {
   lanes: { vertex: number; other: number; none: number }
   models: (TokenTotals & { model: string })[]
   tools: { name: string; calls: number }[]
-  entries: { assistant: number; synthetic: number; sidechainReplaysDropped: number }
+  /** With `tools`: per tool, its calls and most frequent targets. */
+  toolTargets?: ToolTargets[]
+  entries: {
+    assistant: number
+    synthetic: number
+    sidechainReplaysDropped: number
+    /** Entries whose usage was not an object or had a count or speed of the wrong type. */
+    malformedUsage: number
+  }
   unpricedModels: string[]
+  pricing: PricingNotes
   by?: GroupBy
   groups?: StatsGroup[]
+}
+
+export interface ToolTargets {
+  name: string
+  /** What the targets are: file, command (its first word), host, query, subagent type, pattern. */
+  kind?: string
+  calls: number
+  /** Calls that named no target (all of them for tools without targets). */
+  callsWithoutTarget: number
+  distinctTargets: number
+  top: { target: string; calls: number }[]
+}
+
+/** How the cost was reached, and what it could not price. */
+export interface PricingNotes {
+  /** Date the price table was last checked against its sources. */
+  tableDate: string
+  /** Models not in the table, priced at their family's newest rates. */
+  estimated: { model: string; pricedAs: string; requests: number }[]
+  /** Models of no known family: their requests are not in any cost. */
+  unpriced: { model: string; requests: number }[]
+  /** Requests by `usage.speed`: standard (or absent), fast, and any other value (priced as standard). */
+  speeds: { standard: number; fast: number; other: { speed: string; requests: number }[] }
+  /** Models with fast requests but no fast-mode rate: priced at standard rates. */
+  fastWithoutRate: { model: string; requests: number }[]
 }
 
 export function emptyTotals(): TokenTotals {
@@ -82,20 +127,50 @@ export function emptyTotals(): TokenTotals {
     cacheWrite1hTokens: 0,
     costUsd: 0,
     unpricedRequests: 0,
+    fastRequests: 0,
+    fastCostUsd: 0,
+    estimatedRequests: 0,
   }
 }
 
-/** The cost of every bucket (NaN when its model is not priced), pricing each model once. */
-function bucketCosts(u: UsageColumns): Float64Array {
-  const out = new Float64Array(u.requests.length)
-  const known = new Map<string, boolean>()
-  for (let i = 0; i < out.length; i++) {
+/** Per bucket: its cost (NaN when its model has no price) and how it was priced. */
+interface BucketPricing {
+  cost: Float64Array
+  fast: Uint8Array
+  estimated: Uint8Array
+  /** Adds bucket `i` to the notes (called for the buckets the report includes). */
+  count(i: number): void
+  notes(): PricingNotes
+}
+
+/** Prices every bucket, resolving each model once. */
+function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPricing {
+  const n = u.requests.length
+  const cost = new Float64Array(n)
+  const fast = new Uint8Array(n)
+  const estimated = new Uint8Array(n)
+  const resolve = priceResolver()
+  const pricedAs = new Map<string, string>()
+  const other = new Set<number>()
+  const fastWithoutRate = new Uint8Array(n)
+  for (let i = 0; i < n; i++) {
     const model = u.models[u.model[i]]
-    if (known.get(model) === false) {
-      out[i] = NaN
+    const match = resolve(model, u.slotMs[i])
+    const speed = u.speeds[u.speed[i]]
+    const isFast = speed === 'fast'
+    if (speed !== 'fast' && speed !== 'standard' && speed !== '') other.add(i)
+    fast[i] = isFast ? 1 : 0
+    if (!match) {
+      cost[i] = NaN
       continue
     }
-    const cost = costUsd(
+    if (match.estimated) {
+      estimated[i] = 1
+      pricedAs.set(model, match.price.model)
+    }
+    if (isFast && match.price.fastMultiplier === undefined) fastWithoutRate[i] = 1
+    cost[i] = costAt(
+      match.price,
       {
         inputTokens: u.inputTokens[i],
         outputTokens: u.outputTokens[i],
@@ -103,17 +178,51 @@ function bucketCosts(u: UsageColumns): Float64Array {
         cacheWrite1hTokens: u.cacheWrite1hTokens[i],
         cacheReadTokens: u.cacheReadInputTokens[i],
       },
-      model,
-      u.longContext[i] === 1,
+      isLongContext(match.price, u.promptBand[i], thresholds),
+      isFast,
     )
-    known.set(model, cost !== undefined)
-    out[i] = cost ?? NaN
   }
-  return out
+  const tally = () => new Map<string, number>()
+  const estimatedBy = tally()
+  const unpricedBy = tally()
+  const otherBy = tally()
+  const fastWithoutBy = tally()
+  const speeds = { standard: 0, fast: 0 }
+  const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v)
+  const list = (m: Map<string, number>) =>
+    [...m].map(([model, requests]) => ({ model, requests })).sort((a, b) => a.model.localeCompare(b.model))
+  return {
+    cost,
+    fast,
+    estimated,
+    count(i) {
+      const model = u.models[u.model[i]]
+      const r = u.requests[i]
+      if (Number.isNaN(cost[i])) add(unpricedBy, model, r)
+      if (estimated[i]) add(estimatedBy, model, r)
+      if (fastWithoutRate[i]) add(fastWithoutBy, model, r)
+      if (other.has(i)) add(otherBy, u.speeds[u.speed[i]], r)
+      else if (fast[i]) speeds.fast += r
+      else speeds.standard += r
+    },
+    notes: () => ({
+      tableDate: PRICE_TABLE_DATE,
+      estimated: list(estimatedBy).map((e) => ({ ...e, pricedAs: pricedAs.get(e.model)! })),
+      unpriced: list(unpricedBy),
+      speeds: {
+        ...speeds,
+        other: [...otherBy]
+          .map(([speed, requests]) => ({ speed, requests }))
+          .sort((a, b) => a.speed.localeCompare(b.speed)),
+      },
+      fastWithoutRate: list(fastWithoutBy),
+    }),
+  }
 }
 
-/** Adds bucket `i` of `u`, whose cost is `cost` (NaN: unpriced), into `t`. */
-function addBucket(t: TokenTotals, u: UsageColumns, i: number, cost: number): void {
+/** Adds bucket `i` of `u` into `t`, as `p` priced it. */
+function addBucket(t: TokenTotals, u: UsageColumns, i: number, p: BucketPricing): void {
+  const cost = p.cost[i]
   t.requests += u.requests[i]
   t.inputTokens += u.inputTokens[i]
   t.cacheCreationInputTokens += u.cacheCreationInputTokens[i]
@@ -121,8 +230,25 @@ function addBucket(t: TokenTotals, u: UsageColumns, i: number, cost: number): vo
   t.outputTokens += u.outputTokens[i]
   t.cacheWrite5mTokens += u.cacheWrite5mTokens[i]
   t.cacheWrite1hTokens += u.cacheWrite1hTokens[i]
+  if (p.fast[i]) t.fastRequests += u.requests[i]
+  if (p.estimated[i]) t.estimatedRequests += u.requests[i]
   if (Number.isNaN(cost)) t.unpricedRequests += u.requests[i]
-  else t.costUsd += cost
+  else {
+    t.costUsd += cost
+    if (p.fast[i]) t.fastCostUsd += cost
+  }
+}
+
+function toolTargetsOf(t: ToolTargetsInfo): ToolTargets {
+  const out: ToolTargets = {
+    name: t.tool,
+    calls: t.calls,
+    callsWithoutTarget: t.callsWithoutTarget,
+    distinctTargets: t.distinctTargets,
+    top: t.top,
+  }
+  if (t.kind) out.kind = t.kind
+  return out
 }
 
 /** Token and cost statistics over an estate (or given paths), deduplicated per request. */
@@ -135,6 +261,9 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const timezone = needsDays ? (opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone) : opts.timezone
   const dayOf = needsDays ? dayFormatter(timezone!) : () => 'unknown'
   if (!needsDays && opts.timezone) dayFormatter(opts.timezone) // still reject an unknown zone
+  if (opts.toolLimit !== undefined && !(Number.isInteger(opts.toolLimit) && opts.toolLimit >= 1)) {
+    throw usageError(`--limit expects a positive whole number, got '${opts.toolLimit}'`)
+  }
   if (opts.by && !['day', 'session', 'project', 'model'].includes(opts.by)) {
     throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
   }
@@ -153,8 +282,8 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     skipped.push({ path: f.path, problem })
   }
   const sessions = scan.sessions()
-  const u = scan.usage()
-  scan.release()
+  const thresholds = promptThresholds()
+  const u = scan.usage(thresholds)
 
   const totals = emptyTotals()
   const subagents = emptyTotals()
@@ -162,7 +291,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const byModel = new Map<string, TokenTotals>()
   const groups = new Map<string, StatsGroup>()
   const included = new Uint8Array(u.requests.length)
-  const costs = bucketCosts(u)
+  const pricing = priceBuckets(u, thresholds)
   const unpriced = new Set<string>()
 
   const groupOf = (i: number): StatsGroup | undefined => {
@@ -199,17 +328,17 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     }
     included[i] = 1
     const model = u.models[u.model[i]]
-    const cost = costs[i]
-    addBucket(totals, u, i, cost)
-    if (u.subagent[i]) addBucket(subagents, u, i, cost)
+    pricing.count(i)
+    addBucket(totals, u, i, pricing)
+    if (u.subagent[i]) addBucket(subagents, u, i, pricing)
     let m = byModel.get(model)
     if (!m) byModel.set(model, (m = emptyTotals()))
-    addBucket(m, u, i, cost)
-    if (Number.isNaN(cost)) unpriced.add(model)
+    addBucket(m, u, i, pricing)
+    if (Number.isNaN(pricing.cost[i])) unpriced.add(model)
     const lane = u.lane[i] === 1 ? 'vertex' : u.lane[i] === 2 ? 'other' : 'none'
     lanes[lane] += u.requests[i]
     const g = groupOf(i)
-    if (g) addBucket(g, u, i, cost)
+    if (g) addBucket(g, u, i, pricing)
   }
 
   const tools = new Map<string, number>()
@@ -221,10 +350,14 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     const g = groupOf(b)
     if (g) g.toolCalls += u.toolCalls[j]
   }
+  // Targets are counted natively over the same buckets; only the per-tool table crosses.
+  const toolTargets = opts.tools ? scan.toolTargets(included, opts.toolLimit ?? 5).map(toolTargetsOf) : undefined
+  scan.release()
 
   const report: StatsReport = {
     scope: {
       roots: roots.roots,
+      rootsSource: roots.source,
       files: files.length,
       sessions: sessions.filter((s) => s.mainFile !== undefined && s.mainFile !== null).length,
       subagentFiles: files.filter((f) => f.kind === 'subagent').length,
@@ -248,9 +381,12 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
       assistant: u.assistantEntries,
       synthetic: u.syntheticEntries,
       sidechainReplaysDropped: u.sidechainReplays,
+      malformedUsage: u.malformedUsageEntries,
     },
     unpricedModels: [...unpriced].sort(),
+    pricing: pricing.notes(),
   }
+  if (toolTargets) report.toolTargets = toolTargets
   if (opts.by) {
     report.by = opts.by
     const list = [...groups.values()]

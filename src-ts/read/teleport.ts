@@ -2,6 +2,7 @@
 // local session uuid `claude --resume` wants. Claude Code derives the local uuid as a uuid5 over
 // the session's SDK resume URL, so the translation is a computation: no logs, any age, offline.
 import { createHash } from 'node:crypto'
+import { sessionHolders, type LiveHolder } from './live-sessions.js'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { EstateOptions, resolveRoots } from './estate.js'
@@ -67,6 +68,9 @@ export interface TeleportResult {
   bridge: { path: string; sessionId: string; agrees: boolean } | null
   /** Title matching, when asked: what was looked for and the sessions that match (v5 first). */
   fallback: { query: string; from: 'title' | 'derived-title'; candidates: TeleportCandidate[] } | null
+  /** Running Claude Code processes holding the found transcript (resuming it elsewhere too would
+   * make two writers append to one JSONL). */
+  liveHolders: LiveHolder[]
   searched: { roots: string[]; sessions: number; logs: string[] }
 }
 
@@ -239,6 +243,7 @@ export function teleportId(id: string, opts: TeleportOptions = {}): TeleportResu
     resumeUrl,
     uuid,
     transcript: hit ? describe(hit) : null,
+    liveHolders: hit ? sessionHolders(hit.sessionId!, opts.env, hit.path).live : [],
     matchedBy,
     bridge,
     fallback,

@@ -2,8 +2,6 @@
 // prompt to its last record), the models used and the tokens of each request (deduplicated per
 // request as in `stats`: the entry with the largest output).
 import { showSession, RequestUsage, ShowOptions, ShowResult, Turn } from './show.js'
-import { duration } from './show-render.js'
-import { formatInt, formatTokensCompact, renderTable } from '../cli/table.js'
 
 export interface TimelineOptions extends Pick<ShowOptions, 'projects' | 'env' | 'last' | 'allBranches'> {}
 
@@ -68,79 +66,4 @@ export async function timeline(ref: string, opts: TimelineOptions = {}): Promise
     totals.outputTokens += t.tokens.outputTokens
   }
   return { path: r.path, sessionId: r.sessionId, leaf: r.leaf, omittedTurns: r.omittedTurns, turns, totals }
-}
-
-const right = 'right' as const
-
-function clock(ts?: string): string {
-  return ts ? ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''
-}
-
-/** The timeline as a table; with `requests`, one indented row per request under its turn. */
-export function renderTimeline(t: TimelineResult, opts: { requests?: boolean } = {}): string {
-  const rows: string[][] = []
-  const tok = (x: {
-    inputTokens: number
-    cacheCreationInputTokens: number
-    cacheReadInputTokens: number
-    outputTokens: number
-  }) => [
-    formatTokensCompact(x.inputTokens),
-    formatTokensCompact(x.cacheCreationInputTokens),
-    formatTokensCompact(x.cacheReadInputTokens),
-    formatTokensCompact(x.outputTokens),
-  ]
-  for (const turn of t.turns) {
-    const what = turn.compaction
-      ? `[compacted${turn.compaction.preTokens !== undefined ? `, ${formatInt(turn.compaction.preTokens)} tokens before` : ''}]${turn.prompt ? ' ' + turn.prompt : ''}`
-      : (turn.prompt ?? '')
-    rows.push([
-      turn.branch ? `b${turn.index}` : String(turn.index),
-      clock(turn.startedAt),
-      turn.durationMs !== undefined ? duration(turn.durationMs) : '',
-      turn.models.join(', '),
-      formatInt(turn.requests.length),
-      formatInt(turn.toolCalls),
-      ...tok(turn.tokens),
-      (turn.branch ? '(branch) ' : '') + what,
-    ])
-    if (opts.requests) {
-      for (const r of turn.requests)
-        rows.push(['', `  ${clock(r.timestamp)}`, '', r.model ?? '', '1', '', ...tok(r), r.key])
-    }
-  }
-  const head = [
-    `Session ${t.sessionId} (${t.path})`,
-    `Leaf: line ${t.leaf.line} by ${t.leaf.rule}${t.omittedTurns > 0 ? `; ${formatInt(t.omittedTurns)} earlier turns not shown` : ''}`,
-    '',
-  ]
-  const table = renderTable(
-    [
-      { header: 'Turn', align: right },
-      { header: 'Started (UTC)' },
-      { header: 'Duration', align: right },
-      { header: 'Model' },
-      { header: 'Requests', align: right },
-      { header: 'Tools', align: right },
-      { header: 'Input', align: right },
-      { header: 'Cache write', align: right },
-      { header: 'Cache read', align: right },
-      { header: 'Output', align: right },
-      { header: 'Prompt' },
-    ],
-    rows,
-    {
-      footer: [
-        'Total',
-        '',
-        duration(t.totals.durationMs),
-        '',
-        formatInt(t.totals.requests),
-        formatInt(t.turns.filter((x) => !x.branch).reduce((a, x) => a + x.toolCalls, 0)),
-        ...tok(t.totals),
-        '',
-      ],
-    },
-  )
-  return head.join('\n') + '\n' + table
 }

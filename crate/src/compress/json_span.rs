@@ -87,33 +87,91 @@ fn for_each_member(
     line: &[u8],
     mut f: impl FnMut(&[u8], Range<usize>) -> Result<(), SpanError>,
 ) -> Result<(), SpanError> {
-    let mut i = skip_ws(line, 0);
+    for m in object_members(line, 0)? {
+        f(&line[m.key.clone()], m.value)?;
+    }
+    Ok(())
+}
+
+/// One member of an object, located in the line's bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawMember {
+    /// The key's raw bytes between its quotes (escapes not decoded).
+    pub key: Range<usize>,
+    /// The index of the key's opening quote.
+    pub start: usize,
+    /// The value, without surrounding whitespace.
+    pub value: Range<usize>,
+}
+
+/// The members of the object whose `{` is the first non-blank byte at or after `at`, in order.
+pub fn object_members(line: &[u8], at: usize) -> Result<Vec<RawMember>, SpanError> {
+    let mut out = Vec::new();
+    let mut i = skip_ws(line, at);
     if line.get(i) != Some(&b'{') {
         return Err(SpanError::NotAnObject);
     }
     i = skip_ws(line, i + 1);
     if line.get(i) == Some(&b'}') {
-        return Ok(());
+        return Ok(out);
     }
     loop {
         if line.get(i) != Some(&b'"') {
             return Err(SpanError::NotAnObject);
         }
+        let key_start = i;
         let key_end = string_end(line, i).ok_or(SpanError::NotAnObject)?;
-        let key = &line[i + 1..key_end - 1];
         i = skip_ws(line, key_end);
         if line.get(i) != Some(&b':') {
             return Err(SpanError::NotAnObject);
         }
         let start = skip_ws(line, i + 1);
         let end = value_end(line, start).ok_or(SpanError::NotAnObject)?;
-        f(key, start..end)?;
+        out.push(RawMember { key: key_start + 1..key_end - 1, start: key_start, value: start..end });
         i = skip_ws(line, end);
         match line.get(i) {
             Some(b',') => i = skip_ws(line, i + 1),
-            Some(b'}') => return Ok(()),
+            Some(b'}') => return Ok(out),
             _ => return Err(SpanError::NotAnObject),
         }
+    }
+}
+
+/// The element spans of the array whose `[` is the first non-blank byte at or after `at`.
+/// `None` when the bytes there are not a well-formed array.
+pub fn array_items(line: &[u8], at: usize) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::new();
+    let mut i = skip_ws(line, at);
+    if line.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = skip_ws(line, i + 1);
+    if line.get(i) == Some(&b']') {
+        return Some(out);
+    }
+    loop {
+        let end = value_end(line, i)?;
+        out.push(i..end);
+        i = skip_ws(line, end);
+        match line.get(i) {
+            Some(b',') => i = skip_ws(line, i + 1),
+            Some(b']') => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// The bytes to delete so that member `k` of `members` (one object's, in order) disappears with
+/// exactly one separating comma: up to the next member's key when one follows, else from the end
+/// of the previous value. An only member leaves the braces (and any blanks) as they are.
+pub fn member_deletion(members: &[RawMember], k: usize) -> Range<usize> {
+    let m = &members[k];
+    if let Some(next) = members.get(k + 1) {
+        m.start..next.start
+    } else if k > 0 {
+        members[k - 1].value.end..m.value.end
+    } else {
+        m.start..m.value.end
     }
 }
 
@@ -209,6 +267,24 @@ mod tests {
         let line = "{\"a\":\"\\ud83d lone \u{00e9}\\\\\",\"parentUuid\":\"x\"}";
         let out = edit(line, &[("parentUuid", "\"y\"")]).unwrap();
         assert_eq!(out, "{\"a\":\"\\ud83d lone \u{00e9}\\\\\",\"parentUuid\":\"y\"}");
+    }
+
+    #[test]
+    fn member_deletion_takes_one_separating_comma() {
+        let cut = |line: &str, key: &str| {
+            let b = line.as_bytes();
+            let ms = object_members(b, 0).unwrap();
+            let k = ms.iter().position(|m| &b[m.key.clone()] == key.as_bytes()).unwrap();
+            let r = member_deletion(&ms, k);
+            format!("{}{}", &line[..r.start], &line[r.end..])
+        };
+        assert_eq!(cut(r#"{"a":1, "pages":"1-2" ,"b":[2]}"#, "pages"), r#"{"a":1, "b":[2]}"#);
+        assert_eq!(cut(r#"{"a":1 , "pages":{"x":"}"}}"#, "pages"), r#"{"a":1}"#);
+        assert_eq!(cut(r#"{"pages":"3","file_path":"/x"}"#, "pages"), r#"{"file_path":"/x"}"#);
+        assert_eq!(cut(r#"{ "pages":"3" }"#, "pages"), r#"{  }"#);
+        let items = array_items(br#" [1, {"a":"]"} ,"s"]"#, 0).unwrap();
+        assert_eq!(items, vec![2..3, 5..14, 16..19]);
+        assert_eq!(array_items(b"[1,", 0), None);
     }
 
     #[test]

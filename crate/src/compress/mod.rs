@@ -3,9 +3,11 @@
 //! from source spans.
 
 pub mod estimate;
+pub mod exchange;
 pub mod json_span;
 pub mod output;
 pub mod pages;
+pub mod read_pages;
 pub mod summary_inputs;
 
 use crate::scan::Scan;

@@ -9,8 +9,14 @@
 //! - a group whose entries are all sidechain entries and whose `message.id` also appears on a
 //!   non-sidechain entry is a sidechain replay of the parent's message, and is not counted;
 //! - `<synthetic>` entries are local, not API requests;
-//! - tool calls are distinct `tool_use` ids of counted groups.
+//! - tool calls are distinct `tool_use` ids of counted groups, each with its target (see
+//!   [`super::tool_targets`]);
+//! - a request's prompt (input + cache writes + cache reads) is placed in a band by thresholds
+//!   the caller passes: which threshold means long-context pricing is the price table's decision,
+//!   not this module's;
+//! - `usage.speed` is kept as written, for the price table to interpret.
 
+use super::tool_targets::{TargetCounts, NO_TARGET};
 use crate::scan::{Scan, Usage};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -19,8 +25,6 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 /// Bucket width in time. 15 minutes divides every real UTC offset, so the TS side can turn
 /// buckets into local days exactly.
 pub const SLOT_MS: i64 = 15 * 60 * 1000;
-/// Per-request input above which long-context pricing applies to the whole request.
-pub const LONG_CONTEXT_TOKENS: u64 = 200_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lane {
@@ -47,7 +51,10 @@ pub struct BucketKey {
     pub model: u32,
     pub subagent: bool,
     pub lane: Lane,
-    pub long_context: bool,
+    /// How many of the caller's prompt thresholds the request's prompt exceeds.
+    pub prompt_band: u8,
+    /// Index in [`UsageReport::speeds`] of `usage.speed` ("" when absent).
+    pub speed: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,13 +72,19 @@ pub struct Tokens {
 #[derive(Debug, Default)]
 pub struct UsageReport {
     pub models: Vec<String>,
+    /// `usage.speed` values met, "" (absent) among them.
+    pub speeds: Vec<String>,
     pub buckets: Vec<(BucketKey, Tokens)>,
     pub tool_names: Vec<String>,
     /// (bucket index, tool name index, calls)
     pub tools: Vec<(u32, u32, u64)>,
+    /// The same calls split by target.
+    pub tool_targets: TargetCounts,
     pub assistant_entries: u64,
     pub synthetic_entries: u64,
     pub sidechain_replays: u64,
+    /// Entries (not requests) whose usage was malformed; they count with what could be read.
+    pub malformed_usage_entries: u64,
 }
 
 /// What aggregation needs of one assistant entry, gathered per file in parallel so that the
@@ -84,6 +97,8 @@ struct Row {
     /// Hash of `message.id`; 0 when absent.
     message: u128,
     model: u64,
+    /// Hash of `usage.speed`, 0 when absent.
+    speed: u64,
     slot: i64,
     usage: Usage,
     sidechain: bool,
@@ -95,9 +110,11 @@ struct Row {
 
 struct FileRows {
     rows: Vec<Row>,
-    /// (hash of the tool_use id, 0 when empty; hash of the tool name)
-    tools: Vec<(u128, u64)>,
+    /// (hash of the tool_use id, 0 when empty; hash of the tool name; hash of the target, 0
+    /// when none)
+    tools: Vec<(u128, u64, u64)>,
     synthetic: u64,
+    malformed: u64,
 }
 
 fn h128(s: &str) -> u128 {
@@ -106,7 +123,7 @@ fn h128(s: &str) -> u128 {
 }
 
 fn file_rows(scan: &Scan) -> FileRows {
-    let mut out = FileRows { rows: Vec::new(), tools: Vec::new(), synthetic: 0 };
+    let mut out = FileRows { rows: Vec::new(), tools: Vec::new(), synthetic: 0, malformed: 0 };
     let strings = &scan.tables.strings;
     for (ri, r) in scan.records.iter().enumerate() {
         let Some(usage) = r.usage else { continue };
@@ -118,17 +135,24 @@ fn file_rows(scan: &Scan) -> FileRows {
             out.synthetic += 1;
             continue;
         }
+        out.malformed += usage.malformed as u64;
         let request_id = strings.opt(r.request_id);
         let message_id = strings.opt(r.message_id);
         let start = out.tools.len() as u32;
         for tu in scan.tables.tool_uses(r) {
             let id = strings.get(tu.id);
-            out.tools.push((if id.is_empty() { 0 } else { h128(id) }, xxh3_64(strings.get(tu.name).as_bytes())));
+            let target = strings.opt(tu.target).map_or(0, |t| xxh3_64(t.as_bytes()) | 1);
+            out.tools.push((
+                if id.is_empty() { 0 } else { h128(id) },
+                xxh3_64(strings.get(tu.name).as_bytes()),
+                target,
+            ));
         }
         out.rows.push(Row {
             key: request_id.or(message_id).map_or(0, h128),
             message: message_id.map_or(0, h128),
             model: xxh3_64(model.as_bytes()),
+            speed: strings.opt(usage.speed).map_or(0, |s| xxh3_64(s.as_bytes()) | 1),
             slot: r.timestamp_ms.map_or(i64::MIN, |t| t.div_euclid(SLOT_MS) * SLOT_MS),
             usage,
             sidechain: r.has(crate::scan::record::F_SIDECHAIN),
@@ -165,7 +189,13 @@ impl Names {
 }
 
 /// `scans` are in path order; `session_of_file[i]` and `subagent_file[i]` describe file i.
-pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool]) -> UsageReport {
+/// `prompt_thresholds` (any order) set the prompt bands of [`BucketKey::prompt_band`].
+pub fn aggregate(
+    scans: &[&Scan],
+    session_of_file: &[u32],
+    subagent_file: &[bool],
+    prompt_thresholds: &[u64],
+) -> UsageReport {
     let files: Vec<FileRows> = scans.par_iter().map(|s| file_rows(s)).collect();
     let mut report = UsageReport::default();
     let mut groups: Vec<Group> = Vec::new();
@@ -175,6 +205,7 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
 
     for (fi, f) in files.iter().enumerate() {
         report.synthetic_entries += f.synthetic;
+        report.malformed_usage_entries += f.malformed;
         report.assistant_entries += f.rows.len() as u64;
         let mut of_row = Vec::with_capacity(f.rows.len());
         for (ri, row) in f.rows.iter().enumerate() {
@@ -226,32 +257,46 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
         .collect();
     report.sidechain_replays = dropped.iter().filter(|d| **d).count() as u64;
 
+    let prompt_band = |u: &Usage| {
+        let prompt = u.input + u.cache_creation + u.cache_read;
+        prompt_thresholds.iter().filter(|&&t| prompt > t).count().min(u8::MAX as usize) as u8
+    };
     let mut models = Names::new();
+    let mut speeds = Names::new();
+    // The absent speed is always index 0.
+    speeds.get(0, String::new);
     let mut bucket_index: HashMap<BucketKey, usize> = HashMap::default();
-    let mut bucket_of =
-        |report: &mut UsageReport, models: &mut Names, fi: usize, row: &Row, lane: Lane, long_context: bool| {
-            let model = models.get(row.model, || {
-                scans[fi].tables.strings.opt(scans[fi].records[row.rec as usize].model).unwrap_or("").to_string()
-            });
-            let key = BucketKey {
-                session: session_of_file[fi],
-                slot: row.slot,
-                model,
-                subagent: subagent_file[fi],
-                lane,
-                long_context,
-            };
-            *bucket_index.entry(key).or_insert_with(|| {
-                report.buckets.push((key, Tokens::default()));
-                report.buckets.len() - 1
-            })
+    let mut bucket_of = |report: &mut UsageReport,
+                         models: &mut Names,
+                         speeds: &mut Names,
+                         fi: usize,
+                         row: &Row,
+                         winner: (usize, &Row)| {
+        let model = models.get(row.model, || {
+            scans[fi].tables.strings.opt(scans[fi].records[row.rec as usize].model).unwrap_or("").to_string()
+        });
+        // Lane, prompt band and speed are the counted entry's: a request has one of each.
+        let (wf, w) = winner;
+        let speed = speeds.get(w.speed, || scans[wf].tables.strings.opt(w.usage.speed).unwrap_or("").to_string());
+        let key = BucketKey {
+            session: session_of_file[fi],
+            slot: row.slot,
+            model,
+            subagent: subagent_file[fi],
+            lane: w.lane,
+            prompt_band: prompt_band(&w.usage),
+            speed,
         };
-    let long_context = |u: &Usage| u.input + u.cache_creation + u.cache_read > LONG_CONTEXT_TOKENS;
+        *bucket_index.entry(key).or_insert_with(|| {
+            report.buckets.push((key, Tokens::default()));
+            report.buckets.len() - 1
+        })
+    };
 
     for (g, _) in groups.iter().zip(&dropped).filter(|(_, d)| !**d) {
         let row = &files[g.file as usize].rows[g.row as usize];
         let u = row.usage;
-        let b = bucket_of(&mut report, &mut models, g.file as usize, row, row.lane, long_context(&u));
+        let b = bucket_of(&mut report, &mut models, &mut speeds, g.file as usize, row, (g.file as usize, row));
         let t = &mut report.buckets[b].1;
         let w1h = if u.cache_5m.is_some() || u.cache_1h.is_some() {
             u.cache_1h.unwrap_or(0).min(u.cache_creation)
@@ -270,6 +315,8 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
     let mut seen_tool_ids: HashSet<u128> = HashSet::default();
     let mut tool_names = Names::new();
     let mut tool_counts: HashMap<(u32, u32), u64> = HashMap::default();
+    let mut targets = Names::new();
+    let mut target_counts: HashMap<(u32, u32, u32), u64> = HashMap::default();
     for (fi, f) in files.iter().enumerate() {
         for (row, &gi) in f.rows.iter().zip(&group_of[fi]) {
             if dropped[gi as usize] || row.tools.1 == 0 {
@@ -278,20 +325,26 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
             let g = &groups[gi as usize];
             let winner = &files[g.file as usize].rows[g.row as usize];
             let (start, len) = row.tools;
-            for (k, &(id, name)) in f.tools[start as usize..(start + len) as usize].iter().enumerate() {
+            for (k, &(id, name, target)) in f.tools[start as usize..(start + len) as usize].iter().enumerate() {
                 if id != 0 && !seen_tool_ids.insert(id) {
                     continue;
                 }
-                let b = bucket_of(&mut report, &mut models, fi, row, winner.lane, long_context(&winner.usage)) as u32;
-                let name = tool_names.get(name, || {
-                    let scan = scans[fi];
-                    scan.str(scan.tables.tool_uses(&scan.records[row.rec as usize])[k].name).to_string()
-                });
+                let b = bucket_of(&mut report, &mut models, &mut speeds, fi, row, (g.file as usize, winner)) as u32;
+                let scan = scans[fi];
+                let tool_use = || scan.tables.tool_uses(&scan.records[row.rec as usize])[k];
+                let name = tool_names.get(name, || scan.str(tool_use().name).to_string());
                 *tool_counts.entry((b, name)).or_insert(0) += 1;
+                let target = if target == 0 {
+                    NO_TARGET
+                } else {
+                    targets.get(target, || scan.tables.strings.opt(tool_use().target).unwrap_or("").to_string())
+                };
+                *target_counts.entry((b, name, target)).or_insert(0) += 1;
             }
         }
     }
     report.models = models.names;
+    report.speeds = speeds.names;
     report.tool_names = tool_names.names;
 
     // Deterministic order: buckets by key, tools by (bucket, name).
@@ -304,6 +357,10 @@ pub fn aggregate(scans: &[&Scan], session_of_file: &[u32], subagent_file: &[bool
     report.buckets = order.iter().map(|&i| report.buckets[i]).collect();
     report.tools = tool_counts.into_iter().map(|((b, n), c)| (new_index[b as usize], n, c)).collect();
     report.tools.sort_unstable();
+    report.tool_targets.targets = targets.names;
+    report.tool_targets.counts =
+        target_counts.into_iter().map(|((b, n, t), c)| (new_index[b as usize], n, t, c)).collect();
+    report.tool_targets.counts.sort_unstable();
     report
 }
 

@@ -109,12 +109,18 @@ impl Scan {
         for u in &mut next.tables.tool_uses {
             sh(&mut u.id);
             sh(&mut u.name);
+            if let Some(t) = &mut u.target {
+                sh(t);
+            }
         }
         for r in &mut next.tables.tool_results {
             sh(r);
         }
         for r in &mut next.records {
             r.line += line_shift;
+            if let Some(speed) = r.usage.as_mut().and_then(|u| u.speed.as_mut()) {
+                sh(speed);
+            }
             for s in [
                 &mut r.kind,
                 &mut r.subtype,

@@ -77,12 +77,19 @@ pub struct Usage {
     pub cache_1h: Option<u64>,
     pub cache_read: u64,
     pub output: u64,
+    /// `speed` as written (`"standard"`, `"fast"`, or whatever a later client writes).
+    pub speed: Option<Str>,
+    /// `usage` was not an object, or a token count or `speed` had the wrong type: the unreadable
+    /// parts count as absent.
+    pub malformed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ToolUse {
     pub id: Str,
     pub name: Str,
+    /// What the call was aimed at (see [`crate::read::tool_targets`]), when its tool has one.
+    pub target: Option<Str>,
 }
 
 /// `start..start+len` in one of the side tables of a scan.
@@ -227,7 +234,7 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, l
             "id" => rec.message_id = as_str(tape, v).map(|s| t.strings.push(s)),
             "model" => rec.model = as_str(tape, v).map(|s| t.strings.intern(s)),
             "stop_reason" => rec.stop_reason = as_str(tape, v).map(|s| t.strings.intern(s)),
-            "usage" => rec.usage = extract_usage(tape, v),
+            "usage" => rec.usage = Some(extract_usage(tape, v, t)),
             "content" => match tape.get(v) {
                 Some(Node::String(s)) => {
                     rec.flags |= F_CONTENT_STRING;
@@ -243,32 +250,52 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, l
     }
 }
 
-fn extract_usage(tape: &[Node], at: usize) -> Option<Usage> {
-    if !matches!(tape.get(at), Some(Node::Object { .. })) {
-        return None;
-    }
+fn extract_usage(tape: &[Node], at: usize, t: &mut Tables) -> Usage {
     let mut u = Usage::default();
+    if !matches!(tape.get(at), Some(Node::Object { .. })) {
+        u.malformed = true;
+        return u;
+    }
     let mut scalar = None;
+    // A count that is null counts as absent; one of another type (a string, a negative number)
+    // makes the usage malformed.
+    let count = |v: usize, malformed: &mut bool| {
+        use simd_json::StaticNode;
+        let n = as_u64(tape, v);
+        *malformed |= match tape.get(v) {
+            Some(Node::Static(StaticNode::Null)) => false,
+            Some(Node::Static(StaticNode::I64(x))) => *x < 0,
+            _ => n.is_none(),
+        };
+        n
+    };
+    let mut bad = false;
     for (key, v) in entries(tape, at) {
         match key {
-            "input_tokens" => u.input = as_u64(tape, v).unwrap_or(0),
-            "output_tokens" => u.output = as_u64(tape, v).unwrap_or(0),
-            "cache_read_input_tokens" => u.cache_read = as_u64(tape, v).unwrap_or(0),
-            "cache_creation_input_tokens" => scalar = as_u64(tape, v),
+            "input_tokens" => u.input = count(v, &mut bad).unwrap_or(0),
+            "output_tokens" => u.output = count(v, &mut bad).unwrap_or(0),
+            "cache_read_input_tokens" => u.cache_read = count(v, &mut bad).unwrap_or(0),
+            "cache_creation_input_tokens" => scalar = count(v, &mut bad),
             "cache_creation" => {
                 for (k, w) in entries(tape, v) {
                     match k {
-                        "ephemeral_5m_input_tokens" => u.cache_5m = as_u64(tape, w),
-                        "ephemeral_1h_input_tokens" => u.cache_1h = as_u64(tape, w),
+                        "ephemeral_5m_input_tokens" => u.cache_5m = count(w, &mut bad),
+                        "ephemeral_1h_input_tokens" => u.cache_1h = count(w, &mut bad),
                         _ => {}
                     }
                 }
             }
+            "speed" => match tape.get(v) {
+                Some(Node::String(s)) => u.speed = Some(t.strings.intern(s)),
+                Some(Node::Static(simd_json::StaticNode::Null)) | None => {}
+                _ => bad = true,
+            },
             _ => {}
         }
     }
+    u.malformed = bad;
     u.cache_creation = scalar.unwrap_or(u.cache_5m.unwrap_or(0) + u.cache_1h.unwrap_or(0));
-    Some(u)
+    u
 }
 
 fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mut Tables, lean: bool) {
@@ -279,7 +306,8 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
     for _ in 0..len {
         let Some(node) = tape.get(i) else { break };
         if matches!(node, Node::Object { .. }) {
-            let (mut kind, mut id, mut name, mut tool_use_id, mut text) = (None, None, None, None, None);
+            let (mut kind, mut id, mut name, mut tool_use_id, mut text, mut input) =
+                (None, None, None, None, None, None);
             for (k, v) in entries(tape, i) {
                 match k {
                     "type" => kind = as_str(tape, v),
@@ -287,6 +315,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                     "name" => name = as_str(tape, v),
                     "tool_use_id" => tool_use_id = as_str(tape, v),
                     "text" => text = as_str(tape, v),
+                    "input" => input = Some(v),
                     _ => {}
                 }
             }
@@ -299,9 +328,13 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                 }
                 match k {
                     "tool_use" | "server_tool_use" => {
+                        let name_str = name.unwrap_or("");
+                        let target = input
+                            .and_then(|at| crate::read::tool_targets::target(name_str, tape, at))
+                            .map(|s| t.strings.intern(s));
                         let id = t.strings.push(id.unwrap_or(""));
-                        let name = t.strings.intern(name.unwrap_or(""));
-                        t.tool_uses.push(ToolUse { id, name });
+                        let name = t.strings.intern(name_str);
+                        t.tool_uses.push(ToolUse { id, name, target });
                     }
                     "tool_result" if !lean => {
                         if let Some(tid) = tool_use_id {

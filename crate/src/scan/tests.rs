@@ -104,7 +104,9 @@ fn split_file_matches_whole_file() {
             text.push_str(&big);
             text.push('\n');
         }
-        text.push_str(&A1.replace("\"a1\"", &format!("\"a{i}\"")));
+        // speed and tool targets are arena strings too: they must survive the chunk joins
+        let a = A1.replace("\"a1\"", &format!("\"a{i}\"")).replace("\"ls\"", &format!("\"ls{i} -l\""));
+        text.push_str(&a.replace("\"output_tokens\":5}", "\"output_tokens\":5,\"speed\":\"fast\"}"));
         text.push('\n');
         text.push_str(U1);
         text.push('\n');
@@ -128,6 +130,20 @@ fn split_file_matches_whole_file() {
                 assert_eq!((a.offset, a.len, a.line), (b.offset, b.len, b.line));
                 assert_eq!(split.tables.strings.opt(a.uuid), whole.tables.strings.opt(b.uuid));
                 assert_eq!(split.tables.tool_uses(a).len(), whole.tables.tool_uses(b).len());
+                let strings = |s: &Scan, r: &Record| {
+                    let tu: Vec<Option<String>> = s
+                        .tables
+                        .tool_uses(r)
+                        .iter()
+                        .map(|t| s.tables.strings.opt(t.target).map(str::to_string))
+                        .collect();
+                    (tu, r.usage.and_then(|u| s.tables.strings.opt(u.speed).map(str::to_string)))
+                };
+                assert_eq!(strings(&split, a), strings(&whole, b));
+                if whole.tables.strings.opt(b.kind) == Some("assistant") {
+                    assert_eq!(strings(&whole, b).1.as_deref(), Some("fast"));
+                    assert!(strings(&whole, b).0[0].as_deref().is_some_and(|t| t.starts_with("ls")));
+                }
             }
         }
     }

@@ -23,10 +23,14 @@ fn entry(
 }
 
 fn run(files: &[String], subagent: &[bool]) -> UsageReport {
+    run_with(files, subagent, &[200_000])
+}
+
+fn run_with(files: &[String], subagent: &[bool], thresholds: &[u64]) -> UsageReport {
     let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
     let refs: Vec<&Scan> = scans.iter().collect();
     let sessions: Vec<u32> = vec![0; files.len()];
-    aggregate(&refs, &sessions, subagent)
+    aggregate(&refs, &sessions, subagent, thresholds)
 }
 
 fn totals(r: &UsageReport) -> Tokens {
@@ -98,7 +102,92 @@ fn splits_cache_writes_by_ttl_and_buckets_by_slot() {
     let r = run(&[line.to_string()], &[false]);
     assert_eq!(r.buckets.len(), 1);
     let (k, t) = r.buckets[0];
-    assert!(k.long_context);
+    assert_eq!(k.prompt_band, 1);
     assert_eq!((t.cache_5m, t.cache_1h), (100000, 200000));
     assert_eq!(k.slot, crate::scan::timestamp::parse_ms(b"2026-03-01T10:15:00Z").unwrap());
+}
+
+fn usage_line(req: &str, msg: &str, usage: &str, content: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","timestamp":"2026-03-01T10:20:00.000Z","message":{{"id":"{msg}","model":"claude-opus-4-6","content":{content},"usage":{usage}}},"requestId":"{req}"}}"#
+    )
+}
+
+#[test]
+fn bands_prompts_by_the_thresholds_given() {
+    let sized = |req: &str, prompt: u64| {
+        usage_line(
+            req,
+            req,
+            &format!(r#"{{"input_tokens":{prompt},"cache_read_input_tokens":0,"output_tokens":1}}"#),
+            "[]",
+        )
+    };
+    let f = [sized("r1", 100_000), sized("r2", 100_001), sized("r3", 200_001)].join("\n");
+    let r = run_with(&[f.clone()], &[false], &[200_000, 100_000]);
+    let mut bands: Vec<(u8, u64)> = r.buckets.iter().map(|(k, t)| (k.prompt_band, t.requests)).collect();
+    bands.sort();
+    assert_eq!(bands, [(0, 1), (1, 1), (2, 1)]);
+    // No thresholds: one band.
+    let r = run_with(&[f], &[false], &[]);
+    assert_eq!(r.buckets.iter().map(|(k, t)| (k.prompt_band, t.requests)).collect::<Vec<_>>(), [(0, 3)]);
+}
+
+#[test]
+fn keeps_speed_as_written_and_counts_malformed_usage() {
+    let f = [
+        usage_line("r1", "m1", r#"{"input_tokens":1,"output_tokens":2,"speed":"fast"}"#, "[]"),
+        // the counted entry of a request decides its speed
+        usage_line("r2", "m2", r#"{"input_tokens":1,"output_tokens":1}"#, "[]"),
+        usage_line("r2", "m2", r#"{"input_tokens":1,"output_tokens":9,"speed":"fast"}"#, "[]"),
+        usage_line("r3", "m3", r#"{"input_tokens":1,"output_tokens":2,"speed":"standard"}"#, "[]"),
+        usage_line("r4", "m4", r#"{"input_tokens":1,"output_tokens":2,"speed":"turbo"}"#, "[]"),
+        usage_line("r5", "m5", r#"{"input_tokens":"12","output_tokens":2,"speed":7}"#, "[]"),
+        usage_line("r6", "m6", r#""n/a""#, "[]"),
+        usage_line("r7", "m7", r#"{"input_tokens":-4,"output_tokens":null}"#, "[]"),
+        usage_line("r8", "m8", r#"{"input_tokens":5,"output_tokens":null,"speed":null}"#, "[]"),
+    ]
+    .join("\n");
+    let r = run(&[f], &[false]);
+    let mut by_speed: Vec<(&str, u64)> =
+        r.buckets.iter().map(|(k, t)| (r.speeds[k.speed as usize].as_str(), t.requests)).collect();
+    by_speed.sort();
+    assert_eq!(by_speed, [("", 4), ("fast", 2), ("standard", 1), ("turbo", 1)]);
+    assert_eq!(r.speeds[0], "");
+    // r5 (a string count, a number speed), r6 (not an object), r7 (a negative count); a null
+    // count or speed is only absent.
+    assert_eq!(r.malformed_usage_entries, 3);
+    assert_eq!(totals(&r).requests, 8);
+}
+
+#[test]
+fn counts_tool_targets_deduplicated_by_tool_use_id() {
+    let read = |id: &str, path: &str| {
+        format!(r#"{{"type":"tool_use","id":"{id}","name":"Read","input":{{"file_path":"{path}"}}}}"#)
+    };
+    let bash = |id: &str, cmd: &str| {
+        format!(r#"{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"{cmd}"}}}}"#)
+    };
+    let u = r#"{"input_tokens":1,"output_tokens":1}"#;
+    let f = [
+        usage_line("r1", "m1", u, &format!("[{}]", read("t1", "/a.rs"))),
+        // the same tool_use streamed again in a later fragment counts once
+        usage_line("r1", "m1", u, &format!("[{},{}]", read("t1", "/a.rs"), bash("t2", "cargo test"))),
+        usage_line("r2", "m2", u, &format!("[{},{}]", read("t3", "/a.rs"), read("t4", "/b.rs"))),
+        usage_line("r3", "m3", u, &format!("[{}]", bash("t5", "cargo build"))),
+        usage_line("r4", "m4", u, r#"[{"type":"tool_use","id":"t6","name":"TodoWrite","input":{"todos":[]}}]"#),
+    ]
+    .join("\n");
+    let r = run(&[f], &[false]);
+    let top = crate::read::tool_targets::top_targets(&r.tool_targets, &r.tool_names, &[], 10);
+    let summary: Vec<(&str, u64, Vec<(&str, u64)>)> =
+        top.iter().map(|t| (t.tool.as_str(), t.calls, t.top.iter().map(|(k, v)| (k.as_str(), *v)).collect())).collect();
+    assert_eq!(
+        summary,
+        [("Read", 3, vec![("/a.rs", 2), ("/b.rs", 1)]), ("Bash", 2, vec![("cargo", 2)]), ("TodoWrite", 1, vec![])]
+    );
+    // the per-target counts add up to the per-tool counts
+    let calls: u64 = r.tools.iter().map(|t| t.2).sum();
+    assert_eq!(calls, r.tool_targets.counts.iter().map(|c| c.3).sum::<u64>());
+    assert_eq!(calls, 6);
 }

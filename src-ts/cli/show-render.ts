@@ -1,6 +1,6 @@
 // Renderings of a ShowResult: plain text, markdown and one self-contained HTML page.
-import type { Item, ShowResult, Turn } from './show.js'
-import { formatInt, formatTokensCompact } from '../cli/table.js'
+import type { Item, ShowResult, Turn } from '../read/show.js'
+import { formatDuration, formatInt, formatTimestamp, formatTokensCompact } from '../terminal/format.js'
 
 export type ShowFormat = 'text' | 'markdown' | 'json' | 'html'
 
@@ -11,30 +11,17 @@ function tokensLine(t: Turn): string {
   return `${formatInt(t.requests.length)} request${t.requests.length === 1 ? '' : 's'}, ${formatTokensCompact(input)} in, ${formatTokensCompact(k.outputTokens)} out`
 }
 
-function when(ts: string | undefined): string {
-  return ts ? ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''
-}
-
 function turnTitle(t: Turn): string {
   const parts = [
     t.branch
       ? `Branch turn ${t.index} (off the active chain${t.branch.forkLine ? `, forks after line ${t.branch.forkLine}` : ''})`
       : `Turn ${t.index}`,
   ]
-  if (t.startedAt) parts.push(when(t.startedAt))
-  if (t.durationMs !== undefined && t.durationMs > 0) parts.push(duration(t.durationMs))
+  if (t.startedAt) parts.push(formatTimestamp(t.startedAt))
+  if (t.durationMs !== undefined && t.durationMs > 0) parts.push(formatDuration(t.durationMs))
   const tok = tokensLine(t)
   if (tok) parts.push(tok)
   return parts.join(' · ')
-}
-
-export function duration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`
-  const s = Math.round(ms / 1000)
-  if (s < 60) return `${s}s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`
 }
 
 function header(r: ShowResult): string[] {

@@ -5,7 +5,7 @@
  * nothing is written (so piped/redirected output and CI logs stay clean).
  */
 
-import { formatBytes } from './table.js'
+import { formatBytes } from './format.js'
 
 export interface ProgressState {
   bytesDone: number
@@ -82,6 +82,19 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, opts
       pending = undefined
       if (drawn) stream.write(CLEAR_LINE)
     },
+  }
+}
+
+/** Runs `work` with a progress bar on `stream` (drawn only on a terminal), cleared when it ends. */
+export async function withProgress<T>(
+  work: (onProgress: (p: ProgressState) => void) => Promise<T>,
+  stream: NodeJS.WriteStream = process.stderr,
+): Promise<T> {
+  const bar = createProgress(stream)
+  try {
+    return await work((p) => bar.update(p))
+  } finally {
+    bar.done()
   }
 }
 

@@ -1,0 +1,153 @@
+// Live replacement: a rewritten transcript (compressed, or repaired) put back where Claude Code
+// resumes it, through the replacement transaction (transaction.ts). The preconditions are the
+// same for every rewrite: one existing regular `.jsonl` under a Claude projects folder, a work
+// folder outside every .claude tree, the caller's word that the session is closed, no live
+// Claude Code holding it, and no write within the stability window.
+// Only the one transcript is read and replaced: files it refers to (tool-results, subagent
+// transcripts, file-history), settings and other sessions are never opened, changed or deleted.
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import native from '../native.js'
+import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
+import { insideClaudeTree } from '../claude-tree.js'
+import { publishFile } from '../atomic-write.js'
+import { inClaudeProjects } from '../read/estate.js'
+import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
+import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
+import { summarizerFor } from './summarize.js'
+import { recoverInterruptedPublish, replaceInPlace, type Receipt, type ReplaceResult } from './transaction.js'
+
+export interface LiveReplacementOptions {
+  workDir: string
+  /** The caller's assertion that Claude Code is closed for this session. */
+  confirmSessionClosed?: boolean
+  /** Refuse a transcript modified more recently than this (default 10 s). */
+  stableForMs?: number
+  env?: NodeJS.ProcessEnv
+}
+
+/** Checks everything a live replacement needs before it reads anything; returns the stale
+ * registry records that were ignored. Throws a ClaudeJsonlError naming the file, the reason
+ * and the flag that would change it. */
+export function checkLiveReplacement(input: string, opts: LiveReplacementOptions): StaleRecord[] {
+  const env = opts.env ?? process.env
+  const path = resolve(input)
+  recoverInterruptedPublish(path)
+  if (!opts.workDir) throw usageError('--in-place needs --work-dir DIR (a folder outside every .claude tree)')
+  if (!opts.confirmSessionClosed)
+    throw usageError(
+      `${path}: --in-place replaces a live transcript: close Claude Code for this session, then pass --confirm-session-closed`,
+    )
+  let st
+  try {
+    st = lstatSync(path)
+  } catch {
+    throw new ClaudeJsonlError(`${path}: no such file`, EXIT.input, path)
+  }
+  if (st.isSymbolicLink())
+    throw usageError(
+      `${path}: is a symbolic link; --in-place replaces only a regular file (name the file it points to)`,
+    )
+  if (!st.isFile() || !path.endsWith('.jsonl'))
+    throw usageError(`${path}: --in-place needs a regular .jsonl transcript`)
+  if (!inClaudeProjects(path, env))
+    throw usageError(
+      `${path}: not under a Claude projects folder (.claude/projects or $CLAUDE_CONFIG_DIR/projects); for other files write a candidate with --out`,
+    )
+  if (insideClaudeTree(opts.workDir, env))
+    throw usageError(`--work-dir ${opts.workDir} lies inside a .claude tree; give a folder outside it`)
+  return checkSessionClosed(path, { stableForMs: opts.stableForMs, env })
+}
+
+/** The work folder, created when missing. */
+export function workDirFor(dir: string): string {
+  const abs = resolve(dir)
+  try {
+    mkdirSync(abs, { recursive: true })
+  } catch (e) {
+    throw usageError(`--work-dir ${abs}: cannot create it (${(e as NodeJS.ErrnoException).code})`)
+  }
+  return abs
+}
+
+/** The receipt in the report's spelling (`snake` for compress reports, camelCase for repair). */
+export function receiptFields(r: Receipt, stale: StaleRecord[]) {
+  return {
+    target: r.target,
+    backup: r.backup,
+    extraBackups: r.extraBackups,
+    candidate: r.candidate,
+    frozenSha256: r.frozenSha256,
+    candidateSha256: r.candidateSha256,
+    publishedSha256: r.publishedSha256,
+    publishMethod: r.publishMethod,
+    parentDirFsync: r.parentDirFsync,
+    recoveredLeftovers: r.recovered,
+    staleRegistryRecordsIgnored: stale.map((s) => ({ pid: s.pid, reason: s.reason, registry: s.registry })),
+    externalReferences: 'not read, changed or deleted',
+  }
+}
+
+export interface InPlaceOptions extends CompressOptions, LiveReplacementOptions {}
+
+export interface InPlaceCompressReport extends CompressReport {
+  operation_state: 'committed'
+  inPlace: ReturnType<typeof receiptFields>
+}
+
+export interface InPlaceCompressResult {
+  result: ReplaceResult
+  report?: InPlaceCompressReport
+  reportPath: string
+}
+
+/** A validator run that must find no error (the candidate's structure). */
+export function assertValid(bytes: Buffer, what: string): void {
+  const v = native.validateBuffer(bytes)
+  const error = v.findings.find((f) => f.severity === 'error')
+  if (error) throw new ClaudeJsonlError(`${what} failed validation (${error.code}: ${error.message})`, EXIT.internal)
+}
+
+/**
+ * Compresses the session at `input` and replaces it in place. Resolves with the transaction's
+ * result (its operationState says whether it committed); throws only for a refusal before the
+ * transaction starts.
+ */
+export async function compressInPlace(input: string, options: InPlaceOptions): Promise<InPlaceCompressResult> {
+  const target = resolve(input)
+  const stale = checkLiveReplacement(target, options)
+  const workDir = workDirFor(options.workDir)
+  const env = options.env ?? process.env
+  const session = basename(target, '.jsonl')
+  let report: InPlaceCompressReport | undefined
+  let reportPath = ''
+  let compressReport: CompressReport | undefined
+  const result = await replaceInPlace({
+    target,
+    workDir,
+    env,
+    guard: () => void checkSessionClosed(target, { stableForMs: 0, env }),
+    produce: async (frozen) => {
+      const candidate = join(workDir, `${session}.${frozen.sha256.slice(0, 16)}.compressed.jsonl`)
+      reportPath = `${candidate}.report.json`
+      compressReport = await compressWith(target, candidate, summarizerFor(options), {
+        ...options,
+        force: true,
+        report: false,
+      })
+      if (compressReport.sourceSha256 !== frozen.sha256)
+        throw new ClaudeJsonlError(
+          `${target}: the transcript changed during the run; nothing replaced`,
+          EXIT.input,
+          target,
+        )
+      return { bytes: readFileSync(candidate), path: candidate, details: compressReport }
+    },
+    verify: (bytes) => assertValid(bytes, 'the candidate'),
+    report: async (receipt) => {
+      report = { ...compressReport!, operation_state: 'committed', inPlace: receiptFields(receipt, stale) }
+      await publishFile(reportPath, JSON.stringify(report, null, 2) + '\n', { replace: true })
+    },
+  })
+  return { result, report, reportPath }
+}

@@ -1,0 +1,76 @@
+// Numbers, dollars, bytes and token counts as people read them in a terminal (en-US digits,
+// ',' thousands). The Intl formatters are built on first use: creating one starts ICU, which
+// a command that prints JSON should not pay for.
+
+// Node 20 has these Intl options; TypeScript's es2022 library does not declare them yet.
+type NumberOptions = Omit<Intl.NumberFormatOptions, 'signDisplay'> & {
+  roundingMode?: 'halfCeil' | 'halfExpand'
+  roundingPriority?: 'lessPrecision'
+  signDisplay?: 'negative'
+}
+
+function lazyFormat(options: NumberOptions): (n: number) => string {
+  let format: Intl.NumberFormat | undefined
+  return (n) => (format ??= new Intl.NumberFormat('en-US', options as Intl.NumberFormatOptions)).format(n)
+}
+
+// halfCeil rounds like Math.round (2.5 -> 3, -2.5 -> -2); 'negative' never prints "-0".
+const integer = lazyFormat({ maximumFractionDigits: 0, roundingMode: 'halfCeil', signDisplay: 'negative' })
+const dollars = lazyFormat({ style: 'currency', currency: 'USD', signDisplay: 'negative' })
+const compact = lazyFormat({
+  notation: 'compact',
+  maximumFractionDigits: 1,
+  maximumSignificantDigits: 3,
+  roundingPriority: 'lessPrecision',
+})
+
+/** Integer with ',' thousands separators: 1234567 → '1,234,567'. Rounds to the nearest integer. */
+export function formatInt(n: number): string {
+  return Number.isFinite(n) ? integer(n) : String(n)
+}
+
+/** US dollars with cents: 1234.5 → '$1,234.50'; undefined → '—'. */
+export function formatUsd(n: number | undefined): string {
+  if (n === undefined || Number.isNaN(n)) return '—'
+  return dollars(n)
+}
+
+const BYTE_UNITS = ['kB', 'MB', 'GB', 'TB', 'PB', 'EB']
+
+/** Bytes in decimal (SI) units: 999 → '999 B', 12_345_678 → '12.3 MB'. */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n)) return `${n} B`
+  const sign = n < 0 ? '-' : ''
+  let v = Math.abs(n)
+  if (v < 1000) return `${sign}${Math.round(v)} B`
+  let u = -1
+  // Step up while the rounded figure would read 1000 or more ("1.0 MB", never "1000.0 kB").
+  while (u < BYTE_UNITS.length - 1 && Number(v.toFixed(1)) >= 1000) {
+    v /= 1000
+    u++
+  }
+  return `${sign}${v.toFixed(1)} ${BYTE_UNITS[u]}`
+}
+
+/**
+ * Compact token count: 999 → '999', 1_234 → '1.2k', 345_678 → '346k', 1_234_567 → '1.2M'.
+ * At most one decimal and three significant digits; a lower-case k for thousands.
+ */
+export function formatTokensCompact(n: number): string {
+  return Number.isFinite(n) ? compact(n).replace('K', 'k') : String(n)
+}
+
+/** A duration: '850 ms', '42s', '3m 07s', '2h 05m'. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`
+  const s = Math.round(ms / 1000)
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`
+}
+
+/** An ISO timestamp as 'YYYY-MM-DD HH:MM:SSZ' (milliseconds dropped); '' when absent. */
+export function formatTimestamp(ts: string | undefined): string {
+  return ts ? ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''
+}
