@@ -208,10 +208,39 @@ function sse(events: Record<string, unknown>[]): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')
 }
 
+export interface MockOptions {
+  /** How long the mock waits before answering each `/v1/messages` request (keeps the client alive). */
+  delayMs?: number
+  /** The content blocks of answer `n` (1-based) to `body`; default a text `ok`. A `tool_use`
+   * block makes the answer stop with `tool_use`. */
+  reply?: (n: number, body: any) => unknown[] | undefined
+}
+
+/** The stream events of each content block (text as one delta, tool input as one JSON delta). */
+function contentEvents(content: any[]): Record<string, unknown>[] {
+  return content.flatMap((block, index): Record<string, unknown>[] =>
+    block.type === 'tool_use'
+      ? [
+          { type: 'content_block_start', index, content_block: { ...block, input: {} } },
+          {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+          },
+          { type: 'content_block_stop', index },
+        ]
+      : [
+          { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } },
+          { type: 'content_block_stop', index },
+        ],
+  )
+}
+
 /** A Messages API mock on an ephemeral port of 127.0.0.1. Every request is recorded;
- * `POST /v1/messages` answers the text `ok` (streamed as SSE when asked), count_tokens a count,
- * anything else 404. It closes itself after `lifetimeMs`. */
-export function startMockApi(lifetimeMs = 180_000, opts: { delayMs?: number } = {}): Promise<MockApi> {
+ * `POST /v1/messages` answers the text `ok` (streamed as SSE when asked; see MockOptions),
+ * count_tokens a count, anything else 404. It closes itself after `lifetimeMs`. */
+export function startMockApi(lifetimeMs = 180_000, opts: MockOptions = {}): Promise<MockApi> {
   const requests: RecordedRequest[] = []
   let n = 0
   const server = createServer((req, res) => {
@@ -257,9 +286,9 @@ export function startMockApi(lifetimeMs = 180_000, opts: { delayMs?: number } = 
         stop_sequence: null,
         usage: USAGE,
       }
-      if (!body?.stream) {
-        return json(200, { ...message, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn' })
-      }
+      const content = opts.reply?.(n, body) ?? [{ type: 'text', text: 'ok' }]
+      const stopReason = content.some((b: any) => b?.type === 'tool_use') ? 'tool_use' : 'end_turn'
+      if (!body?.stream) return json(200, { ...message, content, stop_reason: stopReason })
       res.writeHead(200, {
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
@@ -268,12 +297,10 @@ export function startMockApi(lifetimeMs = 180_000, opts: { delayMs?: number } = 
       res.end(
         sse([
           { type: 'message_start', message },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } },
-          { type: 'content_block_stop', index: 0 },
+          ...contentEvents(content),
           {
             type: 'message_delta',
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            delta: { stop_reason: stopReason, stop_sequence: null },
             usage: { output_tokens: 1 },
           },
           { type: 'message_stop' },
@@ -414,6 +441,38 @@ export function clientEnv(home: string, tmp: string, mockUrl: string): Record<st
   }
 }
 
+export interface ProcessResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `cmd` to its end (SIGTERM after timeoutMs, SIGKILL 5 s later). */
+export function runProcess(
+  cmd: string,
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c))
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c))
+    const term = setTimeout(() => child.kill('SIGTERM'), timeoutMs)
+    const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 5_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(term)
+      clearTimeout(kill)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+}
+
 export interface HeldSession {
   child: ChildProcess
   /** The client's registry record `<config>/sessions/<pid>.json`, once it appeared. */
@@ -502,26 +561,7 @@ export async function resumeWithRealClient(transcript: Buffer | string, opts: Re
     : [bin, args]
   const timeoutMs = opts.timeoutMs ?? 120_000
   try {
-    const run = await new Promise<{
-      code: number | null
-      signal: NodeJS.Signals | null
-      stdout: string
-      stderr: string
-    }>((resolve, reject) => {
-      const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c))
-      child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c))
-      const term = setTimeout(() => child.kill('SIGTERM'), timeoutMs)
-      const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 5_000)
-      child.on('error', reject)
-      child.on('close', (code, signal) => {
-        clearTimeout(term)
-        clearTimeout(kill)
-        resolve({ code, signal, stdout, stderr })
-      })
-    })
+    const run = await runProcess(cmd, argv, cwd, env, timeoutMs)
     const after = readFileSync(file)
     const tail = after.subarray(after.subarray(0, original.length).equals(original) ? original.length : after.length)
     const appended = tail

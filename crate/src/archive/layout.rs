@@ -96,12 +96,12 @@ impl Key {
         super::destination::destination(dir, self)
     }
 
-    /// The session uuid this transcript belongs to (None for an old-layout subagent file).
+    /// The session uuid this file belongs to (None for an old-layout subagent file).
     pub fn owner(&self) -> Option<&str> {
         match self.rel.split_once('/') {
             Some((sid, _)) => Some(sid),
             None if self.rel.starts_with("agent-") => None,
-            None => self.rel.strip_suffix(".jsonl"),
+            None => self.rel.strip_suffix(".jsonl").or_else(|| super::session_files::owner_of_beside(&self.rel)),
         }
     }
 }

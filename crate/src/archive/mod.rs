@@ -10,6 +10,7 @@ mod fsx;
 pub mod index;
 pub mod layout;
 pub mod read;
+pub mod session_files;
 pub(crate) mod source;
 pub mod view;
 pub mod write;

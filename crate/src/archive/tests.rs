@@ -635,4 +635,54 @@ fn an_archive_in_format_1_still_restores_byte_identical() {
     assert!(frames.unwrap() > 4, "the main transcript spans several frames");
     restore_all(&root, &t.0.join("r"));
     same_tree(&fixture.join("projects"), &t.0.join("r"));
+
+/// Every file below `d`, with its bytes (not only transcripts).
+fn every_file(d: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![d.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        for e in fs::read_dir(&p).unwrap() {
+            let e = e.unwrap().path();
+            if e.is_dir() {
+                stack.push(e);
+            } else {
+                out.push((e.strip_prefix(d).unwrap().to_path_buf(), fs::read(&e).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_sessions_own_files_are_archived_incrementally_and_restored_byte_identical() {
+    let t = tmp("session-files");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, _) = estate(&src);
+    let proj = main.parent().unwrap();
+    let results = proj.join(SID).join("tool-results");
+    fs::create_dir_all(&results).unwrap();
+    let binary: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    fs::write(results.join("toolu_01.txt"), "line one\nline two, no newline at the end").unwrap();
+    fs::write(results.join("toolu_02.bin"), &binary).unwrap();
+    fs::write(proj.join(SID).join("subagents").join("agent-a1.meta.json"), "{\"agentType\":\"x\"}").unwrap();
+    fs::write(proj.join(format!("{SID}.precompact.json")), "{}").unwrap();
+    // not the session's: a project's memory folder is left to the client
+    fs::create_dir_all(proj.join("memory")).unwrap();
+    fs::write(proj.join("memory").join("MEMORY.md"), "m").unwrap();
+    let s = run(&src, &root);
+    assert_eq!((s.files, s.added, s.failures.len()), (6, 6, 0), "{s:?}");
+    let s = run(&src, &root);
+    assert_eq!((s.unchanged, s.added, s.bytes_in), (6, 0, 0), "{s:?}");
+    append(&results.join("toolu_01.txt"), b"\nthree");
+    let s = run(&src, &root);
+    assert_eq!((s.appended, s.unchanged), (1, 5), "{s:?}");
+    let stored = latest(list(&root).unwrap());
+    let owners: Vec<Option<&str>> = stored.iter().map(|s| s.key.owner()).collect();
+    assert!(owners.iter().all(|o| *o == Some(SID)), "{owners:?}");
+    let to = t.0.join("r");
+    restore_all(&root, &to);
+    let mut want = every_file(&src);
+    want.retain(|(p, _)| !p.starts_with("-home-u-repo/memory"));
+    assert_eq!(every_file(&to), want);
 }

@@ -12,6 +12,7 @@ use super::fsx;
 use super::index::{self, Entry, Index};
 use super::layout::{self, Key, INDEX};
 use super::read;
+use super::session_files;
 use super::source::Source;
 use crate::estate::{self, EstateFile, FileKind};
 use crate::scan::json_text::JsonText;
@@ -121,7 +122,16 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     // Refuse a folder that is not an archive before writing anything into it.
     read::check_root(root)?;
     let mut idx = index::load(root);
-    let mut summary = Summary { files: files.len() as u64, ..Summary::default() };
+    let mut summary = Summary::default();
+    // the files each session keeps beside its transcript go with it (the cleanup deletes them too)
+    let mut beside = Vec::new();
+    for found in session_files::discover(&files) {
+        match found {
+            Ok(f) => beside.push(f),
+            Err((path, e)) => summary.failures.push((path, e)),
+        }
+    }
+    summary.files = (files.len() + beside.len()) as u64;
     let mut seen: HashMap<Key, &Path> = HashMap::new();
     let mut work = Vec::new();
     for f in &files {
@@ -142,6 +152,14 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
         }
         let prior = idx.get(&key).cloned();
         work.push(Work { file: f, key, prior });
+    }
+    for (f, key) in &beside {
+        if let Err(r) = super::destination::check_key(key) {
+            summary.failures.push((f.path.clone(), r.of_source()));
+            continue;
+        }
+        let prior = idx.get(key).cloned();
+        work.push(Work { file: f, key: key.clone(), prior });
     }
     progress.files_total.fetch_add(work.len() as u64, Ordering::Relaxed);
     // the bar's total up front: every file whose size or mtime (as the walk saw them) changed
