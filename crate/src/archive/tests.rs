@@ -635,6 +635,7 @@ fn an_archive_in_format_1_still_restores_byte_identical() {
     assert!(frames.unwrap() > 4, "the main transcript spans several frames");
     restore_all(&root, &t.0.join("r"));
     same_tree(&fixture.join("projects"), &t.0.join("r"));
+}
 
 /// Every file below `d`, with its bytes (not only transcripts).
 fn every_file(d: &Path) -> Vec<(PathBuf, Vec<u8>)> {
