@@ -28,11 +28,11 @@ export interface FindOptions extends Omit<EstateOptions, 'paths'> {
   noIndex?: boolean
 }
 
-export interface FindHit {
+/** Where a search hit is: the session, its snippet record's file, line and byte span, and times. */
+interface HitPlace {
   rank: number
-  score: number
   sessionId: string
-  /** Set when the best match is in one of the session's subagent transcripts. */
+  /** Set when the snippet's record is in one of the session's subagent transcripts. */
   agentId?: string
   project: string
   /** The transcript holding the snippet's record, and that record's 1-based line and byte span. */
@@ -45,6 +45,10 @@ export interface FindHit {
   firstActivity?: string
   lastActivity?: string
   snippet: string
+}
+
+export interface FindHit extends HitPlace {
+  score: number
   /** Query terms the session holds (a partial match ranks too). */
   matched: string[]
   /** Phrases found contiguous in the snippet's record. */
@@ -231,26 +235,12 @@ export interface FindExactOptions extends Omit<FindOptions, 'indexDir' | 'noInde
   caseSensitive?: boolean
 }
 
-export interface FindExactHit {
-  rank: number
+/** A session holding the text: its first match in the file with the most matches. */
+export interface FindExactHit extends HitPlace {
   /** Occurrences of the text in the session's files in scope, and the records and files holding them. */
   matches: number
   records: number
   files: number
-  sessionId: string
-  /** Set when the snippet's file is one of the session's subagent transcripts. */
-  agentId?: string
-  project: string
-  /** The session's file with the most matches, and its first matching record's 1-based line and byte span. */
-  path: string
-  line: number
-  offset: number
-  length: number
-  timestamp?: string
-  firstActivity?: string
-  lastActivity?: string
-  /** Text around the file's first match. */
-  snippet: string
 }
 
 export interface FindExactReport {
