@@ -50,6 +50,8 @@ const MALFORMED = new Set([
   'topology/malformed-pointer.jsonl:8', // leafUuid is a number
   'topology/malformed-parent.jsonl:1', // parentUuid is a number
   'topology/damage-on-excluded-branch.jsonl:5', // parentUuid is an array
+  // a bare {"type":"user"} among the archive format's edge lines (BOM, not JSON, a torn line)
+  'archive-format-1/projects/-home-u-repo/0b7c8a8e-1111-4222-8333-444455556666.jsonl:1',
 ])
 
 test('every record of the samples and fixtures is known, or unknown for a reason', async (t) => {
