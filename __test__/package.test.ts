@@ -98,7 +98,7 @@ test.serial(
       'native.d.cts',
       'platform.cjs',
       'scripts/build-native.mjs',
-      'dist/src-ts/cli/bin.js',
+      'dist/src-ts/cli/bin.cjs',
     ]) {
       t.true(root.files.includes(needed), `${needed} is packed`)
     }

@@ -11,7 +11,7 @@ const DYNAMIC_RE = /\bimport\s*\(\s*['"]([^'"]+)['"]/gm
 
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory() ? walk(join(dir, e.name)) : /\.c?ts$/.test(e.name) ? [join(dir, e.name)] : [],
   )
 }
 
@@ -32,7 +32,7 @@ export function importGraph(root, { dynamic = true } = {}) {
       const spec = m[1]
       if (!spec.startsWith('.')) continue
       deps.add(
-        relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+        relative(root, resolve(dirname(file), spec.replace(/\.js$/, '.ts').replace(/\.cjs$/, '.cts')))
           .split('\\')
           .join('/'),
       )

@@ -5,13 +5,14 @@
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { runCommand } from './command.js'
 import { COMMANDS, globalHelp } from './registry.js'
+import { asksVersion, versionLine } from './version.cjs'
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
   const print = (text: string) => void process.stdout.write(text + '\n')
-  if (name === '--version' || name === '-v') {
+  if (asksVersion(argv)) {
     const { default: native } = await import('../native.js')
-    return (print(`claude-jsonl ${native.version()}`), EXIT.ok)
+    return (print(versionLine(native.version())), EXIT.ok)
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help')
     return (print(globalHelp()), name === undefined ? EXIT.usage : EXIT.ok)
