@@ -47,6 +47,35 @@ interface HitPlace {
   snippet: string
 }
 
+/** The native hit fields both searches share, as a `HitPlace` without its rank (times as ISO). */
+function hitPlace(h: {
+  sessionId: string
+  agentId?: string | null
+  project: string
+  path: string
+  line: number
+  offset: number
+  length: number
+  timestamp?: string | null
+  firstMs?: number | null
+  lastMs?: number | null
+  snippet: string
+}): Omit<HitPlace, 'rank'> {
+  return {
+    sessionId: h.sessionId,
+    ...(h.agentId ? { agentId: h.agentId } : {}),
+    project: h.project,
+    path: h.path,
+    line: h.line,
+    offset: h.offset,
+    length: h.length,
+    timestamp: h.timestamp ?? undefined,
+    firstActivity: iso(h.firstMs),
+    lastActivity: iso(h.lastMs),
+    snippet: h.snippet,
+  }
+}
+
 export interface FindHit extends HitPlace {
   score: number
   /** Query terms the session holds (a partial match ranks too). */
@@ -213,17 +242,7 @@ export async function find(
     hits: r.hits.map((h, i) => ({
       rank: i + 1,
       score: Math.round(h.score * 1000) / 1000,
-      sessionId: h.sessionId,
-      ...(h.agentId ? { agentId: h.agentId } : {}),
-      project: h.project,
-      path: h.path,
-      line: h.line,
-      offset: h.offset,
-      length: h.length,
-      timestamp: h.timestamp ?? undefined,
-      firstActivity: iso(h.firstMs),
-      lastActivity: iso(h.lastMs),
-      snippet: h.snippet,
+      ...hitPlace(h),
       matched: h.matched,
       phrasesFound: h.phrasesFound,
     })),
@@ -310,17 +329,7 @@ export async function findExact(
       matches: h.matches,
       records: h.records,
       files: h.files,
-      sessionId: h.sessionId,
-      ...(h.agentId ? { agentId: h.agentId } : {}),
-      project: h.project,
-      path: h.path,
-      line: h.line,
-      offset: h.offset,
-      length: h.length,
-      timestamp: h.timestamp ?? undefined,
-      firstActivity: iso(h.firstMs),
-      lastActivity: iso(h.lastMs),
-      snippet: h.snippet,
+      ...hitPlace(h),
     })),
   }
 }
