@@ -6,30 +6,7 @@ import { findExact } from '../src-ts/read/find.js'
 import { runFind } from '../src-ts/cli/find-command.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import { REAL, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
-
-const S = (n: number) => `${String(n).padStart(8, '0')}-1111-4222-8333-444455556666`
-
-function said(text: string, ts = '2026-03-01T10:00:00.000Z'): string {
-  return JSON.stringify({
-    type: 'assistant',
-    timestamp: ts,
-    message: { role: 'assistant', content: [{ type: 'text', text }] },
-  })
-}
-function toolResult(text: string): string {
-  return JSON.stringify({
-    type: 'user',
-    timestamp: '2026-03-01T10:01:00.000Z',
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: text }] },
-  })
-}
-function thinking(text: string): string {
-  return JSON.stringify({
-    type: 'assistant',
-    timestamp: '2026-03-01T10:00:10.000Z',
-    message: { content: [{ type: 'thinking', thinking: text, signature: 's' }] },
-  })
-}
+import { S, said, toolResult, thinking } from './helpers/search-records.js'
 
 function estate() {
   const root = writeTree({

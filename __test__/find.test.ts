@@ -6,31 +6,8 @@ import { find } from '../src-ts/read/find.js'
 import { renderFind, runFind } from '../src-ts/cli/find-command.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
 import { REAL, REPO, tempDir, userText, writeTree, snapshot } from './helpers/transcripts.js'
+import { S, said, toolResult, toolUse } from './helpers/search-records.js'
 
-const S = (n: number) => `${String(n).padStart(8, '0')}-1111-4222-8333-444455556666`
-
-function said(text: string, ts = '2026-03-01T10:00:00.000Z'): string {
-  return JSON.stringify({
-    parentUuid: null,
-    type: 'assistant',
-    timestamp: ts,
-    message: { role: 'assistant', content: [{ type: 'text', text }] },
-  })
-}
-function toolResult(text: string): string {
-  return JSON.stringify({
-    type: 'user',
-    timestamp: '2026-03-01T10:01:00.000Z',
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: text }] },
-  })
-}
-function toolUse(command: string): string {
-  return JSON.stringify({
-    type: 'assistant',
-    timestamp: '2026-03-01T10:00:30.000Z',
-    message: { content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command } }] },
-  })
-}
 const filler = (n: number) =>
   Array.from({ length: n }, (_, i) => said(`routine progress note ${i} about the build and the tests`))
 
