@@ -302,10 +302,7 @@ export declare function fileEquals(path: string, bytes: Uint8Array): boolean
 
 export type FileKind = 'session' | 'subagent'
 
-/**
- * Literal substring search over the transcripts under `roots`, off the JS thread. Only the
- * snippets of the hits cross into JS as text.
- */
+/** Literal search over the transcripts under `roots`, off the JS thread (core: `search::find::find_exact`). */
 export declare function findExact(roots: Array<string>, options: FindExactOptions, progress?: ScanProgress | undefined | null): Promise<FindExactResult>
 
 export interface FindExactHit {

@@ -1,14 +1,13 @@
 //! Literal substring search (`find --exact`): options in, hits and scope out.
 
 use super::estate::DiscoverFailure;
-use super::scan::ScanProgress;
-use crate::estate;
-use crate::scan;
-use crate::search::{self, exact};
+use super::scan::{progress_of, ScanProgress};
+use super::{job, Job};
+use crate::failure::{Code, Failure};
+use crate::search::{self, find};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[napi(object)]
 pub struct FindExactOptions {
@@ -72,43 +71,16 @@ pub struct FindExactResult {
     pub scope: Option<FindExactScope>,
 }
 
-pub struct FindExactTask {
-    roots: Vec<PathBuf>,
-    options: FindExactOptions,
-    progress: Arc<scan::Progress>,
-}
-
-fn ms_opt(v: i64) -> Option<f64> {
-    (v != search::segment::NO_TIME).then_some(v as f64)
-}
-
-impl Task for FindExactTask {
-    type Output = FindExactResult;
-    type JsValue = FindExactResult;
-    fn compute(&mut self) -> Result<FindExactResult> {
-        let o = &self.options;
-        let Some(needle) = exact::Needle::new(&o.text, o.case_sensitive.unwrap_or(false)) else {
-            return Err(Error::new(Status::InvalidArg, "find --exact needs a non-empty text".to_string()));
-        };
-        let files = match estate::discover(&self.roots) {
-            Ok(f) => f,
-            Err(e) => {
-                let failure = DiscoverFailure { path: e.path.to_string_lossy().into_owned(), message: e.message };
-                return Ok(FindExactResult { failure: Some(failure), hits: vec![], scope: None });
-            }
-        };
-        let fields = search::Fields { tools: o.tools.unwrap_or(false), thinking: o.thinking.unwrap_or(false) };
-        let sources: Vec<search::Source> = files.iter().map(search::Source::of).collect();
-        let filter = search::Filter { since_ms: o.since_ms.map(|v| v as i64), project: o.project.clone() };
-        let limit = o.limit.unwrap_or(10) as usize;
-        let ans = exact::search_exact(&sources, &needle, fields, &filter, limit, &self.progress);
+impl From<find::ExactFound> for FindExactResult {
+    fn from(f: find::ExactFound) -> FindExactResult {
+        let ans = f.answer;
         let scope = FindExactScope {
             files: ans.docs as f64,
             sessions: ans.sessions as f64,
             bytes: ans.bytes as f64,
-            files_total: files.len() as f64,
+            files_total: f.files_total as f64,
             sessions_total: ans.sessions_total as f64,
-            bytes_total: files.iter().map(|f| f.size as f64).sum(),
+            bytes_total: f.bytes_total as f64,
             matching_files: ans.matching_docs as f64,
             matching_sessions: ans.matching_sessions as f64,
             matches: ans.matches as f64,
@@ -134,24 +106,40 @@ impl Task for FindExactTask {
                 snippet: h.first.snippet,
             })
             .collect();
-        Ok(FindExactResult { failure: None, hits, scope: Some(scope) })
-    }
-    fn resolve(&mut self, _env: Env, output: FindExactResult) -> Result<FindExactResult> {
-        Ok(output)
+        FindExactResult { failure: None, hits, scope: Some(scope) }
     }
 }
 
-/// Literal substring search over the transcripts under `roots`, off the JS thread. Only the
-/// snippets of the hits cross into JS as text.
+fn ms_opt(v: i64) -> Option<f64> {
+    (v != search::segment::NO_TIME).then_some(v as f64)
+}
+
+/// Literal search over the transcripts under `roots`, off the JS thread (core: `search::find::find_exact`).
 #[napi(ts_return_type = "Promise<FindExactResult>")]
 pub fn find_exact(
     roots: Vec<String>,
     options: FindExactOptions,
     progress: Option<&ScanProgress>,
-) -> AsyncTask<FindExactTask> {
-    AsyncTask::new(FindExactTask {
-        roots: roots.into_iter().map(PathBuf::from).collect(),
-        options,
-        progress: progress.map_or_else(|| Arc::new(scan::Progress::default()), |p| p.inner.clone()),
+) -> AsyncTask<Job<FindExactResult>> {
+    let progress = progress_of(progress);
+    let o = options;
+    let request = find::ExactRequest {
+        text: o.text,
+        case_sensitive: o.case_sensitive.unwrap_or(false),
+        fields: search::Fields { tools: o.tools.unwrap_or(false), thinking: o.thinking.unwrap_or(false) },
+        filter: search::Filter { since_ms: o.since_ms.map(|v| v as i64), project: o.project },
+        limit: o.limit.unwrap_or(10) as usize,
+    };
+    job(move || {
+        let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
+        match find::find_exact(&roots, &request, &progress) {
+            Ok(found) => Ok(found.into()),
+            Err(find::ExactError::Discover(e)) => {
+                Ok(FindExactResult { failure: Some(e.into()), hits: vec![], scope: None })
+            }
+            Err(find::ExactError::EmptyText) => {
+                Err(Failure::new(Code::InvalidArgument, "find --exact needs a non-empty text"))
+            }
+        }
     })
 }

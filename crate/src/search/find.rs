@@ -62,17 +62,7 @@ pub struct Found {
 pub fn find(roots: &[PathBuf], request: &Request, progress: &Progress) -> Result<Found, DiscoverError> {
     let files = discover(roots)?;
     let fields = request.fields;
-    let sources: Vec<Source> = files
-        .iter()
-        .map(|f| Source {
-            path: f.path.clone(),
-            project: f.project.clone(),
-            session_id: f.session_id.clone().unwrap_or_default(),
-            agent_id: f.agent_id.clone(),
-            size: f.size,
-            mtime_ms: f.mtime_ms,
-        })
-        .collect();
+    let sources: Vec<Source> = files.iter().map(Source::of).collect();
     let index = request.index_dir.as_deref().map(|d| index_path(Path::new(d), roots, fields));
     let corpus = open(&sources, fields, index.as_deref(), progress);
     let query = Query::parse(&request.terms);
@@ -166,4 +156,41 @@ mod tests {
         let missing = std::env::temp_dir().join("cj-find-missing-root");
         assert_eq!(find(&[missing.clone()], &request(&["x"]), &Progress::default()).unwrap_err().path, missing);
     }
+}
+
+/// What `find --exact` asks: the literal text and how to match it, where and how many.
+#[derive(Debug, Clone)]
+pub struct ExactRequest {
+    pub text: String,
+    pub case_sensitive: bool,
+    pub fields: Fields,
+    pub filter: Filter,
+    pub limit: usize,
+}
+
+/// The answer of `find_exact`, with the totals under the roots beside the scope searched.
+#[derive(Debug)]
+pub struct ExactFound {
+    pub answer: super::exact::ExactAnswer,
+    pub files_total: usize,
+    pub bytes_total: u64,
+}
+
+/// Why `find_exact` could not run.
+#[derive(Debug)]
+pub enum ExactError {
+    /// An empty text matches everywhere: refused.
+    EmptyText,
+    Discover(DiscoverError),
+}
+
+/// Literal search of `request.text` over the transcripts under `roots`, the counterpart of
+/// [`find`] for `find --exact`: the same discovery, sources and filter, no index.
+pub fn find_exact(roots: &[PathBuf], request: &ExactRequest, progress: &Progress) -> Result<ExactFound, ExactError> {
+    let needle = super::exact::Needle::new(&request.text, request.case_sensitive).ok_or(ExactError::EmptyText)?;
+    let files = discover(roots).map_err(ExactError::Discover)?;
+    let sources: Vec<Source> = files.iter().map(Source::of).collect();
+    let answer =
+        super::exact::search_exact(&sources, &needle, request.fields, &request.filter, request.limit, progress);
+    Ok(ExactFound { answer, files_total: files.len(), bytes_total: files.iter().map(|f| f.size).sum() })
 }
