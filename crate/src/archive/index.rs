@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The first line: the index of a format-1 archive, or of a format-2 one (the same fields; in
+/// format 2 `store_len` is the length of the file's stream and `events` is 0).
 const MAGIC: &str = "claude-jsonl-archive 2";
+const MAGIC_2: &str = "claude-jsonl-archive 3 format-2";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -28,7 +31,7 @@ pub struct Entry {
 
 pub type Index = BTreeMap<Key, Entry>;
 
-fn esc(s: &[u8]) -> String {
+pub(super) fn esc(s: &[u8]) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s {
         if b == b'%' || b < 0x20 || b >= 0x7f {
@@ -40,7 +43,7 @@ fn esc(s: &[u8]) -> String {
     out
 }
 
-fn unesc(s: &str) -> Option<Vec<u8>> {
+pub(super) fn unesc(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -76,10 +79,17 @@ fn path_from(b: Vec<u8>) -> PathBuf {
 }
 
 pub fn parse(text: &str) -> Option<Index> {
+    parse_with_format(text).map(|(_, i)| i)
+}
+
+/// The index and the archive format it says the root is written in.
+pub fn parse_with_format(text: &str) -> Option<(u8, Index)> {
     let mut lines = text.lines();
-    if lines.next()? != MAGIC {
-        return None;
-    }
+    let format = match lines.next()? {
+        MAGIC => 1,
+        MAGIC_2 => 2,
+        _ => return None,
+    };
     let mut index = Index::new();
     for line in lines {
         let f: Vec<&str> = line.split('\t').collect();
@@ -104,12 +114,17 @@ pub fn parse(text: &str) -> Option<Index> {
         }
         index.insert(key, e);
     }
-    Some(index)
+    Some((format, index))
 }
 
 pub fn render(index: &Index) -> Vec<u8> {
+    render_as(index, 1)
+}
+
+/// The index of an archive written in `format`.
+pub fn render_as(index: &Index, format: u8) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + index.len() * 256);
-    writeln!(out, "{MAGIC}").unwrap();
+    writeln!(out, "{}", if format == 2 { MAGIC_2 } else { MAGIC }).unwrap();
     for (k, e) in index {
         writeln!(
             out,
@@ -134,7 +149,15 @@ pub fn render(index: &Index) -> Vec<u8> {
 /// The index of an archive root; an absent or unreadable one is empty (everything is then
 /// rebuilt from the store files).
 pub fn load(root: &Path) -> Index {
-    std::fs::read_to_string(root.join(super::layout::INDEX)).ok().and_then(|t| parse(&t)).unwrap_or_default()
+    load_with_format(root).1
+}
+
+/// `load`, with the format the index says (None without a readable index).
+pub fn load_with_format(root: &Path) -> (Option<u8>, Index) {
+    match std::fs::read_to_string(root.join(super::layout::INDEX)).ok().and_then(|t| parse_with_format(&t)) {
+        Some((f, i)) => (Some(f), i),
+        None => (None, Index::new()),
+    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@ pub mod layout;
 pub mod read;
 pub mod session_files;
 pub(crate) mod source;
+pub mod stream;
 pub mod view;
 pub mod write;
+mod write_stream;
 
 pub use read::{is_archive, latest, list, Stored};
 pub use write::{archive, Summary};

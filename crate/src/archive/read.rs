@@ -2,9 +2,11 @@
 //! transcript bytes decoded (frames in parallel), checked against the SHA-256 of every mark.
 
 use super::destination::Destination;
-use super::events::{self, Event, Mark};
+use super::events::{self, Event};
+pub use super::events::Mark;
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
+use super::stream::{self, STREAM};
 use crate::scan::{tape, Parser};
 use crate::store;
 use rayon::prelude::*;
@@ -48,6 +50,9 @@ pub fn is_archive(dir: &Path) -> bool {
         return false;
     }
     let Some(session) = first(&project) else { return false };
+    if session.join(STREAM).is_file() {
+        return stream::read_segments(&session.join(STREAM)).is_ok_and(|(s, _)| !s.is_empty());
+    }
     store::read_header(&session.join(TRANSCRIPT), store::Encoding::Zstd)
         .ok()
         .and_then(|h| layout::parse_header(&mut Parser::default(), &h))
@@ -88,23 +93,65 @@ pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
         in_project.sort();
         sessions.extend(in_project);
     }
-    let found: Vec<Result<Option<Stored>, String>> =
+    let found: Vec<Result<Vec<Stored>, String>> =
         sessions.par_iter().map_init(Parser::default, |parser, sdir| stored(root, parser, sdir)).collect();
-    found.into_iter().filter_map(Result::transpose).collect()
+    let mut out = Vec::new();
+    for f in found {
+        out.extend(f?);
+    }
+    Ok(out)
 }
 
-/// The generation a session folder holds (None: its first publish never happened).
-fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Option<Stored>, String> {
+/// The format an archive root is written in, from its store files: 1 when it holds a format-1
+/// store file, else 2 (a new or empty root is written in format 2).
+pub fn root_format(root: &Path) -> u8 {
+    for pdir in check_root(root).unwrap_or_default() {
+        for s in fs::read_dir(&pdir).into_iter().flatten().flatten() {
+            if s.path().join(TRANSCRIPT).exists() {
+                return 1;
+            }
+            if s.path().join(STREAM).exists() {
+                return 2;
+            }
+        }
+    }
+    2
+}
+
+/// What a session folder holds: one generation (format 1), every file of a stream (format 2),
+/// or nothing (its first publish never happened).
+fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, String> {
     let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
     if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
         return Err(format!("{}: not a session folder this archive writes", sdir.display()));
     }
+    let stream_path = sdir.join(STREAM);
+    if let Ok(meta) = fs::metadata(&stream_path) {
+        return stream_files(root, &stream_path, meta.len());
+    }
     let path = sdir.join(TRANSCRIPT);
     let Ok(meta) = fs::metadata(&path) else {
-        return Ok(None); // a first publish that never happened: nothing committed
+        return Ok(Vec::new()); // a first publish that never happened: nothing committed
     };
     let (key, gen) = placed_header(root, parser, &path)?;
-    Ok(Some(Stored { key, gen, path, generations: 0, store_len: meta.len() }))
+    Ok(vec![Stored { key, gen, path, generations: 0, store_len: meta.len() }])
+}
+
+/// The files of a format-2 stream, each at its latest generation, from the directories alone;
+/// refused unless the stream's own record places it at `path`.
+fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, String> {
+    let (segs, _) = stream::read_segments(path)?;
+    let Some(first) = segs.first() else {
+        return Err(format!("{}: corrupt archive: no segment of this stream is complete", path.display()));
+    };
+    if first.unit.path(root) != path {
+        return Err(format!("{}: header places this stream elsewhere in the archive", path.display()));
+    }
+    let held = stream::held(&segs).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(held
+        .into_iter()
+        .map(|(key, h)| Stored { key, gen: h.gen, path: path.to_path_buf(), generations: h.gen + 1, store_len: len })
+        .collect())
 }
 
 /// The key and generation in a store file's header, refused unless they place it at `path`
@@ -120,6 +167,11 @@ pub fn placed_header(root: &Path, parser: &mut Parser, path: &Path) -> Result<(K
 }
 
 impl Stored {
+    /// Whether this file is held in a format-2 stream (shared with its session's other files).
+    pub fn in_stream(&self) -> bool {
+        self.path.file_name().is_some_and(|n| n == STREAM)
+    }
+
     /// Where this transcript goes under `within`; a header that would place it elsewhere is
     /// refused naming this store file and the field.
     pub fn destination(&self, within: &Path) -> Result<Destination, String> {
@@ -143,7 +195,10 @@ pub fn latest(all: Vec<Stored>) -> Vec<Stored> {
     }
     by.into_values()
         .map(|mut s| {
-            s.generations = counts[&s.key];
+            // a stream lists each file once, with its generations already counted
+            if !s.in_stream() {
+                s.generations = counts[&s.key];
+            }
             s
         })
         .collect()
@@ -586,4 +641,99 @@ fn first_session_id(parser: &mut Parser, data: &[u8], offset: u64) -> Option<(u6
         }
     }
     None
+}
+
+/// Writes one wanted file of a stream to its temp file.
+struct TempSink<'a> {
+    file: &'a mut fs::File,
+    path: &'a Path,
+}
+
+impl stream::MemberSink for TempSink<'_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.file.write_all(bytes).map_err(|e| fsx::msg(self.path, &e))
+    }
+}
+
+/// Decodes the given files of one format-2 stream (each at its latest generation) into new
+/// files in their destinations' folders, reading the stream once and decompressing only the
+/// frames they need; as `decode_to_temp` otherwise. A stream that fails to decode fails every
+/// file asked of it and leaves no temp file.
+pub fn stream_to_temps(
+    path: &Path,
+    files: &[(&Stored, &Destination)],
+    keep_mtime: bool,
+    durable: bool,
+) -> Vec<Result<(PathBuf, Mark), String>> {
+    let all = |e: String| files.iter().map(|_| Err(e.clone())).collect();
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return all(fsx::msg(path, &e)),
+    };
+    let name = path.display().to_string();
+    let segs = match stream::segments_of(&bytes) {
+        Ok((s, _)) => s,
+        Err(e) => return all(format!("{name}: {e}")),
+    };
+    let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
+    let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
+    for (i, (_, dest)) in files.iter().enumerate() {
+        match dest.prepare().and_then(|()| fsx::temp_beside(&dest.path)) {
+            Ok((tmp, f)) => {
+                temps.push((i, tmp, f));
+                out.push(Err(String::new()));
+            }
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    let wanted: Vec<&str> = temps.iter().map(|(i, ..)| files[*i].0.key.rel.as_str()).collect();
+    let r = {
+        let mut sinks: Vec<TempSink> = temps.iter_mut().map(|(_, p, f)| TempSink { file: f, path: p }).collect();
+        let mut dyns: Vec<&mut dyn stream::MemberSink> =
+            sinks.iter_mut().map(|s| s as &mut dyn stream::MemberSink).collect();
+        stream::decode(&name, &bytes, &segs, &wanted, &mut dyns)
+    };
+    let decoded = match r {
+        Ok(d) => d,
+        Err(e) => {
+            for (i, tmp, _) in temps {
+                let _ = fs::remove_file(&tmp);
+                out[i] = Err(e.clone());
+            }
+            return out;
+        }
+    };
+    for ((i, tmp, file), d) in temps.into_iter().zip(decoded) {
+        let io = |e: std::io::Error| fsx::msg(&tmp, &e);
+        let r = (|| {
+            if keep_mtime {
+                fsx::set_mtime(&file, d.mtime_ns).map_err(io)?;
+            }
+            if durable {
+                fsx::start_writeback(&file);
+            }
+            Ok(Mark { size: d.size, sha256: d.sha256, mtime_ns: d.mtime_ns })
+        })();
+        out[i] = match r {
+            Ok(m) => Ok((tmp, m)),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(e)
+            }
+        };
+    }
+    out
+}
+
+/// The session a stored file belongs to by its records (`owner`), in either format.
+pub fn owner_of(bufs: &Buffers, s: &Stored) -> Result<Option<String>, String> {
+    if !s.in_stream() {
+        return owner(bufs, &s.path);
+    }
+    let name = s.path.display().to_string();
+    let bytes = fs::read(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
+    let (segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
+    let mut data = Vec::new();
+    stream::decode(&name, &bytes, &segs, &[s.key.rel.as_str()], &mut [&mut data])?;
+    Ok(first_session_id(&mut Parser::default(), &data, 0).map(|(_, sid)| sid))
 }

@@ -49,9 +49,14 @@ impl<'a> Source<'a> {
         Ok(Source { file, path, map, buf: Vec::new(), buf_at: 0 })
     }
 
-    #[cfg(test)]
     pub fn is_mapped(&self) -> bool {
         self.map.is_some()
+    }
+
+    /// Bytes `[from, to)` of a mapped source, without `&mut` (so several can be held at once).
+    /// Panics on a source that is read, not mapped.
+    pub fn mapped(&self, from: u64, to: u64) -> &[u8] {
+        &self.map.as_ref().expect("a mapped source").bytes()[from as usize..to as usize]
     }
 
     /// Bytes `[from, to)`. In read mode, asking again from the same start for more reads only

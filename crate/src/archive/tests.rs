@@ -17,7 +17,14 @@ fn tmp(name: &str) -> Tmp {
     Tmp(d)
 }
 
+/// An archive run in format 1 (the tests of the format-1 writer, which still continues
+/// format-1 archives).
 fn run(estate: &Path, root: &Path) -> Summary {
+    write::archive_as(&[estate.to_path_buf()], root, "2026-11-30T00:00:00Z", &Progress::default(), Some(1)).unwrap()
+}
+
+/// An archive run as the CLI runs it (format 2 for a new root).
+fn run2(estate: &Path, root: &Path) -> Summary {
     archive(&[estate.to_path_buf()], root, "2026-11-30T00:00:00Z", &Progress::default()).unwrap()
 }
 
@@ -687,3 +694,6 @@ fn a_sessions_own_files_are_archived_incrementally_and_restored_byte_identical()
     want.retain(|(p, _)| !p.starts_with("-home-u-repo/memory"));
     assert_eq!(every_file(&to), want);
 }
+
+#[path = "tests_stream.rs"]
+mod stream_tests;

@@ -35,17 +35,25 @@ pub enum Restored {
 /// transcript, in order.
 pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
-    progress.bytes_total.fetch_add(which.iter().map(|s| s.store_len).sum(), Ordering::Relaxed);
+    let groups = by_store_file(which);
+    progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
     let bufs = read::Buffers::default();
-    let staged: Vec<Result<Staged, String>> = which
+    let mut staged: Vec<Result<Staged, String>> = which.iter().map(|_| Err(String::new())).collect();
+    let done: Vec<Vec<Result<Staged, String>>> = groups
         .par_iter()
-        .map(|s| {
-            let r = s.destination(to).and_then(|dest| stage(&bufs, s, dest, keep_mtime));
-            progress.bytes_done.fetch_add(s.store_len, Ordering::Relaxed);
-            progress.files_done.fetch_add(1, Ordering::Relaxed);
+        .with_max_len(1)
+        .map(|g| {
+            let r = stage_group(&bufs, which, g, to, keep_mtime);
+            progress.bytes_done.fetch_add(which[g[0]].store_len, Ordering::Relaxed);
+            progress.files_done.fetch_add(g.len() as u64, Ordering::Relaxed);
             r
         })
         .collect();
+    for (g, rs) in groups.iter().zip(done) {
+        for (&i, r) in g.iter().zip(rs) {
+            staged[i] = r;
+        }
+    }
     drop(bufs);
     let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
     let synced = if temps.is_empty() { Ok(()) } else { fsx::sync_all(to, &temps, &[]) };
@@ -90,14 +98,80 @@ struct Staged {
     bytes: u64,
 }
 
-fn stage(bufs: &read::Buffers, s: &Stored, dest: Destination, keep_mtime: bool) -> Result<Staged, String> {
+/// The indices of `which` by store file: a format-1 file alone, a format-2 stream's files
+/// together (the stream is read once for all of them), largest store file first.
+fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
+    let mut at: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, s) in which.iter().enumerate() {
+        if !s.in_stream() {
+            groups.push(vec![i]);
+            continue;
+        }
+        match at.get(s.path.as_path()) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                at.insert(&s.path, groups.len());
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(which[g[0]].store_len));
+    groups
+}
+
+/// Stages one group of `by_store_file`: one result per member, in order.
+fn stage_group(
+    bufs: &read::Buffers,
+    which: &[Stored],
+    group: &[usize],
+    to: &Path,
+    keep_mtime: bool,
+) -> Vec<Result<Staged, String>> {
+    let first = &which[group[0]];
+    if !first.in_stream() {
+        return vec![first.destination(to).and_then(|dest| stage(bufs, first, dest, keep_mtime))];
+    }
+    let mut out: Vec<Result<Staged, String>> = Vec::with_capacity(group.len());
+    let mut ok: Vec<(usize, Destination)> = Vec::new();
+    for (k, &i) in group.iter().enumerate() {
+        match which[i].destination(to).and_then(|d| check_target(&d).map(|()| d)) {
+            Ok(d) => {
+                ok.push((k, d));
+                out.push(Err(String::new()));
+            }
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    let pairs: Vec<(&Stored, &Destination)> = ok.iter().map(|(k, d)| (&which[group[*k]], d)).collect();
+    let temps = read::stream_to_temps(&first.path, &pairs, keep_mtime, true);
+    for ((k, dest), r) in ok.into_iter().zip(temps) {
+        out[k] = r.and_then(|(tmp, mark)| settle(dest, tmp, mark));
+    }
+    out
+}
+
+/// A restore target must be a file or nothing.
+fn check_target(dest: &Destination) -> Result<(), String> {
     let target = dest.path.as_path();
     if let Ok(m) = fs::symlink_metadata(target) {
         if !m.is_file() {
             return Err(format!("{}: exists and is not a file (not overwritten)", target.display()));
         }
     }
+    Ok(())
+}
+
+fn stage(bufs: &read::Buffers, s: &Stored, dest: Destination, keep_mtime: bool) -> Result<Staged, String> {
+    check_target(&dest)?;
     let (tmp, mark) = read::decode_to_temp(bufs, &s.path, &dest, keep_mtime, true)?;
+    settle(dest, tmp, mark)
+}
+
+/// A decoded temp file against what is at its target already: kept to be linked, or dropped
+/// when the target holds these bytes (a different file there is an error).
+fn settle(dest: Destination, tmp: PathBuf, mark: read::Mark) -> Result<Staged, String> {
+    let target = dest.path.as_path();
     let r = (|| {
         if target.exists() {
             let have = crate::hash::sha256_file_hex(target).map_err(|e| fsx::msg(target, &e))?;
@@ -160,24 +234,63 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
         Ok(format!("{}:{dev}:{ino}:{}:{mtime}", s.gen, m.len()))
     };
     let bufs = read::Buffers::default();
-    let results: Vec<Result<(String, String, Option<u64>), String>> = latest
+    let groups = by_store_file(&latest);
+    let done: Vec<Vec<Result<(String, String, Option<u64>), String>>> = groups
         .par_iter()
-        .map(|s| {
-            let rev = revision(s)?;
-            let key = s.key.text().replace('\t', " ");
-            let dest = s.destination(view)?;
-            if old.get(&key) == Some(&rev) && dest.path.is_file() {
-                return Ok((key, rev, None));
+        .with_max_len(1)
+        .map(|g| {
+            // which files of this store file must be decoded again
+            let mut out = Vec::with_capacity(g.len());
+            let mut todo: Vec<(usize, String, String, Destination)> = Vec::new();
+            for (k, &i) in g.iter().enumerate() {
+                let s = &latest[i];
+                let r = (|| {
+                    let rev = revision(s)?;
+                    let key = s.key.text().replace('\t', " ");
+                    let dest = s.destination(view)?;
+                    Ok((key, rev, dest))
+                })();
+                match r {
+                    Ok((key, rev, dest)) => {
+                        if old.get(&key) == Some(&rev) && dest.path.is_file() {
+                            out.push(Ok((key, rev, None)));
+                        } else {
+                            out.push(Err(String::new()));
+                            todo.push((k, key, rev, dest));
+                        }
+                    }
+                    Err(e) => out.push(Err(e)),
+                }
             }
-            let (tmp, mark) = read::decode_to_temp(&bufs, &s.path, &dest, true, false)?;
-            // rename replaces whatever is at the name (never writes through a link there)
-            if let Err(e) = fs::rename(&tmp, &dest.path) {
-                let _ = fs::remove_file(&tmp);
-                return Err(fsx::msg(&dest.path, &e));
+            if todo.is_empty() {
+                return out;
             }
-            Ok((key, rev, Some(mark.size)))
+            let temps: Vec<Result<(PathBuf, read::Mark), String>> = match latest[g[0]].in_stream() {
+                false => todo.iter().map(|(k, .., d)| read::decode_to_temp(&bufs, &latest[g[*k]].path, d, true, false)).collect(),
+                true => {
+                    let pairs: Vec<(&Stored, &Destination)> = todo.iter().map(|(k, .., d)| (&latest[g[*k]], d)).collect();
+                    read::stream_to_temps(&latest[g[0]].path, &pairs, true, false)
+                }
+            };
+            for ((k, key, rev, dest), r) in todo.into_iter().zip(temps) {
+                out[k] = r.and_then(|(tmp, mark)| {
+                    // rename replaces whatever is at the name (never writes through a link there)
+                    if let Err(e) = fs::rename(&tmp, &dest.path) {
+                        let _ = fs::remove_file(&tmp);
+                        return Err(fsx::msg(&dest.path, &e));
+                    }
+                    Ok((key, rev, Some(mark.size)))
+                });
+            }
+            out
         })
         .collect();
+    let mut results: Vec<Result<(String, String, Option<u64>), String>> = latest.iter().map(|_| Err(String::new())).collect();
+    for (g, rs) in groups.iter().zip(done) {
+        for (&i, r) in g.iter().zip(rs) {
+            results[i] = r;
+        }
+    }
     let mut summary = ViewSummary { files: latest.len() as u64, ..ViewSummary::default() };
     let mut state = String::new();
     let mut first_err = None;

@@ -55,12 +55,14 @@ pub struct Summary {
     pub archived_files: u64,
     pub archived_bytes: u64,
     pub store_bytes: u64,
+    /// The archive format the root is written in (1 or 2: see docs/store-format.md).
+    pub format: u8,
 }
 
-struct Work<'a> {
-    file: &'a EstateFile,
-    key: Key,
-    prior: Option<Entry>,
+pub(super) struct Work<'a> {
+    pub(super) file: &'a EstateFile,
+    pub(super) key: Key,
+    pub(super) prior: Option<Entry>,
 }
 
 enum Outcome {
@@ -73,9 +75,9 @@ enum Outcome {
 }
 
 /// A new generation written to a temp file, to be linked into place once durable.
-struct Pending {
-    tmp: PathBuf,
-    target: PathBuf,
+pub(super) struct Pending {
+    pub(super) tmp: PathBuf,
+    pub(super) target: PathBuf,
 }
 
 /// The key of a discovered transcript: where it sits in its project.
@@ -112,6 +114,19 @@ fn lock_root(root: &Path) -> Result<File, String> {
 /// (a missing estate root, an archive root that is not one, another run holding it); a file
 /// that fails is listed in `failures` and everything else is still archived.
 pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Progress) -> Result<Summary, String> {
+    archive_as(roots, root, created_at, progress, None)
+}
+
+/// `archive` in a given format; None: the root's own (its index says, else its store files),
+/// and format 2 for a new root. A format-1 archive stays format 1 (it is continued, not
+/// converted: its store files stay as they are).
+pub fn archive_as(
+    roots: &[PathBuf],
+    root: &Path,
+    created_at: &str,
+    progress: &Progress,
+    format: Option<u8>,
+) -> Result<Summary, String> {
     let files = estate::discover(roots).map_err(|e| format!("{}: {}", e.path.display(), e.message))?;
     if root.exists() && !root.is_dir() {
         return Err(format!("{}: not a folder", root.display()));
@@ -121,7 +136,8 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     fsx::sweep_temps(root);
     // Refuse a folder that is not an archive before writing anything into it.
     read::check_root(root)?;
-    let mut idx = index::load(root);
+    let (found, mut idx) = index::load_with_format(root);
+    let format = format.or(found).unwrap_or_else(|| read::root_format(root));
     let mut summary = Summary::default();
     // the files each session keeps beside its transcript go with it (the cleanup deletes them too)
     let mut beside = Vec::new();
@@ -161,11 +177,16 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
         let prior = idx.get(key).cloned();
         work.push(Work { file: f, key: key.clone(), prior });
     }
+    summary.format = format;
     progress.files_total.fetch_add(work.len() as u64, Ordering::Relaxed);
     // the bar's total up front: every file whose size or mtime (as the walk saw them) changed
     progress
         .bytes_total
         .fetch_add(work.iter().filter(|w| looks_changed(w)).map(|w| w.file.size).sum(), Ordering::Relaxed);
+    if format == 2 {
+        super::write_stream::run(root, &work, created_at, progress, &mut idx, &mut summary)?;
+        return Ok(summary);
+    }
     let results: Vec<Result<Outcome, String>> = work
         .par_iter()
         .map(|w| {
@@ -246,7 +267,7 @@ fn as_paths(v: &[PathBuf]) -> Vec<&Path> {
     v.iter().map(PathBuf::as_path).collect()
 }
 
-fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), String> {
+pub(super) fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), String> {
     if let Err(e) = synced {
         let _ = fs::remove_file(&p.tmp);
         return Err(e.clone());
@@ -336,7 +357,7 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     }))
 }
 
-fn lock_store(path: &Path) -> Result<File, String> {
+pub(super) fn lock_store(path: &Path) -> Result<File, String> {
     let f = OpenOptions::new().read(true).write(true).open(path).map_err(|e| fsx::msg(path, &e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
@@ -349,7 +370,7 @@ fn lock_store(path: &Path) -> Result<File, String> {
 
 /// Whether the walk's size and mtime differ from the last run's (the exact test, with inode
 /// and nanoseconds, is made on the open file).
-fn looks_changed(w: &Work) -> bool {
+pub(super) fn looks_changed(w: &Work) -> bool {
     w.prior.as_ref().is_none_or(|e| e.size != w.file.size || (e.mtime_ns as f64 / 1e6 - w.file.mtime_ms).abs() > 1.0)
 }
 
@@ -485,11 +506,11 @@ impl FrameSink for NewFile<'_> {
 }
 
 #[cfg(unix)]
-fn write_at(f: &File, buf: &[u8], at: u64) -> std::io::Result<()> {
+pub(super) fn write_at(f: &File, buf: &[u8], at: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::write_all_at(f, buf, at)
 }
 #[cfg(windows)]
-fn write_at(f: &File, mut buf: &[u8], mut at: u64) -> std::io::Result<()> {
+pub(super) fn write_at(f: &File, mut buf: &[u8], mut at: u64) -> std::io::Result<()> {
     while !buf.is_empty() {
         let n = std::os::windows::fs::FileExt::seek_write(f, buf, at)?;
         buf = &buf[n..];

@@ -205,7 +205,7 @@ pub fn archive_owners(files: Vec<ArchivedFile>) -> AsyncTask<Job<Vec<ArchiveOwne
         Ok(which
             .par_iter()
             .map(|s| {
-                let (session_id, error) = match archive::read::owner(&bufs, &s.path) {
+                let (session_id, error) = match archive::read::owner_of(&bufs, s) {
                     Ok(id) => (id, None),
                     Err(e) => (None, Some(e)),
                 };

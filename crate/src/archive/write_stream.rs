@@ -1,0 +1,511 @@
+//! An archive run in format 2 (`stream`): the estate's files grouped into one stream per
+//! session, and each stream that changed gets one new segment holding every change of the run
+//! (new files, appended bytes, rewritten files as their next generation, new mtimes).
+//!
+//! Per file, the unchanged test is format 1's (size, mtime and inode since the last run, from
+//! the index, without reading). A stream with a changed file is read back first: its
+//! directories give each file's stored state (the store is the record, the index only a cache)
+//! and every frame is checked before anything is appended. Streams run in parallel, largest
+//! first; within one, hashing runs beside compressing, and a segment larger than a frame
+//! compresses its frames in parallel.
+
+use super::fsx;
+use super::index::{Entry, Index};
+use super::source::Source;
+use super::stream::{self, FrameLen, Held, Piece, Unit};
+use super::write::{lock_store, looks_changed, publish, write_at, Pending, Summary, Work};
+use crate::scan::Progress;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+enum Member {
+    Unchanged,
+    Touched(Entry),
+    Appended(Entry, u64),
+    Added(Entry, u64),
+    Generation(Entry, u64),
+    Failed(String),
+}
+
+struct StreamRun {
+    /// Per member (its index in the run's work list), what happened.
+    members: Vec<(usize, Member)>,
+    /// A new stream file waiting to be linked, or the existing one appended to.
+    pending: Option<Pending>,
+    appended: Option<PathBuf>,
+    stored: u64,
+}
+
+/// A changed file of a stream, open, with what the new segment takes from it.
+struct Changed<'a> {
+    at: usize,
+    file: Option<File>,
+    size: u64,
+    mtime_ns: i128,
+    dev: u64,
+    ino: u64,
+    /// The piece's generation and first byte; the hash of the generation's bytes before it.
+    gen: u32,
+    from: u64,
+    hasher: Sha256,
+    kind: Kind,
+    work: &'a Work<'a>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Added,
+    Appended,
+    Generation,
+    /// The same bytes: only a new mtime (or nothing, when that is unchanged too) is recorded.
+    Touched,
+}
+
+/// Archives the run's files (`work`, checked keys with their index entries) into format-2
+/// streams; fills `summary` and `idx`.
+pub(super) fn run(
+    root: &Path,
+    work: &[Work],
+    created_at: &str,
+    progress: &Progress,
+    idx: &mut Index,
+    summary: &mut Summary,
+) -> Result<(), String> {
+    let _ = created_at; // the first segment's directory needs no date: the files carry their mtimes
+    let mut by_unit: BTreeMap<Unit, Vec<usize>> = BTreeMap::new();
+    for (i, w) in work.iter().enumerate() {
+        by_unit.entry(Unit::of(&w.key)).or_default().push(i);
+    }
+    let mut units: Vec<(Unit, Vec<usize>)> = by_unit.into_iter().collect();
+    // largest first, one stream per task: the last task to finish is a small one
+    units.sort_by_key(|(_, m)| std::cmp::Reverse(m.iter().map(|&i| work[i].file.size).sum::<u64>()));
+    let results: Vec<Result<StreamRun, String>> = units
+        .par_iter()
+        .with_max_len(1)
+        .map(|(unit, members)| {
+            let r = archive_stream(root, unit, members, work, progress);
+            progress.files_done.fetch_add(members.len() as u64, Ordering::Relaxed);
+            r
+        })
+        .collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for r in results.iter().flatten() {
+        if let Some(p) = &r.pending {
+            files.push(p.tmp.clone());
+            dirs.extend(p.target.ancestors().skip(1).take(3).map(Path::to_path_buf));
+        }
+        files.extend(r.appended.clone());
+    }
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let synced = if files.is_empty() { Ok(()) } else { fsx::sync_all(root, &paths, &[]) };
+    let mut changed = false;
+    for ((_, members), r) in units.iter().zip(results) {
+        let published = r.and_then(|s| {
+            if let Some(p) = &s.pending {
+                publish(&synced, p)?;
+            } else if s.appended.is_some() {
+                synced.clone()?;
+            }
+            Ok(s)
+        });
+        let s = match published {
+            Ok(s) => s,
+            Err(e) => {
+                for &i in members {
+                    let w = &work[i];
+                    // only the files that changed failed: the others are as archived before
+                    if !is_unchanged(w) {
+                        summary.failures.push((w.file.path.clone(), e.clone()));
+                    } else {
+                        summary.unchanged += 1;
+                    }
+                }
+                continue;
+            }
+        };
+        summary.bytes_stored += s.stored;
+        for (i, m) in s.members {
+            let w = &work[i];
+            let entry = match m {
+                Member::Unchanged => {
+                    summary.unchanged += 1;
+                    continue;
+                }
+                Member::Failed(e) => {
+                    summary.failures.push((w.file.path.clone(), e));
+                    continue;
+                }
+                Member::Touched(e) => {
+                    summary.touched += 1;
+                    e
+                }
+                Member::Appended(e, n) => {
+                    summary.appended += 1;
+                    summary.bytes_in += n;
+                    e
+                }
+                Member::Added(e, n) => {
+                    summary.added += 1;
+                    summary.bytes_in += n;
+                    e
+                }
+                Member::Generation(e, n) => {
+                    summary.generations += 1;
+                    summary.bytes_in += n;
+                    e
+                }
+            };
+            changed = true;
+            idx.insert(w.key.clone(), entry);
+        }
+    }
+    if !dirs.is_empty() {
+        dirs.sort();
+        dirs.dedup();
+        fsx::sync_all(root, &[], &dirs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+    }
+    if changed || !root.join(super::layout::INDEX).exists() {
+        fsx::replace(&root.join(super::layout::INDEX), &super::index::render_as(idx, 2))?;
+    }
+    summary.archived_files = idx.len() as u64;
+    summary.archived_bytes = idx.values().map(|e| e.size).sum();
+    summary.store_bytes = store_bytes(idx);
+    Ok(())
+}
+
+/// Store bytes of every stream the index knows: each stream once, at the length its latest run
+/// left (every file of a stream that changed records the new length).
+fn store_bytes(idx: &Index) -> u64 {
+    let mut by: HashMap<Unit, u64> = HashMap::new();
+    for (k, e) in idx {
+        let v = by.entry(Unit::of(k)).or_default();
+        *v = (*v).max(e.store_len);
+    }
+    by.values().sum()
+}
+
+/// The index's exact unchanged test, on the walk's metadata alone (a failed stream still counts
+/// its untouched files as unchanged).
+fn is_unchanged(w: &Work) -> bool {
+    !looks_changed(w)
+}
+
+fn archive_stream(
+    root: &Path,
+    unit: &Unit,
+    members: &[usize],
+    work: &[Work],
+    progress: &Progress,
+) -> Result<StreamRun, String> {
+    let mut out = StreamRun { members: Vec::new(), pending: None, appended: None, stored: 0 };
+    let mut changed: Vec<Changed> = Vec::new();
+    for &i in members {
+        let w = &work[i];
+        match open_member(w, i, progress) {
+            Ok(Some(c)) => changed.push(c),
+            Ok(None) => out.members.push((i, Member::Unchanged)),
+            Err(e) => out.members.push((i, Member::Failed(e))),
+        }
+    }
+    if changed.is_empty() {
+        return Ok(out);
+    }
+    let path = unit.path(root);
+    // what the stream holds now (nothing for a new one), read back and checked
+    let mut lock = None;
+    let mut start = 0u64;
+    let mut held: HashMap<String, Held> = HashMap::new();
+    if path.exists() {
+        let f = lock_store(&path)?;
+        let mut bytes = Vec::new();
+        (&f).read_to_end(&mut bytes).map_err(|e| fsx::msg(&path, &e))?;
+        let name = path.display().to_string();
+        let (segs, torn) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
+        match segs.first() {
+            Some(s) if s.unit != *unit => {
+                return Err(format!("{name}: header places this stream elsewhere in the archive"));
+            }
+            None => return Err(format!("{name}: corrupt archive: no segment of this stream is complete")),
+            _ => {}
+        }
+        stream::verify_frames(&name, &bytes, &segs)?;
+        held = stream::held(&segs).map_err(|e| format!("{name}: {e}"))?.into_iter().map(|(k, h)| (k.rel, h)).collect();
+        // a segment cut short by a run that died is not part of the archive: it is overwritten
+        start = torn.unwrap_or(bytes.len() as u64);
+        lock = Some(f);
+    }
+    // the files stay in place while their sources borrow them
+    let files: Vec<File> = changed.iter_mut().map(|c| c.file.take().expect("opened")).collect();
+    let mut sources: Vec<Option<Source>> = Vec::new();
+    for (c, file) in changed.iter_mut().zip(&files) {
+        let w = c.work;
+        let r = (|| -> Result<Source<'_>, String> {
+            let mut src = Source::open(file, &w.file.path, c.size)?;
+            match held.get(&w.key.rel) {
+                None => c.kind = Kind::Added,
+                Some(h) => {
+                    let same_prefix = c.size >= h.size && {
+                        hash_into(&mut src, 0, h.size, &mut c.hasher, progress)?;
+                        src.finish()?;
+                        crate::hash::hex(&c.hasher.clone().finalize()) == h.sha256
+                    };
+                    if same_prefix {
+                        c.gen = h.gen;
+                        c.from = h.size;
+                        c.kind = if c.size == h.size { Kind::Touched } else { Kind::Appended };
+                    } else {
+                        progress.bytes_total.fetch_add(h.size.min(c.size), Ordering::Relaxed);
+                        c.gen = h.gen + 1;
+                        c.from = 0;
+                        c.hasher = Sha256::new();
+                        c.kind = Kind::Generation;
+                    }
+                }
+            }
+            Ok(src)
+        })();
+        match r {
+            Ok(src) => sources.push(Some(src)),
+            Err(e) => {
+                out.members.push((c.at, Member::Failed(e)));
+                sources.push(None);
+            }
+        }
+    }
+    // a piece for every file but a failed one and a touch whose mtime did not change either
+    let record: Vec<bool> = changed
+        .iter()
+        .zip(&sources)
+        .map(|(c, s)| {
+            s.is_some() && !(c.kind == Kind::Touched && held.get(&c.work.key.rel).is_some_and(|h| h.mtime_ns == c.mtime_ns))
+        })
+        .collect();
+    let ranges: Vec<(usize, u64, u64)> = changed
+        .iter()
+        .enumerate()
+        .filter(|(k, c)| record[*k] && c.size > c.from)
+        .map(|(k, c)| (k, c.from, c.size))
+        .collect();
+    // the piece bytes: mapped pages as they are, a read source's bytes read once
+    let mut owned: Vec<Option<Vec<u8>>> = Vec::with_capacity(ranges.len());
+    for &(k, a, b) in &ranges {
+        let src = sources[k].as_mut().expect("recorded");
+        owned.push(match src.is_mapped() {
+            true => None,
+            false => Some(src.range(a, b)?.to_vec()),
+        });
+    }
+    let slices: Vec<&[u8]> = ranges
+        .iter()
+        .zip(&owned)
+        .map(|(&(k, a, b), o)| match o {
+            Some(v) => v.as_slice(),
+            None => sources[k].as_ref().expect("recorded").mapped(a, b),
+        })
+        .collect();
+    let mut hashers: Vec<Sha256> = changed.iter().map(|c| c.hasher.clone()).collect();
+    let (_, frames) = rayon::join(
+        || {
+            for ((k, _, _), s) in ranges.iter().zip(&slices) {
+                hashers[*k].update(s);
+            }
+        },
+        || compress_frames(&slices),
+    );
+    let frames = frames?;
+    progress.bytes_done.fetch_add(slices.iter().map(|s| s.len() as u64).sum(), Ordering::Relaxed);
+    drop(slices);
+    // nothing read from a mapping the file was truncated under is committed
+    for s in sources.iter().flatten() {
+        s.finish()?;
+    }
+    let mut pieces = Vec::new();
+    for (k, c) in changed.iter().enumerate() {
+        if record[k] {
+            pieces.push(Piece {
+                rel: c.work.key.rel.clone(),
+                gen: c.gen,
+                from: c.from,
+                len: c.size - c.from,
+                sha256: crate::hash::hex(&hashers[k].clone().finalize()),
+                mtime_ns: c.mtime_ns,
+            });
+        }
+    }
+    let lens: Vec<FrameLen> = frames.iter().map(|(f, n)| FrameLen { stored: f.len() as u64, size: *n }).collect();
+    let mut new_len = start;
+    if !pieces.is_empty() {
+        let dir = stream::directory(unit, &lens, &pieces);
+        let seg_len = dir.len() as u64 + lens.iter().map(|f| f.stored).sum::<u64>();
+        match &lock {
+            None => {
+                let folder = path.parent().expect("a stream folder");
+                fsx::make_dirs_with(folder, false)?;
+                fsx::sweep_temps(folder);
+                let (tmp, mut file) = fsx::temp_beside(&path)?;
+                let r = (|| {
+                    let io = |e: std::io::Error| fsx::msg(&tmp, &e);
+                    file.write_all(&dir).map_err(io)?;
+                    for (f, _) in &frames {
+                        file.write_all(f).map_err(io)?;
+                    }
+                    Ok::<(), String>(())
+                })();
+                if let Err(e) = r {
+                    let _ = fs::remove_file(&tmp);
+                    return Err(e);
+                }
+                out.pending = Some(Pending { tmp, target: path.clone() });
+            }
+            Some(f) => {
+                let r = (|| {
+                    let io = |e: std::io::Error| fsx::msg(&path, &e);
+                    f.set_len(start).map_err(io)?;
+                    write_at(f, &dir, start).map_err(io)?;
+                    let mut at = start + dir.len() as u64;
+                    for (fr, _) in &frames {
+                        write_at(f, fr, at).map_err(io)?;
+                        at += fr.len() as u64;
+                    }
+                    Ok::<(), String>(())
+                })();
+                if let Err(e) = r {
+                    // back to the committed length: nothing half-written stays
+                    let _ = f.set_len(start);
+                    return Err(e);
+                }
+                out.appended = Some(path.clone());
+            }
+        }
+        out.stored = seg_len;
+        new_len = start + seg_len;
+    } else if let Some(f) = &lock {
+        // only identities changed; a torn tail is still cut, so the index's length is the file's
+        if start != fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len() {
+            f.set_len(start).map_err(|e| fsx::msg(&path, &e))?;
+            out.appended = Some(path.clone());
+        }
+    }
+    for (k, c) in changed.into_iter().enumerate() {
+        if sources[k].is_none() {
+            continue; // failed above
+        }
+        let (gen, size) = (c.gen, c.size);
+        let sha = match record[k] {
+            true => crate::hash::hex(&hashers[k].clone().finalize()),
+            false => held.get(&c.work.key.rel).map(|h| h.sha256.clone()).unwrap_or_default(),
+        };
+        let entry = Entry {
+            gen,
+            source: c.work.file.path.clone(),
+            size,
+            sha256: sha,
+            mtime_ns: c.mtime_ns,
+            dev: c.dev,
+            ino: c.ino,
+            store_len: new_len,
+            events: 0,
+        };
+        let n = size - c.from;
+        let m = match c.kind {
+            Kind::Added => Member::Added(entry, n),
+            Kind::Appended => Member::Appended(entry, n),
+            Kind::Generation => Member::Generation(entry, n),
+            Kind::Touched => Member::Touched(entry),
+        };
+        out.members.push((c.at, m));
+    }
+    drop(sources);
+    drop(files);
+    drop(lock);
+    Ok(out)
+}
+
+/// Opens a file of the run; None when the index shows it unchanged (not read).
+fn open_member<'a>(w: &'a Work<'a>, at: usize, progress: &Progress) -> Result<Option<Changed<'a>>, String> {
+    let src = &w.file.path;
+    let io = |e: std::io::Error| fsx::msg(src, &e);
+    let f = File::open(src).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    let (dev, ino, mtime_ns) = fsx::ids(&meta);
+    let size = meta.len();
+    if let Some(e) = &w.prior {
+        if e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
+            if looks_changed(w) {
+                progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
+            }
+            return Ok(None);
+        }
+    }
+    // keep the bar's total right when the walk's guess was wrong
+    match looks_changed(w) {
+        true if size != w.file.size => {
+            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+            progress.bytes_total.fetch_sub(w.file.size, Ordering::Relaxed);
+        }
+        true => {}
+        false => {
+            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
+        }
+    }
+    Ok(Some(Changed {
+        at,
+        file: Some(f),
+        size,
+        mtime_ns,
+        dev,
+        ino,
+        gen: 0,
+        from: 0,
+        hasher: Sha256::new(),
+        kind: Kind::Added,
+        work: w,
+    }))
+}
+
+fn hash_into(src: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {
+    const STEP: u64 = 32 << 20;
+    let mut at = from;
+    while at < to {
+        let end = (at + STEP).min(to);
+        h.update(src.range(at, end)?);
+        progress.bytes_done.fetch_add(end - at, Ordering::Relaxed);
+        at = end;
+    }
+    Ok(())
+}
+
+/// The segment's data frames: the concatenated slices cut every `stream::FRAME` bytes,
+/// compressed in parallel when there is more than one. Returns each frame and its decoded size.
+fn compress_frames(slices: &[&[u8]]) -> Result<Vec<(Vec<u8>, u64)>, String> {
+    let total: usize = slices.iter().map(|s| s.len()).sum();
+    if total == 0 {
+        return Ok(Vec::new());
+    }
+    let mut groups: Vec<Vec<&[u8]>> = vec![Vec::new()];
+    let mut in_group = 0usize;
+    for s in slices {
+        let mut rest: &[u8] = s;
+        while !rest.is_empty() {
+            if in_group == stream::FRAME {
+                groups.push(Vec::new());
+                in_group = 0;
+            }
+            let n = rest.len().min(stream::FRAME - in_group);
+            groups.last_mut().expect("one group").push(&rest[..n]);
+            in_group += n;
+            rest = &rest[n..];
+        }
+    }
+    let one = |g: &Vec<&[u8]>| stream::compress(g).map(|f| (f, g.iter().map(|s| s.len() as u64).sum()));
+    if groups.len() == 1 {
+        return Ok(vec![one(&groups[0])?]);
+    }
+    groups.par_iter().map(one).collect()
+}
