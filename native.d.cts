@@ -110,10 +110,11 @@ export interface ArchivedFile {
 }
 
 /**
- * Archives every transcript under `roots` into the archive root `to`, off the JS thread.
- * Rejects (one-line message naming the path) only when the whole run cannot proceed.
+ * Archives every transcript under `roots` into the archive root `to`, off the JS thread, in
+ * `format` for a new root (default 2; an existing root keeps its own). Rejects (one-line
+ * message naming the path) only when the whole run cannot proceed.
  */
-export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
+export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string, format?: number | undefined | null): Promise<ArchiveSummary>
 
 export interface ArchiveFailure {
   path: string
@@ -162,6 +163,8 @@ export interface ArchiveSummary {
   archivedFiles: number
   archivedBytes: number
   storeBytes: number
+  /** The archive format the root is written in (1 or 2). */
+  format: number
 }
 
 /**

@@ -126,12 +126,13 @@ test('property: archive, change (append, rewrite, delete), re-archive, restore i
   )
 })
 
-test('a rewritten transcript becomes a new generation; the old one is kept and the latest restored', async (t) => {
+test('a rewritten transcript becomes a new generation; the old one is kept and the latest restored (format 1: generations are store sessions)', async (t) => {
   const src = writeTree({ [`p/${SID[0]}.jsonl`]: ['{"a":1}', '{"b":2}'] })
   const arch = join(tempDir(), 'arch')
-  await archive({ paths: [src], to: arch })
+  t.is((await archive({ paths: [src], to: arch, format: 1 })).archive.format, 1)
   writeFileSync(join(src, 'p', `${SID[0]}.jsonl`), '{"compacted":1}\n')
   const r = await archive({ paths: [src], to: arch })
+  t.is(r.archive.format, 1, 'a format-1 archive is continued in format 1')
   t.is(r.generations, 1)
   const [f] = listArchive(arch)
   t.is(f.generations, 2)
@@ -223,10 +224,10 @@ test('stats over the archive equal stats over the originals: the real transcript
     t.true(readFileSync(f.target).equals(readFileSync(join(REAL, f.key.split('/').slice(1).join('/')))), f.key)
 })
 
-test('two writers on one session: the archive run names the store file, commits nothing half-done, and the next run catches up', async (t) => {
+test('two writers on one session (format 1, whose store files a Store opens): the archive run names the store file, commits nothing half-done, and the next run catches up', async (t) => {
   const src = writeTree(estateFiles())
   const arch = join(tempDir(), 'arch')
-  await archive({ paths: [src], to: arch })
+  await archive({ paths: [src], to: arch, format: 1 })
   const store = new Store({ root: arch })
   const held = (await store.list()).find((s) => s.id.startsWith(SID[1]))!
   await store.load(held.id) // takes the session's writer lock
@@ -396,7 +397,7 @@ test('the read view decodes only what changed, and follows appends and new gener
   t.is(statSync(join(view, main)).mtimeMs, statSync(join(src, main)).mtimeMs, 'the recorded mtime')
 })
 
-test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) archives the same events through the CLI', async (t) => {
+test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) writes the same archive through the CLI', async (t) => {
   const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
   const dir = tempDir()
   generateEstate({ out: dir, sessions: 4, targetMb: 3, seed: 23 })
@@ -405,23 +406,70 @@ test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) archives the same 
     `-home-u-edge/${SID[1]}.jsonl`,
     Buffer.from('\uFEFF{"x":0}\n{"a":1e400}\nnot json\n{"b":"\\ud800"}\r\n{"torn":'),
   )
-  const events = async (root: string) => {
-    const s = new Store({ root })
-    const out = new Map<string, unknown[]>()
-    for (const x of await s.list()) out.set(x.id, (await s.inspect(x.id)).events)
-    await s.dispose()
+  // every stream file, byte for byte (the index holds inode numbers, so it differs)
+  const streams = (root: string) => {
+    const out = new Map<string, Buffer>()
+    const walk = (d: string) => {
+      for (const n of readdirSync(d)) {
+        const p = join(d, n)
+        if (statSync(p).isDirectory()) walk(p)
+        else if (n !== '.claude-jsonl-archive') out.set(p.slice(root.length), readFileSync(p))
+      }
+    }
+    walk(root)
     return out
   }
   const roots = [join(dir, 'mapped'), join(dir, 'read')]
   t.is(run(['archive', '--projects', join(dir, 'projects'), '--to', roots[0]]).code, 0)
   t.is(run(['archive', '--projects', join(dir, 'projects'), '--to', roots[1]], { CLAUDE_JSONL_NO_MMAP: '1' }).code, 0)
-  const [a, b] = [await events(roots[0]), await events(roots[1])]
+  const [a, b] = [streams(roots[0]), streams(roots[1])]
   t.true(a.size > 4)
-  t.deepEqual(b, a)
-  // the edge file's lines: JSON (a number too large for a double included) verbatim, the rest as bytes
-  const edge = [...a.entries()].find(([id]) => id.startsWith(SID[1]))![1] as { type: string }[]
-  t.deepEqual(
-    edge.map((e) => e.type),
-    ['bytes', 'line', 'bytes', 'line', 'bytes', 'mark'],
+  t.true(
+    [...a.keys()].every((k) => k.endsWith('session.v2.zst')),
+    [...a.keys()].join(' '),
   )
+  t.deepEqual(b, a)
+  const out = tempDir()
+  t.is(run(['restore', roots[1], '--all', '--to', out]).code, 0)
+  t.true(
+    readFileSync(join(out, '-home-u-edge', `${SID[1]}.jsonl`)).equals(
+      readFileSync(join(dir, 'projects', '-home-u-edge', `${SID[1]}.jsonl`)),
+    ),
+  )
+})
+
+test('format 2: one stream per session holds its files; one session restores from its own stream alone', async (t) => {
+  const src = writeTree(estateFiles())
+  const arch = join(tempDir(), 'arch')
+  const r = await archive({ paths: [src], to: arch })
+  t.is(r.archive.format, 2)
+  const files = listArchive(arch)
+  const app = files.filter((f) => f.sessionId === SID[0])
+  t.is(app.length, 2, 'the transcript and its subagent')
+  t.is(new Set(app.map((f) => f.storePath)).size, 1, 'in one stream')
+  t.true(app[0].storePath.endsWith('session.v2.zst'))
+  // the other session's stream unreadable: this session still restores, the other is refused by name
+  const other = files.find((f) => f.sessionId === SID[1])!
+  const bytes = readFileSync(other.storePath)
+  bytes[bytes.length - 30] ^= 0x40 // inside its data frame
+  writeFileSync(other.storePath, bytes)
+  const out = tempDir()
+  const one = await restore(arch, { sessions: [SID[0]], to: out })
+  t.is(one.written, 2)
+  for (const f of app) t.true(readFileSync(join(out, f.key)).equals(readFileSync(join(src, f.key))))
+  const all = run(['restore', arch, '--all', '--to', tempDir()])
+  t.is(all.code, 1)
+  t.true(all.stderr.includes(other.storePath), all.stderr)
+})
+
+test('an archive in format 1 (fixtures/archive-format-1) lists and restores byte for byte', async (t) => {
+  const fixture = join(REPO, 'fixtures', 'archive-format-1')
+  const files = listArchive(join(fixture, 'archive'))
+  t.true(files.length >= 2)
+  t.true(files.every((f) => f.storePath.endsWith('session.jsonl.zstd')))
+  const out = tempDir()
+  const r = await restore(join(fixture, 'archive'), { all: true, to: out })
+  t.is(r.failed, 0)
+  for (const f of files)
+    t.true(readFileSync(join(out, f.key)).equals(readFileSync(join(fixture, 'projects', f.key))), f.key)
 })

@@ -17,16 +17,24 @@ export type { ArchivedFile }
 export interface ArchiveOptions extends EstateOptions {
   /** The archive root (created when missing). */
   to: string
+  /** The archive format of a new root: 2 (default: one compressed stream per session) or 1 (one
+   * store file per transcript, readable by older versions and by `Store`). A root that already
+   * holds an archive keeps its own format. */
+  format?: 1 | 2
 }
 
 /** One run: what the native run counted (files, unchanged, appended, added, generations,
  * touched, bytesIn, bytesStored, failures), plus its scope and ratios. */
-export interface ArchiveReport extends Omit<ArchiveSummary, 'archivedFiles' | 'archivedBytes' | 'storeBytes'> {
+export interface ArchiveReport extends Omit<
+  ArchiveSummary,
+  'archivedFiles' | 'archivedBytes' | 'storeBytes' | 'format'
+> {
   scope: { roots: string[]; source: string; to: string }
   /** bytesIn / bytesStored (null when nothing was stored). */
   ratio: number | null
-  /** The whole archive after the run (latest generations' bytes; store bytes of all). */
-  archive: { files: number; bytes: number; storeBytes: number; ratio: number | null }
+  /** The whole archive after the run (latest generations' bytes; store bytes of all; the
+   * format it is written in). */
+  archive: { files: number; bytes: number; storeBytes: number; ratio: number | null; format: number }
   elapsedMs: number
 }
 
@@ -52,17 +60,25 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
   }
   let s
   try {
-    s = await withProgress(opts.onProgress, (p) => native.archiveEstate(roots.roots, to, p, new Date().toISOString()))
+    s = await withProgress(opts.onProgress, (p) =>
+      native.archiveEstate(roots.roots, to, p, new Date().toISOString(), opts.format),
+    )
   } catch (e) {
     throw fromNative(e)
   }
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null)
-  const { archivedFiles, archivedBytes, storeBytes, ...counts } = s
+  const { archivedFiles, archivedBytes, storeBytes, format, ...counts } = s
   return {
     scope: { roots: roots.roots, source: roots.source, to },
     ...counts,
     ratio: ratio(s.bytesIn, s.bytesStored),
-    archive: { files: archivedFiles, bytes: archivedBytes, storeBytes, ratio: ratio(archivedBytes, storeBytes) },
+    archive: {
+      files: archivedFiles,
+      bytes: archivedBytes,
+      storeBytes,
+      ratio: ratio(archivedBytes, storeBytes),
+      format,
+    },
     elapsedMs: Math.round(performance.now() - started),
   }
 }

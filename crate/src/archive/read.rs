@@ -2,8 +2,8 @@
 //! transcript bytes decoded (frames in parallel), checked against the SHA-256 of every mark.
 
 use super::destination::Destination;
-use super::events::{self, Event};
 pub use super::events::Mark;
+use super::events::{self, Event};
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
 use super::stream::{self, STREAM};
@@ -102,20 +102,19 @@ pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
     Ok(out)
 }
 
-/// The format an archive root is written in, from its store files: 1 when it holds a format-1
-/// store file, else 2 (a new or empty root is written in format 2).
-pub fn root_format(root: &Path) -> u8 {
+/// The format an archive root is written in, from its store files (None: it holds none).
+pub fn root_format(root: &Path) -> Option<u8> {
     for pdir in check_root(root).unwrap_or_default() {
         for s in fs::read_dir(&pdir).into_iter().flatten().flatten() {
             if s.path().join(TRANSCRIPT).exists() {
-                return 1;
+                return Some(1);
             }
             if s.path().join(STREAM).exists() {
-                return 2;
+                return Some(2);
             }
         }
     }
-    2
+    None
 }
 
 /// What a session folder holds: one generation (format 1), every file of a stream (format 2),

@@ -21,7 +21,7 @@
 
 use super::fsx;
 use super::index::{esc, unesc};
-use super::layout::{project_folder, escape_id, Key};
+use super::layout::{escape_id, project_folder, Key};
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -38,10 +38,16 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 /// Decoded bytes per data frame at most: large, so a session compresses almost as one stream
 /// (most sessions are one frame), and a very large segment still spreads over the cores.
 pub const FRAME: usize = if cfg!(test) { 16 << 10 } else { 32 << 20 };
-/// zstd level and window: level 3 with a 16 MiB window finds the text a transcript repeats from
-/// far back (measured: benches/RESULTS.md, archive and restore).
+/// zstd parameters of the data frames: level 3 (double-fast) with a 16 MiB window, which finds
+/// the text a session repeats from far back, a 2^18-entry hash table, a 2^12 chain table and
+/// matches of at least 6 bytes. On the benchmark estate this stores 1% less than level 3's own
+/// tables at about 6% less CPU (crate/examples/session_streams.rs; benches/RESULTS.md). A
+/// frame's tables shrink to fit a small frame (its size is pledged up front).
 pub const LEVEL: i32 = 3;
 pub const WINDOW_LOG: u32 = 24;
+const HASH_LOG: u32 = 18;
+const CHAIN_LOG: u32 = 12;
+const MIN_MATCH: u32 = 6;
 
 /// The stream a key is stored in: its session's (`name` the session id), or its own when the
 /// key belongs to no session (`name` the key's path, `lone`).
@@ -219,8 +225,8 @@ pub fn segments(
             return Ok((out, Some(at)));
         }
         let payload = read_at(at + 8, size as usize)?;
-        let (unit, frames, pieces) =
-            parse_directory(&payload).ok_or_else(|| format!("corrupt archive: the segment directory at byte {at} is damaged"))?;
+        let (unit, frames, pieces) = parse_directory(&payload)
+            .ok_or_else(|| format!("corrupt archive: the segment directory at byte {at} is damaged"))?;
         if out.first().is_some_and(|s| s.unit != unit) {
             return Err(format!("corrupt archive: the segment at byte {at} belongs to another stream"));
         }
@@ -327,8 +333,8 @@ thread_local! {
 /// Compresses the concatenation of `parts` (slices of the sources, no copy) into one zstd
 /// frame with its content size and checksum.
 pub fn compress(parts: &[&[u8]]) -> Result<Vec<u8>, String> {
-    use zstd::zstd_safe::{CCtx, CParameter, InBuffer, OutBuffer, ResetDirective};
     use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
+    use zstd::zstd_safe::{CCtx, CParameter, InBuffer, OutBuffer, ResetDirective};
     let e = |c: usize| zstd::zstd_safe::get_error_name(c).to_string();
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(total));
@@ -343,11 +349,19 @@ pub fn compress(parts: &[&[u8]]) -> Result<Vec<u8>, String> {
                 let mut cx = CCtx::create();
                 cx.set_parameter(CParameter::CompressionLevel(LEVEL)).map_err(e)?;
                 cx.set_parameter(CParameter::WindowLog(WINDOW_LOG)).map_err(e)?;
+                cx.set_parameter(CParameter::HashLog(HASH_LOG)).map_err(e)?;
+                cx.set_parameter(CParameter::ChainLog(CHAIN_LOG)).map_err(e)?;
+                cx.set_parameter(CParameter::MinMatch(MIN_MATCH)).map_err(e)?;
                 cx.set_parameter(CParameter::ChecksumFlag(true)).map_err(e)?;
                 cx.set_parameter(CParameter::ContentSizeFlag(true)).map_err(e)?;
                 slot.insert(cx)
             }
         };
+        if let [one] = parts {
+            // one slice: compressed in place (streaming would first copy it into zstd's buffer)
+            cx.compress2(&mut out, one).map_err(e)?;
+            return Ok(());
+        }
         // the pledged size sizes the tables for this frame (small files get small ones)
         cx.set_pledged_src_size(Some(total as u64)).map_err(e)?;
         let mut ob = OutBuffer::around(&mut out);

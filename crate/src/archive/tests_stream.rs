@@ -4,7 +4,8 @@ use super::*;
 use crate::archive::stream::{self, Unit, STREAM};
 
 fn streams(root: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = all_paths(root).into_iter().filter(|p| p.file_name().is_some_and(|n| n == STREAM)).collect();
+    let mut v: Vec<PathBuf> =
+        all_paths(root).into_iter().filter(|p| p.file_name().is_some_and(|n| n == STREAM)).collect();
     v.sort();
     v
 }

@@ -266,9 +266,13 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
                 return out;
             }
             let temps: Vec<Result<(PathBuf, read::Mark), String>> = match latest[g[0]].in_stream() {
-                false => todo.iter().map(|(k, .., d)| read::decode_to_temp(&bufs, &latest[g[*k]].path, d, true, false)).collect(),
+                false => todo
+                    .iter()
+                    .map(|(k, .., d)| read::decode_to_temp(&bufs, &latest[g[*k]].path, d, true, false))
+                    .collect(),
                 true => {
-                    let pairs: Vec<(&Stored, &Destination)> = todo.iter().map(|(k, .., d)| (&latest[g[*k]], d)).collect();
+                    let pairs: Vec<(&Stored, &Destination)> =
+                        todo.iter().map(|(k, .., d)| (&latest[g[*k]], d)).collect();
                     read::stream_to_temps(&latest[g[0]].path, &pairs, true, false)
                 }
             };
@@ -285,7 +289,8 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
             out
         })
         .collect();
-    let mut results: Vec<Result<(String, String, Option<u64>), String>> = latest.iter().map(|_| Err(String::new())).collect();
+    let mut results: Vec<Result<(String, String, Option<u64>), String>> =
+        latest.iter().map(|_| Err(String::new())).collect();
     for (g, rs) in groups.iter().zip(done) {
         for (&i, r) in g.iter().zip(rs) {
             results[i] = r;

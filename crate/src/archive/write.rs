@@ -117,9 +117,9 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     archive_as(roots, root, created_at, progress, None)
 }
 
-/// `archive` in a given format; None: the root's own (its index says, else its store files),
-/// and format 2 for a new root. A format-1 archive stays format 1 (it is continued, not
-/// converted: its store files stay as they are).
+/// `archive`, writing a new root in `format` (None: 2). A root that holds an archive keeps its
+/// own format (its index says, else its store files): a format-1 archive is continued in format
+/// 1, not converted, so its store files stay as they are.
 pub fn archive_as(
     roots: &[PathBuf],
     root: &Path,
@@ -137,7 +137,7 @@ pub fn archive_as(
     // Refuse a folder that is not an archive before writing anything into it.
     read::check_root(root)?;
     let (found, mut idx) = index::load_with_format(root);
-    let format = format.or(found).unwrap_or_else(|| read::root_format(root));
+    let format = found.or_else(|| read::root_format(root)).or(format).unwrap_or(2);
     let mut summary = Summary::default();
     // the files each session keeps beside its transcript go with it (the cleanup deletes them too)
     let mut beside = Vec::new();

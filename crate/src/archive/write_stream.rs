@@ -283,7 +283,8 @@ fn archive_stream(
         .iter()
         .zip(&sources)
         .map(|(c, s)| {
-            s.is_some() && !(c.kind == Kind::Touched && held.get(&c.work.key.rel).is_some_and(|h| h.mtime_ns == c.mtime_ns))
+            s.is_some()
+                && !(c.kind == Kind::Touched && held.get(&c.work.key.rel).is_some_and(|h| h.mtime_ns == c.mtime_ns))
         })
         .collect();
     let ranges: Vec<(usize, u64, u64)> = changed

@@ -41,6 +41,8 @@ pub struct ArchiveSummary {
     pub archived_files: f64,
     pub archived_bytes: f64,
     pub store_bytes: f64,
+    /// The archive format the root is written in (1 or 2).
+    pub format: u32,
 }
 
 impl From<archive::Summary> for ArchiveSummary {
@@ -62,24 +64,30 @@ impl From<archive::Summary> for ArchiveSummary {
             archived_files: s.archived_files as f64,
             archived_bytes: s.archived_bytes as f64,
             store_bytes: s.store_bytes as f64,
+            format: u32::from(s.format),
         }
     }
 }
 
-/// Archives every transcript under `roots` into the archive root `to`, off the JS thread.
-/// Rejects (one-line message naming the path) only when the whole run cannot proceed.
+/// Archives every transcript under `roots` into the archive root `to`, off the JS thread, in
+/// `format` for a new root (default 2; an existing root keeps its own). Rejects (one-line
+/// message naming the path) only when the whole run cannot proceed.
 #[napi(ts_return_type = "Promise<ArchiveSummary>")]
 pub fn archive_estate(
     roots: Vec<String>,
     to: String,
     progress: &ScanProgress,
     created_at: String,
+    format: Option<u32>,
 ) -> AsyncTask<Job<ArchiveSummary>> {
     let progress = progress.inner.clone();
     job(move || {
         let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
         let to = PathBuf::from(to);
-        archive::archive(&roots, &to, &created_at, &progress).map(ArchiveSummary::from).map_err(archive_failure(&to))
+        let format = format.map(|f| f.clamp(1, 2) as u8);
+        archive::write::archive_as(&roots, &to, &created_at, &progress, format)
+            .map(ArchiveSummary::from)
+            .map_err(archive_failure(&to))
     })
 }
 

@@ -1,0 +1,24 @@
+//! One archive run of an estate into a fresh root, for profiling the run alone (no Node):
+//! `cargo run --release --example archive_run -- PROJECTS TO`. Prints the summary's counts and
+//! the elapsed time.
+use claude_jsonl::scan::Progress;
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let projects = PathBuf::from(args.next().expect("usage: archive_run PROJECTS TO"));
+    let to = PathBuf::from(args.next().expect("usage: archive_run PROJECTS TO"));
+    let t = Instant::now();
+    let s = claude_jsonl::archive::archive(&[projects], &to, "2026-12-01T00:00:00Z", &Progress::default())
+        .expect("archive");
+    println!(
+        "{{\"ms\":{:.0},\"files\":{},\"bytesIn\":{},\"bytesStored\":{},\"failures\":{},\"format\":{}}}",
+        t.elapsed().as_secs_f64() * 1000.0,
+        s.files,
+        s.bytes_in,
+        s.bytes_stored,
+        s.failures.len(),
+        s.format
+    );
+}
