@@ -1,6 +1,6 @@
 //! One archive run of an estate into a fresh root, for profiling the run alone (no Node):
-//! `cargo run --release --example archive_run -- PROJECTS TO`. Prints the summary's counts and
-//! the elapsed time.
+//! `cargo run --release --example archive_run -- PROJECTS TO [FORMAT]` (FORMAT 1 or 2, default 2).
+//! Prints the summary's counts and the elapsed time.
 use claude_jsonl::scan::Progress;
 use std::path::PathBuf;
 use std::time::Instant;

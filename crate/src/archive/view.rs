@@ -16,6 +16,9 @@ use std::sync::atomic::Ordering;
 
 const VIEW_STATE: &str = ".claude-jsonl-view";
 
+/// One transcript of a view refresh: its key, store revision, and the bytes decoded (None: kept).
+type Refreshed = Result<(String, String, Option<u64>), String>;
+
 #[derive(Clone, Debug)]
 pub enum Restored {
     Written {
@@ -235,7 +238,7 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
     };
     let bufs = read::Buffers::default();
     let groups = by_store_file(&latest);
-    let done: Vec<Vec<Result<(String, String, Option<u64>), String>>> = groups
+    let done: Vec<Vec<Refreshed>> = groups
         .par_iter()
         .with_max_len(1)
         .map(|g| {
@@ -289,8 +292,7 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
             out
         })
         .collect();
-    let mut results: Vec<Result<(String, String, Option<u64>), String>> =
-        latest.iter().map(|_| Err(String::new())).collect();
+    let mut results: Vec<Refreshed> = latest.iter().map(|_| Err(String::new())).collect();
     for (g, rs) in groups.iter().zip(done) {
         for (&i, r) in g.iter().zip(rs) {
             results[i] = r;
