@@ -447,7 +447,7 @@ test('format 2: one stream per session holds its files; one session restores fro
   const app = files.filter((f) => f.sessionId === SID[0])
   t.is(app.length, 2, 'the transcript and its subagent')
   t.is(new Set(app.map((f) => f.storePath)).size, 1, 'in one stream')
-  t.true(app[0].storePath.endsWith('session.v2.zst'))
+  t.true(app[0].storePath.endsWith('.v2.zst'))
   // the other session's stream unreadable: this session still restores, the other is refused by name
   const other = files.find((f) => f.sessionId === SID[1])!
   const bytes = readFileSync(other.storePath)

@@ -6,7 +6,7 @@ pub use super::events::Mark;
 use super::events::{self, Event};
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
-use super::stream::{self, STREAM};
+use super::stream::{self, STREAM_SUFFIX};
 use crate::scan::{tape, Parser};
 use crate::store;
 use rayon::prelude::*;
@@ -40,18 +40,18 @@ pub fn is_archive(dir: &Path) -> bool {
     if dir.join(INDEX).is_file() {
         return true;
     }
-    let first = |d: &Path| -> Option<PathBuf> {
+    let first = |d: &Path, stream_file: bool| -> Option<PathBuf> {
         let mut names: Vec<PathBuf> = fs::read_dir(d).ok()?.flatten().map(|e| e.path()).collect();
         names.sort();
-        names.into_iter().find(|p| p.is_dir())
+        names.into_iter().find(|p| p.is_dir() || (stream_file && is_stream_file(p)))
     };
-    let Some(project) = first(dir) else { return false };
+    let Some(project) = first(dir, false) else { return false };
     if !project_dir_name(&project.file_name().unwrap_or_default().to_string_lossy()) {
         return false;
     }
-    let Some(session) = first(&project) else { return false };
-    if session.join(STREAM).is_file() {
-        return stream::read_segments(&session.join(STREAM)).is_ok_and(|(s, _)| !s.is_empty());
+    let Some(session) = first(&project, true) else { return false };
+    if is_stream_file(&session) {
+        return stream::read_segments(&session).is_ok_and(|(s, _)| !s.is_empty());
     }
     store::read_header(&session.join(TRANSCRIPT), store::Encoding::Zstd)
         .ok()
@@ -106,27 +106,42 @@ pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
 pub fn root_format(root: &Path) -> Option<u8> {
     for pdir in check_root(root).unwrap_or_default() {
         for s in fs::read_dir(&pdir).into_iter().flatten().flatten() {
+            if is_stream_file(&s.path()) {
+                return Some(2);
+            }
             if s.path().join(TRANSCRIPT).exists() {
                 return Some(1);
-            }
-            if s.path().join(STREAM).exists() {
-                return Some(2);
             }
         }
     }
     None
 }
 
+/// A format-2 stream file's name: an escaped stream id and the suffix.
+fn is_stream_file(p: &Path) -> bool {
+    let name = p.file_name().unwrap_or_default().to_string_lossy();
+    name.strip_suffix(STREAM_SUFFIX).is_some_and(|id| layout::unescape_id(id).is_some()) && p.is_file()
+}
+
+/// A temp file a writer is filling (or a killed one left): not part of the archive.
+fn is_temp(p: &Path) -> bool {
+    let name = p.file_name().unwrap_or_default().to_string_lossy();
+    name.starts_with('.') && name.contains(".tmp-")
+}
+
 /// What a session folder holds: one generation (format 1), every file of a stream (format 2),
 /// or nothing (its first publish never happened).
 fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, String> {
+    if is_stream_file(sdir) {
+        let len = fs::metadata(sdir).map_err(|e| fsx::msg(sdir, &e))?.len();
+        return stream_files(root, sdir, len);
+    }
+    if is_temp(sdir) && sdir.is_file() {
+        return Ok(Vec::new()); // a stream being written, not yet linked into place
+    }
     let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
     if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
         return Err(format!("{}: not a session folder this archive writes", sdir.display()));
-    }
-    let stream_path = sdir.join(STREAM);
-    if let Ok(meta) = fs::metadata(&stream_path) {
-        return stream_files(root, &stream_path, meta.len());
     }
     let path = sdir.join(TRANSCRIPT);
     let Ok(meta) = fs::metadata(&path) else {
@@ -168,7 +183,7 @@ pub fn placed_header(root: &Path, parser: &mut Parser, path: &Path) -> Result<(K
 impl Stored {
     /// Whether this file is held in a format-2 stream (shared with its session's other files).
     pub fn in_stream(&self) -> bool {
-        self.path.file_name().is_some_and(|n| n == STREAM)
+        self.path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(STREAM_SUFFIX))
     }
 
     /// Where this transcript goes under `within`; a header that would place it elsewhere is

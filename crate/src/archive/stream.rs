@@ -28,8 +28,9 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// The store file of a format-2 stream, in its own folder under the project folder.
-pub const STREAM: &str = "session.v2.zst";
+/// How a format-2 stream file's name ends: `<escaped stream id>.v2.zst`, directly in its
+/// project folder (no folder per session: creating inodes is much of a cold run's system time).
+pub const STREAM_SUFFIX: &str = ".v2.zst";
 pub const DIR_MAGIC: u32 = 0x184D_2A5D;
 const DIR_TAG: &[u8; 4] = b"CJA2";
 const FIRST_LINE: &str = "claude-jsonl archive 2";
@@ -76,7 +77,7 @@ impl Unit {
     }
 
     pub fn path(&self, root: &Path) -> PathBuf {
-        root.join(project_folder(&self.project)).join(escape_id(&self.id())).join(STREAM)
+        root.join(project_folder(&self.project)).join(format!("{}{STREAM_SUFFIX}", escape_id(&self.id())))
     }
 
     /// Whether `key` belongs in this stream.

@@ -1,11 +1,11 @@
 //! Archive format 2 (one stream per session) end to end: round trip, random access, incremental
 //! runs, torn and damaged streams, and a format-1 archive continued in format 1.
 use super::*;
-use crate::archive::stream::{self, Unit, STREAM};
+use crate::archive::stream::{self, Unit, STREAM_SUFFIX};
 
 fn streams(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> =
-        all_paths(root).into_iter().filter(|p| p.file_name().is_some_and(|n| n == STREAM)).collect();
+        all_paths(root).into_iter().filter(|p| p.to_string_lossy().ends_with(STREAM_SUFFIX)).collect();
     v.sort();
     v
 }

@@ -81,6 +81,12 @@ pub(super) fn run(
     for (i, w) in work.iter().enumerate() {
         by_unit.entry(Unit::of(&w.key)).or_default().push(i);
     }
+    // temp files a killed run left, once per project folder (streams sit side by side in it)
+    let folders: std::collections::BTreeSet<PathBuf> =
+        by_unit.keys().filter_map(|u| u.path(root).parent().map(Path::to_path_buf)).collect();
+    for f in &folders {
+        fsx::sweep_temps(f);
+    }
     let mut units: Vec<(Unit, Vec<usize>)> = by_unit.into_iter().collect();
     // largest first, one stream per task: the last task to finish is a small one
     units.sort_by_key(|(_, m)| std::cmp::Reverse(m.iter().map(|&i| work[i].file.size).sum::<u64>()));
@@ -98,7 +104,8 @@ pub(super) fn run(
     for r in results.iter().flatten() {
         if let Some(p) = &r.pending {
             files.push(p.tmp.clone());
-            dirs.extend(p.target.ancestors().skip(1).take(3).map(Path::to_path_buf));
+            // the project folder and the root may be new
+            dirs.extend(p.target.ancestors().skip(1).take(2).map(Path::to_path_buf));
         }
         files.extend(r.appended.clone());
     }
@@ -346,9 +353,7 @@ fn archive_stream(
         let seg_len = dir.len() as u64 + lens.iter().map(|f| f.stored).sum::<u64>();
         match &lock {
             None => {
-                let folder = path.parent().expect("a stream folder");
-                fsx::make_dirs_with(folder, false)?;
-                fsx::sweep_temps(folder);
+                fsx::make_dirs_with(path.parent().expect("a project folder"), false)?;
                 let (tmp, mut file) = fsx::temp_beside(&path)?;
                 let r = (|| {
                     let io = |e: std::io::Error| fsx::msg(&tmp, &e);
