@@ -425,7 +425,7 @@ test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) writes the same ar
   const [a, b] = [streams(roots[0]), streams(roots[1])]
   t.true(a.size > 4)
   t.true(
-    [...a.keys()].every((k) => k.endsWith('session.v2.zst')),
+    [...a.keys()].every((k) => k.endsWith('.v2.zst')),
     [...a.keys()].join(' '),
   )
   t.deepEqual(b, a)
