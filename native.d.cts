@@ -20,6 +20,11 @@ export declare class EstateScan {
   /** `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s. */
   usage(promptThresholds: Array<number>): UsageColumns
   /**
+   * The counted requests (the ones `usage` sums), with what each one's entry says.
+   * `prompt_thresholds` as for `usage`.
+   */
+  requests(promptThresholds: Array<number>): RequestColumns
+  /**
    * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
    * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
    */
@@ -233,6 +238,54 @@ export interface ClientView {
   /** Records the client sends nothing for: 'blank-text' | 'thinking-only'. */
   droppedRecords: Array<number>
   droppedReasons: Array<string>
+}
+
+/** One API message: its records (a range of the view's record table) and its blocks. */
+export interface ConversationMessageSpans {
+  /** 'user' | 'assistant' */
+  role: string
+  /** Its records are `recordStart .. recordStart + recordCount` of the view's record table. */
+  recordStart: number
+  recordCount: number
+  /** Sent as its one record's string `message.content`, not as blocks. */
+  stringContent: boolean
+  /** Per block: which of the message's records holds it (0-based within the message). */
+  blockRecords: Uint32Array
+  /**
+   * Per block: the n-th item of the record's `message.content` that is an object with a string
+   * `type`; -1: a text block of the record's string content; -2: the `noContentText` block.
+   */
+  blockItems: Int32Array
+}
+
+/** The API messages the client builds when it resumes the transcript at `path`, as spans. */
+export declare function conversationSpans(path: string): Promise<ConversationSpans>
+
+/** The conversation as byte spans of the file it was read from. */
+export interface ConversationSpans {
+  /** The record the client resumes from, when the file has a conversation record. */
+  leafLine?: number
+  leafOffset?: number
+  leafUuid?: string
+  messages: Array<ConversationMessageSpans>
+  /**
+   * The records the messages are built from, in message order: 1-based line, byte offset
+   * (f64: exact to 2^53), length without the line terminator, uuid.
+   */
+  recordLines: Uint32Array
+  recordOffsets: Float64Array
+  recordLengths: Uint32Array
+  recordUuids: Array<string | undefined | null>
+  /** Records on the chain the client sends nothing for (lines), and why: 'blank-text' | 'thinking-only'. */
+  droppedLines: Uint32Array
+  droppedReasons: Array<string>
+  /** Non-blank lines that are not JSON objects: all of them counted, the first few listed. */
+  badLineCount: number
+  badLines: Array<BadLineInfo>
+  /** The text the client sends for a user message left with no block. */
+  noContentText: string
+  /** The file's size when it was read. */
+  bytes: number
 }
 
 /** A transcript file found by walking, before any scan. */
@@ -682,6 +735,42 @@ export declare function releasePages(buffer: Buffer): number
 
 /** Plans, applies and self-checks the `Read.pages` repair of one transcript held in memory. */
 export declare function repairReadPages(buffer: Uint8Array, scope: string): ReadPagesRepair
+
+/**
+ * The estate's counted API requests (deduplicated as `usage` dedupes them), one column per
+ * field, in order of time (requests without a timestamp last).
+ */
+export interface RequestColumns {
+  /**
+   * Index of the file in `files()` holding the counted entry, its 1-based line, and the
+   * session index (in `sessions()`) of that file.
+   */
+  file: Uint32Array
+  line: Uint32Array
+  session: Uint32Array
+  /** The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable. */
+  timeMs: Float64Array
+  timestamp: Array<string | undefined | null>
+  model: Array<string>
+  requestId: Array<string | undefined | null>
+  messageId: Array<string | undefined | null>
+  /** `usage.speed` as written, when present. */
+  speed: Array<string | undefined | null>
+  /** `usage.service_tier` as written, when present. */
+  serviceTier: Array<string | undefined | null>
+  /** 0 none, 1 vertex, 2 other (as in `UsageColumns.lane`). */
+  lane: Uint8Array
+  /** How many of the prompt thresholds given the request's prompt exceeds. */
+  promptBand: Uint8Array
+  inputTokens: Float64Array
+  outputTokens: Float64Array
+  cacheCreationInputTokens: Float64Array
+  cacheWrite5mTokens: Float64Array
+  cacheWrite1hTokens: Float64Array
+  /** 1 when the entry's usage had the TTL split (`cache_creation.ephemeral_*`). */
+  hasCacheSplit: Uint8Array
+  cacheReadInputTokens: Float64Array
+}
 
 export interface RequestFactsInfo {
   assistantEntries: number

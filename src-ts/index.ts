@@ -168,3 +168,13 @@ export type * from './records/types.js'
 export type * from './records/blocks.js'
 export { records } from './records/read.js'
 export type { RecordsOptions, RecordItem, KnownRecordItem, UnknownRecordItem, LineProblem } from './records/read.js'
+export { conversation } from './records/conversation.js'
+export type {
+  Conversation,
+  ConversationMessage,
+  ConversationProblem,
+  ConversationRecordRef,
+  DroppedRecord,
+} from './records/conversation.js'
+export { requests } from './read/requests.js'
+export type { ApiRequest, RequestsOptions, RequestUsageTokens } from './read/requests.js'

@@ -270,6 +270,51 @@ export function costAt(price: ModelPrice, tokens: TokenCounts, longContext: bool
   return (micro * k) / 1_000_000
 }
 
+/** How one request (or a bucket of requests alike) is priced. */
+export interface RequestPricing {
+  /** USD; undefined when the model is of no known family (unpriced). */
+  costUsd?: number
+  /** The model is not in the table: priced at its family's newest rates (`pricedAs`). */
+  estimated: boolean
+  /** The table's model whose rates were used. */
+  pricedAs?: string
+  /** `usage.speed` is `fast`. */
+  fast: boolean
+  /** Fast, but the model has no fast-mode rate: priced at standard rates. */
+  fastWithoutRate: boolean
+  /** Billed at the model's long-context rates. */
+  longContext: boolean
+}
+
+/**
+ * Prices tokens of `model` used at `at` (ms since the epoch; NaN when unknown) with `speed` as
+ * written (`fast` is fast mode; any other value is priced as standard), in prompt band
+ * `promptBand` of `thresholds` (see `isLongContext`). `resolve` is a `priceResolver()`.
+ */
+export function priceRequest(
+  resolve: (model: string, at?: number) => PriceMatch | undefined,
+  model: string,
+  at: number,
+  tokens: TokenCounts,
+  speed: string | undefined,
+  promptBand: number,
+  thresholds: readonly number[],
+): RequestPricing {
+  const fast = speed === 'fast'
+  const match = resolve(model, at)
+  if (!match) return { estimated: false, fast, fastWithoutRate: false, longContext: false }
+  const longContext = isLongContext(match.price, promptBand, thresholds)
+  const out: RequestPricing = {
+    costUsd: costAt(match.price, tokens, longContext, fast),
+    estimated: match.estimated,
+    pricedAs: match.price.model,
+    fast,
+    fastWithoutRate: fast && match.price.fastMultiplier === undefined,
+    longContext,
+  }
+  return out
+}
+
 /**
  * USD cost of the given tokens on `model`.
  *

@@ -64,15 +64,6 @@ pub fn client_view(index: &TranscriptIndex, buffer: &[u8]) -> ClientView {
             })
             .collect(),
         dropped_records: v.view.dropped.iter().map(|d| d.0).collect(),
-        dropped_reasons: v
-            .view
-            .dropped
-            .iter()
-            .map(|d| match d.1 {
-                messages::Dropped::BlankText => "blank-text",
-                messages::Dropped::ThinkingOnly => "thinking-only",
-            })
-            .map(str::to_string)
-            .collect(),
+        dropped_reasons: v.view.dropped.iter().map(|d| d.1.name().to_string()).collect(),
     }
 }
