@@ -282,6 +282,8 @@ export interface ConversationSpans {
   /** Non-blank lines that are not JSON objects: all of them counted, the first few listed. */
   badLineCount: number
   badLines: Array<BadLineInfo>
+  /** The last line is an unterminated fragment that does not parse (a write cut short). */
+  tornTail: boolean
   /** The text the client sends for a user message left with no block. */
   noContentText: string
   /** The file's size when it was read. */

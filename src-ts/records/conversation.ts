@@ -47,6 +47,10 @@ export type ConversationProblem =
       lines: { line: number; offset: number; reason: 'not-json' | 'not-an-object' }[]
     }
   | {
+      /** The last line is cut short (a write that was interrupted): the client skips it. */
+      kind: 'torn-tail'
+    }
+  | {
       /** The file has no conversation record: there is nothing to resume (`messages` is empty). */
       kind: 'no-conversation'
     }
@@ -105,6 +109,7 @@ export async function conversation(path: string): Promise<Conversation> {
         reason: b.kind === 'invalid-json' ? 'not-json' : 'not-an-object',
       })),
     })
+  if (spans.tornTail) problems.push({ kind: 'torn-tail' })
   const ref = (k: number): ConversationRecordRef => {
     const r: ConversationRecordRef = { line: spans.recordLines[k], offset: spans.recordOffsets[k] }
     const uuid = spans.recordUuids[k]

@@ -50,6 +50,8 @@ pub struct ConversationSpans {
     /// Non-blank lines that are not JSON objects: all of them counted, the first few listed.
     pub bad_line_count: f64,
     pub bad_lines: Vec<BadLineInfo>,
+    /// The last line is an unterminated fragment that does not parse (a write cut short).
+    pub torn_tail: bool,
     /// The text the client sends for a user message left with no block.
     pub no_content_text: String,
     /// The file's size when it was read.
@@ -112,6 +114,7 @@ pub fn conversation_spans(path: String) -> AsyncTask<Job<ConversationSpans>> {
             dropped_reasons: v.view.dropped.iter().map(|d| d.1.name().to_string()).collect(),
             bad_line_count: (s.counts.bad_json_lines + s.counts.non_object_lines) as f64,
             bad_lines: s.bad_lines.iter().map(BadLineInfo::from).collect(),
+            torn_tail: s.torn_tail,
             no_content_text: NO_CONTENT.to_string(),
             bytes: bytes.len() as f64,
         })
