@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { writeResultsSection } from './results-section.mjs'
+import { roundRobin } from './script-args.mjs'
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
@@ -44,24 +45,14 @@ async function ours() {
   return n
 }
 
-const times = { plain: [], ours: [] }
-const cpus = { plain: [], ours: [] }
 const counts = {}
-for (let round = -1; round < rounds; round++) {
-  for (const [name, run] of [
-    ['plain', plain],
-    ['ours', ours],
-  ]) {
-    const t0 = performance.now()
-    const c0 = process.cpuUsage()
-    counts[name] = await run()
-    const c = process.cpuUsage(c0)
-    if (round >= 0) {
-      times[name].push(performance.now() - t0)
-      cpus[name].push((c.user + c.system) / 1000)
-    }
-  }
-}
+const { times, cpus } = await roundRobin(
+  {
+    plain: async () => (counts.plain = await plain()),
+    ours: async () => (counts.ours = await ours()),
+  },
+  rounds,
+)
 if (counts.plain !== counts.ours) {
   console.error(`records bench: the two readers disagree (${counts.plain} vs ${counts.ours} assistant records)`)
   process.exit(1)

@@ -1,24 +1,19 @@
 #!/usr/bin/env node
-// `node benches/requests.mjs [--rounds N] [--projects DIR]`: the TS API's requests() over the
+// `node benches/requests.mjs [PROJECTS] [--rounds N]`: the TS API's requests() over the
 // benchmark estate (every request made into an object and priced), beside stats() on the same
 // estate, round-robin in one process after a warm-up round, medians. Also checks that the
 // requests' costs add up to stats' total. Writes the "requests() over the estate" section of
 // benches/RESULTS.md.
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { writeResultsSection } from './results-section.mjs'
+import { median, repo, roundRobin, scriptArgs } from './script-args.mjs'
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), '..')
-const argv = process.argv.slice(2)
-const arg = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback)
-const rounds = Number(arg('--rounds', '5'))
-const projects = arg('--projects', join(REPO, '.bench-cache', 'estate', 'projects'))
-if (!existsSync(projects)) {
-  console.error(`requests bench: ${projects} is missing (npm run bench makes it)`)
-  process.exit(2)
-}
-const { requests, stats } = await import(join(REPO, 'dist', 'src-ts', 'index.js'))
+const { input: projects, rounds } = scriptArgs(
+  join(repo, '.bench-cache', 'estate', 'projects'),
+  'node benches/requests.mjs [PROJECTS] [--rounds N]',
+  5,
+)
+const { requests, stats } = await import(join(repo, 'dist', 'src-ts', 'index.js'))
 
 let report
 let summed
@@ -36,20 +31,7 @@ const runs = {
     summed = { n, cost }
   },
 }
-const times = { stats: [], requests: [] }
-const cpus = { stats: [], requests: [] }
-for (let round = -1; round < rounds; round++) {
-  for (const [name, run] of Object.entries(runs)) {
-    const t0 = performance.now()
-    const c0 = process.cpuUsage()
-    await run()
-    const c = process.cpuUsage(c0)
-    if (round >= 0) {
-      times[name].push(performance.now() - t0)
-      cpus[name].push((c.user + c.system) / 1000)
-    }
-  }
-}
+const { times, cpus } = await roundRobin(runs, rounds)
 const t = report.totals
 if (summed.n !== t.requests || Math.abs(summed.cost - t.costUsd) > 1e-9 * Math.max(1, t.costUsd)) {
   console.error(
@@ -57,7 +39,6 @@ if (summed.n !== t.requests || Math.abs(summed.cost - t.costUsd) > 1e-9 * Math.m
   )
   process.exit(1)
 }
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1]
 const gb = report.scope.bytes / 1e9
 const row = (name, label) =>
   `| ${label} | ${median(times[name]).toFixed(0)} | ${(gb / (median(times[name]) / 1000)).toFixed(2)} | ${median(cpus[name]).toFixed(0)} |`
