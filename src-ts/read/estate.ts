@@ -116,3 +116,19 @@ export function fileProblem(f: EstateFileInfo): string | undefined {
   }
   return undefined
 }
+
+/**
+ * The scanned files that cannot be used, with why. A file named among the roots (explicit paths)
+ * must be usable: for one that is not, throws an input error (exit code 3) naming it.
+ */
+export function unusableFiles(roots: Roots, files: EstateFileInfo[]): { path: string; problem: string }[] {
+  const skipped: { path: string; problem: string }[] = []
+  const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
+  for (const f of files) {
+    const problem = fileProblem(f)
+    if (!problem) continue
+    if (explicit.has(f.path)) throw inputError(f.path, problem)
+    skipped.push({ path: f.path, problem })
+  }
+  return skipped
+}

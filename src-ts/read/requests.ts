@@ -2,9 +2,8 @@
 // entries are one request, and which entry's usage counts for it, is the native core's request
 // key and dedupe (crate/src/read/usage.rs), the same pass `stats` sums; each request is priced by
 // the one price table (prices.ts), so the costs of `requests()` add up to `stats`' totals.
-import { inputError } from '../errors.js'
 import { dayWindow } from './days.js'
-import { EstateOptions, fileProblem, scanEstateFiles } from './estate.js'
+import { EstateOptions, scanEstateFiles, unusableFiles } from './estate.js'
 import { priceRequest, priceResolver, promptThresholds } from './prices.js'
 
 /** Which transcripts, and which days (as `stats` takes them). */
@@ -78,11 +77,7 @@ export async function* requests(target: string | RequestsOptions = {}): AsyncGen
   const opts: RequestsOptions = typeof target === 'string' ? { paths: [target] } : target
   const window = dayWindow(opts)
   const { roots, scan, files } = await scanEstateFiles(opts, 'usage', window.minMtimeMs, false)
-  const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
-  for (const f of files) {
-    const problem = fileProblem(f)
-    if (problem && explicit.has(f.path)) throw inputError(f.path, problem)
-  }
+  unusableFiles(roots, files) // throws for a named file that is not a transcript; others hold no request
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
   const r = scan.requests(thresholds)

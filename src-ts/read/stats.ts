@@ -2,8 +2,8 @@
 // 15-minute buckets; this file groups, filters and prices those buckets.
 import { PRICE_TABLE_DATE, priceRequest, priceResolver, promptThresholds } from './prices.js'
 import type { ToolTargetsInfo, UsageColumns } from '../native.js'
-import { EstateOptions, fileProblem, scanEstateFiles, type Roots } from './estate.js'
-import { inputError, usageError } from '../errors.js'
+import { EstateOptions, scanEstateFiles, unusableFiles, type Roots } from './estate.js'
+import { usageError } from '../errors.js'
 import { dayWindow } from './days.js'
 
 export type GroupBy = 'day' | 'session' | 'project' | 'model'
@@ -260,15 +260,8 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   }
 
   const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
-  const skipped: { path: string; problem: string }[] = []
-  const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
-  for (const f of files) {
-    const problem = fileProblem(f)
-    if (!problem) continue
-    // A file named on the command line must be usable; one found by walking is reported and skipped.
-    if (explicit.has(f.path)) throw inputError(f.path, problem)
-    skipped.push({ path: f.path, problem })
-  }
+  // A file named on the command line must be usable; one found by walking is reported and skipped.
+  const skipped = unusableFiles(roots, files)
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
   const u = scan.usage(thresholds)
