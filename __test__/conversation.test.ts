@@ -151,3 +151,48 @@ test('conversation() reports bad input as problems, and throws only for a file i
   t.is((e as ClaudeJsonlError).exitCode, 3)
   t.regex(e!.message, /missing\.jsonl/)
 })
+
+test.serial('conversation() stops with a changed problem when the file changes after the scan', async (t) => {
+  const dir = tempDir('cj-conversation-changed-')
+  const path = join(dir, 's.jsonl')
+  const lines = [
+    JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'one' } }),
+    JSON.stringify({
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'two' }] },
+    }),
+    JSON.stringify({ type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: 'three' } }),
+  ]
+  const original = native.conversationSpans
+  const after = async (change: () => void) => {
+    writeFileSync(path, lines.join('\n') + '\n')
+    ;(native as { conversationSpans: typeof original }).conversationSpans = async (p: string) => {
+      const spans = await original(p)
+      change() // between the native scan and the reads
+      return spans
+    }
+    try {
+      return await conversation(path)
+    } finally {
+      ;(native as { conversationSpans: typeof original }).conversationSpans = original
+    }
+  }
+  // Shorter: the messages before the first record that is gone are kept.
+  const shorter = await after(() => writeFileSync(path, lines.slice(0, 2).join('\n') + '\n'))
+  t.deepEqual(
+    shorter.messages.map((m) => m.content),
+    ['one', [{ type: 'text', text: 'two' }]],
+  )
+  t.deepEqual(shorter.problems, [{ kind: 'changed', line: 3 }])
+  // Rewritten in place: a line that no longer parses.
+  const rewritten = await after(() =>
+    writeFileSync(path, lines[0] + '\n' + 'x'.repeat(lines[1].length) + '\n' + lines[2]),
+  )
+  t.deepEqual(
+    rewritten.messages.map((m) => m.content),
+    ['one'],
+  )
+  t.deepEqual(rewritten.problems, [{ kind: 'changed', line: 2 }])
+})

@@ -148,7 +148,7 @@ export async function conversation(path: string): Promise<Conversation> {
         }
       }
     } catch {
-      // The file got shorter: every record not read yet is unreadable.
+      // The file got shorter (or a read failed): every record not read yet is unreadable.
       for (let j = next; j < n; j++) unreadable.add(order[j])
     }
   } finally {

@@ -24,7 +24,7 @@ export function shrunk(path: string): ClaudeJsonlError {
 
 /**
  * The UTF-8 text of each span `k` (`offsets[k]`, `lengths[k]`; offsets ascending), as `[k, text]`
- * in order. Throws `shrunk(path)` when the file ends before a span does.
+ * in order. Throws `shrunk(path)` when the file ends before a span does (after the spans before it).
  */
 export async function* spanTexts(
   fh: FileHandle,
@@ -48,11 +48,13 @@ export async function* spanTexts(
     let got = 0
     while (got < size) {
       const { bytesRead } = await fh.read(buf, got, size - got, start + got)
-      if (bytesRead === 0) throw shrunk(path)
+      if (bytesRead === 0) break
       got += bytesRead
     }
     for (let k = i; k < j; k++) {
       const a = offsets[k] - start
+      // The spans read whole before the file ended are still yielded.
+      if (a + lengths[k] > got) throw shrunk(path)
       yield [k, buf.toString('utf8', a, a + lengths[k])]
     }
     i = j
