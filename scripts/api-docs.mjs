@@ -208,8 +208,34 @@ function exportText(exp, K) {
   return [`${K[exp.kind]} ${exp.name}`]
 }
 
+/**
+ * Types of this package that the public API names but the package root does not export (a user
+ * can see them in a signature but cannot import them), each with the exports that name it.
+ */
+function notExported(app, project) {
+  const json = app.serializer.projectToObject(project, root)
+  const users = new Map()
+  const walk = (value, owner) => {
+    if (Array.isArray(value)) for (const v of value) walk(v, owner)
+    else if (value && typeof value === 'object') {
+      // A reference resolved inside the project has a numeric target; an unresolved one names its symbol.
+      const target = value.type === 'reference' ? value.target : undefined
+      if (target && typeof target === 'object' && target.packageName === 'claude-jsonl') {
+        const names = users.get(target.qualifiedName) ?? new Set()
+        names.add(owner)
+        users.set(target.qualifiedName, names)
+      }
+      for (const v of Object.values(value)) walk(v, owner)
+    }
+  }
+  for (const child of json.children ?? []) walk(child, child.name)
+  return [...users]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, owners]) => `${name}: ${[...owners].sort().join(', ')}`)
+}
+
 /** The surface report: one line per export (and per own member of a class or interface), sorted. */
-export function surfaceReport(project, K) {
+export function surfaceReport(project, K, unexported = []) {
   const exports = [...(project.children ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const body = exports.map((exp) => exportText(exp, K).join('\n')).join('\n')
   return [
@@ -223,6 +249,15 @@ export function surfaceReport(project, K) {
     '',
     '```ts',
     body,
+    '```',
+    '',
+    '## Named but not exported',
+    '',
+    'Types of this package that appear in the signatures above but cannot be imported from the',
+    'package root, each with the exports that name it.',
+    '',
+    '```text',
+    ...(unexported.length ? unexported : ['(none)']),
     '```',
     '',
   ].join('\n')
@@ -242,7 +277,7 @@ export async function renderApiDocs(source = shipped) {
     await app.generateOutputs(project)
     if (app.logger.hasErrors()) throw new Error('api-docs: TypeDoc reported errors (above)')
     const files = readTree(scratch)
-    files.set('surface.md', surfaceReport(project, K))
+    files.set('surface.md', surfaceReport(project, K, notExported(app, project)))
     return { files, undocumented: undocumented(project, K) }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
