@@ -78,9 +78,15 @@ test('the doc-comment check reports what lacks one, and the surface shows signat
       '  times?: number;',
       '  quiet?: boolean;',
       '}',
+      // In a declaration file, declarations are exported unless the file says `export {}`.
+      'export {};',
+      'interface Hidden {',
+      '  x: number;',
+      '}',
       '/** A result. */',
       'export interface RunResult {',
       '  count: number;',
+      '  hidden: Hidden;',
       '  onDone: (n: number) => void;',
       '}',
       '/** A thing with members. */',
@@ -115,5 +121,6 @@ test('the doc-comment check reports what lacks one, and the surface shows signat
   t.regex(surface, /^function add\(a: number, b\?: number\): number$/m)
   t.regex(surface, /^class Thing$\n^ {2}constructor\(name: string\)$\n^ {2}readonly name: string$/m)
   t.regex(surface, /^ {2}onDone: \(\(n: number\) => void\)$/m)
+  t.regex(surface, /^Hidden: RunResult$/m)
   t.true(files.has('README.md'))
 })

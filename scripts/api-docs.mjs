@@ -214,13 +214,16 @@ function exportText(exp, K) {
  */
 function notExported(app, project) {
   const json = app.serializer.projectToObject(project, root)
+  // This package is the one the exports are declared in (a dependency's types are not ours to export).
+  const first = project.children?.[0]
+  const own = first ? project.getSymbolIdFromReflection(first)?.packageName : undefined
   const users = new Map()
   const walk = (value, owner) => {
     if (Array.isArray(value)) for (const v of value) walk(v, owner)
     else if (value && typeof value === 'object') {
       // A reference resolved inside the project has a numeric target; an unresolved one names its symbol.
       const target = value.type === 'reference' ? value.target : undefined
-      if (target && typeof target === 'object' && target.packageName === 'claude-jsonl') {
+      if (target && typeof target === 'object' && target.packageName === own) {
         const names = users.get(target.qualifiedName) ?? new Set()
         names.add(owner)
         users.set(target.qualifiedName, names)

@@ -60,7 +60,7 @@ export interface BatchOptions extends Omit<EstateOptions, 'onProgress'>, BatchSe
   summaryJobs?: number
   /** Retries of a failed model summary and what a session gets when every try fails. */
   summaryPolicy?: BatchSummaryPolicy
-  /** Called as sessions finish, with the sessions and bytes done so far. */
+  /** Called at the start and as each session finishes, with the sessions and bytes done so far. */
   onProgress?: (p: BatchProgress) => void
   /** Clock for --older-than/--newer-than (tests). */
   now?: number

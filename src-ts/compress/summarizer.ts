@@ -31,7 +31,8 @@ export interface SummaryOptions {
    * folding them into the new summary.
    */
   preservePriorSummariesVerbatim?: boolean
-  /** How long a summariser (the command or the API call) may take before it is stopped, in ms. */
+  /** How long a summariser (the command or the API call) may take before it is stopped, in ms
+   * (default 10 minutes). */
   summarizerTimeoutMs?: number
 }
 
