@@ -127,8 +127,14 @@ export interface ArchivedFile {
  */
 export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
 
+/** A transcript or session file the run could not archive. */
 export interface ArchiveFailure {
+  /** The file in the estate. */
   path: string
+  /**
+   * One line to show as it is: it names the file it concerns (the estate file, or the
+   * archive's store file for it).
+   */
   message: string
 }
 

@@ -15,6 +15,7 @@ use super::read;
 use super::session_files;
 use super::source::Source;
 use crate::estate::{self, EstateFile, FileKind};
+use crate::failure::{Code, Failure};
 use crate::scan::json_text::JsonText;
 use crate::scan::Progress;
 use crate::store::{self, Encoding};
@@ -50,7 +51,7 @@ pub struct Summary {
     pub touched: u64,
     pub bytes_in: u64,
     pub bytes_stored: u64,
-    pub failures: Vec<(PathBuf, String)>,
+    pub failures: Vec<Failure>,
     /// The whole archive after the run: transcripts, source bytes held, store bytes.
     pub archived_files: u64,
     pub archived_bytes: u64,
@@ -128,7 +129,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     for found in session_files::discover(&files) {
         match found {
             Ok(f) => beside.push(f),
-            Err((path, e)) => summary.failures.push((path, e)),
+            Err((path, e)) => summary.failures.push(Failure::at(Code::Io, &path, e)),
         }
     }
     summary.files = (files.len() + beside.len()) as u64;
@@ -138,7 +139,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
         let key = match key_of(f) {
             Ok(k) => k,
             Err(e) => {
-                summary.failures.push((f.path.clone(), e));
+                summary.failures.push(Failure::at(Code::Archive, &f.path, e));
                 continue;
             }
         };
@@ -147,7 +148,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
                 "same project and file as {} (archived once; archive the other root separately)",
                 other.display()
             );
-            summary.failures.push((f.path.clone(), msg));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, msg));
             continue;
         }
         let prior = idx.get(&key).cloned();
@@ -155,7 +156,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     }
     for (f, key) in &beside {
         if let Err(r) = super::destination::check_key(key) {
-            summary.failures.push((f.path.clone(), r.of_source()));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, r.of_source()));
             continue;
         }
         let prior = idx.get(key).cloned();
@@ -220,8 +221,9 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
                 summary.generations += 1;
                 (e, (i, s))
             }
+            // these lines already name the file they concern (the transcript or its store file)
             Err(e) => {
-                summary.failures.push((w.file.path.clone(), e));
+                summary.failures.push(Failure::about(Code::Archive, &w.file.path, e));
                 continue;
             }
         };
