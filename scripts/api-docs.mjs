@@ -48,6 +48,8 @@ async function convert({ entry, tsconfig }, out) {
     validation: { notExported: true, invalidLink: true, notDocumented: false },
     // typedoc-plugin-markdown
     entryFileName: 'README.md',
+    // The index lists each export with the first sentence of its comment.
+    indexFormat: 'table',
     hidePageHeader: true,
     useCodeBlocks: true,
     parametersFormat: 'table',
