@@ -14,6 +14,7 @@ import { insideClaudeTree } from '../claude-tree.js'
 
 export type { ArchivedFile }
 
+/** What `archive` copies (the estate, as for every read command) and where to. */
 export interface ArchiveOptions extends EstateOptions {
   /** The archive root (created when missing). */
   to: string
@@ -78,6 +79,7 @@ export function listArchive(root: string): ArchivedFile[] {
   }
 }
 
+/** What `restore` writes back from an archive, and where. */
 export interface RestoreOptions {
   /** Session uuids (or unique prefixes): each session's transcript and its subagents. */
   sessions?: string[]
@@ -87,10 +89,16 @@ export interface RestoreOptions {
   to: string
   /** Allow a target inside a `.claude` tree (off by default: Claude Code owns it). */
   intoClaudeDir?: boolean
+  /** Environment used to find the `.claude` trees a target must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
+  /** Called about ten times a second while files are restored, and once at the end. */
   onProgress?: (p: ProgressSnapshot) => void
 }
 
+/**
+ * One restore: each file with where it went and whether it was written, already identical, or
+ * failed (with why), and the totals.
+ */
 export interface RestoreReport {
   to: string
   files: { key: string; target: string; status: 'written' | 'identical' | 'failed'; bytes: number; error?: string }[]

@@ -93,6 +93,8 @@ pub fn archive_detect(path: String) -> bool {
     archive::is_archive(Path::new(&path))
 }
 
+/// One transcript kept in an archive: where it came from, which generation is current, and the
+/// store file that holds it.
 #[napi(object)]
 #[derive(Clone)]
 pub struct ArchivedFile {
