@@ -174,9 +174,13 @@ export { records } from './records/read.js'
 export type { RecordsOptions, RecordItem, KnownRecordItem, UnknownRecordItem, LineProblem } from './records/read.js'
 export { conversation } from './records/conversation.js'
 export type {
+  BadLinesProblem,
+  ChangedProblem,
   Conversation,
   ConversationMessage,
   ConversationProblem,
+  NoConversationProblem,
+  TornTailProblem,
   ConversationRecordRef,
   DroppedRecord,
 } from './records/conversation.js'

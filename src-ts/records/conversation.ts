@@ -37,29 +37,35 @@ export interface DroppedRecord {
   reason: 'blank-text' | 'thinking-only'
 }
 
+/** Non-blank lines that are not JSON objects. The client skips them; a chain through one stops there. */
+export interface BadLinesProblem {
+  kind: 'bad-lines'
+  /** How many there are. */
+  count: number
+  /** The first few of them (the native scan keeps a sample), in file order. */
+  lines: { line: number; offset: number; reason: 'not-json' | 'not-an-object' }[]
+}
+
+/** The last line is cut short (a write that was interrupted): the client skips it. */
+export interface TornTailProblem {
+  kind: 'torn-tail'
+}
+
+/** The file has no conversation record: there is nothing to resume (`messages` is empty). */
+export interface NoConversationProblem {
+  kind: 'no-conversation'
+}
+
+/** The file changed after it was scanned: a record could not be read back (the file is shorter,
+ * or the line no longer parses). `messages` stop before the message it belongs to. */
+export interface ChangedProblem {
+  kind: 'changed'
+  /** The 1-based line of the record that could not be read back. */
+  line: number
+}
+
 /** Something about the file that the result cannot hide. Reading never throws for these. */
-export type ConversationProblem =
-  | {
-      /** Non-blank lines that are not JSON objects. The client skips them; a chain through one
-       * stops there. `lines` lists the first few, `count` all of them. */
-      kind: 'bad-lines'
-      count: number
-      lines: { line: number; offset: number; reason: 'not-json' | 'not-an-object' }[]
-    }
-  | {
-      /** The last line is cut short (a write that was interrupted): the client skips it. */
-      kind: 'torn-tail'
-    }
-  | {
-      /** The file has no conversation record: there is nothing to resume (`messages` is empty). */
-      kind: 'no-conversation'
-    }
-  | {
-      /** The file changed after it was scanned: the record at `line` could not be read back
-       * (the file is shorter, or the line no longer parses). `messages` stop before its message. */
-      kind: 'changed'
-      line: number
-    }
+export type ConversationProblem = BadLinesProblem | TornTailProblem | NoConversationProblem | ChangedProblem
 
 /** What `conversation()` returns. */
 export interface Conversation {
