@@ -96,8 +96,17 @@ impl Key {
         super::destination::destination(dir, self)
     }
 
-    /// The session uuid this file belongs to (None for an old-layout subagent file).
+    /// A file of the config folder outside `projects/` (`archive --include-config`).
+    pub fn is_config(&self) -> bool {
+        self.project == super::config_files::AREA
+    }
+
+    /// The session uuid this file belongs to (None for an old-layout subagent file, or a config
+    /// file not named after a session).
     pub fn owner(&self) -> Option<&str> {
+        if self.is_config() {
+            return super::config_files::owner(&self.rel);
+        }
         match self.rel.split_once('/') {
             Some((sid, _)) => Some(sid),
             None if self.rel.starts_with("agent-") => None,
