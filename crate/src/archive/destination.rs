@@ -7,7 +7,8 @@
 //! a cwd (ASCII letters, digits and `-`), and every part of the path must be a plain file or
 //! folder name (no `..`, `.`, empty part, absolute path, drive or UNC prefix, NUL or control
 //! character, separator inside a part, Windows device name, trailing dot or space, and no
-//! `.claude` folder). Then, on disk, every part that already exists is followed: a symbolic
+//! `.claude` folder); a config-folder file goes under the config folder instead, and only below
+//! one of the folders the archive keeps from it. Then, on disk, every part that already exists is followed: a symbolic
 //! link inside the target that leads out of it (or nowhere) is refused, and the file itself is
 //! never a symbolic link. The check is made before folders are created and again after, just
 //! before the file is created (exclusively, without following a link at its name).

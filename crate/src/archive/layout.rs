@@ -3,7 +3,8 @@
 //! on an archive root lists and inspects every generation.
 //!
 //! A transcript's key is `<project>/<path in the project>`: `P/<uuid>.jsonl`,
-//! `P/<uuid>/subagents/agent-x.jsonl` or `P/agent-x.jsonl`; restoring writes it back there.
+//! `P/<uuid>/subagents/agent-x.jsonl` or `P/agent-x.jsonl`; restoring writes it back there. A
+//! config-folder file's key is `_config/<path in the config folder>` (`config_files::AREA`).
 //! Generation G of key `P/R` is stored as session id `R-g<G>-<xxh3(P) as 8 hex>` with cwd `P`.
 
 use crate::scan::{tape, Parser};
