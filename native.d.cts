@@ -174,6 +174,8 @@ export interface ArchiveSummary {
   /** Transcripts that could not be archived (everything else was). */
   failures: Array<ArchiveFailure>
   archivedFiles: number
+  /** Of `archived_files`: config-folder files. */
+  archivedConfigFiles: number
   archivedBytes: number
   storeBytes: number
 }

@@ -106,6 +106,7 @@ test('archive --include-config, restore --all --include-config: every config fil
     t.is(report.configFiles, Object.keys(KEPT).length)
     t.is(report.files, 3 + Object.keys(KEPT).length)
     t.deepEqual(report.scope.config, [config])
+    t.is(report.archive.configFiles, Object.keys(KEPT).length)
     t.regex(
       run(['archive', '--include-config', '--projects', projects, '--to', arch]).stdout,
       /3 transcripts and 12 config files/,

@@ -25,13 +25,17 @@ export interface ArchiveOptions extends EstateOptions {
 
 /** One run: what the native run counted (files, unchanged, appended, added, generations,
  * touched, bytesIn, bytesStored, failures), plus its scope and ratios. */
-export interface ArchiveReport extends Omit<ArchiveSummary, 'archivedFiles' | 'archivedBytes' | 'storeBytes'> {
+export interface ArchiveReport extends Omit<
+  ArchiveSummary,
+  'archivedFiles' | 'archivedConfigFiles' | 'archivedBytes' | 'storeBytes'
+> {
   /** `config`: the config folders archived too (`includeConfig`), else empty. */
   scope: { roots: string[]; source: string; to: string; config: string[] }
   /** bytesIn / bytesStored (null when nothing was stored). */
   ratio: number | null
-  /** The whole archive after the run (latest generations' bytes; store bytes of all). */
-  archive: { files: number; bytes: number; storeBytes: number; ratio: number | null }
+  /** The whole archive after the run (latest generations' bytes; store bytes of all);
+   * `configFiles` of `files` are config-folder files. */
+  archive: { files: number; configFiles: number; bytes: number; storeBytes: number; ratio: number | null }
   elapsedMs: number
 }
 
@@ -65,12 +69,18 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
     throw fromNative(e)
   }
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null)
-  const { archivedFiles, archivedBytes, storeBytes, ...counts } = s
+  const { archivedFiles, archivedConfigFiles, archivedBytes, storeBytes, ...counts } = s
   return {
     scope: { roots: roots.roots, source: roots.source, to, config },
     ...counts,
     ratio: ratio(s.bytesIn, s.bytesStored),
-    archive: { files: archivedFiles, bytes: archivedBytes, storeBytes, ratio: ratio(archivedBytes, storeBytes) },
+    archive: {
+      files: archivedFiles,
+      configFiles: archivedConfigFiles,
+      bytes: archivedBytes,
+      storeBytes,
+      ratio: ratio(archivedBytes, storeBytes),
+    },
     elapsedMs: Math.round(performance.now() - started),
   }
 }

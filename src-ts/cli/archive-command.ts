@@ -20,7 +20,7 @@ export function renderArchive(r: ArchiveReport): string {
   return [
     `Archived ${formatInt(r.files - r.configFiles)} transcripts${r.configFiles ? ` and ${formatInt(r.configFiles)} config files` : ''} into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}`,
     `This run: ${formatBytes(r.bytesIn)} in, ${formatBytes(r.bytesStored)} stored (${ratio(r.ratio)}) in ${(r.elapsedMs / 1000).toFixed(2)} s`,
-    `Archive: ${formatInt(r.archive.files)} transcripts, ${formatBytes(r.archive.bytes)} in ${formatBytes(r.archive.storeBytes)} (${ratio(r.archive.ratio)})`,
+    `Archive: ${formatInt(r.archive.files - r.archive.configFiles)} transcripts${r.archive.configFiles ? ` and ${formatInt(r.archive.configFiles)} config files` : ''}, ${formatBytes(r.archive.bytes)} in ${formatBytes(r.archive.storeBytes)} (${ratio(r.archive.ratio)})`,
   ].join('\n')
 }
 

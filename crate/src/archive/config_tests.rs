@@ -104,7 +104,7 @@ fn config_files_round_trip_byte_identical_and_incrementally() {
     // deleted by the cleanup: the archive keeps them
     fs::remove_dir_all(config.join("file-history")).unwrap();
     let s = run_with_config(&config.join("projects"), &config, &root);
-    assert_eq!((s.config_files, s.archived_files), (8, 13), "{s:?}");
+    assert_eq!((s.config_files, s.archived_files, s.archived_config_files), (8, 13, 11), "{s:?}");
 
     // the read view holds transcripts only, and restoring without a config folder refuses the
     // config files by name while the transcripts restore

@@ -56,6 +56,8 @@ pub struct Summary {
     pub failures: Vec<(PathBuf, String)>,
     /// The whole archive after the run: transcripts, source bytes held, store bytes.
     pub archived_files: u64,
+    /// Of `archived_files`: config-folder files.
+    pub archived_config_files: u64,
     pub archived_bytes: u64,
     pub store_bytes: u64,
 }
@@ -265,6 +267,7 @@ pub fn archive(
         fsx::replace(&root.join(INDEX), &index::render(&idx))?;
     }
     summary.archived_files = idx.len() as u64;
+    summary.archived_config_files = idx.keys().filter(|k| k.is_config()).count() as u64;
     summary.archived_bytes = idx.values().map(|e| e.size).sum();
     summary.store_bytes = store_bytes(root, &idx);
     Ok(summary)

@@ -41,6 +41,8 @@ pub struct ArchiveSummary {
     /// Transcripts that could not be archived (everything else was).
     pub failures: Vec<ArchiveFailure>,
     pub archived_files: f64,
+    /// Of `archived_files`: config-folder files.
+    pub archived_config_files: f64,
     pub archived_bytes: f64,
     pub store_bytes: f64,
 }
@@ -63,6 +65,7 @@ impl From<archive::Summary> for ArchiveSummary {
                 .map(|(p, m)| ArchiveFailure { path: p.display().to_string(), message: m })
                 .collect(),
             archived_files: s.archived_files as f64,
+            archived_config_files: s.archived_config_files as f64,
             archived_bytes: s.archived_bytes as f64,
             store_bytes: s.store_bytes as f64,
         }
