@@ -10,7 +10,6 @@ import {
   appendFileSync,
   cpSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -18,9 +17,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join } from 'node:path'
 import { archive, listArchive, restore } from '../src-ts/archive/archive.js'
 import { CLI, REPO, tempDir } from './helpers/transcripts.js'
+import { fileTree as tree, pathsBelow as paths } from './helpers/file-tree.js'
 
 const SID = '0b7c8a8e-1111-4222-8333-444455556666'
 const OTHER = '1c8d9b9f-2222-4333-8444-555566667777'
@@ -32,20 +32,6 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
     env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env },
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
-
-/** Every file under `dir` (links not followed): relative path → bytes. */
-function tree(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>()
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      if (lstatSync(p).isDirectory()) walk(p)
-      else out.set(relative(dir, p), readFileSync(p))
-    }
-  }
-  if (existsSync(dir)) walk(dir)
-  return out
 }
 
 function put(root: string, rel: string, bytes: string | Buffer) {
@@ -236,20 +222,6 @@ const FIXTURE = join(REPO, 'fixtures', 'hostile-config-archive')
 const CASES: Case[] = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8'))
 const SAFE = '5afe0000-1111-4222-8333-444455556666'
 const GOOD = [`file-history/${SAFE}/0011aabb@v1`, `todos/${SAFE}-agent-${SAFE}.json`, 'plans/safe-plan.md']
-
-/** Every path under `dir` (links not followed). */
-function paths(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      out.push(relative(dir, p))
-      if (lstatSync(p).isDirectory()) walk(p)
-    }
-  }
-  if (existsSync(dir)) walk(dir)
-  return out
-}
 
 test('a hostile config entry is refused by name, the rest restores, nothing is written outside the config folder', (t) => {
   const dir = tempDir('cj-hostile-config-')

@@ -110,6 +110,24 @@ function record(sessionId: string, extra: Record<string, unknown>): string {
   )
 }
 
+/** The fields of an assistant record whose whole answer is `text`. */
+function assistantText(uuid: string, parentUuid: string, text: string): Record<string, unknown> {
+  return {
+    type: 'assistant',
+    uuid,
+    parentUuid,
+    message: {
+      id: `msg_${uuid.slice(-4)}`,
+      role: 'assistant',
+      model: CLIENT_MODEL,
+      type: 'message',
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  }
+}
+
 /** A session's files in the projects folder and in the config folder. */
 function sessionFiles(h: Home, sid: string): Record<string, string> {
   const p = `projects/${encodeProjectDir(h.cwd)}`
@@ -215,20 +233,10 @@ test('an archived session survives the cleanup: restored, the client resumes it 
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: persisted }] },
         toolUseResult: { stdout: persisted, stderr: '', interrupted: false, isImage: false },
       }),
-      record(OLD, {
-        type: 'assistant',
-        uuid: 'a0000000-0000-4000-8000-000000000004',
-        parentUuid: 'a0000000-0000-4000-8000-000000000003',
-        message: {
-          id: 'msg_2',
-          role: 'assistant',
-          model: CLIENT_MODEL,
-          type: 'message',
-          content: [{ type: 'text', text: 'done' }],
-          stop_reason: 'end_turn',
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      }),
+      record(
+        OLD,
+        assistantText('a0000000-0000-4000-8000-000000000004', 'a0000000-0000-4000-8000-000000000003', 'done'),
+      ),
     ].join('')
     put(join(h.project, `${OLD}.jsonl`), transcript)
     put(join(h.project, OLD, 'subagents', 'agent-a1.meta.json'), '{"agentType":"general-purpose"}')
@@ -299,21 +307,7 @@ test('archive --include-config: after the cleanup, a restored session rewinds it
     const transcript = [
       snapshot,
       { ...base, type: 'user', uuid: user, parentUuid: null, message: { role: 'user', content: 'edit a.txt' } },
-      {
-        ...base,
-        type: 'assistant',
-        uuid: 'b0000000-0000-4000-8000-000000000002',
-        parentUuid: user,
-        message: {
-          id: 'msg_1',
-          role: 'assistant',
-          model: CLIENT_MODEL,
-          type: 'message',
-          content: [{ type: 'text', text: 'edited' }],
-          stop_reason: 'end_turn',
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      },
+      { ...base, ...assistantText('b0000000-0000-4000-8000-000000000002', user, 'edited') },
     ]
     put(join(h.project, `${OLD}.jsonl`), transcript.map((r) => JSON.stringify(r) + '\n').join(''))
     const history = join(h.config, 'file-history', OLD, backup)
