@@ -45,12 +45,20 @@ export declare class StoreLock {
  * records from it; the bytes themselves never cross.
  */
 export declare class TranscriptIndex {
+  /** The number of records (non-blank lines) in the index. */
   get length(): number
+  /** Counts over the whole transcript: records per type, problems, request facts. */
   summary(): ScanSummary
+  /** One record's fields, by its 0-based position in the index; undefined past the end. */
   record(index: number): RecordInfo | null
+  /**
+   * The fields of the records from `start` (default 0) up to, not including, `end` (default
+   * all); both are clamped to the index.
+   */
   records(start?: number | undefined | null, end?: number | undefined | null): Array<RecordInfo>
   /** Byte offsets of the records (f64: exact to 2^53). */
   offsets(): Float64Array
+  /** Byte lengths of the records' lines, without the line terminator. */
   lengths(): Uint32Array
 }
 
@@ -96,6 +104,10 @@ export interface ActiveChain {
 /** True when the folder is an archive root (its index, or an archive header in its layout). */
 export declare function archiveDetect(path: string): boolean
 
+/**
+ * One transcript kept in an archive: where it came from, which generation is current, and the
+ * store file that holds it.
+ */
 export interface ArchivedFile {
   /** `<project>/<path>`: where restore writes it under the target folder. */
   key: string
@@ -126,8 +138,14 @@ export interface ArchivedFile {
  */
 export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string, configDirs?: Array<string> | undefined | null): Promise<ArchiveSummary>
 
+/** A transcript or session file the run could not archive. */
 export interface ArchiveFailure {
+  /** The file in the estate. */
   path: string
+  /**
+   * One line to show as it is: it names the file it concerns (the estate file, or the
+   * archive's store file for it).
+   */
   message: string
 }
 
@@ -228,6 +246,7 @@ export declare function checkPlanOptions(options: SpelledPlanOptions): void
 /** Which file-history snapshots a compression keeps. */
 export type CheckpointPolicy = 'active-correlated' | 'preserve-recent' | 'none'
 
+/** One API message the client sends, with the records it is built from. */
 export interface ClientMessage {
   /** 'user' | 'assistant' */
   role: string
@@ -243,6 +262,10 @@ export interface ClientMessage {
  */
 export declare function clientView(index: TranscriptIndex, buffer: Uint8Array): ClientView
 
+/**
+ * What the client sends the model when it resumes a transcript: the leaf it resumes from, the
+ * messages, and the records it drops.
+ */
 export interface ClientView {
   leaf?: number
   messages: Array<ClientMessage>
@@ -274,6 +297,7 @@ export interface DiscoverFailure {
  */
 export declare function discoverFiles(paths: Array<string>): Array<DiscoveredFile>
 
+/** One transcript file of an estate scan: where it is, whose it is, and what the scan found in it. */
 export interface EstateFileInfo {
   path: string
   kind: FileKind
@@ -573,6 +597,7 @@ export type PointerState = 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' |
 /** How the chain to compress was selected. */
 export type PreserveMode = 'active-chain' | 'active-chain-manual-override' | 'active-chain-client-leaf' | 'physical-tail'
 
+/** How far a running scan has got, in bytes and files. */
 export interface ProgressSnapshot {
   bytesDone: number
   bytesTotal: number
@@ -771,6 +796,10 @@ export interface ScanSummary {
 /** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */
 export declare function selectRecords(path: string, options?: RecordSelectionOptions | undefined | null): Promise<RecordSelection>
 
+/**
+ * One session of an estate scan: its main transcript and its subagent files, as positions in
+ * the scan's file list.
+ */
 export interface SessionInfo {
   project: string
   sessionId: string
@@ -933,6 +962,12 @@ export interface TopologyPlan {
   typeNames: Array<string>
 }
 
+/**
+ * Whether the transcript's uuid/parent graph is one the planner can cut (`valid`), and if not,
+ * why: no chain, unreadable lines or parent links, duplicate uuids, a parent that is not there, a
+ * loop, a child written before its parent, sessions mixed along the chain, or a continuation past
+ * the resume pointer that cannot be followed (too long, branching, or unsafe).
+ */
 export type TopologyStatus = 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop' | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
 
 export interface TypeCount {

@@ -217,4 +217,6 @@ test('the archive run refuses, by name, a transcript that restore would refuse, 
     r.failures[0].message,
     /its project folder "my\.project" has the character "\." .*not archived \(restore would refuse it\)/,
   )
+  // the line shown to a person names the file whichever kind of failure it is
+  t.true(r.failures[0].message.startsWith(`${r.failures[0].path}: `), r.failures[0].message)
 })

@@ -128,6 +128,10 @@ export function scanBuffer(buffer: Uint8Array, options: { mode?: ScanMode } = {}
   return native.scanBuffer(buffer, options.mode ?? 'full')
 }
 
+/**
+ * What `scanEstate` found: the roots it searched, every transcript file with its scan summary, and
+ * the sessions they make up.
+ */
 export interface EstateScanResult {
   roots: Roots
   files: EstateFileInfo[]

@@ -14,6 +14,7 @@ import { insideClaudeTree } from '../claude-tree.js'
 
 export type { ArchivedFile }
 
+/** What `archive` copies (the estate, as for every read command) and where to. */
 export interface ArchiveOptions extends EstateOptions {
   /** The archive root (created when missing). */
   to: string
@@ -106,6 +107,7 @@ export function listArchive(root: string): ArchivedFile[] {
   }
 }
 
+/** What `restore` writes back from an archive, and where. */
 export interface RestoreOptions {
   /** Session uuids (or unique prefixes): each session's transcript and its subagents. */
   sessions?: string[]
@@ -118,10 +120,16 @@ export interface RestoreOptions {
   /** Also restore archived config-folder files (the named sessions' own, or all with `all`)
    * into the config folder that `to` is the `projects/` folder of. */
   includeConfig?: boolean
+  /** Environment used to find the `.claude` trees a target must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
+  /** Called about ten times a second while files are restored, and once at the end. */
   onProgress?: (p: ProgressSnapshot) => void
 }
 
+/**
+ * One restore: each file with where it went and whether it was written, already identical, or
+ * failed (with why), and the totals.
+ */
 export interface RestoreReport {
   to: string
   /** The config folder config-folder files went into (`includeConfig`), else null. */

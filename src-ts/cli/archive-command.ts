@@ -57,8 +57,7 @@ an archive, or another archive run holds DIR.`,
         onProgress,
       }),
     )
-    for (const f of report.failures)
-      process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
+    for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
     return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
   },

@@ -30,6 +30,10 @@ export interface LongContextPrice extends Rates {
   thresholdTokens: number
 }
 
+/**
+ * One row of the price table: a model's rates in USD per million tokens, its long-context and
+ * fast-mode rates, the day it applies from, and its source.
+ */
 export interface ModelPrice extends Rates {
   longContext?: LongContextPrice
   /** Fast mode multiplies every rate by this; absent when the model has no fast-mode rate. */
@@ -43,12 +47,14 @@ export interface ModelPrice extends Rates {
   checked: string
 }
 
+/** The price row a model id resolves to, and whether it is an estimate. */
 export interface PriceMatch {
   price: ModelPrice
   /** True when the model is not in the table and is priced as its family's newest model. */
   estimated: boolean
 }
 
+/** One request's tokens by kind, as `costUsd` prices them. */
 export interface TokenCounts {
   inputTokens: number
   outputTokens: number
@@ -57,6 +63,7 @@ export interface TokenCounts {
   cacheReadTokens: number
 }
 
+/** What decides the rates for `costUsd`: fast mode, the day of use, and whether to estimate. */
 export interface CostOptions {
   /** The request ran in fast mode. */
   fast?: boolean

@@ -6,9 +6,15 @@ import { EstateOptions, fileProblem, scanEstateFiles, type Roots } from './estat
 import { inputError, usageError } from '../errors.js'
 import { dayFormatter, parseDay } from './days.js'
 
+/** What `stats` groups requests by. */
 export type GroupBy = 'day' | 'session' | 'project' | 'model'
 
+/**
+ * What `stats` counts: the estate or given paths, a day range in a time zone, the grouping, and
+ * whether to report tool targets.
+ */
 export interface StatsOptions extends EstateOptions {
+  /** Group by day, session, project or model (default: no groups, totals only). */
   by?: GroupBy
   /** First day included, YYYY-MM-DD or YYYYMMDD, in `timezone`. */
   since?: string
@@ -22,6 +28,7 @@ export interface StatsOptions extends EstateOptions {
   toolLimit?: number
 }
 
+/** Deduplicated request and token counts and their cost, for a group or the whole estate. */
 export interface TokenTotals {
   requests: number
   inputTokens: number
@@ -42,6 +49,7 @@ export interface TokenTotals {
   estimatedRequests: number
 }
 
+/** The totals of one group (a day, session, project or model), with its activity span and tool calls. */
 export interface StatsGroup extends TokenTotals {
   key: string
   project?: string
@@ -51,6 +59,10 @@ export interface StatsGroup extends TokenTotals {
   toolCalls: number
 }
 
+/**
+ * The result of `stats`: the scope read, the totals (whole estate, subagents, per model, per
+ * billing lane), the groups, how the cost was priced and, when asked, the tool targets.
+ */
 export interface StatsReport {
   scope: {
     roots: string[]
@@ -91,6 +103,7 @@ export interface StatsReport {
   groups?: StatsGroup[]
 }
 
+/** One tool's calls and its most frequent targets (files, commands, hosts, ...). */
 export interface ToolTargets {
   name: string
   /** What the targets are: file, command (its first word), host, query, subagent type, pattern. */

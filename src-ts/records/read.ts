@@ -8,6 +8,10 @@ import native from '../native.js'
 import { isKnownRecord } from './guards.js'
 import type { KnownRecord, UnknownRecord } from './types.js'
 
+/**
+ * Which records `records()` yields: by type, time and chain, and whether lines that are not
+ * records are yielded too.
+ */
 export interface RecordsOptions {
   /** Record types (`type`) to yield; all when absent. */
   types?: readonly string[]

@@ -17,7 +17,9 @@
 //! place `settings.json`, hooks or credentials there.
 
 use super::layout::Key;
-use super::session_files::{self, is_session_id, Found};
+use super::session_files::{self, is_session_id};
+use crate::estate::EstateFile;
+use crate::failure::{Code, Failure};
 use std::fs;
 use std::path::Path;
 
@@ -77,8 +79,8 @@ pub fn check_archive_root(config_dirs: &[std::path::PathBuf], root: &Path) -> Re
 }
 
 /// Every archived file of the config folder `config`, sorted by path (a folder that cannot be
-/// read is a failure; a missing one holds nothing).
-pub fn discover(config: &Path) -> Vec<Found> {
+/// read, or a file name that is not UTF-8, is a failure; a missing folder holds nothing).
+pub fn discover(config: &Path) -> Vec<Result<(EstateFile, Key), Failure>> {
     let mut out = Vec::new();
     for folder in FOLDERS {
         let dir = config.join(folder);
@@ -86,12 +88,12 @@ pub fn discover(config: &Path) -> Vec<Found> {
             continue;
         }
         let mut found = Vec::new();
-        if let Err(e) = session_files::walk(&dir, folder, &mut found) {
-            out.push(Err(e));
+        if let Err((path, e)) = session_files::walk(&dir, folder, &mut found) {
+            out.push(Err(Failure::at(Code::Io, &path, e)));
         }
         for (path, rel, meta) in found {
             if rel.contains('\u{FFFD}') {
-                out.push(Err((path, "file name is not UTF-8; not archived".into())));
+                out.push(Err(Failure::at(Code::Archive, &path, "file name is not UTF-8; not archived")));
                 continue;
             }
             let sid = owner(&rel).unwrap_or_default().to_string();

@@ -168,7 +168,9 @@ fn damage_and_foreign_files_are_named() {
     append(&main, b"}\n");
     let s = run(&src, &root);
     assert_eq!(s.failures.len(), 1, "{s:?}");
-    assert!(s.failures[0].1.starts_with(&store_path.display().to_string()), "{}", s.failures[0].1);
+    assert!(s.failures[0].message.starts_with(&store_path.display().to_string()), "{}", s.failures[0].message);
+    // the estate file travels as data beside the line, which names the damaged store file
+    assert_eq!(s.failures[0].path.as_deref(), Some(main.display().to_string().as_str()));
     assert_eq!(fs::read(&store_path).unwrap(), b, "a damaged store file is left alone");
     // an index write cut short leaves its temp file: readers and the next run pass it by
     let (tmp, _) = fsx::temp_beside(&root.join(layout::INDEX)).unwrap();
@@ -602,8 +604,8 @@ fn a_store_file_under_another_transcripts_path_is_refused_unchanged() {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(&path, &bytes).unwrap();
     let s = run(&src, &root);
-    let failure = s.failures.iter().find(|f| f.1.starts_with(&path.display().to_string())).expect("refused");
-    assert!(failure.1.contains("header places this transcript elsewhere"), "{}", failure.1);
+    let failure = s.failures.iter().find(|f| f.message.starts_with(&path.display().to_string())).expect("refused");
+    assert!(failure.message.contains("header places this transcript elsewhere"), "{}", failure.message);
     assert_eq!(fs::read(&path).unwrap(), bytes, "left as it was");
 }
 

@@ -16,6 +16,7 @@ use super::read;
 use super::session_files;
 use super::source::Source;
 use crate::estate::{self, EstateFile, FileKind};
+use crate::failure::{Code, Failure};
 use crate::scan::json_text::JsonText;
 use crate::scan::Progress;
 use crate::store::{self, Encoding};
@@ -53,7 +54,7 @@ pub struct Summary {
     pub config_files: u64,
     pub bytes_in: u64,
     pub bytes_stored: u64,
-    pub failures: Vec<(PathBuf, String)>,
+    pub failures: Vec<Failure>,
     /// The whole archive after the run: transcripts, source bytes held, store bytes.
     pub archived_files: u64,
     /// Of `archived_files`: config-folder files.
@@ -142,7 +143,7 @@ pub fn archive(
     for found in session_files::discover(&files) {
         match found {
             Ok(f) => beside.push(f),
-            Err((path, e)) => summary.failures.push((path, e)),
+            Err((path, e)) => summary.failures.push(Failure::at(Code::Io, &path, e)),
         }
     }
     for found in config_dirs.iter().flat_map(|d| config_files::discover(d)) {
@@ -151,7 +152,7 @@ pub fn archive(
                 summary.config_files += 1;
                 beside.push(f);
             }
-            Err((path, e)) => summary.failures.push((path, e)),
+            Err(f) => summary.failures.push(f),
         }
     }
     summary.files = (files.len() + beside.len()) as u64;
@@ -161,7 +162,7 @@ pub fn archive(
         let key = match key_of(f) {
             Ok(k) => k,
             Err(e) => {
-                summary.failures.push((f.path.clone(), e));
+                summary.failures.push(Failure::at(Code::Archive, &f.path, e));
                 continue;
             }
         };
@@ -170,7 +171,7 @@ pub fn archive(
                 "same project and file as {} (archived once; archive the other root separately)",
                 other.display()
             );
-            summary.failures.push((f.path.clone(), msg));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, msg));
             continue;
         }
         let prior = idx.get(&key).cloned();
@@ -178,14 +179,14 @@ pub fn archive(
     }
     for (f, key) in &beside {
         if let Err(r) = super::destination::check_key(key) {
-            summary.failures.push((f.path.clone(), r.of_source()));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, r.of_source()));
             continue;
         }
         // two roots holding the same file (CLAUDE_CONFIG_DIR naming several config folders)
         if let Some(other) = seen.insert(key.clone(), &f.path) {
             let what = if key.is_config() { "config file" } else { "project and file" };
             let msg = format!("same {what} as {} (archived once; archive the other root separately)", other.display());
-            summary.failures.push((f.path.clone(), msg));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, msg));
             continue;
         }
         let prior = idx.get(key).cloned();
@@ -250,8 +251,9 @@ pub fn archive(
                 summary.generations += 1;
                 (e, (i, s))
             }
+            // these lines already name the file they concern (the transcript or its store file)
             Err(e) => {
-                summary.failures.push((w.file.path.clone(), e));
+                summary.failures.push(Failure::about(Code::Archive, &w.file.path, e));
                 continue;
             }
         };

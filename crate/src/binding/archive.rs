@@ -15,9 +15,13 @@ fn archive_failure(root: &Path) -> impl Fn(String) -> Failure + '_ {
     move |m| Failure::about(Code::Archive, root, m)
 }
 
+/// A transcript or session file the run could not archive.
 #[napi(object)]
 pub struct ArchiveFailure {
+    /// The file in the estate.
     pub path: String,
+    /// One line to show as it is: it names the file it concerns (the estate file, or the
+    /// archive's store file for it).
     pub message: String,
 }
 
@@ -62,7 +66,7 @@ impl From<archive::Summary> for ArchiveSummary {
             failures: s
                 .failures
                 .into_iter()
-                .map(|(p, m)| ArchiveFailure { path: p.display().to_string(), message: m })
+                .map(|f| ArchiveFailure { path: f.path.unwrap_or_default(), message: f.message })
                 .collect(),
             archived_files: s.archived_files as f64,
             archived_config_files: s.archived_config_files as f64,
@@ -101,6 +105,8 @@ pub fn archive_detect(path: String) -> bool {
     archive::is_archive(Path::new(&path))
 }
 
+/// One transcript kept in an archive: where it came from, which generation is current, and the
+/// store file that holds it.
 #[napi(object)]
 #[derive(Clone)]
 pub struct ArchivedFile {

@@ -39,6 +39,7 @@ impl From<DiscoverError> for DiscoverFailure {
     }
 }
 
+/// One transcript file of an estate scan: where it is, whose it is, and what the scan found in it.
 #[napi(object)]
 pub struct EstateFileInfo {
     pub path: String,
@@ -62,6 +63,8 @@ pub struct EstateFileInfo {
     pub summary: Option<ScanSummary>,
 }
 
+/// One session of an estate scan: its main transcript and its subagent files, as positions in
+/// the scan's file list.
 #[napi(object)]
 pub struct SessionInfo {
     pub project: String,
