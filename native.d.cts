@@ -118,8 +118,17 @@ export interface ArchivedFile {
   key: string
   project: string
   path: string
-  /** The session it belongs to (None for an old-layout `agent-*.jsonl`). */
+  /**
+   * The session it belongs to (None for an old-layout `agent-*.jsonl`, and for a config
+   * file not named after a session).
+   */
   sessionId?: string
+  /**
+   * A file of the config folder outside `projects/` (`archive --include-config`): `path` is
+   * its path in the config folder, `project` is `_config`, and restore writes it into the
+   * config folder.
+   */
+  config: boolean
   generation: number
   generations: number
   storePath: string
@@ -127,10 +136,12 @@ export interface ArchivedFile {
 }
 
 /**
- * Archives every transcript under `roots` into the archive root `to`, off the JS thread.
- * Rejects (one-line message naming the path) only when the whole run cannot proceed.
+ * Archives every transcript under `roots` into the archive root `to`, off the JS thread, and
+ * the files Claude Code's cleanup deletes from each config folder in `configDirs` (outside
+ * `projects/`). Rejects (one-line message naming the path) only when the whole run cannot
+ * proceed.
  */
-export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
+export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string, configDirs?: Array<string> | undefined | null): Promise<ArchiveSummary>
 
 /** A transcript or session file the run could not archive. */
 export interface ArchiveFailure {
@@ -162,9 +173,10 @@ export declare function archiveOwners(files: Array<ArchivedFile>): Promise<Archi
 
 /**
  * Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
- * (checked by SHA-256), never replacing a different file.
+ * (checked by SHA-256), never replacing a different file; config-folder files go under
+ * `configTo` (refused without it).
  */
-export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
+export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress, configTo?: string | undefined | null): Promise<RestoreResult[]>
 
 export interface ArchiveSummary {
   /** Transcripts found in the estate now. */
@@ -178,11 +190,15 @@ export interface ArchiveSummary {
   generations: number
   /** Only the metadata changed (same bytes). */
   touched: number
+  /** Of `files`: files of the config folder outside `projects/` (with `configDirs`). */
+  configFiles: number
   bytesIn: number
   bytesStored: number
   /** Transcripts that could not be archived (everything else was). */
   failures: Array<ArchiveFailure>
   archivedFiles: number
+  /** Of `archived_files`: config-folder files. */
+  archivedConfigFiles: number
   archivedBytes: number
   storeBytes: number
 }
