@@ -28,7 +28,7 @@ fn big_estate(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
 
 fn restore_some(root: &Path, to: &Path, which: impl Fn(&Stored) -> bool) -> Vec<Result<view::Restored, String>> {
     let all: Vec<Stored> = latest(list(root).unwrap()).into_iter().filter(|s| which(s)).collect();
-    view::restore(&all, to, true, &Progress::default())
+    view::restore(&all, &projects_only(to), true, &Progress::default())
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn a_corrupt_frame_is_refused_by_name_and_nothing_changes() {
     append(&main, b"{\"more\":1}\n");
     let s = run2(&src, &root);
     assert_eq!(s.failures.len(), 1, "{s:?}");
-    assert!(s.failures[0].1.starts_with(&name), "{:?}", s.failures);
+    assert!(s.failures[0].message.starts_with(&name), "{:?}", s.failures);
     assert_eq!(fs::read(&path).unwrap(), b, "left byte for byte");
 }
 
@@ -188,6 +188,6 @@ fn a_stream_under_another_sessions_folder_is_refused_unchanged() {
     assert!(e.contains("places this stream elsewhere"), "{e}");
     append(&other, b"{\"more\":1}\n");
     let s = run2(&src, &root);
-    assert!(s.failures.iter().any(|f| f.1.contains("places this stream elsewhere")), "{s:?}");
+    assert!(s.failures.iter().any(|f| f.message.contains("places this stream elsewhere")), "{s:?}");
     assert_eq!(fs::read(&b).unwrap(), bytes);
 }

@@ -3,7 +3,7 @@
 //! out like a projects folder, refreshed incrementally), which the estate scanners read
 //! unchanged. Both decode through `read::decode`, checking every mark's SHA-256.
 
-use super::destination::{self, Destination};
+use super::destination::{self, Destination, Targets};
 use super::fsx;
 use super::layout::Key;
 use super::read::{self, Stored};
@@ -36,7 +36,7 @@ pub enum Restored {
 /// linked into place without replacing anything. A transcript whose header would place it
 /// outside `to` is refused by name and the others are still restored. One result per
 /// transcript, in order.
-pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
+pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
     let groups = by_store_file(which);
     progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
@@ -59,7 +59,7 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
     }
     drop(bufs);
     let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
-    let synced = if temps.is_empty() { Ok(()) } else { fsx::sync_all(to, &temps, &[]) };
+    let synced = if temps.is_empty() { Ok(()) } else { sync_targets(to, &temps, &[]) };
     let linked: Vec<(Result<Restored, String>, Option<PathBuf>)> = staged
         .into_par_iter()
         .map(|r| {
@@ -87,11 +87,22 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
     dirs.dedup();
     if !dirs.is_empty() {
         let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-        if let Err(e) = fsx::sync_all(to, &[], &dirs) {
+        if let Err(e) = sync_targets(to, &[], &dirs) {
             return which.iter().map(|_| Err(e.clone())).collect();
         }
     }
     linked.into_iter().map(|(r, _)| r).collect()
+}
+
+/// `fsx::sync_all` for each target folder that exists (the config folder may be another file
+/// system than the projects folder; a target nothing was written into may not exist).
+fn sync_targets(to: &Targets, files: &[&Path], dirs: &[&Path]) -> Result<(), String> {
+    let mut roots = std::iter::once(&to.projects).chain(&to.config).filter(|r| r.is_dir());
+    if let Some(first) = roots.next() {
+        fsx::sync_all(first, files, dirs)?;
+    }
+    // Linux syncs a whole file system per root; elsewhere the files were synced one by one above
+    roots.try_for_each(|root| fsx::sync_all(root, &[], &[]))
 }
 
 /// A decoded transcript waiting to be linked (None: the target already holds these bytes).
@@ -128,17 +139,17 @@ fn stage_group(
     bufs: &read::Buffers,
     which: &[Stored],
     group: &[usize],
-    to: &Path,
+    to: &Targets,
     keep_mtime: bool,
 ) -> Vec<Result<Staged, String>> {
     let first = &which[group[0]];
     if !first.in_stream() {
-        return vec![first.destination(to).and_then(|dest| stage(bufs, first, dest, keep_mtime))];
+        return vec![first.placed(to).and_then(|dest| stage(bufs, first, dest, keep_mtime))];
     }
     let mut out: Vec<Result<Staged, String>> = Vec::with_capacity(group.len());
     let mut ok: Vec<(usize, Destination)> = Vec::new();
     for (k, &i) in group.iter().enumerate() {
-        match which[i].destination(to).and_then(|d| check_target(&d).map(|()| d)) {
+        match which[i].placed(to).and_then(|d| check_target(&d).map(|()| d)) {
             Ok(d) => {
                 ok.push((k, d));
                 out.push(Err(String::new()));
@@ -209,7 +220,8 @@ pub struct ViewSummary {
 /// outside the view is refused before anything is written (the error names the first such
 /// store file and field; `restore` still restores the others).
 pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
-    let latest = read::latest(read::list(root)?);
+    // config-folder files (`archive --include-config`) are not transcripts: not in the view
+    let latest: Vec<Stored> = read::latest(read::list(root)?).into_iter().filter(|s| !s.key.is_config()).collect();
     let mut refused = latest.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
     if let Some((s, r)) = refused.next() {
         let others = refused.count();

@@ -14,6 +14,7 @@ use super::index::{Entry, Index};
 use super::source::Source;
 use super::stream::{self, FrameLen, Held, Piece, Unit};
 use super::write::{lock_store, looks_changed, publish, write_at, Pending, Summary, Work};
+use crate::failure::{Code, Failure};
 use crate::scan::Progress;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -128,7 +129,7 @@ pub(super) fn run(
                     let w = &work[i];
                     // only the files that changed failed: the others are as archived before
                     if !is_unchanged(w) {
-                        summary.failures.push((w.file.path.clone(), e.clone()));
+                        summary.failures.push(Failure::about(Code::Archive, &w.file.path, e.clone()));
                     } else {
                         summary.unchanged += 1;
                     }
@@ -144,8 +145,9 @@ pub(super) fn run(
                     summary.unchanged += 1;
                     continue;
                 }
+                // these lines already name the file they concern (the source or its stream)
                 Member::Failed(e) => {
-                    summary.failures.push((w.file.path.clone(), e));
+                    summary.failures.push(Failure::about(Code::Archive, &w.file.path, e));
                     continue;
                 }
                 Member::Touched(e) => {
@@ -181,6 +183,7 @@ pub(super) fn run(
         fsx::replace(&root.join(super::layout::INDEX), &super::index::render_as(idx, 2))?;
     }
     summary.archived_files = idx.len() as u64;
+    summary.archived_config_files = idx.keys().filter(|k| k.is_config()).count() as u64;
     summary.archived_bytes = idx.values().map(|e| e.size).sum();
     summary.store_bytes = store_bytes(idx);
     Ok(())

@@ -17,7 +17,7 @@
 //! Thinking blocks are sent whatever their text (empty thinking included). Attachments, which
 //! the client renders as reminder texts inside user messages, are not modelled here.
 
-use super::blocks::{content, Blank, Block, Content};
+use super::blocks::{content, At, Blank, Block, Content};
 use crate::scan::{record, Scan};
 use rayon::prelude::*;
 
@@ -32,6 +32,9 @@ pub struct Message {
     /// The records it is built from, in order.
     pub records: Vec<u32>,
     pub lines: Vec<u32>,
+    /// Sent as the string content of its one record (a lone user record whose content is a
+    /// string), not as blocks.
+    pub string: bool,
 }
 
 impl Message {
@@ -50,6 +53,16 @@ pub enum Dropped {
     BlankText,
     /// An assistant message of thinking blocks only.
     ThinkingOnly,
+}
+
+impl Dropped {
+    /// The reason's name as the JS API reports it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dropped::BlankText => "blank-text",
+            Dropped::ThinkingOnly => "thinking-only",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -122,7 +135,7 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
             m.lines.push(r.line);
             *string = false;
         } else {
-            let m = Message { assistant, blocks: c.blocks, records: vec![i], lines: vec![r.line] };
+            let m = Message { assistant, blocks: c.blocks, records: vec![i], lines: vec![r.line], string: false };
             msgs.push((m, mid, !assistant && c.string));
         }
     }
@@ -134,10 +147,16 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
         let before = m.blocks.len();
         m.blocks.retain(|b| !(b.is_text() && b.blank.droppable()));
         if m.blocks.is_empty() && before > 0 {
-            m.blocks.push(Block { kind: "text".into(), id: None, blank: Blank::No, line: m.lines[0] });
+            m.blocks.push(Block {
+                kind: "text".into(),
+                id: None,
+                blank: Blank::No,
+                line: m.lines[0],
+                at: At::NoContent,
+            });
         }
     }
-    view.messages = msgs.into_iter().map(|(m, _, _)| m).collect();
+    view.messages = msgs.into_iter().map(|(m, _, string)| Message { string, ..m }).collect();
     view
 }
 
