@@ -9,9 +9,17 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let projects = PathBuf::from(args.next().expect("usage: archive_run PROJECTS TO"));
     let to = PathBuf::from(args.next().expect("usage: archive_run PROJECTS TO"));
+    let format = args.next().map(|f| f.parse().expect("FORMAT is 1 or 2"));
     let t = Instant::now();
-    let s = claude_jsonl::archive::archive(&[projects], &to, "2026-12-01T00:00:00Z", &Progress::default())
-        .expect("archive");
+    let s = claude_jsonl::archive::write::archive_as(
+        &[projects],
+        &[],
+        &to,
+        "2026-12-01T00:00:00Z",
+        &Progress::default(),
+        format,
+    )
+    .expect("archive");
     println!(
         "{{\"ms\":{:.0},\"files\":{},\"bytesIn\":{},\"bytesStored\":{},\"failures\":{},\"format\":{}}}",
         t.elapsed().as_secs_f64() * 1000.0,

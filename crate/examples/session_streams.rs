@@ -11,18 +11,9 @@ use claude_jsonl::archive::stream::Unit;
 use std::collections::BTreeMap;
 use zstd::zstd_safe::CParameter;
 
-#[cfg(target_os = "linux")]
-fn cpu_s() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes only into `t`.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
-}
-#[cfg(not(target_os = "linux"))]
-fn cpu_s() -> f64 {
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
-}
+#[path = "support/thread_cpu.rs"]
+mod thread_cpu;
+use thread_cpu::cpu_s;
 
 fn main() {
     let root = std::env::args().nth(1).expect("usage: session_streams PROJECTS LIST");

@@ -408,7 +408,18 @@ pub(super) fn looks_changed(w: &Work) -> bool {
     w.prior.as_ref().is_none_or(|e| e.size != w.file.size || (e.mtime_ns as f64 / 1e6 - w.file.mtime_ms).abs() > 1.0)
 }
 
-fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
+/// A source opened for this run, with its identity as the open file shows it.
+pub(super) struct Opened {
+    pub(super) file: File,
+    pub(super) size: u64,
+    pub(super) mtime_ns: i128,
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+}
+
+/// Opens a file of the run; None when the index shows it unchanged (size, mtime, device and
+/// inode as the last run saw them: not read). Keeps the progress bar's totals right.
+pub(super) fn open_source(w: &Work, progress: &Progress) -> Result<Option<Opened>, String> {
     let src = &w.file.path;
     let io = |e: std::io::Error| fsx::msg(src, &e);
     let f = File::open(src).map_err(io)?;
@@ -420,7 +431,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
             if looks_changed(w) {
                 progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
             }
-            return Ok(Outcome::Unchanged);
+            return Ok(None);
         }
     }
     // keep the bar's total right when the walk's guess was wrong
@@ -434,6 +445,14 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
             progress.bytes_total.fetch_add(size, Ordering::Relaxed);
         }
     }
+    Ok(Some(Opened { file: f, size, mtime_ns, dev, ino }))
+}
+
+fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
+    let src = &w.file.path;
+    let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress)? else {
+        return Ok(Outcome::Unchanged);
+    };
     let entry = |gen: u32, sha256: String, store_len: u64, events: u64| Entry {
         gen,
         source: src.clone(),

@@ -13,7 +13,7 @@ use super::fsx;
 use super::index::{Entry, Index};
 use super::source::Source;
 use super::stream::{self, FrameLen, Held, Piece, Unit};
-use super::write::{lock_store, looks_changed, publish, write_at, Pending, Summary, Work};
+use super::write::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Summary, Work};
 use crate::failure::{Code, Failure};
 use crate::scan::Progress;
 use rayon::prelude::*;
@@ -438,31 +438,7 @@ fn archive_stream(
 
 /// Opens a file of the run; None when the index shows it unchanged (not read).
 fn open_member<'a>(w: &'a Work<'a>, at: usize, progress: &Progress) -> Result<Option<Changed<'a>>, String> {
-    let src = &w.file.path;
-    let io = |e: std::io::Error| fsx::msg(src, &e);
-    let f = File::open(src).map_err(io)?;
-    let meta = f.metadata().map_err(io)?;
-    let (dev, ino, mtime_ns) = fsx::ids(&meta);
-    let size = meta.len();
-    if let Some(e) = &w.prior {
-        if e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
-            if looks_changed(w) {
-                progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
-            }
-            return Ok(None);
-        }
-    }
-    // keep the bar's total right when the walk's guess was wrong
-    match looks_changed(w) {
-        true if size != w.file.size => {
-            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
-            progress.bytes_total.fetch_sub(w.file.size, Ordering::Relaxed);
-        }
-        true => {}
-        false => {
-            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
-        }
-    }
+    let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress)? else { return Ok(None) };
     Ok(Some(Changed {
         at,
         file: Some(f),
