@@ -268,9 +268,17 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
 const isThinking = (b: ApiBlock) => b.type === 'thinking' || b.type === 'redacted_thinking'
 const isBlankText = (b: ApiBlock) => b.type === 'text' && typeof b.text === 'string' && b.text.trim() === ''
 
-/** An assistant record the client drops whole: text blocks, all blank, and thinking at most. */
+/** The texts the client writes for an empty message and a removed empty block. */
+const PLACEHOLDERS = ['(no content)', '[Empty text removed]']
+
+/** An assistant record the client drops whole, a reply that says nothing: thinking blocks, then
+ * one or more texts that are blank or the client's placeholders, and nothing after them (a
+ * thinking block after such a text makes it an ordinary reply). */
 function blankAssistant(blocks: ApiBlock[]): boolean {
-  return blocks.some((b) => b.type === 'text') && blocks.every((b) => isThinking(b) || isBlankText(b))
+  const first = blocks.findIndex((b) => !isThinking(b))
+  const saysNothing = (b: ApiBlock) =>
+    b.type === 'text' && (typeof b.text !== 'string' || ['', ...PLACEHOLDERS].includes(b.text.trim()))
+  return first >= 0 && blocks.slice(first).every(saysNothing)
 }
 
 /** Assistant messages (consecutive fragments of one message.id) of thinking blocks only are not sent. */

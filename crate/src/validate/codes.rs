@@ -60,6 +60,9 @@ codes! {
     PointerStale = "pointer-stale", Warning;
     /// The last `last-prompt` names a record inside one branch: the client resumes there and drops what follows.
     PointerTruncates = "pointer-truncates", Warning;
+    /// The chain ends on replies the client drops as it loads the file (blank text, thinking
+    /// only): it goes on from the record before them.
+    SilentTail = "silent-tail", Warning;
     /// The active chain returns to a session it had left.
     SessionLineageReturns = "session-lineage-returns", Error;
     /// The chain ends in another session than the last `last-prompt`'s or the file's.
