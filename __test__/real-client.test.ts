@@ -101,7 +101,8 @@ async function resumeAndCompare(
 const TOOL_REPAIRS = new Set(['tool-use-without-result', 'orphan-tool-result', 'duplicate-tool-result'])
 
 /** The native core's API view (crate/src/client) agrees with the client: as many messages (the
- * client's own closing messages left out) and the same tool ids in the same order. Files whose
+ * client's own closing messages left out) and the same tool ids in the same order, results
+ * included. Files whose
  * tool pairing the client repairs are compared on the messages only when nothing was repaired. */
 function assertNativeView(t: any, bytes: Buffer, r: ResumeResult, pending: boolean, label: string): void {
   const native_ = native.clientView(native.scanBuffer(bytes, 'full'), bytes)
@@ -130,9 +131,8 @@ function assertNativeView(t: any, bytes: Buffer, r: ResumeResult, pending: boole
     ids(history, 'assistant', 'tool_use', 'id'),
     `${label}: native view tool_use ids`,
   )
-  // Within one user message the client sends results in file order, the native chain splices
-  // them in call order: compared per message, as sets.
-  const perMessage = (xs: string[][]) => xs.filter((x) => x.length > 0).map((x) => [...x].sort())
+  // Per user message, in order: the client sends the results in the order they were written.
+  const perMessage = (xs: string[][]) => xs.filter((x) => x.length > 0)
   t.deepEqual(
     perMessage(native_.messages.map((m) => m.toolResultIds)),
     perMessage(history.filter((m) => m.role === 'user').map((m) => ids([m], 'user', 'tool_result', 'tool_use_id'))),

@@ -13,7 +13,7 @@
 //   reminder after a tool result is folded into that result's content; tool results lead;
 // - consecutive assistant records sharing `message.id` become one message (different ids do not
 //   merge); thinking blocks are sent only when the record's model is the request's model;
-// - within one user message, tool results are in file order (the graph splices them in call order);
+// - within one user message, tool results are in file order (as the graph splices them);
 // - an assistant record whose calls no result answers is dropped (unless the history ends on
 //   it: the client answers it as interrupted); results that answer no call are removed;
 // - a history that ends on a user prompt or a tool result gets "No response requested."; one
@@ -295,7 +295,7 @@ function dropThinkingOnly(items: Item[]): Item[] {
   return out
 }
 
-/** Within a run of user records, tool results in file order (the graph splices them in call order). */
+/** Within a run of user records, tool results in file order, whatever the order of the calls. */
 function orderResults(items: Item[]): Item[] {
   const out = [...items]
   for (let a = 0; a < out.length;) {

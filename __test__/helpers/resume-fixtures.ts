@@ -183,7 +183,7 @@ export function fixtures(): Fixture[] {
         .result('Rb', 'A1b', 'toolu_second', 'second output')
         .result('Ra', 'A1a', 'toolu_first', 'first output')
         .text('A2', 'Ra', 'A2: both ran'),
-      'the results in file order, second first (seen in real-06; the graph splices them in call order)',
+      'the results in file order, second first (seen in real-06)',
     ),
     f('rewound, last-prompt on the main leaf', branched().lastPrompt('A3'), 'main branch (case 2a)'),
     f('rewound, last-prompt on the alt leaf', branched().lastPrompt('A2alt'), 'alt branch (case 2b)'),

@@ -105,7 +105,7 @@ codes! {
     DuplicateToolUseId = "duplicate-tool-use-id", Error;
     /// The conversation ends on tool calls without results (an interrupted turn; the client adds an error result).
     ToolUsePending = "tool-use-pending", Warning;
-    /// The tool results are not in the order of their calls.
+    /// One record lists its tool results out of the order of their calls (results written as records of their own follow the order they were written).
     ToolResultOrder = "tool-result-order", Error;
     /// A `tool_use` has no `tool_result` in the next user message.
     ToolUseWithoutResult = "tool-use-without-result", Error;

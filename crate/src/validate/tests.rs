@@ -459,3 +459,14 @@ fn a_chain_ending_on_a_blank_reply_resumes_from_the_record_before() {
     assert_eq!((f.severity, f.lines.clone()), (Severity::Warning, vec![8, 9]));
     assert_eq!(r.api_messages, 5);
 }
+
+#[test]
+fn results_written_as_records_of_their_own_in_another_order_than_the_calls_are_valid() {
+    // Parallel calls finish in any order: the client writes each result as it comes, and sends
+    // them in that order (seen on real files and with the real client).
+    let mut l = valid_lines();
+    l.swap(4, 5);
+    l[6] = asst("a4", Some("r1"), 7, "m2", &text("done"));
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![]);
+}
