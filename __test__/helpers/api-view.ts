@@ -130,6 +130,15 @@ const SILENT_ATTACHMENTS = new Set([
   'hook_cancelled',
   'hook_non_blocking_error',
   'command_permissions',
+  // Bookkeeping the client keeps out of its messages.
+  'thinking_drop',
+  'tool_results_cut',
+  'credential_org',
+  'tool_offer_record',
+  'prompt_snapshot',
+  'prompt_render_point',
+  'whole_texts_withdrawn',
+  'deferred_tools_record',
 ])
 
 /** The system-reminder text the client renders for an attachment record, for the kinds whose
@@ -229,7 +238,9 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
     if (!r || r.isSidechain) continue
     if (r.type === 'attachment') {
       const text = renderAttachment(r.attachment)
-      if (text !== undefined) items.push({ role: 'user', blocks: [{ type: 'text', text }], attachment: true, record })
+      // Alone (between two replies) it is sent as a string, like a lone prompt.
+      if (text !== undefined)
+        items.push({ role: 'user', blocks: [{ type: 'text', text }], text, attachment: true, record })
       continue
     }
     if ((r.type !== 'user' && r.type !== 'assistant') || r.isApiErrorMessage) continue

@@ -499,6 +499,27 @@ export function fixtures(): Fixture[] {
       'one message with the three calls, then the results in file order: 2, 3, 1',
     ),
     f(
+      'an attachment between two replies',
+      opening()
+        .attachment('T1', 'A1', { type: 'date_change', newDate: '2026-01-02' })
+        .text('A2', 'T1', 'A2: and one more thing'),
+      'the reminder is a user message of its own between the replies',
+    ),
+    f(
+      'attachments the client renders as nothing, between two replies',
+      opening()
+        .attachment('T1', 'A1', { type: 'prompt_snapshot', text: 'x' })
+        .attachment('T2', 'T1', {
+          type: 'hook_success',
+          hookName: 'Stop',
+          hookEvent: 'Stop',
+          content: '',
+          toolUseID: 'h',
+        })
+        .text('A2', 'T2', 'A2: and one more thing'),
+      'no message for them: the two replies follow each other',
+    ),
+    f(
       'tool call without a result, then a prompt',
       linearBase().call('A4', 'A3', 'toolu_lost').user('U5', 'A4', 'U5: never mind').text('A5', 'U5', 'A5: ok'),
       'the unanswered call is dropped (case 4a)',

@@ -15,8 +15,11 @@
 //!   is (even blank), any other user message loses its empty and whitespace-only text blocks
 //!   and becomes the text `(no content)` when nothing is left.
 //!
-//! Thinking blocks are sent whatever their text (empty thinking included). Attachments, which
-//! the client renders as reminder texts inside user messages, are not modelled here.
+//! Thinking blocks are sent whatever their text (empty thinking included). An attachment record
+//! is sent as one reminder text of a user message (it merges with the user records around it,
+//! and is a user message of its own between two replies), except the kinds the client renders
+//! as nothing ([`SILENT_ATTACHMENTS`]); what the text says is not modelled, only that it is
+//! there.
 
 use super::blocks::{content, Blank, Block, Content};
 use crate::scan::{record, Scan};
@@ -24,6 +27,25 @@ use rayon::prelude::*;
 
 /// What the client writes when a user message has no block left.
 pub const NO_CONTENT: &str = "(no content)";
+
+/// Attachment kinds the client sends nothing for: hook outcomes, permission and bookkeeping
+/// records (observed: a `prompt_snapshot` or a `hook_success` between two replies adds no
+/// message, a `date_change` there is a user message of its own).
+pub const SILENT_ATTACHMENTS: &[&str] = &[
+    "hook_success",
+    "hook_system_message",
+    "hook_cancelled",
+    "hook_non_blocking_error",
+    "command_permissions",
+    "thinking_drop",
+    "tool_results_cut",
+    "credential_org",
+    "tool_offer_record",
+    "prompt_snapshot",
+    "prompt_render_point",
+    "whole_texts_withdrawn",
+    "deferred_tools_record",
+];
 
 /// One API message.
 #[derive(Clone, Debug)]
@@ -66,7 +88,14 @@ fn is_kind(s: &Scan, r: &record::Record, k: &str) -> bool {
 
 /// A record the client sends (or merges into a neighbour).
 pub fn is_sent(s: &Scan, r: &record::Record) -> bool {
-    (is_kind(s, r, "assistant") || is_kind(s, r, "user")) && !r.has(record::F_SIDECHAIN) && !r.has(record::F_API_ERROR)
+    (is_kind(s, r, "assistant") || is_kind(s, r, "user") || rendered_attachment(s, r))
+        && !r.has(record::F_SIDECHAIN)
+        && !r.has(record::F_API_ERROR)
+}
+
+/// An attachment record the client renders as a reminder text (its kind is the scan's subtype).
+fn rendered_attachment(s: &Scan, r: &record::Record) -> bool {
+    is_kind(s, r, "attachment") && !r.subtype.is_some_and(|k| SILENT_ATTACHMENTS.contains(&s.str(k)))
 }
 
 /// The API messages the client builds from `records` (the loaded chain after the current
@@ -77,7 +106,10 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
         .par_iter()
         .map(|&i| {
             let r = &s.records[i as usize];
-            if is_sent(s, r) {
+            if rendered_attachment(s, r) && !r.has(record::F_SIDECHAIN) {
+                let reminder = Block { kind: "text".into(), id: None, blank: Blank::No, line: r.line };
+                Some(Content { blocks: vec![reminder], string: false })
+            } else if is_sent(s, r) {
                 content(s, bytes, r)
             } else {
                 None

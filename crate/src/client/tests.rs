@@ -363,3 +363,35 @@ fn a_blank_text_before_thinking_is_an_ordinary_reply() {
     assert!(dropped.is_empty());
     assert_eq!(v[3], ('A', vec![t("text~"), t("thinking")]));
 }
+
+#[test]
+fn an_attachment_is_a_reminder_text_of_a_user_message_unless_the_client_renders_nothing() {
+    let att =
+        |u: &str, p: &str, kind: &str| rec("attachment", u, Some(p), &format!(r#","attachment":{{"type":"{kind}"}}"#));
+    let between = |kind: &str| {
+        vec![
+            user("u1", None, r#""U1""#),
+            asst("a1", "u1", "m1", &text("A1")),
+            att("t1", "a1", kind),
+            asst("a2", "t1", "m2", &text("A2")),
+        ]
+    };
+    // A date change between two replies: a user message of its own.
+    let (v, _) = view(&between("date_change"));
+    assert_eq!(v, [('U', vec![t("text")]), ('A', vec![t("text")]), ('U', vec![t("text")]), ('A', vec![t("text")])]);
+    // A prompt snapshot or a hook outcome there: nothing.
+    for kind in ["prompt_snapshot", "hook_success"] {
+        let (v, _) = view(&between(kind));
+        assert_eq!(v.len(), 3, "{kind}");
+    }
+    // Before a prompt: merged into the prompt's message.
+    let l = vec![
+        user("u1", None, r#""U1""#),
+        asst("a1", "u1", "m1", &text("A1")),
+        att("t1", "a1", "date_change"),
+        user("u2", Some("t1"), r#""U2""#),
+        asst("a2", "u2", "m2", &text("A2")),
+    ];
+    let (v, _) = view(&l);
+    assert_eq!(v[2], ('U', vec![t("text"), t("text")]));
+}
