@@ -20,6 +20,11 @@ export declare class EstateScan {
   /** `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s. */
   usage(promptThresholds: Array<number>): UsageColumns
   /**
+   * The counted requests (the ones `usage` sums), with what each one's entry says.
+   * `prompt_thresholds` as for `usage`.
+   */
+  requests(promptThresholds: Array<number>): RequestColumns
+  /**
    * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
    * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
    */
@@ -45,12 +50,20 @@ export declare class StoreLock {
  * records from it; the bytes themselves never cross.
  */
 export declare class TranscriptIndex {
+  /** The number of records (non-blank lines) in the index. */
   get length(): number
+  /** Counts over the whole transcript: records per type, problems, request facts. */
   summary(): ScanSummary
+  /** One record's fields, by its 0-based position in the index; undefined past the end. */
   record(index: number): RecordInfo | null
+  /**
+   * The fields of the records from `start` (default 0) up to, not including, `end` (default
+   * all); both are clamped to the index.
+   */
   records(start?: number | undefined | null, end?: number | undefined | null): Array<RecordInfo>
   /** Byte offsets of the records (f64: exact to 2^53). */
   offsets(): Float64Array
+  /** Byte lengths of the records' lines, without the line terminator. */
   lengths(): Uint32Array
 }
 
@@ -96,13 +109,26 @@ export interface ActiveChain {
 /** True when the folder is an archive root (its index, or an archive header in its layout). */
 export declare function archiveDetect(path: string): boolean
 
+/**
+ * One transcript kept in an archive: where it came from, which generation is current, and the
+ * store file that holds it.
+ */
 export interface ArchivedFile {
   /** `<project>/<path>`: where restore writes it under the target folder. */
   key: string
   project: string
   path: string
-  /** The session it belongs to (None for an old-layout `agent-*.jsonl`). */
+  /**
+   * The session it belongs to (None for an old-layout `agent-*.jsonl`, and for a config
+   * file not named after a session).
+   */
   sessionId?: string
+  /**
+   * A file of the config folder outside `projects/` (`archive --include-config`): `path` is
+   * its path in the config folder, `project` is `_config`, and restore writes it into the
+   * config folder.
+   */
+  config: boolean
   generation: number
   generations: number
   storePath: string
@@ -110,13 +136,21 @@ export interface ArchivedFile {
 }
 
 /**
- * Archives every transcript under `roots` into the archive root `to`, off the JS thread.
- * Rejects (one-line message naming the path) only when the whole run cannot proceed.
+ * Archives every transcript under `roots` into the archive root `to`, off the JS thread, and
+ * the files Claude Code's cleanup deletes from each config folder in `configDirs` (outside
+ * `projects/`). Rejects (one-line message naming the path) only when the whole run cannot
+ * proceed.
  */
-export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string): Promise<ArchiveSummary>
+export declare function archiveEstate(roots: Array<string>, to: string, progress: ScanProgress, createdAt: string, configDirs?: Array<string> | undefined | null): Promise<ArchiveSummary>
 
+/** A transcript or session file the run could not archive. */
 export interface ArchiveFailure {
+  /** The file in the estate. */
   path: string
+  /**
+   * One line to show as it is: it names the file it concerns (the estate file, or the
+   * archive's store file for it).
+   */
   message: string
 }
 
@@ -139,9 +173,10 @@ export declare function archiveOwners(files: Array<ArchivedFile>): Promise<Archi
 
 /**
  * Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
- * (checked by SHA-256), never replacing a different file.
+ * (checked by SHA-256), never replacing a different file; config-folder files go under
+ * `configTo` (refused without it).
  */
-export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress): Promise<RestoreResult[]>
+export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress, configTo?: string | undefined | null): Promise<RestoreResult[]>
 
 export interface ArchiveSummary {
   /** Transcripts found in the estate now. */
@@ -155,11 +190,15 @@ export interface ArchiveSummary {
   generations: number
   /** Only the metadata changed (same bytes). */
   touched: number
+  /** Of `files`: files of the config folder outside `projects/` (with `configDirs`). */
+  configFiles: number
   bytesIn: number
   bytesStored: number
   /** Transcripts that could not be archived (everything else was). */
   failures: Array<ArchiveFailure>
   archivedFiles: number
+  /** Of `archived_files`: config-folder files. */
+  archivedConfigFiles: number
   archivedBytes: number
   storeBytes: number
 }
@@ -212,6 +251,7 @@ export declare function checkPlanOptions(options: SpelledPlanOptions): void
 /** Which file-history snapshots a compression keeps. */
 export type CheckpointPolicy = 'active-correlated' | 'preserve-recent' | 'none'
 
+/** One API message the client sends, with the records it is built from. */
 export interface ClientMessage {
   /** 'user' | 'assistant' */
   role: string
@@ -227,12 +267,66 @@ export interface ClientMessage {
  */
 export declare function clientView(index: TranscriptIndex, buffer: Uint8Array): ClientView
 
+/**
+ * What the client sends the model when it resumes a transcript: the leaf it resumes from, the
+ * messages, and the records it drops.
+ */
 export interface ClientView {
   leaf?: number
   messages: Array<ClientMessage>
   /** Records the client sends nothing for: 'blank-text' | 'thinking-only'. */
   droppedRecords: Array<number>
   droppedReasons: Array<string>
+}
+
+/** One API message: its records (a range of the view's record table) and its blocks. */
+export interface ConversationMessageSpans {
+  /** 'user' | 'assistant' */
+  role: string
+  /** Its records are `recordStart .. recordStart + recordCount` of the view's record table. */
+  recordStart: number
+  recordCount: number
+  /** Sent as its one record's string `message.content`, not as blocks. */
+  stringContent: boolean
+  /** Per block: which of the message's records holds it (0-based within the message). */
+  blockRecords: Uint32Array
+  /**
+   * Per block: the n-th item of the record's `message.content` that is an object with a string
+   * `type`; -1: a text block of the record's string content; -2: the `noContentText` block.
+   */
+  blockItems: Int32Array
+}
+
+/** The API messages the client builds when it resumes the transcript at `path`, as spans. */
+export declare function conversationSpans(path: string): Promise<ConversationSpans>
+
+/** The conversation as byte spans of the file it was read from. */
+export interface ConversationSpans {
+  /** The record the client resumes from, when the file has a conversation record. */
+  leafLine?: number
+  leafOffset?: number
+  leafUuid?: string
+  messages: Array<ConversationMessageSpans>
+  /**
+   * The records the messages are built from, in message order: 1-based line, byte offset
+   * (f64: exact to 2^53), length without the line terminator, uuid.
+   */
+  recordLines: Uint32Array
+  recordOffsets: Float64Array
+  recordLengths: Uint32Array
+  recordUuids: Array<string | undefined | null>
+  /** Records on the chain the client sends nothing for (lines), and why: 'blank-text' | 'thinking-only'. */
+  droppedLines: Uint32Array
+  droppedReasons: Array<string>
+  /** Non-blank lines that are not JSON objects: all of them counted, the first few listed. */
+  badLineCount: number
+  badLines: Array<BadLineInfo>
+  /** The last line is an unterminated fragment that does not parse (a write cut short). */
+  tornTail: boolean
+  /** The text the client sends for a user message left with no block. */
+  noContentText: string
+  /** The file's size when it was read. */
+  bytes: number
 }
 
 /** A transcript file found by walking, before any scan. */
@@ -258,6 +352,7 @@ export interface DiscoverFailure {
  */
 export declare function discoverFiles(paths: Array<string>): Array<DiscoveredFile>
 
+/** One transcript file of an estate scan: where it is, whose it is, and what the scan found in it. */
 export interface EstateFileInfo {
   path: string
   kind: FileKind
@@ -557,6 +652,7 @@ export type PointerState = 'absent' | 'no-leaf-uuid' | 'unknown-uuid' | 'leaf' |
 /** How the chain to compress was selected. */
 export type PreserveMode = 'active-chain' | 'active-chain-manual-override' | 'active-chain-client-leaf' | 'physical-tail'
 
+/** How far a running scan has got, in bytes and files. */
 export interface ProgressSnapshot {
   bytesDone: number
   bytesTotal: number
@@ -683,6 +779,42 @@ export declare function releasePages(buffer: Buffer): number
 /** Plans, applies and self-checks the `Read.pages` repair of one transcript held in memory. */
 export declare function repairReadPages(buffer: Uint8Array, scope: string): ReadPagesRepair
 
+/**
+ * The estate's counted API requests (deduplicated as `usage` dedupes them), one column per
+ * field, in order of time (requests without a timestamp last).
+ */
+export interface RequestColumns {
+  /**
+   * Index of the file in `files()` holding the counted entry, its 1-based line, and the
+   * session index (in `sessions()`) of that file.
+   */
+  file: Uint32Array
+  line: Uint32Array
+  session: Uint32Array
+  /** The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable. */
+  timeMs: Float64Array
+  timestamp: Array<string | undefined | null>
+  model: Array<string>
+  requestId: Array<string | undefined | null>
+  messageId: Array<string | undefined | null>
+  /** `usage.speed` as written, when present. */
+  speed: Array<string | undefined | null>
+  /** `usage.service_tier` as written, when present. */
+  serviceTier: Array<string | undefined | null>
+  /** 0 none, 1 vertex, 2 other (as in `UsageColumns.lane`). */
+  lane: Uint8Array
+  /** How many of the prompt thresholds given the request's prompt exceeds. */
+  promptBand: Uint8Array
+  inputTokens: Float64Array
+  outputTokens: Float64Array
+  cacheCreationInputTokens: Float64Array
+  cacheWrite5mTokens: Float64Array
+  cacheWrite1hTokens: Float64Array
+  /** 1 when the entry's usage had the TTL split (`cache_creation.ephemeral_*`). */
+  hasCacheSplit: Uint8Array
+  cacheReadInputTokens: Float64Array
+}
+
 export interface RequestFactsInfo {
   assistantEntries: number
   syntheticEntries: number
@@ -755,6 +887,10 @@ export interface ScanSummary {
 /** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */
 export declare function selectRecords(path: string, options?: RecordSelectionOptions | undefined | null): Promise<RecordSelection>
 
+/**
+ * One session of an estate scan: its main transcript and its subagent files, as positions in
+ * the scan's file list.
+ */
 export interface SessionInfo {
   project: string
   sessionId: string
@@ -917,6 +1053,12 @@ export interface TopologyPlan {
   typeNames: Array<string>
 }
 
+/**
+ * Whether the transcript's uuid/parent graph is one the planner can cut (`valid`), and if not,
+ * why: no chain, unreadable lines or parent links, duplicate uuids, a parent that is not there, a
+ * loop, a child written before its parent, sessions mixed along the chain, or a continuation past
+ * the resume pointer that cannot be followed (too long, branching, or unsafe).
+ */
 export type TopologyStatus = 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop' | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
 
 export interface TypeCount {

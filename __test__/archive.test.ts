@@ -5,33 +5,19 @@ import {
   appendFileSync,
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join } from 'node:path'
 import { archive, listArchive, restore } from '../src-ts/archive/archive.js'
 import { isArchiveRoot } from '../src-ts/archive/view.js'
 import { Store } from '../src-ts/archive/store.js'
 import { stats } from '../src-ts/read/stats.js'
 import { CLI, REAL, REPO, assistant, tempDir, userText, writeTree } from './helpers/transcripts.js'
-
-/** Every file under `dir`: relative path → bytes. */
-function tree(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>()
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      if (statSync(p).isDirectory()) walk(p)
-      else out.set(relative(dir, p), readFileSync(p))
-    }
-  }
-  if (existsSync(dir)) walk(dir)
-  return out
-}
+import { fileTree as tree } from './helpers/file-tree.js'
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], {

@@ -35,10 +35,11 @@ function isRelative(target: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('//')
 }
 
-/** The anchors of a Markdown file's headings, as GitHub derives them. */
+/** The anchors of a Markdown file: its headings, as GitHub derives them, and HTML `<a id>`/`name` targets. */
 function anchors(markdown: string): Set<string> {
   const prose = markdown.replace(FENCED, '')
   const out = new Set<string>()
+  for (const m of prose.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) out.add(m[1])
   for (const m of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm))
     out.add(
       m[1]

@@ -74,8 +74,10 @@ function run(script: string, args: string[]) {
 test('every example has a test below', (t) => {
   t.deepEqual(readdirSync(join(REPO, 'examples')).sort(), [
     'conversation-to-markdown.mjs',
+    'costliest-requests.mjs',
     'daily-cost-csv.mjs',
     'last-session-tool-calls.mjs',
+    'resume-payload.mjs',
     'sessions-that-edited.mjs',
   ])
 })
@@ -116,4 +118,23 @@ test('last-session-tool-calls: the newest session and its calls', (t) => {
   const [head, call] = r.stdout.trim().split('\n')
   t.true(head.startsWith(S2))
   t.regex(call, /2026-03-02T10:00:05.000Z {2}Bash {2}npm test$/)
+})
+
+test('resume-payload: the messages the client would send', (t) => {
+  const r = run('resume-payload.mjs', [S1.slice(0, 8), estate()])
+  t.is(r.code, 0, r.stderr)
+  const lines = r.stdout.trimEnd().split('\n')
+  t.regex(lines[0], /^ {3}1 {2}user {7}string {2}\d+ chars {2}lines 1$/)
+  t.regex(lines[1], /^ {3}2 {2}assistant {2}text,tool_use {2}\d+ chars {2}lines 2$/)
+  t.regex(lines[2], /^2 messages, \d+ characters of content, resumed from line 2$/)
+  t.is(run('resume-payload.mjs', []).code, 2)
+})
+
+test('costliest-requests: requests by cost, and the total', (t) => {
+  const r = run('costliest-requests.mjs', [estate(), '--top', '1'])
+  t.is(r.code, 0, r.stderr)
+  const lines = r.stdout.trim().split('\n')
+  t.is(lines.length, 2)
+  t.regex(lines[0], /^\$\d+\.\d{4} {2}2026-03-0\dT10:00:05.000Z {2}claude-sonnet-4-5-20250929 {2}in 10 out 20 /)
+  t.regex(lines[1], /^2 requests, \$\d+\.\d\d in all$/)
 })

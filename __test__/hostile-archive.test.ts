@@ -6,21 +6,12 @@
 // and one per hostile header, listed in its cases.json.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import {
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { archive } from '../src-ts/archive/archive.js'
 import { archiveViewDir } from '../src-ts/archive/view.js'
 import { CLI, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
+import { pathsBelow as paths } from './helpers/file-tree.js'
 
 interface Case {
   name: string
@@ -48,20 +39,6 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string) {
     env: { PATH: process.env.PATH, HOME: '/nonexistent-home', ...env },
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
-
-/** Every folder, file and link under `dir` (links not followed), relative to it. */
-function paths(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name)
-      out.push(relative(dir, p))
-      if (lstatSync(p).isDirectory()) walk(p)
-    }
-  }
-  if (existsSync(dir)) walk(dir)
-  return out
 }
 
 /** A scratch tree: the archive copied to `<dir>/in/arch`, with only the cases named kept. */
@@ -240,4 +217,6 @@ test('the archive run refuses, by name, a transcript that restore would refuse, 
     r.failures[0].message,
     /its project folder "my\.project" has the character "\." .*not archived \(restore would refuse it\)/,
   )
+  // the line shown to a person names the file whichever kind of failure it is
+  t.true(r.failures[0].message.startsWith(`${r.failures[0].path}: `), r.failures[0].message)
 })

@@ -110,6 +110,24 @@ function record(sessionId: string, extra: Record<string, unknown>): string {
   )
 }
 
+/** The fields of an assistant record whose whole answer is `text`. */
+function assistantText(uuid: string, parentUuid: string, text: string): Record<string, unknown> {
+  return {
+    type: 'assistant',
+    uuid,
+    parentUuid,
+    message: {
+      id: `msg_${uuid.slice(-4)}`,
+      role: 'assistant',
+      model: CLIENT_MODEL,
+      type: 'message',
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  }
+}
+
 /** A session's files in the projects folder and in the config folder. */
 function sessionFiles(h: Home, sid: string): Record<string, string> {
   const p = `projects/${encodeProjectDir(h.cwd)}`
@@ -215,20 +233,10 @@ test('an archived session survives the cleanup: restored, the client resumes it 
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: persisted }] },
         toolUseResult: { stdout: persisted, stderr: '', interrupted: false, isImage: false },
       }),
-      record(OLD, {
-        type: 'assistant',
-        uuid: 'a0000000-0000-4000-8000-000000000004',
-        parentUuid: 'a0000000-0000-4000-8000-000000000003',
-        message: {
-          id: 'msg_2',
-          role: 'assistant',
-          model: CLIENT_MODEL,
-          type: 'message',
-          content: [{ type: 'text', text: 'done' }],
-          stop_reason: 'end_turn',
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      }),
+      record(
+        OLD,
+        assistantText('a0000000-0000-4000-8000-000000000004', 'a0000000-0000-4000-8000-000000000003', 'done'),
+      ),
     ].join('')
     put(join(h.project, `${OLD}.jsonl`), transcript)
     put(join(h.project, OLD, 'subagents', 'agent-a1.meta.json'), '{"agentType":"general-purpose"}')
@@ -274,6 +282,88 @@ test('an archived session survives the cleanup: restored, the client resumes it 
       ),
     )
     t.truthy(readBack, 'the client read the restored tool output and sent it to the model')
+  } finally {
+    rmSync(h.tmp, { recursive: true, force: true })
+  }
+})
+
+test('archive --include-config: after the cleanup, a restored session rewinds its files from the restored file-history', async (t) => {
+  const h = makeHome()
+  try {
+    const user = 'b0000000-0000-4000-8000-000000000001'
+    const base = { sessionId: OLD, cwd: h.cwd, version: '2.1.332', userType: 'external', isSidechain: false }
+    const backup = 'aaaabbbbccccdddd@v1'
+    // the client's record of which file versions it backed up before the turn of `user`
+    const snapshot = {
+      type: 'file-history-snapshot',
+      messageId: user,
+      snapshot: {
+        messageId: user,
+        trackedFileBackups: { 'a.txt': { backupFileName: backup, version: 1, backupTime: '2026-09-01T00:00:00.000Z' } },
+        timestamp: '2026-09-01T00:00:00.000Z',
+      },
+      isSnapshotUpdate: false,
+    }
+    const transcript = [
+      snapshot,
+      { ...base, type: 'user', uuid: user, parentUuid: null, message: { role: 'user', content: 'edit a.txt' } },
+      { ...base, ...assistantText('b0000000-0000-4000-8000-000000000002', user, 'edited') },
+    ]
+    put(join(h.project, `${OLD}.jsonl`), transcript.map((r) => JSON.stringify(r) + '\n').join(''))
+    const history = join(h.config, 'file-history', OLD, backup)
+    put(history, 'ORIGINAL\n')
+    const todo = join(h.config, 'todos', `${OLD}-agent-${OLD}.json`)
+    put(todo, '[{"content":"edit a.txt","status":"completed","activeForm":"Editing a.txt"}]')
+    const store = join(h.tmp, 'archive')
+    const env = { ...process.env, CLAUDE_CONFIG_DIR: h.config, HOME: h.home }
+    const a = await archive({ projects: join(h.config, 'projects'), to: store, env, includeConfig: true })
+    t.is(a.failures.length, 0)
+    t.is(a.configFiles, 2)
+
+    age(h.config, 60)
+    await runClient(h, ['-p', 'hello', '--max-turns', '1'], { delayMs: SWEEP_WAIT_MS })
+    t.false(existsSync(history), 'the cleanup deleted the file-history backup')
+    t.false(existsSync(todo), 'and the todo list')
+
+    // `--rewind-files` puts the session's files back as they were at a user message, from its
+    // file-history (in -p mode only with SDK file checkpointing on); it asks the API nothing
+    const rewind = async () => {
+      writeFileSync(join(h.cwd, 'a.txt'), 'CHANGED\n')
+      const r = await runProcess(
+        await ensureClaudeClient(),
+        ['-p', '--resume', OLD, '--rewind-files', user, '--model', CLIENT_MODEL],
+        h.cwd,
+        { ...clientEnv(h.home, h.tmp, 'http://127.0.0.1:9'), CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING: '1' },
+        120_000,
+      )
+      return { ...r, file: readFileSync(join(h.cwd, 'a.txt'), 'utf8') }
+    }
+    // the transcript alone: the client has nothing to rewind from
+    const projectsOnly = await restore(store, { all: true, to: join(h.config, 'projects'), intoClaudeDir: true, env })
+    t.is(projectsOnly.failed, 0)
+    t.is(projectsOnly.configSkipped, 2)
+    t.is((await rewind()).file, 'CHANGED\n', 'without its file-history the session cannot rewind')
+    // that resume appended to the transcript, and restore never replaces a different file
+    rmSync(join(h.project, `${OLD}.jsonl`))
+
+    const r = await restore(store, {
+      all: true,
+      includeConfig: true,
+      to: join(h.config, 'projects'),
+      intoClaudeDir: true,
+      env,
+    })
+    t.deepEqual(
+      r.files.filter((f) => f.error).map((f) => f.error),
+      [],
+    )
+    t.is(r.files.filter((f) => f.config && f.status === 'written').length, 2)
+    t.is(readFileSync(history, 'utf8'), 'ORIGINAL\n')
+    t.is(readFileSync(todo, 'utf8'), '[{"content":"edit a.txt","status":"completed","activeForm":"Editing a.txt"}]')
+    const back = await rewind()
+    t.is(back.code, 0, back.stderr)
+    t.regex(back.stdout, /Files rewound/)
+    t.is(back.file, 'ORIGINAL\n', 'the client rewound a.txt from the restored backup')
   } finally {
     rmSync(h.tmp, { recursive: true, force: true })
   }

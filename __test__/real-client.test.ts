@@ -3,7 +3,7 @@
 // sends must equal our API view of the same bytes (__test__/helpers/api-view.ts). See
 // docs/claude-code-client.md and __test__/helpers/claude-client.ts.
 import test from 'ava'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
 import { apiView, NO_RESPONSE } from './helpers/api-view.js'
@@ -20,7 +20,8 @@ import {
 import { firstMismatch } from './helpers/api-match.js'
 import { FIXTURE_SESSION, fixtures, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
-import { REAL } from './helpers/transcripts.js'
+import { REAL, tempDir } from './helpers/transcripts.js'
+import { conversation } from '../src-ts/index.js'
 
 const CLIENT_TIMEOUT = 180_000
 
@@ -94,7 +95,7 @@ async function resumeAndCompare(
     `${label}: the client's final message ends with the trailing records and the prompt`,
   )
   t.is(resumedFrom(r), expectedParent(bytes, r), `${label}: the client resumed from the leaf our graph chose`)
-  assertNativeView(t, bytes, r, view.pending !== undefined, label)
+  await assertNativeView(t, bytes, r, view.pending !== undefined, label)
   return r
 }
 
@@ -102,14 +103,22 @@ const TOOL_REPAIRS = new Set(['tool-use-without-result', 'orphan-tool-result', '
 
 /** The native core's API view (crate/src/client) agrees with the client: as many messages (the
  * client's own closing messages left out) and the same tool ids in the same order, results
- * included. Files whose
- * tool pairing the client repairs are compared on the messages only when nothing was repaired. */
-function assertNativeView(t: any, bytes: Buffer, r: ResumeResult, pending: boolean, label: string): void {
+ * included. Files whose tool pairing the client repairs are compared on the messages only when
+ * nothing was repaired. */
+async function assertNativeView(t: any, bytes: Buffer, r: ResumeResult, pending: boolean, label: string) {
   const native_ = native.clientView(native.scanBuffer(bytes, 'full'), bytes)
+  const text = (m: any) => (Array.isArray(m?.content) ? m.content : [{ type: 'text', text: m?.content }])
+  // conversation(), the API built on the native view, read from a file: its blocks must carry
+  // the same tool ids.
+  const file = join(tempDir('cj-real-conversation-'), 'session.jsonl')
+  writeFileSync(file, bytes)
+  const typed = (await conversation(file)).messages.map((m) => ({
+    toolUseIds: text(m).flatMap((b: any) => (b.type === 'tool_use' ? [b.id] : [])),
+    toolResultIds: text(m).flatMap((b: any) => (b.type === 'tool_result' ? [b.tool_use_id] : [])),
+  }))
   const repaired = native.validateBuffer(bytes).findings.some((f) => TOOL_REPAIRS.has(f.code))
   if (repaired) return
   const history = [...(r.history ?? [])]
-  const text = (m: any) => (Array.isArray(m?.content) ? m.content : [{ type: 'text', text: m?.content }])
   if (history.at(-1)?.role === 'assistant' && text(history.at(-1))[0]?.text === NO_RESPONSE) history.pop()
   const interrupted = (m: any) =>
     m?.role === 'user' &&
@@ -126,19 +135,24 @@ function assertNativeView(t: any, bytes: Buffer, r: ResumeResult, pending: boole
           .filter((b: any) => b?.type === type)
           .map((b: any) => b[key]),
       )
-  t.deepEqual(
-    native_.messages.flatMap((m) => m.toolUseIds),
-    ids(history, 'assistant', 'tool_use', 'id'),
-    `${label}: native view tool_use ids`,
-  )
   // Per user message, in order: the client sends the results in the order they were written.
   const perMessage = (xs: string[][]) => xs.filter((x) => x.length > 0)
-  t.deepEqual(
-    perMessage(native_.messages.map((m) => m.toolResultIds)),
-    perMessage(history.filter((m) => m.role === 'user').map((m) => ids([m], 'user', 'tool_result', 'tool_use_id'))),
-    `${label}: native view tool_result ids`,
-  )
-  t.is(native_.messages.length - (pending ? 1 : 0), history.length, `${label}: native view message count`)
+  for (const [name, view] of [
+    ['native view', native_.messages],
+    ['conversation()', typed],
+  ] as const) {
+    t.deepEqual(
+      view.flatMap((m) => m.toolUseIds),
+      ids(history, 'assistant', 'tool_use', 'id'),
+      `${label}: ${name} tool_use ids`,
+    )
+    t.deepEqual(
+      perMessage(view.map((m) => m.toolResultIds)),
+      perMessage(history.filter((m) => m.role === 'user').map((m) => ids([m], 'user', 'tool_result', 'tool_use_id'))),
+      `${label}: ${name} tool_result ids`,
+    )
+    t.is(view.length - (pending ? 1 : 0), history.length, `${label}: ${name} message count`)
+  }
 }
 
 test.serial('the pinned client is installed and answers --version', async (t) => {

@@ -5,13 +5,14 @@
 // Writes the "records() streaming" section of benches/RESULTS.md (kept by a full `npm run bench`,
 // which runs this after benches/run.mjs).
 import { spawnSync } from 'node:child_process'
-import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { writeResultsSection } from './results-section.mjs'
+import { roundRobin } from './script-args.mjs'
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..')
-const RESULTS_MD = join(REPO, 'benches', 'RESULTS.md')
 const argv = process.argv.slice(2)
 const arg = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback)
 const rounds = Number(arg('--rounds', '7'))
@@ -44,24 +45,14 @@ async function ours() {
   return n
 }
 
-const times = { plain: [], ours: [] }
-const cpus = { plain: [], ours: [] }
 const counts = {}
-for (let round = -1; round < rounds; round++) {
-  for (const [name, run] of [
-    ['plain', plain],
-    ['ours', ours],
-  ]) {
-    const t0 = performance.now()
-    const c0 = process.cpuUsage()
-    counts[name] = await run()
-    const c = process.cpuUsage(c0)
-    if (round >= 0) {
-      times[name].push(performance.now() - t0)
-      cpus[name].push((c.user + c.system) / 1000)
-    }
-  }
-}
+const { times, cpus } = await roundRobin(
+  {
+    plain: async () => (counts.plain = await plain()),
+    ours: async () => (counts.ours = await ours()),
+  },
+  rounds,
+)
 if (counts.plain !== counts.ours) {
   console.error(`records bench: the two readers disagree (${counts.plain} vs ${counts.ours} assistant records)`)
   process.exit(1)
@@ -86,15 +77,5 @@ const section = [
   `records() is ${ratio.toFixed(2)}x faster in wall time and takes ${(plainCpu / oursCpu).toFixed(2)}x less CPU (target: at least 2x faster). The native selection runs on every core; on a machine shared with other work, the wall time of that part waits for a core.`,
   '',
 ].join('\n')
-const previous = existsSync(RESULTS_MD) ? readFileSync(RESULTS_MD, 'utf8') : '# Benchmark results\n'
-const start = previous.indexOf('\n## records() streaming\n')
-let next
-if (start >= 0) {
-  const end = previous.indexOf('\n## ', start + 1)
-  next = previous.slice(0, start + 1) + section + (end >= 0 ? previous.slice(end) : '')
-} else {
-  const history = previous.indexOf('\n## History\n')
-  next = history >= 0 ? previous.slice(0, history + 1) + section + previous.slice(history) : previous + '\n' + section
-}
-writeFileSync(RESULTS_MD, next)
+writeResultsSection(section)
 console.log(JSON.stringify({ file, mb, plainMs, oursMs, ratio, plainCpu, oursCpu }))

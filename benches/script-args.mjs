@@ -28,3 +28,25 @@ export function median(xs) {
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
+
+/**
+ * Runs each of `runs` (name → async function) once per round, round-robin, after one uncounted
+ * warm-up round; returns per name the wall and CPU (all threads) milliseconds of the counted rounds.
+ */
+export async function roundRobin(runs, rounds) {
+  const times = Object.fromEntries(Object.keys(runs).map((k) => [k, []]))
+  const cpus = Object.fromEntries(Object.keys(runs).map((k) => [k, []]))
+  for (let round = -1; round < rounds; round++) {
+    for (const [name, run] of Object.entries(runs)) {
+      const t0 = performance.now()
+      const c0 = process.cpuUsage()
+      await run()
+      const c = process.cpuUsage(c0)
+      if (round >= 0) {
+        times[name].push(performance.now() - t0)
+        cpus[name].push((c.user + c.system) / 1000)
+      }
+    }
+  }
+  return { times, cpus }
+}

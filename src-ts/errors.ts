@@ -1,6 +1,7 @@
 // Errors the CLI turns into one line and a documented exit code (docs/exit-codes.md).
 import type { NativeErrorCode } from '#native'
 
+/** The process exit codes, by meaning: every `ClaudeJsonlError` carries one, and the CLI exits with it. */
 export const EXIT = {
   ok: 0,
   /** doctor: something was flagged */
@@ -13,10 +14,16 @@ export const EXIT = {
   internal: 4,
 } as const
 
+/**
+ * An error for a person: a one-line message, the exit code it maps to and, when the failure concerns
+ * a file or folder, its path. Every API function throws this for bad input.
+ */
 export class ClaudeJsonlError extends Error {
   constructor(
     message: string,
+    /** The exit code the CLI ends with for this error (one of `EXIT`). */
     readonly exitCode: number,
+    /** The file or folder the failure concerns, when there is one. */
     readonly path?: string,
   ) {
     super(message)

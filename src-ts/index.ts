@@ -128,6 +128,10 @@ export function scanBuffer(buffer: Uint8Array, options: { mode?: ScanMode } = {}
   return native.scanBuffer(buffer, options.mode ?? 'full')
 }
 
+/**
+ * What `scanEstate` found: the roots it searched, every transcript file with its scan summary, and
+ * the sessions they make up.
+ */
 export interface EstateScanResult {
   roots: Roots
   files: EstateFileInfo[]
@@ -168,3 +172,17 @@ export type * from './records/types.js'
 export type * from './records/blocks.js'
 export { records } from './records/read.js'
 export type { RecordsOptions, RecordItem, KnownRecordItem, UnknownRecordItem, LineProblem } from './records/read.js'
+export { conversation } from './records/conversation.js'
+export type {
+  BadLinesProblem,
+  ChangedProblem,
+  Conversation,
+  ConversationMessage,
+  ConversationProblem,
+  NoConversationProblem,
+  TornTailProblem,
+  ConversationRecordRef,
+  DroppedRecord,
+} from './records/conversation.js'
+export { requests } from './read/requests.js'
+export type { ApiRequest, RequestsOptions, RequestUsageTokens } from './read/requests.js'

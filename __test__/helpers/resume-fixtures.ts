@@ -499,13 +499,6 @@ export function fixtures(): Fixture[] {
       'one message with the three calls, then the results in file order: 2, 3, 1',
     ),
     f(
-      'an attachment between two replies',
-      opening()
-        .attachment('T1', 'A1', { type: 'date_change', newDate: '2026-01-02' })
-        .text('A2', 'T1', 'A2: and one more thing'),
-      'the reminder is a user message of its own between the replies',
-    ),
-    f(
       'attachments the client renders as nothing, between two replies',
       opening()
         .attachment('T1', 'A1', { type: 'prompt_snapshot', text: 'x' })

@@ -7,6 +7,7 @@
 mod archive;
 mod client;
 mod compress;
+mod conversation;
 mod estate;
 mod find_exact;
 mod graph;

@@ -2,7 +2,7 @@
 // store root, incrementally and byte-exact; restore; and the read view through which every
 // estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
 // The work is native (crate/src/archive); this module owns policy: roots, targets, selection.
-import { resolve, sep } from 'node:path'
+import { basename, dirname, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveSummary, ArchivedFile } from '#native'
@@ -14,19 +14,29 @@ import { insideClaudeTree } from '../claude-tree.js'
 
 export type { ArchivedFile }
 
+/** What `archive` copies (the estate, as for every read command) and where to. */
 export interface ArchiveOptions extends EstateOptions {
   /** The archive root (created when missing). */
   to: string
+  /** Also archive the files Claude Code's cleanup deletes from the config folder outside
+   * `projects/` (file-history, todos, tasks, session-env, debug, plans, shell-snapshots,
+   * paste-cache); each estate root must then be a config folder's `projects/`. */
+  includeConfig?: boolean
 }
 
 /** One run: what the native run counted (files, unchanged, appended, added, generations,
  * touched, bytesIn, bytesStored, failures), plus its scope and ratios. */
-export interface ArchiveReport extends Omit<ArchiveSummary, 'archivedFiles' | 'archivedBytes' | 'storeBytes'> {
-  scope: { roots: string[]; source: string; to: string }
+export interface ArchiveReport extends Omit<
+  ArchiveSummary,
+  'archivedFiles' | 'archivedConfigFiles' | 'archivedBytes' | 'storeBytes'
+> {
+  /** `config`: the config folders archived too (`includeConfig`), else empty. */
+  scope: { roots: string[]; source: string; to: string; config: string[] }
   /** bytesIn / bytesStored (null when nothing was stored). */
   ratio: number | null
-  /** The whole archive after the run (latest generations' bytes; store bytes of all). */
-  archive: { files: number; bytes: number; storeBytes: number; ratio: number | null }
+  /** The whole archive after the run (latest generations' bytes; store bytes of all);
+   * `configFiles` of `files` are config-folder files. */
+  archive: { files: number; configFiles: number; bytes: number; storeBytes: number; ratio: number | null }
   elapsedMs: number
 }
 
@@ -50,24 +60,43 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
   for (const r of roots.roots) {
     if (to === r || to.startsWith(r + sep)) throw usageError(`archive: --to ${to} is inside the estate root ${r}`)
   }
+  const config = opts.includeConfig ? roots.roots.map(configFolderOf) : []
   let s
   try {
-    s = await withProgress(opts.onProgress, (p) => native.archiveEstate(roots.roots, to, p, new Date().toISOString()))
+    s = await withProgress(opts.onProgress, (p) =>
+      native.archiveEstate(roots.roots, to, p, new Date().toISOString(), config),
+    )
   } catch (e) {
     throw fromNative(e)
   }
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null)
-  const { archivedFiles, archivedBytes, storeBytes, ...counts } = s
+  const { archivedFiles, archivedConfigFiles, archivedBytes, storeBytes, ...counts } = s
   return {
-    scope: { roots: roots.roots, source: roots.source, to },
+    scope: { roots: roots.roots, source: roots.source, to, config },
     ...counts,
     ratio: ratio(s.bytesIn, s.bytesStored),
-    archive: { files: archivedFiles, bytes: archivedBytes, storeBytes, ratio: ratio(archivedBytes, storeBytes) },
+    archive: {
+      files: archivedFiles,
+      configFiles: archivedConfigFiles,
+      bytes: archivedBytes,
+      storeBytes,
+      ratio: ratio(archivedBytes, storeBytes),
+    },
     elapsedMs: Math.round(performance.now() - started),
   }
 }
 
-/** The latest generation of every archived transcript. */
+/** The config folder whose `projects/` folder `projects` is (exit 2 when it is not one). */
+function configFolderOf(projects: string): string {
+  if (basename(projects) !== 'projects')
+    throw usageError(
+      `--include-config: ${projects} is not the projects folder of a Claude config folder (its config files are found beside it)`,
+    )
+  return dirname(projects)
+}
+
+/** The latest generation of every archived file (transcripts, session files and, with
+ * `config: true`, config-folder files). */
 export function listArchive(root: string): ArchivedFile[] {
   const abs = resolve(root)
   if (!isArchiveRoot(abs)) throw inputError(abs, 'not an archive (no archive index or archived transcript in it)')
@@ -78,6 +107,7 @@ export function listArchive(root: string): ArchivedFile[] {
   }
 }
 
+/** What `restore` writes back from an archive, and where. */
 export interface RestoreOptions {
   /** Session uuids (or unique prefixes): each session's transcript and its subagents. */
   sessions?: string[]
@@ -87,13 +117,34 @@ export interface RestoreOptions {
   to: string
   /** Allow a target inside a `.claude` tree (off by default: Claude Code owns it). */
   intoClaudeDir?: boolean
+  /** Also restore archived config-folder files (the named sessions' own, or all with `all`)
+   * into the config folder that `to` is the `projects/` folder of. */
+  includeConfig?: boolean
+  /** Environment used to find the `.claude` trees a target must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
+  /** Called about ten times a second while files are restored, and once at the end. */
   onProgress?: (p: ProgressSnapshot) => void
 }
 
+/**
+ * One restore: each file with where it went and whether it was written, already identical, or
+ * failed (with why), and the totals.
+ */
 export interface RestoreReport {
   to: string
-  files: { key: string; target: string; status: 'written' | 'identical' | 'failed'; bytes: number; error?: string }[]
+  /** The config folder config-folder files went into (`includeConfig`), else null. */
+  configTo: string | null
+  files: {
+    key: string
+    target: string
+    status: 'written' | 'identical' | 'failed'
+    bytes: number
+    /** A config-folder file (`includeConfig`). */
+    config: boolean
+    error?: string
+  }[]
+  /** Config-folder files the selection holds that were not restored (no `includeConfig`). */
+  configSkipped: number
   written: number
   identical: number
   failed: number
@@ -159,6 +210,7 @@ async function withOldLayoutAgents(
         target: resolve(to, f.key),
         status: 'failed',
         bytes: 0,
+        config: false,
         error: `${o.error} (cannot tell which session it belongs to)`,
       })
     else if (o?.sessionId && sessions.has(`${f.project}/${o.sessionId}`)) keep.add(f)
@@ -184,32 +236,41 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   const archiveRoot = resolve(root)
   if (to === archiveRoot || to.startsWith(archiveRoot + sep))
     throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
-  const files = listArchive(root)
+  // the config folder is `to`'s parent: inside a .claude folder only when `to` is (refused above)
+  const configTo = opts.includeConfig ? configFolderOf(to) : null
+  const all = listArchive(root)
+  const files = all.filter((f) => !f.config)
   const chosen = opts.all
     ? { files, unknown: [] }
     : await withOldLayoutAgents(to, files, selectSessions(files, opts.sessions!))
-  const which = chosen.files
+  // config-folder files: every one with --all, else those named after a chosen session
+  const sessions = new Set(chosen.files.map((f) => f.sessionId).filter((s) => s != null))
+  const config = all.filter((f) => f.config && (opts.all || (f.sessionId != null && sessions.has(f.sessionId))))
+  const which = configTo ? [...chosen.files, ...config] : chosen.files
   let results
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
     // delete the files again at its next start: they get the current time there
     results = await withProgress(opts.onProgress, (p) =>
-      native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p),
+      native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p, configTo ?? undefined),
     )
   } catch (e) {
     throw fromNative(e)
   }
-  const out: RestoreReport['files'] = results.map((r) => ({
+  const out: RestoreReport['files'] = results.map((r, i) => ({
     key: r.key,
     target: r.target,
     status: r.error ? 'failed' : r.written ? 'written' : 'identical',
     bytes: r.bytes,
+    config: which[i].config,
     ...(r.error ? { error: r.error } : {}),
   }))
   out.push(...chosen.unknown)
   return {
     to,
+    configTo,
     files: out,
+    configSkipped: configTo ? 0 : config.length,
     written: out.filter((f) => f.status === 'written').length,
     identical: out.filter((f) => f.status === 'identical').length,
     failed: out.filter((f) => f.status === 'failed').length,

@@ -20,7 +20,15 @@ export interface StoredEvent {
   data?: unknown
 }
 
+/**
+ * Error code of the result a loaded log gets for a tool call that never started (the log ends
+ * before any `tool/call` event for it).
+ */
 export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
+/**
+ * Error code of the result a loaded log gets for a tool call that started but whose outcome was
+ * never recorded (the writer died while it ran).
+ */
 export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'
 
 /** Fewer members than this do not pack (the row's envelope would cost about as much). */

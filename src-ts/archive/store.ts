@@ -16,8 +16,11 @@ import { decodeRecord, packChunks, recoveryClosers, type StoredEvent } from './s
 
 export type { StoredEvent } from './store-records.js'
 
+/** How a session file is stored: zstd frames (`session.jsonl.zstd`) or plain JSONL (`session.jsonl`). */
 export type Compression = 'zstd' | 'none'
+/** The session file format version written into every header; a file of another version is refused. */
 export const SESSION_FORMAT_VERSION = 0
+/** File name of an uncompressed session log in its session folder (compressed: with `.zstd` added). */
 export const TRANSCRIPT_NAME = 'session.jsonl'
 const SUFFIX: Record<Compression, string> = { zstd: `${TRANSCRIPT_NAME}.zstd`, none: TRANSCRIPT_NAME }
 /** Longest project folder name kept from the cwd (the rest is cut: a deliberate, lossy choice). */
@@ -26,9 +29,11 @@ const NO_CWD = '_no-cwd'
 /** The archive index's name (crate/src/archive/layout.rs INDEX): the one file a root may hold. */
 const ARCHIVE_INDEX = '.claude-jsonl-archive'
 
+/** How a `Store` is opened: its root folder and how it writes. */
 export interface StoreOptions {
   /** Root of every session file; required (no default). Created at the first materialisation. */
   root: string
+  /** How new session files are written (default 'zstd'); existing files are read whichever they are. */
   compression?: Compression
   /** Fixed batching window opened by the first pending event; later events do not extend it. */
   writeBatchMaxDelayMs?: number
@@ -42,6 +47,7 @@ export interface StoreOptions {
   faults?: { afterWrite?: (path: string) => void }
 }
 
+/** What `Store.create` records about a new session: its id and the header fields the caller knows. */
 export interface SessionMeta {
   id: string
   cwd?: string
@@ -54,6 +60,10 @@ export interface SessionMeta {
   agentPreset?: string
 }
 
+/**
+ * A session file's first line, fixed at creation: format version, id, working directory, times
+ * and lineage (parent session, seeded events, delegation depth).
+ */
 export interface SessionHeader {
   type: 'session'
   version: number
@@ -67,6 +77,10 @@ export interface SessionHeader {
   agentPreset?: string
 }
 
+/**
+ * A stored session as read back: its header, every event in order, the file it came from and its
+ * revision, and what reading had to repair.
+ */
 export interface LoadedSession {
   header: SessionHeader
   events: StoredEvent[]
@@ -81,6 +95,7 @@ export interface LoadedSession {
   closers: number
 }
 
+/** One stored session as `Store.list` finds it: read from its header frame only. */
 export interface StoredSession {
   id: string
   cwd?: string
@@ -89,6 +104,7 @@ export interface StoredSession {
   header: SessionHeader
 }
 
+/** A stored session's file and revision (`dev:ino:size:mtimeNs`), for telling whether it changed. */
 export interface Snapshot {
   id: string
   path: string
@@ -114,6 +130,10 @@ export function escapeSessionId(id: string): string {
   return out
 }
 
+/**
+ * The session id a path component stands for (the inverse of `escapeSessionId`); undefined when
+ * the name is not one `escapeSessionId` produces.
+ */
 export function unescapeSessionId(name: string): string | undefined {
   if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return undefined
   const bytes: number[] = []
@@ -233,15 +253,25 @@ interface Active {
   broken?: ClaudeJsonlError
 }
 
+/**
+ * A durable, append-only store of session event logs, one file per session under `root`. Appends
+ * are batched and resolve once fsynced; one writer per session holds its lock; a torn tail is
+ * repaired on load. The format is in docs/store-format.md.
+ */
 export class Store {
+  /** The folder holding every session file. */
   readonly root: string
+  /** How new session files are written. */
   readonly compression: Compression
+  /** The batching window in ms: appends within it after the first pending one share one write and fsync. */
   readonly windowMs: number
   private readonly faults: StoreOptions['faults']
   private readonly active = new Map<string, Active>()
   /** Inspected sessions by id, oldest first (reused while the revision is the same). */
   private readonly prepared = new Map<string, Readonly<LoadedSession>>()
+  /** How many inspected sessions are kept for reuse while their files are unchanged. */
   readonly preparedSessionCacheSize: number
+  /** Whether runs of `assistant/chunk` delta events are packed into one line when written. */
   readonly packChunks: boolean
   private disposed = false
 

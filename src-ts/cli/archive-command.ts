@@ -2,7 +2,7 @@
 // incrementally, with a progress bar and a summary (or the report as JSON).
 import { archive, ArchiveReport } from '../archive/archive.js'
 import { EXIT } from '../errors.js'
-import { defineCommand, text } from './command.js'
+import { defineCommand, flag, text } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
@@ -18,9 +18,9 @@ export function renderArchive(r: ArchiveReport): string {
     `${formatInt(r.unchanged)} unchanged`,
   ].filter(Boolean)
   return [
-    `Archived ${formatInt(r.files)} transcripts into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}`,
+    `Archived ${formatInt(r.files - r.configFiles)} transcripts${r.configFiles ? ` and ${formatInt(r.configFiles)} config files` : ''} into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}`,
     `This run: ${formatBytes(r.bytesIn)} in, ${formatBytes(r.bytesStored)} stored (${ratio(r.ratio)}) in ${(r.elapsedMs / 1000).toFixed(2)} s`,
-    `Archive: ${formatInt(r.archive.files)} transcripts, ${formatBytes(r.archive.bytes)} in ${formatBytes(r.archive.storeBytes)} (${ratio(r.archive.ratio)})`,
+    `Archive: ${formatInt(r.archive.files - r.archive.configFiles)} transcripts${r.archive.configFiles ? ` and ${formatInt(r.archive.configFiles)} config files` : ''}, ${formatBytes(r.archive.bytes)} in ${formatBytes(r.archive.storeBytes)} (${ratio(r.archive.ratio)})`,
   ].join('\n')
 }
 
@@ -30,15 +30,22 @@ export const command = defineCommand({
   options: {
     to: text('DIR', 'the archive root', { required: true }),
     projects: PROJECTS,
+    'include-config': flag(
+      'also archive what the cleanup deletes from the config folder outside projects/ (file-history, todos, plans, ...)',
+    ),
     json: JSON_OUTPUT,
   },
   description: `Mirrors every session and subagent transcript of the estate (same roots as stats) into the
 archive root DIR, a session store Claude Code's 30-day cleanup does not touch. Each run stores
 only what changed: bytes appended since the last run become new frames; a transcript Claude
 Code rewrote is kept as a new generation beside the old one; unchanged files are skipped from
-their size, mtime and inode. Transcripts deleted from the estate stay in the archive.`,
+their size, mtime and inode. Transcripts deleted from the estate stay in the archive.
+--include-config also archives, from the config folder each estate root is the projects/
+folder of, the files the cleanup deletes there: file-history/, todos/, tasks/, session-env/,
+debug/, plans/, shell-snapshots/ and paste-cache/ (never credentials or settings).`,
   exitCodes: `Exit codes: 0 everything archived, 1 some transcripts could not be archived (each named on
-stderr; the rest were), 2 bad usage, 3 an estate root or DIR is missing, unreadable or not
+stderr; the rest were), 2 bad usage (--include-config with a root that is not a projects/
+folder), 3 an estate root or DIR is missing, unreadable or not
 an archive, or another archive run holds DIR.`,
   async run({ values, positionals, print }) {
     const report = await withProgress((onProgress) =>
@@ -46,11 +53,11 @@ an archive, or another archive run holds DIR.`,
         paths: positionals,
         projects: values.projects,
         to: values.to,
+        includeConfig: values['include-config'],
         onProgress,
       }),
     )
-    for (const f of report.failures)
-      process.stderr.write(`claude-jsonl: ${f.message.startsWith('/') ? f.message : `${f.path}: ${f.message}`}\n`)
+    for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
     return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
   },

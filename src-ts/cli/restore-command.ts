@@ -8,7 +8,12 @@ import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
 
 export function renderRestore(r: RestoreReport): string {
-  return `Restored ${formatInt(r.written)} transcripts into ${r.to}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s`
+  const config = r.files.filter((f) => f.config && f.status === 'written').length
+  const into = r.configTo ? `${r.to} and ${formatInt(config)} config files into ${r.configTo}` : r.to
+  const skipped = r.configSkipped
+    ? `\n${formatInt(r.configSkipped)} archived config files not restored (pass --include-config to restore them into the config folder)`
+    : ''
+  return `Restored ${formatInt(r.written - config)} transcripts into ${into}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s${skipped}`
 }
 
 export const command = defineCommand({
@@ -18,6 +23,9 @@ export const command = defineCommand({
     to: text('DIR', 'where the transcripts are written', { required: true }),
     all: flag('restore every archived session'),
     'into-claude-dir': flag('allow DIR inside a .claude folder'),
+    'include-config': flag(
+      "also restore archived config-folder files into DIR's parent (DIR must be a projects/ folder)",
+    ),
     json: JSON_OUTPUT,
   },
   description: `Writes archived transcripts back, byte-identical to the bytes archived last (checked by
@@ -27,10 +35,14 @@ files whose records name it included); --all restores everything. A file already
 the target is left alone: skipped when identical, an error when different. DIR may not be
 inside a .claude folder unless --into-claude-dir is given. Restored files keep the mtime
 recorded at archive time (except inside a Claude config folder, where that would get them
-deleted again by the 30-day cleanup).`,
+deleted again by the 30-day cleanup). With --include-config, files archived by
+archive --include-config (file-history/, todos/, plans/, ...) are restored too, into the config
+folder DIR is the projects/ folder of: with --all every one, else those named after a restored
+session.`,
   exitCodes: `Exit codes: 0 restored, 1 some files could not be restored or were refused (each named on
 stderr: a header placing a file outside DIR, or a symbolic link leading out of it), 2 bad
-usage (no SESSION or --all, an ambiguous prefix, a target inside .claude), 3 ARCHIVE is
+usage (no SESSION or --all, an ambiguous prefix, a target inside .claude, --include-config with
+a DIR not named projects), 3 ARCHIVE is
 missing or not an archive, or no session matches.`,
   async run({ values, positionals, print }) {
     const [root, ...sessions] = positionals
@@ -41,6 +53,7 @@ missing or not an archive, or no session matches.`,
         all: values.all,
         to: values.to,
         intoClaudeDir: values['into-claude-dir'],
+        includeConfig: values['include-config'],
         onProgress,
       }),
     )

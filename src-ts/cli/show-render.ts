@@ -6,6 +6,7 @@ import { escapeHtml, firstLines, header, target, turnTitle } from './show-parts.
 
 export { escapeHtml, renderHtml }
 
+/** The forms `renderShow` writes a conversation in: plain text, Markdown, JSON, or one HTML page. */
 export type ShowFormat = 'text' | 'markdown' | 'json' | 'html'
 
 function indent(text: string, pre: string): string {
@@ -103,6 +104,7 @@ export function renderMarkdown(r: ShowResult): string {
   return out.join('\n')
 }
 
+/** Writes a conversation read by `showSession` in the given form (the output of `claude-jsonl show`). */
 export function renderShow(r: ShowResult, format: ShowFormat): string {
   switch (format) {
     case 'json':

@@ -54,6 +54,10 @@ export interface SessionOutcome {
   finalMtimeMs?: number
 }
 
+/**
+ * How a batch publishes each compressed session: as a candidate file in `outDir`, or by replacing
+ * the transcript in place (Claude Code closed for it, a work folder outside every `.claude` tree).
+ */
 export type ModeConfig =
   | { kind: 'candidate'; outDir: string }
   | { kind: 'in-place'; workDir: string; confirmSessionClosed: boolean; stableForMs?: number }
@@ -61,6 +65,7 @@ export type ModeConfig =
 /** A batch mode: compresses one session. */
 export interface BatchMode {
   readonly kind: ModeConfig['kind']
+  /** Compresses one session of the batch with these options and summariser, and says how it went. */
   run(job: SessionJob, options: CompressOptions, summarize: Summarizer): Promise<SessionOutcome>
 }
 

@@ -35,6 +35,7 @@ export interface BatchSelection {
   sessions?: string[]
 }
 
+/** How far a batch has got: sessions and bytes done of the total selected. */
 export interface BatchProgress {
   sessionsDone: number
   sessionsTotal: number
@@ -42,7 +43,12 @@ export interface BatchProgress {
   bytesTotal: number
 }
 
+/**
+ * What `compressEstate` compresses (the estate and a selection of its sessions), how each is
+ * compressed, and how it is published.
+ */
 export interface BatchOptions extends Omit<EstateOptions, 'onProgress'>, BatchSelection {
+  /** Candidate files in a folder, or in-place replacement. */
   mode: ModeConfig
   /** Plan, summarise and validate every session; write nothing (no candidate, report or manifest). */
   dryRun?: boolean
@@ -52,7 +58,9 @@ export interface BatchOptions extends Omit<EstateOptions, 'onProgress'>, BatchSe
   jobs?: number
   /** Model summaries running at once across the batch (default 4). */
   summaryJobs?: number
+  /** Retries of a failed model summary and what a session gets when every try fails. */
   summaryPolicy?: BatchSummaryPolicy
+  /** Called at the start and as each session finishes, with the sessions and bytes done so far. */
   onProgress?: (p: BatchProgress) => void
   /** Clock for --older-than/--newer-than (tests). */
   now?: number
@@ -66,6 +74,10 @@ export interface BatchSessionEntry extends SessionOutcome {
   previous?: { status: SessionOutcome['status']; reason?: SessionOutcome['reason'] }
 }
 
+/**
+ * Counts over the whole batch: sessions compressed, skipped and failed (by reason), and bytes and
+ * estimated tokens before and after.
+ */
 export interface BatchTotals {
   sessions: number
   compressed: number
@@ -84,6 +96,7 @@ export interface BatchTotals {
   compressedTokensAfter: number
 }
 
+/** One batch run: its mode and scope, an entry per selected session, and the totals. */
 export interface BatchReport {
   mode: ModeConfig['kind']
   dryRun: boolean

@@ -48,6 +48,11 @@ export interface CompressOptions extends BudgetOptions, SummaryOptions {
   beforePublish?: () => void | Promise<void>
 }
 
+/**
+ * The report of one compression (schema 1): the plan's report plus what was written: output path
+ * and size, the ratio, the summary's source and size, token estimates before and after, the uuids
+ * of the compact pair, the parent links repaired, and the candidate's validation.
+ */
 export interface CompressReport extends PlanReport {
   engineVersion: string
   modelPackSchemaVersion: number

@@ -18,12 +18,19 @@ import { summarizerFor } from './summarize.js'
 import type { Summarizer } from './summarizer.js'
 import { recoverInterruptedPublish, replaceInPlace, type Receipt, type ReplaceResult } from './transaction.js'
 
+/**
+ * What a replacement of a live transcript needs: a work folder outside every `.claude` tree, the
+ * caller's word that Claude Code is closed for the session, and how long the file must have been
+ * left untouched.
+ */
 export interface LiveReplacementOptions {
+  /** Where candidates, backups and reports are written; must lie outside every `.claude` tree. */
   workDir: string
   /** The caller's assertion that Claude Code is closed for this session. */
   confirmSessionClosed?: boolean
   /** Refuse a transcript modified more recently than this (default 10 s). */
   stableForMs?: number
+  /** Environment used to find Claude Code's config folders and live-session registry (defaults to process.env). */
   env?: NodeJS.ProcessEnv
 }
 
@@ -96,6 +103,10 @@ export interface InPlaceCompressReport extends CompressReport {
   inPlace: ReturnType<typeof receiptFields>
 }
 
+/**
+ * The outcome of `compressInPlace`: the replacement transaction's result, the compression report
+ * (when it committed) and where that report was written.
+ */
 export interface InPlaceCompressResult {
   result: ReplaceResult
   report?: InPlaceCompressReport

@@ -36,8 +36,13 @@ export type ModelSummaryRule =
   | 'coverage'
   | 'required-group'
 
+/**
+ * A model-written summary that breaks one of the rules a summary must meet (its anchors, coverage,
+ * digest, length, ...); `rule` names which. Exit code 3.
+ */
 export class ModelSummaryError extends ClaudeJsonlError {
   constructor(
+    /** The rule the summary breaks. */
     readonly rule: ModelSummaryRule,
     detail: string,
   ) {

@@ -50,8 +50,11 @@ export interface PackSource {
   sourceSha256?: string
 }
 
+/** How large an evidence pack may grow, and the options it is bound to. */
 export interface PackOptions {
+  /** Ceiling on the pack in characters (default 500,000, at least 10,000). */
   charBudget?: number
+  /** Ceiling on the pack in estimated tokens (default 150,000, at least 10,000). */
   tokenBudget?: number
   /** The selection and policy options that chose the summarised records (topology, cut,
    * budgets), bound into the request digest so a summary cannot be applied under others. */
@@ -63,6 +66,10 @@ export interface AnchorGroup {
   anchors: string[]
 }
 
+/**
+ * What a pack holds, for checking a summary written from it: its digests, the anchors it shows,
+ * the mandatory excerpts and the groups a summary must cover, and its size.
+ */
 export interface PackManifest {
   digests: Record<DigestKey, string>
   /** Every anchor shown in the pack (`L12`, `H3`). */
@@ -82,6 +89,7 @@ export interface PackManifest {
   tokenBudget: number
 }
 
+/** An evidence pack: the text a model summarises a session's older records from, and its manifest. */
 export interface Pack {
   text: string
   manifest: PackManifest

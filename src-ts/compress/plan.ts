@@ -59,6 +59,10 @@ export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolic
 /** The planning options (declared with the binding, crate/src/binding/topology.rs). */
 export type PlanOptions = NativePlanOptions
 
+/**
+ * Which leaf the plan resumes from and why: the leaf each policy would choose (the resume
+ * pointer, the strict rule, the real client) and the one selected.
+ */
 export interface ResumeLeafInfo {
   status: TopologyStatus
   preserveMode: PreserveMode
@@ -80,6 +84,10 @@ export interface ResumeLeafInfo {
   activeChainDigest: string
 }
 
+/**
+ * Why a plan stops instead of cutting: the topology status, the lines involved, one line for a
+ * person, and what would let it go on.
+ */
 export interface PlanStop {
   status: TopologyStatus
   lines: number[]
@@ -87,6 +95,10 @@ export interface PlanStop {
   recovery: string[]
 }
 
+/**
+ * Where the plan cuts the active chain: the first kept record, what the kept suffix weighs, and
+ * every other legal cut position.
+ */
 export interface CutInfo {
   /** Chain position of the first kept record. */
   position: number
@@ -104,11 +116,17 @@ export interface CutInfo {
   legalPromptStarts: boolean[]
 }
 
+/** One reason records are left out of the output, and how many it covers. */
 export interface ExclusionReason {
   reason: string
   count: number
 }
 
+/**
+ * The report of a plan (schema 1, the JSON of `claude-jsonl plan`): the source's topology and
+ * status, the resume leaf, the cut, and the partition of every record into summarised, kept
+ * verbatim, kept beside the chain, projected, or excluded.
+ */
 export interface PlanReport {
   reportSchemaVersion: 1
   /** Basename of the input, or '<buffer>'. */
@@ -181,6 +199,10 @@ export interface LineSetSummary {
   digest: string
 }
 
+/**
+ * A plan with what it was made from: the report, the native topology (record indexes), the
+ * record index and the source bytes, so a caller can build output without reading the file again.
+ */
 export interface TranscriptPlan {
   report: PlanReport
   topology: TopologyPlan

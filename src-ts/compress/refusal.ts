@@ -2,6 +2,7 @@
 // batch can count without parsing text. Every refusal writes nothing and exits 1.
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 
+/** Why compress refused to write a candidate. */
 export type RefusalReason =
   /** The candidate would not be small enough (--min-gain), or the chain is too short to cut. */
   | 'nothing-to-gain'
@@ -14,9 +15,14 @@ export type RefusalReason =
   /** Under --min-estimated-tokens. */
   | 'too-small'
 
+/**
+ * Compress declined the session: nothing was written. `reason` says why, `option` names the option
+ * that would change the outcome, when one does. Exit code 1.
+ */
 export class CompressRefusal extends ClaudeJsonlError {
   constructor(
     message: string,
+    /** Why nothing was written. */
     readonly reason: RefusalReason,
     path?: string,
     /** The option that would change the outcome, when one does. */

@@ -15,17 +15,28 @@ import { checkOutputPath } from './paths.js'
 import { checkLiveReplacement, receiptFields, workDirFor, type LiveReplacementOptions } from './in-place.js'
 import { replaceInPlace, type ReplaceResult } from './transaction.js'
 
+/** Which records `repairReadPages` repairs: those on the active chain, or every record in the file. */
 export type RepairScope = 'active' | 'all'
 
+/**
+ * How `repairReadPages` runs: which records, and where the result goes (a new file, or the
+ * transcript replaced in place).
+ */
 export interface RepairOptions {
+  /** Which records to repair (default 'active'). */
   scope?: RepairScope
   /** Candidate mode: write the repaired file here. */
   out?: string
+  /** Replace an existing file at `out`. */
   force?: boolean
   /** Live mode (instead of `out`). */
   inPlace?: LiveReplacementOptions
 }
 
+/**
+ * The report of a `Read.pages` repair (schema 1): the patches made (line, tool call, file, byte
+ * range), the calls left alone and why, the digests before and after, and the validation.
+ */
 export interface RepairReport {
   reportSchemaVersion: 1
   operationState: 'committed' | 'nothing-to-repair'
@@ -43,6 +54,10 @@ export interface RepairReport {
   inPlace?: ReturnType<typeof receiptFields>
 }
 
+/**
+ * The outcome of `repairReadPages`: its report, where the report was written, and in live mode the
+ * replacement transaction.
+ */
 export interface RepairResult {
   report: RepairReport
   reportPath?: string

@@ -5,6 +5,10 @@ import type { BudgetOptions } from './cut.js'
 import type { TranscriptPlan } from './plan.js'
 import type { SourceSpans } from './source-spans.js'
 
+/**
+ * Where the summary of the older records comes from (deterministic, a model summary file, a
+ * command, or the Anthropic API) and the budgets of the evidence pack a model reads.
+ */
 export interface SummaryOptions {
   /** 'deterministic' (default when no model summary source is given) or 'model'. */
   summary?: 'deterministic' | 'model'
@@ -18,12 +22,24 @@ export interface SummaryOptions {
   model?: string
   /** An external handoff summary, shown to the model as H anchors. */
   handoff?: string
+  /** Ceiling on the evidence pack in characters (default 500,000, at least 10,000). */
   modelPackCharBudget?: number
+  /** Ceiling on the evidence pack in estimated tokens (default 150,000, at least 10,000). */
   modelPackEstimatedTokenBudget?: number
+  /**
+   * Embed the summaries of earlier compactions as they are (the budget grows by half), instead of
+   * folding them into the new summary.
+   */
   preservePriorSummariesVerbatim?: boolean
+  /** How long a summariser (the command or the API call) may take before it is stopped, in ms
+   * (default 10 minutes). */
   summarizerTimeoutMs?: number
 }
 
+/**
+ * What a summariser is given: the plan, the source path, the character budget and the options
+ * that chose the records.
+ */
 export interface SummaryRequest {
   plan: TranscriptPlan
   /** The original transcript's path, named in the summary so the model can read details. */
@@ -36,6 +52,7 @@ export interface SummaryRequest {
   spans?: SourceSpans
 }
 
+/** What a summariser returns: the summary text, which kind it is, and metadata for the report. */
 export interface SummaryResult {
   text: string
   /** 'deterministic-fallback' | 'model-assisted-v11' */
@@ -44,6 +61,7 @@ export interface SummaryResult {
   metadata?: Record<string, unknown>
 }
 
+/** Writes the summary that replaces the older records of a plan. */
 export type Summarizer = ((request: SummaryRequest) => Promise<SummaryResult>) & {
   /** It reads the source's bytes only through `request.spans`, loading what it reads: compress
    * then gives the buffer's pages back while it runs (peak memory). */

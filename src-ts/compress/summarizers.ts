@@ -141,7 +141,8 @@ export type SummarySource =
   | { kind: 'summarizer-cmd'; command: string; timeoutMs?: number }
   | { kind: 'anthropic'; model?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }
 
-export interface SummaryRequest extends ComposeOptions {
+/** What `produceSummary` needs: the source, the records to summarise and where the text comes from. */
+export interface SummaryProductionRequest extends ComposeOptions {
   bytes: Uint8Array
   index: TranscriptIndex
   /** Record indexes to summarise, in chain order (the plan's summaryIndexes). */
@@ -168,7 +169,7 @@ export interface SummaryOutcome extends ComposedSummary {
  * built, the model text obtained from the file, command or API, validated against the pack's
  * manifest and composed with the safety appendix). Throws a one-line ClaudeJsonlError.
  */
-export async function produceSummary(req: SummaryRequest): Promise<SummaryOutcome> {
+export async function produceSummary(req: SummaryProductionRequest): Promise<SummaryOutcome> {
   // The deterministic summary quotes failed results only: successful ones cross without text.
   const deterministic = req.source.kind === 'deterministic'
   const inputs = readSummaryInputs(

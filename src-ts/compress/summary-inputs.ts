@@ -135,6 +135,10 @@ export interface SummaryEntry {
   parsed: boolean
 }
 
+/**
+ * What the deterministic summary is written from, read from the records to summarise: the entries
+ * with their lines, the commands run, the files changed and the todo lists.
+ */
 export interface SummaryInputs {
   entries: SummaryEntry[]
   commands: CommandRun[]

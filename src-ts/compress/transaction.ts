@@ -58,12 +58,17 @@ export const TRANSACTION_STEPS = [
 ] as const
 export type TransactionStep = (typeof TRANSACTION_STEPS)[number]
 
+/**
+ * The source as the transaction froze it: its path, bytes and SHA-256. The candidate is built from
+ * these bytes, and the target must still hold them when it is replaced.
+ */
 export interface Frozen {
   path: string
   bytes: Buffer
   sha256: string
 }
 
+/** What a producer builds from the frozen source: the bytes that replace the target. */
 export interface Candidate {
   bytes: Buffer
   /** Where the producer wrote it (in the work folder), when it did. */
@@ -72,6 +77,10 @@ export interface Candidate {
   details?: unknown
 }
 
+/**
+ * What `replaceInPlace` replaces, and the steps the caller supplies: build the candidate, check
+ * it, refuse, and write the report.
+ */
 export interface ReplaceOptions {
   /** The transcript to replace: a regular file (not a symlink). */
   target: string
@@ -87,11 +96,20 @@ export interface ReplaceOptions {
   /** Throws to refuse; run again after the source re-check and just before the capture (a
    * Claude Code started on the session meanwhile). */
   guard?: () => void
+  /** Environment used to find the `.claude` trees the work folder must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
 }
 
+/**
+ * How a replacement ended: the target was replaced (and the report written, or not), or it was not
+ * touched.
+ */
 export type OperationState = 'committed' | 'committed-report-failed' | 'not-committed'
 
+/**
+ * What the transaction did, step by step: the backups it made, the digests of the frozen source,
+ * the candidate and the published file, and how it published.
+ */
 export interface Receipt {
   target: string
   /** The verified numbered backup of the original. */
@@ -111,6 +129,7 @@ export interface Receipt {
   recovered: string[]
 }
 
+/** The outcome of `replaceInPlace`: its receipt, how it ended, and why it did not commit. */
 export interface ReplaceResult extends Receipt {
   operationState: OperationState
   /** Why it did not commit, or why the report failed. */

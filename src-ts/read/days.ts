@@ -34,3 +34,39 @@ export function dayFormatter(timezone: string): (ms: number) => string {
     return d
   }
 }
+
+/** The days a request must fall on (`--since`, `--until` in `--timezone`), as `stats` selects them. */
+export interface DayWindow {
+  since?: string
+  until?: string
+  /** The zone days are computed in (absent when no day is needed). */
+  timezone?: string
+  /** The local day of an instant ('unknown' for NaN, or when no day is needed). */
+  dayOf: (ms: number) => string
+  /** Whether an instant falls inside the window (an unknown time never does when a bound is given). */
+  includes: (ms: number) => boolean
+  /** Files last modified before this cannot hold a record inside the window. */
+  minMtimeMs?: number
+}
+
+/** Checks the options and builds the window; `days` when days are needed besides the bounds. */
+export function dayWindow(opts: { since?: string; until?: string; timezone?: string }, days = false): DayWindow {
+  const since = opts.since === undefined ? undefined : parseDay('--since', opts.since)
+  const until = opts.until === undefined ? undefined : parseDay('--until', opts.until)
+  if (since && until && since > until) throw usageError(`--since ${since} is after --until ${until}`)
+  // Days need ICU's time-zone data, slow to start: only build the formatter when days are used.
+  const needsDays = days || since !== undefined || until !== undefined
+  const timezone = needsDays ? (opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone) : opts.timezone
+  const dayOf = needsDays ? dayFormatter(timezone!) : () => 'unknown'
+  if (!needsDays && opts.timezone) dayFormatter(opts.timezone) // still reject an unknown zone
+  const bounded = since !== undefined || until !== undefined
+  const includes = (ms: number) => {
+    if (!bounded) return true
+    const day = dayOf(ms)
+    return day !== 'unknown' && !(since && day < since) && !(until && day > until)
+  }
+  // A file last written before the window cannot hold a record inside it. Two days of margin
+  // cover every UTC offset and modest clock skew.
+  const minMtimeMs = since ? Date.parse(`${since}T00:00:00Z`) - 2 * 86_400_000 : undefined
+  return { since, until, timezone, dayOf, includes, minMtimeMs }
+}

@@ -14,6 +14,10 @@ const DAY_MS = 86_400_000
 
 export type Severity = 'flag' | 'info'
 
+/**
+ * One thing `doctor` noticed about a file: a flag (something wrong or at risk) or information,
+ * with a stable code and one line of text.
+ */
 export interface Finding {
   severity: Severity
   code:
@@ -32,6 +36,7 @@ export interface Finding {
   message: string
 }
 
+/** What `doctor` found in one transcript: its line, record and request counts, and its findings. */
 export interface DoctorFile {
   path: string
   kind: 'session' | 'subagent'
@@ -43,6 +48,10 @@ export interface DoctorFile {
   findings: Finding[]
 }
 
+/**
+ * The result of `doctor`: the roots, a report per file, the totals, the record types seen, the
+ * cleanup age used, and how many findings were flagged.
+ */
 export interface DoctorReport {
   roots: string[]
   files: DoctorFile[]
@@ -66,6 +75,7 @@ export interface DoctorReport {
   clean: boolean
 }
 
+/** What `doctor` checks: the estate or given paths, and the cleanup age to compare against. */
 export interface DoctorOptions extends EstateOptions {
   /** Clock for the cleanup-age check (tests). */
   now?: number

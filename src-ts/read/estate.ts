@@ -7,6 +7,10 @@ import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../
 import { inputError } from '../errors.js'
 import { readableRoot } from '../archive/view.js'
 
+/**
+ * Which transcripts an estate-wide call reads: given paths, a projects folder, or the estate
+ * roots of the environment ($CLAUDE_CONFIG_DIR, else ~/.claude).
+ */
 export interface EstateOptions {
   /** Files or folders to scan instead of the estate root (folders are walked recursively). */
   paths?: string[]
@@ -18,6 +22,7 @@ export interface EstateOptions {
   env?: NodeJS.ProcessEnv
 }
 
+/** The folders an estate-wide call reads, and what chose them. */
 export interface Roots {
   roots: string[]
   /** What chose them: explicit paths, --projects, $CLAUDE_CONFIG_DIR, or ~/.claude. */
@@ -34,6 +39,10 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env): string[]
   return [join(env.HOME || homedir(), '.claude')]
 }
 
+/**
+ * The folders to read: the given paths, else `projects`, else the `projects` folder of each
+ * Claude Code config folder. An archive root is read through its read view.
+ */
 export function resolveRoots(opts: EstateOptions = {}): Roots {
   const env = opts.env ?? process.env
   // an archive root (claude-jsonl archive --to) is read through its read view
@@ -115,4 +124,20 @@ export function fileProblem(f: EstateFileInfo): string | undefined {
     return `not a JSONL transcript (line 1 is ${f.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
   }
   return undefined
+}
+
+/**
+ * The scanned files that cannot be used, with why. A file named among the roots (explicit paths)
+ * must be usable: for one that is not, throws an input error (exit code 3) naming it.
+ */
+export function unusableFiles(roots: Roots, files: EstateFileInfo[]): { path: string; problem: string }[] {
+  const skipped: { path: string; problem: string }[] = []
+  const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
+  for (const f of files) {
+    const problem = fileProblem(f)
+    if (!problem) continue
+    if (explicit.has(f.path)) throw inputError(f.path, problem)
+    skipped.push({ path: f.path, problem })
+  }
+  return skipped
 }

@@ -11,6 +11,7 @@ import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
 import { parseDay } from './days.js'
 
+/** What ranked search (`find`) searches, how many hits it returns, and where it keeps its index. */
 export interface FindOptions extends Omit<EstateOptions, 'paths'> {
   /** Also search tool traffic: tool_use inputs and tool results. */
   tools?: boolean
@@ -76,6 +77,10 @@ function hitPlace(h: {
   }
 }
 
+/**
+ * A session that matches a ranked search: its score, the terms it holds, and where its best
+ * snippet is.
+ */
 export interface FindHit extends HitPlace {
   score: number
   /** Query terms the session holds (a partial match ranks too). */
@@ -84,6 +89,7 @@ export interface FindHit extends HitPlace {
   phrasesFound: number
 }
 
+/** The result of a ranked search: the query as parsed, the scope searched, and the hits, best first. */
 export interface FindReport {
   query: { terms: string[]; phrases: string[][] }
   scope: {
@@ -249,6 +255,10 @@ export async function find(
   }
 }
 
+/**
+ * What literal search (`findExact`) searches: the scope and text kinds of ranked search, and
+ * whether case must match.
+ */
 export interface FindExactOptions extends Omit<FindOptions, 'indexDir' | 'noIndex'> {
   /** Match case exactly (default: case-insensitive, one character for one; see docs/commands/find.md). */
   caseSensitive?: boolean
@@ -262,6 +272,10 @@ export interface FindExactHit extends HitPlace {
   files: number
 }
 
+/**
+ * The result of a literal search: the text and case rule, the scope searched with the total
+ * matches, and one hit per session holding the text.
+ */
 export interface FindExactReport {
   query: { exact: string; caseSensitive: boolean }
   scope: Omit<FindReport['scope'], 'termFiles' | 'index'> & {

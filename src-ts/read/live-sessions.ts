@@ -10,6 +10,10 @@ import { basename, join, resolve, sep } from 'node:path'
 import { claudeConfigDirs } from './estate.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 
+/**
+ * One record of Claude Code's live-session registry (`sessions/<pid>.json` in a config folder):
+ * the process that has a session open, and the file it came from.
+ */
 export interface RegistryRecord {
   /** The registry file. */
   registry: string
@@ -23,6 +27,7 @@ export interface RegistryRecord {
   version?: string
 }
 
+/** A registry record whose process is running (or could not be checked, and is taken as running). */
 export interface LiveHolder extends RegistryRecord {
   /** False when the process could not be checked (another machine or pid namespace, no
    * /proc, no recorded start time): treated as live, to be safe. */
@@ -31,11 +36,13 @@ export interface LiveHolder extends RegistryRecord {
   unverified?: string
 }
 
+/** A registry record left behind by a process that is gone: it holds no session. */
 export interface StaleRecord extends RegistryRecord {
   /** Why it does not count: the pid is gone, or it now names a process started at another time. */
   reason: 'no-such-process' | 'pid-reused'
 }
 
+/** The registry as read now: the live holders, the stale records, and the files that could not be read. */
 export interface LiveSessions {
   live: LiveHolder[]
   stale: StaleRecord[]

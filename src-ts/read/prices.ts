@@ -30,6 +30,10 @@ export interface LongContextPrice extends Rates {
   thresholdTokens: number
 }
 
+/**
+ * One row of the price table: a model's rates in USD per million tokens, its long-context and
+ * fast-mode rates, the day it applies from, and its source.
+ */
 export interface ModelPrice extends Rates {
   longContext?: LongContextPrice
   /** Fast mode multiplies every rate by this; absent when the model has no fast-mode rate. */
@@ -43,12 +47,14 @@ export interface ModelPrice extends Rates {
   checked: string
 }
 
+/** The price row a model id resolves to, and whether it is an estimate. */
 export interface PriceMatch {
   price: ModelPrice
   /** True when the model is not in the table and is priced as its family's newest model. */
   estimated: boolean
 }
 
+/** One request's tokens by kind, as `costUsd` prices them. */
 export interface TokenCounts {
   inputTokens: number
   outputTokens: number
@@ -57,6 +63,7 @@ export interface TokenCounts {
   cacheReadTokens: number
 }
 
+/** What decides the rates for `costUsd`: fast mode, the day of use, and whether to estimate. */
 export interface CostOptions {
   /** The request ran in fast mode. */
   fast?: boolean
@@ -268,6 +275,51 @@ export function costAt(price: ModelPrice, tokens: TokenCounts, longContext: bool
     n(tokens.cacheWrite1hTokens) * r.cacheWrite1h +
     n(tokens.cacheReadTokens) * r.cacheRead
   return (micro * k) / 1_000_000
+}
+
+/** How one request (or a bucket of requests alike) is priced. */
+export interface RequestPricing {
+  /** USD; undefined when the model is of no known family (unpriced). */
+  costUsd?: number
+  /** The model is not in the table: priced at its family's newest rates (`pricedAs`). */
+  estimated: boolean
+  /** The table's model whose rates were used. */
+  pricedAs?: string
+  /** `usage.speed` is `fast`. */
+  fast: boolean
+  /** Fast, but the model has no fast-mode rate: priced at standard rates. */
+  fastWithoutRate: boolean
+  /** Billed at the model's long-context rates. */
+  longContext: boolean
+}
+
+/**
+ * Prices tokens of `model` used at `at` (ms since the epoch; NaN when unknown) with `speed` as
+ * written (`fast` is fast mode; any other value is priced as standard), in prompt band
+ * `promptBand` of `thresholds` (see `isLongContext`). `resolve` is a `priceResolver()`.
+ */
+export function priceRequest(
+  resolve: (model: string, at?: number) => PriceMatch | undefined,
+  model: string,
+  at: number,
+  tokens: TokenCounts,
+  speed: string | undefined,
+  promptBand: number,
+  thresholds: readonly number[],
+): RequestPricing {
+  const fast = speed === 'fast'
+  const match = resolve(model, at)
+  if (!match) return { estimated: false, fast, fastWithoutRate: false, longContext: false }
+  const longContext = isLongContext(match.price, promptBand, thresholds)
+  const out: RequestPricing = {
+    costUsd: costAt(match.price, tokens, longContext, fast),
+    estimated: match.estimated,
+    pricedAs: match.price.model,
+    fast,
+    fastWithoutRate: fast && match.price.fastMultiplier === undefined,
+    longContext,
+  }
+  return out
 }
 
 /**

@@ -7,6 +7,10 @@ import type { DiscoveredFile } from '../native.js'
 import { EstateOptions, resolveRoots } from './estate.js'
 import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
 
+/**
+ * A session named by a path, uuid or unique prefix, resolved: its main transcript, id, project
+ * folder and subagent transcripts.
+ */
 export interface SessionRef {
   /** The session's main transcript. */
   path: string

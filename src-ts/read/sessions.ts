@@ -21,6 +21,10 @@ const WIDE_BYTES = 2 * 1024 * 1024
 const MTIME_SKEW_MS = 86_400_000
 const TITLE_CHARS = 80
 
+/**
+ * Where a session's title came from: the title a person set, the one the client generated, a
+ * summary record, or the first prompt.
+ */
 export type TitleSource = 'custom-title' | 'ai-title' | 'summary' | 'first-prompt'
 
 /** What the head and tail (and, for the count, samples) of one transcript say. */
@@ -44,6 +48,10 @@ export interface TranscriptFacts {
   bytesRead: number
 }
 
+/**
+ * One session as `listSessions` shows it: id, path, project, working directory, title, last
+ * activity, sizes, message count and the client that wrote it.
+ */
 export interface SessionSummary {
   sessionId: string
   path: string
@@ -70,6 +78,7 @@ export interface SessionSummary {
   isV5: boolean
 }
 
+/** Which sessions `listSessions` lists: how many, since when, and under which working directory. */
 export interface SessionsOptions extends EstateOptions {
   /** How many sessions (most recent first); default 20. Infinity lists all. */
   recent?: number
@@ -85,6 +94,10 @@ export interface SessionsOptions extends EstateOptions {
   now?: number
 }
 
+/**
+ * The result of `listSessions`: the roots, the filters applied, what was read, and the sessions,
+ * most recent first.
+ */
 export interface SessionListing {
   roots: string[]
   /** What chose the roots: explicit paths, --projects, $CLAUDE_CONFIG_DIR or ~/.claude (home). */

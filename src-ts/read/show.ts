@@ -9,9 +9,14 @@ import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
 import { fromNative, inputError } from '../errors.js'
 
+/**
+ * What `showSession` includes of the conversation: tool traffic, thinking, human text only, the
+ * last turns, abandoned branches.
+ */
 export interface ShowOptions extends Pick<EstateOptions, 'projects' | 'env'> {
   /** Tool calls (one per call, with its target), their results, and meta injections. */
   tools?: boolean
+  /** Thinking blocks. */
   thinking?: boolean
   /** Human text only (and compaction markers). */
   humanOnly?: boolean
@@ -23,6 +28,7 @@ export interface ShowOptions extends Pick<EstateOptions, 'projects' | 'env'> {
   resultChars?: number
 }
 
+/** The tokens of one API request in a turn. */
 export interface RequestUsage {
   /** requestId, else message.id */
   key: string
@@ -42,6 +48,10 @@ interface At {
   timestamp?: string
 }
 
+/**
+ * One thing in a turn, in file order: a prompt, injected meta text, assistant text, thinking, a
+ * tool call or its result, a compaction marker, or a line that is not a record.
+ */
 export type Item =
   | ({ kind: 'human'; text: string; uuid?: string } & At)
   | ({ kind: 'meta'; text: string } & At)
@@ -58,6 +68,10 @@ export type Item =
   | ({ kind: 'compaction'; trigger?: string; preTokens?: number; summary?: string } & At)
   | { kind: 'corrupt'; line: number; problem: string }
 
+/**
+ * One turn of the conversation: from a human prompt to the next, with its items, times, requests,
+ * tokens and models.
+ */
 export interface Turn {
   /** 1-based position among the turns of the active chain (branch turns: of their branch). */
   index: number
@@ -74,6 +88,10 @@ export interface Turn {
   models: string[]
 }
 
+/**
+ * A conversation as `showSession` reads it: the transcript, the leaf it resumes from and how it was
+ * chosen, the record counts, and the turns of the active chain.
+ */
 export interface ShowResult {
   path: string
   sessionId: string

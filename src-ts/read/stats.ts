@@ -1,14 +1,20 @@
 // Token and cost statistics: the native scan dedupes requests estate-wide and sums them into
 // 15-minute buckets; this file groups, filters and prices those buckets.
-import { costAt, isLongContext, PRICE_TABLE_DATE, priceResolver, promptThresholds } from './prices.js'
+import { PRICE_TABLE_DATE, priceRequest, priceResolver, promptThresholds } from './prices.js'
 import type { ToolTargetsInfo, UsageColumns } from '../native.js'
-import { EstateOptions, fileProblem, scanEstateFiles, type Roots } from './estate.js'
-import { inputError, usageError } from '../errors.js'
-import { dayFormatter, parseDay } from './days.js'
+import { EstateOptions, scanEstateFiles, unusableFiles, type Roots } from './estate.js'
+import { usageError } from '../errors.js'
+import { dayWindow } from './days.js'
 
+/** What `stats` groups requests by. */
 export type GroupBy = 'day' | 'session' | 'project' | 'model'
 
+/**
+ * What `stats` counts: the estate or given paths, a day range in a time zone, the grouping, and
+ * whether to report tool targets.
+ */
 export interface StatsOptions extends EstateOptions {
+  /** Group by day, session, project or model (default: no groups, totals only). */
   by?: GroupBy
   /** First day included, YYYY-MM-DD or YYYYMMDD, in `timezone`. */
   since?: string
@@ -22,6 +28,7 @@ export interface StatsOptions extends EstateOptions {
   toolLimit?: number
 }
 
+/** Deduplicated request and token counts and their cost, for a group or the whole estate. */
 export interface TokenTotals {
   requests: number
   inputTokens: number
@@ -42,6 +49,7 @@ export interface TokenTotals {
   estimatedRequests: number
 }
 
+/** The totals of one group (a day, session, project or model), with its activity span and tool calls. */
 export interface StatsGroup extends TokenTotals {
   key: string
   project?: string
@@ -51,6 +59,10 @@ export interface StatsGroup extends TokenTotals {
   toolCalls: number
 }
 
+/**
+ * The result of `stats`: the scope read, the totals (whole estate, subagents, per model, per
+ * billing lane), the groups, how the cost was priced and, when asked, the tool targets.
+ */
 export interface StatsReport {
   scope: {
     roots: string[]
@@ -91,6 +103,7 @@ export interface StatsReport {
   groups?: StatsGroup[]
 }
 
+/** One tool's calls and its most frequent targets (files, commands, hosts, ...). */
 export interface ToolTargets {
   name: string
   /** What the targets are: file, command (its first word), host, query, subagent type, pattern. */
@@ -155,22 +168,12 @@ function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPri
   const fastWithoutRate = new Uint8Array(n)
   for (let i = 0; i < n; i++) {
     const model = u.models[u.model[i]]
-    const match = resolve(model, u.slotMs[i])
     const speed = u.speeds[u.speed[i]]
-    const isFast = speed === 'fast'
     if (speed !== 'fast' && speed !== 'standard' && speed !== '') other.add(i)
-    fast[i] = isFast ? 1 : 0
-    if (!match) {
-      cost[i] = NaN
-      continue
-    }
-    if (match.estimated) {
-      estimated[i] = 1
-      pricedAs.set(model, match.price.model)
-    }
-    if (isFast && match.price.fastMultiplier === undefined) fastWithoutRate[i] = 1
-    cost[i] = costAt(
-      match.price,
+    const priced = priceRequest(
+      resolve,
+      model,
+      u.slotMs[i],
       {
         inputTokens: u.inputTokens[i],
         outputTokens: u.outputTokens[i],
@@ -178,9 +181,17 @@ function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPri
         cacheWrite1hTokens: u.cacheWrite1hTokens[i],
         cacheReadTokens: u.cacheReadInputTokens[i],
       },
-      isLongContext(match.price, u.promptBand[i], thresholds),
-      isFast,
+      speed,
+      u.promptBand[i],
+      thresholds,
     )
+    fast[i] = priced.fast ? 1 : 0
+    cost[i] = priced.costUsd ?? NaN
+    if (priced.estimated) {
+      estimated[i] = 1
+      pricedAs.set(model, priced.pricedAs!)
+    }
+    if (priced.fastWithoutRate) fastWithoutRate[i] = 1
   }
   const tally = () => new Map<string, number>()
   const estimatedBy = tally()
@@ -253,14 +264,7 @@ function toolTargetsOf(t: ToolTargetsInfo): ToolTargets {
 
 /** Token and cost statistics over an estate (or given paths), deduplicated per request. */
 export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
-  const since = opts.since === undefined ? undefined : parseDay('--since', opts.since)
-  const until = opts.until === undefined ? undefined : parseDay('--until', opts.until)
-  if (since && until && since > until) throw usageError(`--since ${since} is after --until ${until}`)
-  // Days need ICU's time-zone data, slow to start: only build the formatter when days are used.
-  const needsDays = opts.by === 'day' || since !== undefined || until !== undefined
-  const timezone = needsDays ? (opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone) : opts.timezone
-  const dayOf = needsDays ? dayFormatter(timezone!) : () => 'unknown'
-  if (!needsDays && opts.timezone) dayFormatter(opts.timezone) // still reject an unknown zone
+  const { since, until, timezone, dayOf, includes, minMtimeMs } = dayWindow(opts, opts.by === 'day')
   if (opts.toolLimit !== undefined && !(Number.isInteger(opts.toolLimit) && opts.toolLimit >= 1)) {
     throw usageError(`--limit expects a positive whole number, got '${opts.toolLimit}'`)
   }
@@ -268,19 +272,9 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
   }
 
-  // A file last written before the window cannot hold a record inside it. Two days of margin
-  // cover every UTC offset and modest clock skew.
-  const minMtimeMs = since ? Date.parse(`${since}T00:00:00Z`) - 2 * 86_400_000 : undefined
   const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
-  const skipped: { path: string; problem: string }[] = []
-  const explicit = new Set(roots.source === 'paths' ? roots.roots : [])
-  for (const f of files) {
-    const problem = fileProblem(f)
-    if (!problem) continue
-    // A file named on the command line must be usable; one found by walking is reported and skipped.
-    if (explicit.has(f.path)) throw inputError(f.path, problem)
-    skipped.push({ path: f.path, problem })
-  }
+  // A file named on the command line must be usable; one found by walking is reported and skipped.
+  const skipped = unusableFiles(roots, files)
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
   const u = scan.usage(thresholds)
@@ -322,10 +316,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   }
 
   for (let i = 0; i < u.requests.length; i++) {
-    if (since || until) {
-      const day = dayOf(u.slotMs[i])
-      if (day === 'unknown' || (since && day < since) || (until && day > until)) continue
-    }
+    if (!includes(u.slotMs[i])) continue
     included[i] = 1
     const model = u.models[u.model[i]]
     pricing.count(i)

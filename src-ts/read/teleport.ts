@@ -30,6 +30,7 @@ export function uuid5(name: string, namespace: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`
 }
 
+/** Where `teleportId` looks for the local transcript, and whether it may match by title. */
 export interface TeleportOptions extends EstateOptions {
   /** Also match local transcripts by title: `title` if given, else the derived title in the logs. */
   fallback?: boolean
@@ -50,6 +51,10 @@ export interface TeleportCandidate extends TeleportTranscript {
   matchedOn: 'custom-title' | 'ai-title' | 'first-prompt'
 }
 
+/**
+ * A web session id resolved: its forms, the local session uuid it hashes to, the transcript with
+ * that uuid (if any) and how it was found.
+ */
 export interface TeleportResult {
   input: string
   /** The id with each of its two prefixes. */

@@ -3,8 +3,13 @@
 // request as in `stats`: the entry with the largest output).
 import { showSession, RequestUsage, ShowOptions, ShowResult, Turn } from './show.js'
 
+/** Which turns `timeline` lists: where to find the session, the last N turns, abandoned branches. */
 export interface TimelineOptions extends Pick<ShowOptions, 'projects' | 'env' | 'last' | 'allBranches'> {}
 
+/**
+ * One turn as `timeline` lists it: its times and duration, the prompt that opened it, models,
+ * tool calls, requests and tokens.
+ */
 export interface TimelineTurn {
   index: number
   branch?: Turn['branch']
@@ -20,6 +25,7 @@ export interface TimelineTurn {
   tokens: Turn['tokens']
 }
 
+/** A session's turns with their durations and tokens, and the totals over them. */
 export interface TimelineResult {
   path: string
   sessionId: string
@@ -29,6 +35,10 @@ export interface TimelineResult {
   totals: Turn['tokens'] & { requests: number; durationMs: number }
 }
 
+/**
+ * The turns of a session (a path, uuid or unique prefix) with their durations and tokens, from the
+ * active chain the client resumes (the output of `claude-jsonl timeline`).
+ */
 export async function timeline(ref: string, opts: TimelineOptions = {}): Promise<TimelineResult> {
   const r = await showSession(ref, { ...opts, tools: true, resultChars: 0 })
   const turns = r.turns.map((t): TimelineTurn => {

@@ -7,8 +7,16 @@ import type { ValidationFinding, ValidationResult } from '#native'
 import { fromNative, inputError } from '../errors.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from './record-types.js'
 
+/**
+ * One finding of the validator: severity, a stable code (docs/finding-codes.md), its lines and one
+ * line of text.
+ */
 export type ValidationIssue = ValidationFinding
 
+/**
+ * The result of `validate`: whether the transcript has no error finding, its findings, the leaf
+ * it resumes from, and counts.
+ */
 export interface ValidationReport {
   path: string
   /** No finding of severity 'error'. */

@@ -2,12 +2,16 @@
 // chooses the records (by type, time or active chain) as byte spans, so records that are not wanted never
 // become JavaScript strings; each chosen record is read from the file, parsed and typed here, one
 // window of the file at a time, so files beyond V8's string limit stream as well as small ones.
-import { open } from 'node:fs/promises'
-import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
+import { fromNative, usageError } from '../errors.js'
 import native from '../native.js'
 import { isKnownRecord } from './guards.js'
+import { openTranscript, spanTexts } from './spans.js'
 import type { KnownRecord, UnknownRecord } from './types.js'
 
+/**
+ * Which records `records()` yields: by type, time and chain, and whether lines that are not
+ * records are yielded too.
+ */
 export interface RecordsOptions {
   /** Record types (`type`) to yield; all when absent. */
   types?: readonly string[]
@@ -54,11 +58,6 @@ export interface LineProblem extends Position {
 /** What `records()` yields, in file order. */
 export type RecordItem = KnownRecordItem | UnknownRecordItem | LineProblem
 
-/** Reads are grouped into windows of about this many bytes; a record larger than that is read alone. */
-const WINDOW_BYTES = 1 << 20
-/** Unwanted bytes read between two wanted records before a new window starts instead. */
-const MAX_GAP_BYTES = 64 << 10
-
 function timeOf(name: string, v: Date | number | string | undefined): number | undefined {
   if (v === undefined) return undefined
   const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(v)
@@ -88,51 +87,23 @@ export async function* records(path: string, options: RecordsOptions = {}): Asyn
     throw fromNative(e, path)
   }
   const wantProblems = options.problems ?? true
-  const fh = await open(path, 'r').catch((e: NodeJS.ErrnoException) => {
-    throw inputError(path, e.code === 'ENOENT' ? 'no such file or directory' : e.message)
-  })
+  const fh = await openTranscript(path)
   try {
     let p = 0 // next problem
-    const n = sel.offsets.length
-    let buf = Buffer.alloc(0)
-    for (let i = 0; i < n;) {
-      // One window: records i..j-1, contiguous enough to read in one go.
-      const start = sel.offsets[i]
-      let end = start + sel.lengths[i]
-      let j = i + 1
-      while (
-        j < n &&
-        sel.offsets[j] - end <= MAX_GAP_BYTES &&
-        sel.offsets[j] + sel.lengths[j] - start <= WINDOW_BYTES
-      ) {
-        end = sel.offsets[j] + sel.lengths[j]
-        j++
+    for await (const [k, text] of spanTexts(fh, path, sel.offsets, sel.lengths)) {
+      const line = sel.lines[k]
+      const offset = sel.offsets[k]
+      for (; wantProblems && p < sel.problemLines.length && sel.problemLines[p] < line; p++) yield problemAt(sel, p)
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        // The grammar check passed it but JSON.parse does not: report, never throw.
+        yield { kind: 'problem', line, offset, reason: 'not-json', length: sel.lengths[k] }
+        continue
       }
-      const size = end - start
-      if (buf.length < size) buf = Buffer.allocUnsafe(Math.max(size, Math.min(WINDOW_BYTES, 2 * buf.length)))
-      let got = 0
-      while (got < size) {
-        const { bytesRead } = await fh.read(buf, got, size - got, start + got)
-        if (bytesRead === 0)
-          throw new ClaudeJsonlError(`${path}: changed while being read (it is shorter now)`, EXIT.input, path)
-        got += bytesRead
-      }
-      for (let k = i; k < j; k++) {
-        const line = sel.lines[k]
-        for (; wantProblems && p < sel.problemLines.length && sel.problemLines[p] < line; p++) yield problemAt(sel, p)
-        const a = sel.offsets[k] - start
-        let value: unknown
-        try {
-          value = JSON.parse(buf.toString('utf8', a, a + sel.lengths[k]))
-        } catch {
-          // The grammar check passed it but JSON.parse does not: report, never throw.
-          yield { kind: 'problem', line, offset: sel.offsets[k], reason: 'not-json', length: sel.lengths[k] }
-          continue
-        }
-        if (isKnownRecord(value)) yield { kind: 'record', line, offset: sel.offsets[k], record: value }
-        else yield { kind: 'unknown', line, offset: sel.offsets[k], record: value as UnknownRecord }
-      }
-      i = j
+      if (isKnownRecord(value)) yield { kind: 'record', line, offset, record: value }
+      else yield { kind: 'unknown', line, offset, record: value as UnknownRecord }
     }
     for (; wantProblems && p < sel.problemLines.length; p++) yield problemAt(sel, p)
   } finally {

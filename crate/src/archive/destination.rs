@@ -7,7 +7,8 @@
 //! a cwd (ASCII letters, digits and `-`), and every part of the path must be a plain file or
 //! folder name (no `..`, `.`, empty part, absolute path, drive or UNC prefix, NUL or control
 //! character, separator inside a part, Windows device name, trailing dot or space, and no
-//! `.claude` folder). Then, on disk, every part that already exists is followed: a symbolic
+//! `.claude` folder); a config-folder file goes under the config folder instead, and only below
+//! one of the folders the archive keeps from it. Then, on disk, every part that already exists is followed: a symbolic
 //! link inside the target that leads out of it (or nowhere) is refused, and the file itself is
 //! never a symbolic link. The check is made before folders are created and again after, just
 //! before the file is created (exclusively, without following a link at its name).
@@ -28,6 +29,8 @@ pub struct Refusal {
     pub field: &'static str,
     pub value: String,
     pub reason: String,
+    /// A config-folder file's key (its path is in the config folder, not a project).
+    pub config: bool,
 }
 
 impl std::fmt::Display for Refusal {
@@ -39,7 +42,11 @@ impl std::fmt::Display for Refusal {
 impl Refusal {
     /// The same rule said of a transcript on disk (the archive run refuses what restore would).
     pub fn of_source(&self) -> String {
-        let what = if self.field == "source.project" { "project folder" } else { "path in its project" };
+        let what = match (self.field, self.config) {
+            ("source.project", _) => "project folder",
+            (_, true) => "path in the config folder",
+            _ => "path in its project",
+        };
         format!("its {what} {} {}; not archived (restore would refuse it)", json_string(&self.value), self.reason)
     }
 }
@@ -128,14 +135,22 @@ fn check_part(part: &str) -> Result<(), String> {
 }
 
 /// Checks a key's project and path by the rules above, without touching the disk.
+/// A config-folder file's key (`Key::is_config`) has no project: its path must also lie in one
+/// of the config folders the archive keeps (`config_files::check_rel`).
 pub fn check_key(key: &Key) -> Result<(), Refusal> {
-    let refuse = |field, value: &str, reason| Refusal { field, value: value.to_string(), reason };
-    check_project(&key.project).map_err(|r| refuse("source.project", &key.project, r))?;
+    let config = key.is_config();
+    let refuse = |field, value: &str, reason| Refusal { field, value: value.to_string(), reason, config };
+    if !config {
+        check_project(&key.project).map_err(|r| refuse("source.project", &key.project, r))?;
+    }
     if let Some(r) = absolute(&key.rel) {
         return Err(refuse("source.path", &key.rel, r));
     }
     for part in key.rel.split('/') {
         check_part(part).map_err(|r| refuse("source.path", &key.rel, r))?;
+    }
+    if let Some(r) = config.then(|| super::config_files::check_rel(&key.rel)).flatten() {
+        return Err(refuse("source.path", &key.rel, r));
     }
     Ok(())
 }
@@ -147,17 +162,39 @@ pub struct Destination {
     pub path: PathBuf,
 }
 
-/// Where `key` goes under `within` (`<within>/<project>/<path>`), or why it may not go there.
-/// The parts on disk are checked too when they exist; `prepare` checks them again.
+/// Where `key` goes under `within` (`<within>/<project>/<path>`; a config file's `within` is the
+/// config folder: `<within>/<path>`), or why it may not go there. The parts on disk are checked
+/// too when they exist; `prepare` checks them again.
 pub fn destination(within: &Path, key: &Key) -> Result<Destination, String> {
     check_key(key).map_err(|r| r.to_string())?;
-    let mut path = within.join(&key.project);
+    let mut path = if key.is_config() { within.to_path_buf() } else { within.join(&key.project) };
     for part in key.rel.split('/') {
         path.push(part);
     }
     let d = Destination { within: within.to_path_buf(), path };
     d.check_on_disk()?;
     Ok(d)
+}
+
+/// The folders a restore writes into: a projects folder for transcripts and session files, and
+/// the config folder for config-folder files (None: they are not restored).
+#[derive(Clone, Debug)]
+pub struct Targets {
+    pub projects: PathBuf,
+    pub config: Option<PathBuf>,
+}
+
+impl Targets {
+    /// Where `key` goes among the targets, checked as `destination` checks it.
+    pub fn place(&self, key: &Key) -> Result<Destination, String> {
+        match (&self.config, key.is_config()) {
+            (_, false) => destination(&self.projects, key),
+            (Some(config), true) => destination(config, key),
+            (None, true) => {
+                Err(format!("{}: a config-folder file, and no config folder to restore it into was given", key.text()))
+            }
+        }
+    }
 }
 
 impl Destination {

@@ -3,7 +3,8 @@
 //! on an archive root lists and inspects every generation.
 //!
 //! A transcript's key is `<project>/<path in the project>`: `P/<uuid>.jsonl`,
-//! `P/<uuid>/subagents/agent-x.jsonl` or `P/agent-x.jsonl`; restoring writes it back there.
+//! `P/<uuid>/subagents/agent-x.jsonl` or `P/agent-x.jsonl`; restoring writes it back there. A
+//! config-folder file's key is `_config/<path in the config folder>` (`config_files::AREA`).
 //! Generation G of key `P/R` is stored as session id `R-g<G>-<xxh3(P) as 8 hex>` with cwd `P`.
 
 use crate::scan::{tape, Parser};
@@ -96,8 +97,17 @@ impl Key {
         super::destination::destination(dir, self)
     }
 
-    /// The session uuid this file belongs to (None for an old-layout subagent file).
+    /// A file of the config folder outside `projects/` (`archive --include-config`).
+    pub fn is_config(&self) -> bool {
+        self.project == super::config_files::AREA
+    }
+
+    /// The session uuid this file belongs to (None for an old-layout subagent file, or a config
+    /// file not named after a session).
     pub fn owner(&self) -> Option<&str> {
+        if self.is_config() {
+            return super::config_files::owner(&self.rel);
+        }
         match self.rel.split_once('/') {
             Some((sid, _)) => Some(sid),
             None if self.rel.starts_with("agent-") => None,

@@ -4,6 +4,7 @@
 //! that carries raw transcript bytes (`events`), where each transcript lives (`layout`), the
 //! per-file index (`index`), the archive run (`write`) and reading (`read`, `view`).
 
+pub mod config_files;
 pub mod destination;
 pub mod events;
 mod fsx;
@@ -18,5 +19,7 @@ pub mod write;
 pub use read::{is_archive, latest, list, Stored};
 pub use write::{archive, Summary};
 
+#[cfg(test)]
+mod config_tests;
 #[cfg(test)]
 mod tests;

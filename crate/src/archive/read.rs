@@ -1,7 +1,7 @@
 //! Reading an archive: its generations from the layout and header frames, and a generation's
 //! transcript bytes decoded (frames in parallel), checked against the SHA-256 of every mark.
 
-use super::destination::Destination;
+use super::destination::{Destination, Targets};
 use super::events::{self, Event, Mark};
 use super::fsx;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
@@ -123,8 +123,14 @@ impl Stored {
     /// Where this transcript goes under `within`; a header that would place it elsewhere is
     /// refused naming this store file and the field.
     pub fn destination(&self, within: &Path) -> Result<Destination, String> {
+        self.placed(&Targets { projects: within.to_path_buf(), config: None })
+    }
+
+    /// Where this file goes among a restore's targets (a config-folder file into the config
+    /// folder), refused as `destination` refuses.
+    pub fn placed(&self, targets: &Targets) -> Result<Destination, String> {
         super::destination::check_key(&self.key).map_err(|r| format!("{}: {r}", self.path.display()))?;
-        self.key.destination(within)
+        targets.place(&self.key)
     }
 }
 

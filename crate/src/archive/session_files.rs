@@ -47,7 +47,7 @@ fn sessions(transcripts: &[EstateFile]) -> BTreeSet<(PathBuf, String)> {
     out
 }
 
-fn estate_file(path: PathBuf, meta: &fs::Metadata, project: &str, sid: &str) -> EstateFile {
+pub(super) fn estate_file(path: PathBuf, meta: &fs::Metadata, project: &str, sid: &str) -> EstateFile {
     let mtime_ms =
         meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     EstateFile {
@@ -62,7 +62,11 @@ fn estate_file(path: PathBuf, meta: &fs::Metadata, project: &str, sid: &str) -> 
 }
 
 /// Every regular file below `dir` (symbolic links are not followed: the client writes none).
-fn walk(dir: &Path, rel: &str, out: &mut Vec<(PathBuf, String, fs::Metadata)>) -> Result<(), (PathBuf, String)> {
+pub(super) fn walk(
+    dir: &Path,
+    rel: &str,
+    out: &mut Vec<(PathBuf, String, fs::Metadata)>,
+) -> Result<(), (PathBuf, String)> {
     let entries = fs::read_dir(dir).map_err(|e| (dir.to_path_buf(), crate::io_message(&e)))?;
     let mut names: Vec<(String, PathBuf, fs::Metadata)> = Vec::new();
     for entry in entries {

@@ -4,13 +4,13 @@ use crate::scan::Progress;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-struct Tmp(PathBuf);
+pub(super) struct Tmp(pub(super) PathBuf);
 impl Drop for Tmp {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
     }
 }
-fn tmp(name: &str) -> Tmp {
+pub(super) fn tmp(name: &str) -> Tmp {
     let d = std::env::temp_dir().join(format!("cj-archive-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
@@ -18,17 +18,21 @@ fn tmp(name: &str) -> Tmp {
 }
 
 fn run(estate: &Path, root: &Path) -> Summary {
-    archive(&[estate.to_path_buf()], root, "2026-11-30T00:00:00Z", &Progress::default()).unwrap()
+    archive(&[estate.to_path_buf()], &[], root, "2026-11-30T00:00:00Z", &Progress::default()).unwrap()
+}
+
+pub(super) fn projects_only(to: &Path) -> destination::Targets {
+    destination::Targets { projects: to.to_path_buf(), config: None }
 }
 
 fn restore_all(root: &Path, to: &Path) {
     let all = latest(list(root).unwrap());
-    for r in view::restore(&all, to, true, &Progress::default()) {
+    for r in view::restore(&all, &projects_only(to), true, &Progress::default()) {
         r.unwrap();
     }
 }
 
-fn same_tree(a: &Path, b: &Path) {
+pub(super) fn same_tree(a: &Path, b: &Path) {
     let files = |d: &Path| {
         let mut v: Vec<(PathBuf, Vec<u8>)> = crate::estate::discover(&[d.to_path_buf()])
             .unwrap()
@@ -41,9 +45,9 @@ fn same_tree(a: &Path, b: &Path) {
     assert_eq!(files(a), files(b));
 }
 
-const SID: &str = "0b7c8a8e-1111-4222-8333-444455556666";
+pub(super) const SID: &str = "0b7c8a8e-1111-4222-8333-444455556666";
 
-fn estate(dir: &Path) -> (PathBuf, PathBuf) {
+pub(super) fn estate(dir: &Path) -> (PathBuf, PathBuf) {
     let proj = dir.join("-home-u-repo");
     fs::create_dir_all(proj.join(SID).join("subagents")).unwrap();
     let main = proj.join(format!("{SID}.jsonl"));
@@ -58,7 +62,7 @@ fn main_key() -> Key {
     Key { project: "-home-u-repo".into(), rel: format!("{SID}.jsonl") }
 }
 
-fn append(p: &Path, b: &[u8]) {
+pub(super) fn append(p: &Path, b: &[u8]) {
     use std::io::Write;
     fs::OpenOptions::new().append(true).open(p).unwrap().write_all(b).unwrap();
 }
@@ -90,7 +94,7 @@ fn archive_append_rewrite_restore_is_byte_identical() {
     restore_all(&root, &t.0.join("r2"));
     fs::write(t.0.join("r2").join("-home-u-repo").join(format!("{SID}.jsonl")), b"other\n").unwrap();
     let latest = latest(list(&root).unwrap());
-    let errs: Vec<String> = view::restore(&latest, &t.0.join("r2"), true, &Progress::default())
+    let errs: Vec<String> = view::restore(&latest, &projects_only(&t.0.join("r2")), true, &Progress::default())
         .into_iter()
         .filter_map(|r| r.err())
         .collect();
@@ -164,7 +168,9 @@ fn damage_and_foreign_files_are_named() {
     append(&main, b"}\n");
     let s = run(&src, &root);
     assert_eq!(s.failures.len(), 1, "{s:?}");
-    assert!(s.failures[0].1.starts_with(&store_path.display().to_string()), "{}", s.failures[0].1);
+    assert!(s.failures[0].message.starts_with(&store_path.display().to_string()), "{}", s.failures[0].message);
+    // the estate file travels as data beside the line, which names the damaged store file
+    assert_eq!(s.failures[0].path.as_deref(), Some(main.display().to_string().as_str()));
     assert_eq!(fs::read(&store_path).unwrap(), b, "a damaged store file is left alone");
     // an index write cut short leaves its temp file: readers and the next run pass it by
     let (tmp, _) = fsx::temp_beside(&root.join(layout::INDEX)).unwrap();
@@ -174,11 +180,11 @@ fn damage_and_foreign_files_are_named() {
     // a second run while one holds the archive
     let held = fs::File::open(&root).unwrap();
     held.try_lock().unwrap();
-    let e = archive(&[src.clone()], &root, "t", &Progress::default()).unwrap_err();
+    let e = archive(&[src.clone()], &[], &root, "t", &Progress::default()).unwrap_err();
     assert!(e.contains("another archive run"), "{e}");
     drop(held);
     fs::write(root.join("notes.txt"), b"x").unwrap();
-    let e = archive(&[src.clone()], &root, "t", &Progress::default()).unwrap_err();
+    let e = archive(&[src.clone()], &[], &root, "t", &Progress::default()).unwrap_err();
     assert!(e.contains("notes.txt") && e.contains("foreign"), "{e}");
 }
 
@@ -368,9 +374,9 @@ const HOSTILE: &[(&str, &str, &str)] = &[
     ("path-claude", "-home-u-ok", "s/.claude/settings.json"),
 ];
 
-const SAFE_SID: &str = "5afe0000-1111-4222-8333-444455556666";
+pub(super) const SAFE_SID: &str = "5afe0000-1111-4222-8333-444455556666";
 
-fn safe_record(kind: &str, text: &str, n: u32) -> String {
+pub(super) fn safe_record(kind: &str, text: &str, n: u32) -> String {
     let (uuid, parent) = (format!("{kind}-{n}"), if n == 0 { "null".into() } else { format!("\"user-{n}\"") });
     let content = match kind {
         "user" => format!("\"{text}\""),
@@ -388,7 +394,7 @@ fn safe_record(kind: &str, text: &str, n: u32) -> String {
 }
 
 /// Writes generation 0 of `key` holding `bytes` (a valid archive file, whatever the key says).
-fn craft(root: &Path, key: &Key, bytes: &[u8]) -> PathBuf {
+pub(super) fn craft(root: &Path, key: &Key, bytes: &[u8]) -> PathBuf {
     struct Frames(Vec<u8>);
     impl write::FrameSink for Frames {
         fn put(&mut self, frame: &[u8]) -> Result<(), String> {
@@ -447,7 +453,7 @@ fn hostile_archive(root: &Path) -> (Vec<(Key, Vec<u8>)>, Vec<(&'static str, Key,
 }
 
 /// Every path under `dir` (folders and files).
-fn all_paths(dir: &Path) -> Vec<PathBuf> {
+pub(super) fn all_paths(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(rd) = fs::read_dir(dir) {
         for e in rd.flatten() {
@@ -470,7 +476,7 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
     let before: Vec<PathBuf> = all_paths(&t.0);
     let all = latest(list(&root).unwrap());
     assert_eq!(all.len(), good.len() + hostile.len());
-    let results = view::restore(&all, &to, true, &Progress::default());
+    let results = view::restore(&all, &projects_only(&to), true, &Progress::default());
     for (s, r) in all.iter().zip(&results) {
         match hostile.iter().find(|h| h.1 == s.key) {
             Some((name, key, path)) => {
@@ -536,7 +542,6 @@ fn the_hostile_archive_fixture_is_current() {
     let t = tmp("hostile-fixture");
     let root = t.0.join("archive");
     let (_, hostile) = hostile_archive(&root);
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/hostile-archive");
     let mut cases = String::from("[\n");
     for (i, (name, key, path)) in hostile.iter().enumerate() {
         let field = if destination::check_key(key).unwrap_err().field == "source.project" { "project" } else { "path" };
@@ -552,6 +557,13 @@ fn the_hostile_archive_fixture_is_current() {
     }
     cases.push_str("]\n");
     fs::write(t.0.join("cases.json"), cases).unwrap();
+    fixture_is_current(&t.0, "hostile-archive");
+}
+
+/// `fixtures/<name>` holds exactly the files under `built`; with `CLAUDE_JSONL_WRITE_FIXTURES`
+/// set it is rewritten from them first.
+pub(super) fn fixture_is_current(built: &Path, name: &str) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name);
     let tree = |d: &Path| -> Vec<(PathBuf, Vec<u8>)> {
         all_paths(d)
             .into_iter()
@@ -561,14 +573,14 @@ fn the_hostile_archive_fixture_is_current() {
     };
     if std::env::var_os("CLAUDE_JSONL_WRITE_FIXTURES").is_some() {
         let _ = fs::remove_dir_all(&fixture);
-        for (rel, bytes) in tree(&t.0) {
+        for (rel, bytes) in tree(built) {
             fs::create_dir_all(fixture.join(&rel).parent().unwrap()).unwrap();
             fs::write(fixture.join(&rel), bytes).unwrap();
         }
     }
     assert!(
-        tree(&fixture) == tree(&t.0),
-        "fixtures/hostile-archive is stale: CLAUDE_JSONL_WRITE_FIXTURES=1 cargo test hostile_archive_fixture"
+        tree(&fixture) == tree(built),
+        "fixtures/{name} is stale: CLAUDE_JSONL_WRITE_FIXTURES=1 cargo test fixture"
     );
 }
 
@@ -592,8 +604,8 @@ fn a_store_file_under_another_transcripts_path_is_refused_unchanged() {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(&path, &bytes).unwrap();
     let s = run(&src, &root);
-    let failure = s.failures.iter().find(|f| f.1.starts_with(&path.display().to_string())).expect("refused");
-    assert!(failure.1.contains("header places this transcript elsewhere"), "{}", failure.1);
+    let failure = s.failures.iter().find(|f| f.message.starts_with(&path.display().to_string())).expect("refused");
+    assert!(failure.message.contains("header places this transcript elsewhere"), "{}", failure.message);
     assert_eq!(fs::read(&path).unwrap(), bytes, "left as it was");
 }
 

@@ -3,7 +3,7 @@
 //! out like a projects folder, refreshed incrementally), which the estate scanners read
 //! unchanged. Both decode through `read::decode`, checking every mark's SHA-256.
 
-use super::destination::{self, Destination};
+use super::destination::{self, Destination, Targets};
 use super::fsx;
 use super::layout::Key;
 use super::read::{self, Stored};
@@ -33,14 +33,14 @@ pub enum Restored {
 /// linked into place without replacing anything. A transcript whose header would place it
 /// outside `to` is refused by name and the others are still restored. One result per
 /// transcript, in order.
-pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
+pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
     progress.bytes_total.fetch_add(which.iter().map(|s| s.store_len).sum(), Ordering::Relaxed);
     let bufs = read::Buffers::default();
     let staged: Vec<Result<Staged, String>> = which
         .par_iter()
         .map(|s| {
-            let r = s.destination(to).and_then(|dest| stage(&bufs, s, dest, keep_mtime));
+            let r = s.placed(to).and_then(|dest| stage(&bufs, s, dest, keep_mtime));
             progress.bytes_done.fetch_add(s.store_len, Ordering::Relaxed);
             progress.files_done.fetch_add(1, Ordering::Relaxed);
             r
@@ -48,7 +48,7 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
         .collect();
     drop(bufs);
     let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
-    let synced = if temps.is_empty() { Ok(()) } else { fsx::sync_all(to, &temps, &[]) };
+    let synced = if temps.is_empty() { Ok(()) } else { sync_targets(to, &temps, &[]) };
     let linked: Vec<(Result<Restored, String>, Option<PathBuf>)> = staged
         .into_par_iter()
         .map(|r| {
@@ -76,11 +76,22 @@ pub fn restore(which: &[Stored], to: &Path, keep_mtime: bool, progress: &Progres
     dirs.dedup();
     if !dirs.is_empty() {
         let dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-        if let Err(e) = fsx::sync_all(to, &[], &dirs) {
+        if let Err(e) = sync_targets(to, &[], &dirs) {
             return which.iter().map(|_| Err(e.clone())).collect();
         }
     }
     linked.into_iter().map(|(r, _)| r).collect()
+}
+
+/// `fsx::sync_all` for each target folder that exists (the config folder may be another file
+/// system than the projects folder; a target nothing was written into may not exist).
+fn sync_targets(to: &Targets, files: &[&Path], dirs: &[&Path]) -> Result<(), String> {
+    let mut roots = std::iter::once(&to.projects).chain(&to.config).filter(|r| r.is_dir());
+    if let Some(first) = roots.next() {
+        fsx::sync_all(first, files, dirs)?;
+    }
+    // Linux syncs a whole file system per root; elsewhere the files were synced one by one above
+    roots.try_for_each(|root| fsx::sync_all(root, &[], &[]))
 }
 
 /// A decoded transcript waiting to be linked (None: the target already holds these bytes).
@@ -132,7 +143,8 @@ pub struct ViewSummary {
 /// outside the view is refused before anything is written (the error names the first such
 /// store file and field; `restore` still restores the others).
 pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
-    let latest = read::latest(read::list(root)?);
+    // config-folder files (`archive --include-config`) are not transcripts: not in the view
+    let latest: Vec<Stored> = read::latest(read::list(root)?).into_iter().filter(|s| !s.key.is_config()).collect();
     let mut refused = latest.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
     if let Some((s, r)) = refused.next() {
         let others = refused.count();

@@ -7,6 +7,7 @@
 //! Files run in parallel; a large file's windows are cut at newlines into chunks compressed in
 //! parallel while one core hashes.
 
+use super::config_files;
 use super::events::{self, Mark};
 use super::fsx;
 use super::index::{self, Entry, Index};
@@ -15,6 +16,7 @@ use super::read;
 use super::session_files;
 use super::source::Source;
 use crate::estate::{self, EstateFile, FileKind};
+use crate::failure::{Code, Failure};
 use crate::scan::json_text::JsonText;
 use crate::scan::Progress;
 use crate::store::{self, Encoding};
@@ -48,11 +50,15 @@ pub struct Summary {
     pub generations: u64,
     /// Only metadata changed (same bytes).
     pub touched: u64,
+    /// Of `files`: config-folder files found (`archive --include-config`).
+    pub config_files: u64,
     pub bytes_in: u64,
     pub bytes_stored: u64,
-    pub failures: Vec<(PathBuf, String)>,
+    pub failures: Vec<Failure>,
     /// The whole archive after the run: transcripts, source bytes held, store bytes.
     pub archived_files: u64,
+    /// Of `archived_files`: config-folder files.
+    pub archived_config_files: u64,
     pub archived_bytes: u64,
     pub store_bytes: u64,
 }
@@ -108,11 +114,20 @@ fn lock_root(root: &Path) -> Result<File, String> {
     }
 }
 
-/// Archives the transcripts under `roots` into `root`. Err only for what stops the whole run
-/// (a missing estate root, an archive root that is not one, another run holding it); a file
-/// that fails is listed in `failures` and everything else is still archived.
-pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Progress) -> Result<Summary, String> {
+/// Archives the transcripts under `roots` into `root`, and the files the cleanup deletes from
+/// each config folder in `config_dirs` (`archive --include-config`; `config_files`). Err only
+/// for what stops the whole run (a missing estate root, an archive root that is not one, another
+/// run holding it); a file that fails is listed in `failures` and everything else is still
+/// archived.
+pub fn archive(
+    roots: &[PathBuf],
+    config_dirs: &[PathBuf],
+    root: &Path,
+    created_at: &str,
+    progress: &Progress,
+) -> Result<Summary, String> {
     let files = estate::discover(roots).map_err(|e| format!("{}: {}", e.path.display(), e.message))?;
+    config_files::check_archive_root(config_dirs, root)?;
     if root.exists() && !root.is_dir() {
         return Err(format!("{}: not a folder", root.display()));
     }
@@ -128,7 +143,16 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     for found in session_files::discover(&files) {
         match found {
             Ok(f) => beside.push(f),
-            Err((path, e)) => summary.failures.push((path, e)),
+            Err((path, e)) => summary.failures.push(Failure::at(Code::Io, &path, e)),
+        }
+    }
+    for found in config_dirs.iter().flat_map(|d| config_files::discover(d)) {
+        match found {
+            Ok(f) => {
+                summary.config_files += 1;
+                beside.push(f);
+            }
+            Err(f) => summary.failures.push(f),
         }
     }
     summary.files = (files.len() + beside.len()) as u64;
@@ -138,7 +162,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
         let key = match key_of(f) {
             Ok(k) => k,
             Err(e) => {
-                summary.failures.push((f.path.clone(), e));
+                summary.failures.push(Failure::at(Code::Archive, &f.path, e));
                 continue;
             }
         };
@@ -147,7 +171,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
                 "same project and file as {} (archived once; archive the other root separately)",
                 other.display()
             );
-            summary.failures.push((f.path.clone(), msg));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, msg));
             continue;
         }
         let prior = idx.get(&key).cloned();
@@ -155,7 +179,14 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
     }
     for (f, key) in &beside {
         if let Err(r) = super::destination::check_key(key) {
-            summary.failures.push((f.path.clone(), r.of_source()));
+            summary.failures.push(Failure::at(Code::Archive, &f.path, r.of_source()));
+            continue;
+        }
+        // two roots holding the same file (CLAUDE_CONFIG_DIR naming several config folders)
+        if let Some(other) = seen.insert(key.clone(), &f.path) {
+            let what = if key.is_config() { "config file" } else { "project and file" };
+            let msg = format!("same {what} as {} (archived once; archive the other root separately)", other.display());
+            summary.failures.push(Failure::at(Code::Archive, &f.path, msg));
             continue;
         }
         let prior = idx.get(key).cloned();
@@ -220,8 +251,9 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
                 summary.generations += 1;
                 (e, (i, s))
             }
+            // these lines already name the file they concern (the transcript or its store file)
             Err(e) => {
-                summary.failures.push((w.file.path.clone(), e));
+                summary.failures.push(Failure::about(Code::Archive, &w.file.path, e));
                 continue;
             }
         };
@@ -237,6 +269,7 @@ pub fn archive(roots: &[PathBuf], root: &Path, created_at: &str, progress: &Prog
         fsx::replace(&root.join(INDEX), &index::render(&idx))?;
     }
     summary.archived_files = idx.len() as u64;
+    summary.archived_config_files = idx.keys().filter(|k| k.is_config()).count() as u64;
     summary.archived_bytes = idx.values().map(|e| e.size).sum();
     summary.store_bytes = store_bytes(root, &idx);
     Ok(summary)

@@ -15,9 +15,13 @@ fn archive_failure(root: &Path) -> impl Fn(String) -> Failure + '_ {
     move |m| Failure::about(Code::Archive, root, m)
 }
 
+/// A transcript or session file the run could not archive.
 #[napi(object)]
 pub struct ArchiveFailure {
+    /// The file in the estate.
     pub path: String,
+    /// One line to show as it is: it names the file it concerns (the estate file, or the
+    /// archive's store file for it).
     pub message: String,
 }
 
@@ -34,11 +38,15 @@ pub struct ArchiveSummary {
     pub generations: f64,
     /// Only the metadata changed (same bytes).
     pub touched: f64,
+    /// Of `files`: files of the config folder outside `projects/` (with `configDirs`).
+    pub config_files: f64,
     pub bytes_in: f64,
     pub bytes_stored: f64,
     /// Transcripts that could not be archived (everything else was).
     pub failures: Vec<ArchiveFailure>,
     pub archived_files: f64,
+    /// Of `archived_files`: config-folder files.
+    pub archived_config_files: f64,
     pub archived_bytes: f64,
     pub store_bytes: f64,
 }
@@ -52,34 +60,42 @@ impl From<archive::Summary> for ArchiveSummary {
             added: s.added as f64,
             generations: s.generations as f64,
             touched: s.touched as f64,
+            config_files: s.config_files as f64,
             bytes_in: s.bytes_in as f64,
             bytes_stored: s.bytes_stored as f64,
             failures: s
                 .failures
                 .into_iter()
-                .map(|(p, m)| ArchiveFailure { path: p.display().to_string(), message: m })
+                .map(|f| ArchiveFailure { path: f.path.unwrap_or_default(), message: f.message })
                 .collect(),
             archived_files: s.archived_files as f64,
+            archived_config_files: s.archived_config_files as f64,
             archived_bytes: s.archived_bytes as f64,
             store_bytes: s.store_bytes as f64,
         }
     }
 }
 
-/// Archives every transcript under `roots` into the archive root `to`, off the JS thread.
-/// Rejects (one-line message naming the path) only when the whole run cannot proceed.
+/// Archives every transcript under `roots` into the archive root `to`, off the JS thread, and
+/// the files Claude Code's cleanup deletes from each config folder in `configDirs` (outside
+/// `projects/`). Rejects (one-line message naming the path) only when the whole run cannot
+/// proceed.
 #[napi(ts_return_type = "Promise<ArchiveSummary>")]
 pub fn archive_estate(
     roots: Vec<String>,
     to: String,
     progress: &ScanProgress,
     created_at: String,
+    config_dirs: Option<Vec<String>>,
 ) -> AsyncTask<Job<ArchiveSummary>> {
     let progress = progress.inner.clone();
     job(move || {
         let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
+        let config: Vec<PathBuf> = config_dirs.unwrap_or_default().into_iter().map(PathBuf::from).collect();
         let to = PathBuf::from(to);
-        archive::archive(&roots, &to, &created_at, &progress).map(ArchiveSummary::from).map_err(archive_failure(&to))
+        archive::archive(&roots, &config, &to, &created_at, &progress)
+            .map(ArchiveSummary::from)
+            .map_err(archive_failure(&to))
     })
 }
 
@@ -89,6 +105,8 @@ pub fn archive_detect(path: String) -> bool {
     archive::is_archive(Path::new(&path))
 }
 
+/// One transcript kept in an archive: where it came from, which generation is current, and the
+/// store file that holds it.
 #[napi(object)]
 #[derive(Clone)]
 pub struct ArchivedFile {
@@ -96,8 +114,13 @@ pub struct ArchivedFile {
     pub key: String,
     pub project: String,
     pub path: String,
-    /// The session it belongs to (None for an old-layout `agent-*.jsonl`).
+    /// The session it belongs to (None for an old-layout `agent-*.jsonl`, and for a config
+    /// file not named after a session).
     pub session_id: Option<String>,
+    /// A file of the config folder outside `projects/` (`archive --include-config`): `path` is
+    /// its path in the config folder, `project` is `_config`, and restore writes it into the
+    /// config folder.
+    pub config: bool,
     pub generation: u32,
     pub generations: u32,
     pub store_path: String,
@@ -109,6 +132,7 @@ impl From<archive::Stored> for ArchivedFile {
         ArchivedFile {
             key: s.key.text(),
             session_id: s.key.owner().map(str::to_string),
+            config: s.key.is_config(),
             project: s.key.project.clone(),
             path: s.key.rel.clone(),
             generation: s.gen,
@@ -152,17 +176,19 @@ pub struct RestoreResult {
 }
 
 /// Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
-/// (checked by SHA-256), never replacing a different file.
+/// (checked by SHA-256), never replacing a different file; config-folder files go under
+/// `configTo` (refused without it).
 #[napi(ts_return_type = "Promise<RestoreResult[]>")]
 pub fn archive_restore(
     files: Vec<ArchivedFile>,
     to: String,
     keep_mtime: bool,
     progress: &ScanProgress,
+    config_to: Option<String>,
 ) -> AsyncTask<Job<Vec<RestoreResult>>> {
     let progress = progress.inner.clone();
     job(move || {
-        let to = PathBuf::from(to);
+        let to = archive::destination::Targets { projects: PathBuf::from(to), config: config_to.map(PathBuf::from) };
         let which: Vec<archive::Stored> = files.iter().map(archive::Stored::from).collect();
         let results = archive::view::restore(&which, &to, keep_mtime, &progress);
         Ok(which
@@ -170,7 +196,7 @@ pub fn archive_restore(
             .zip(results)
             .map(|(s, r)| {
                 // empty when the header's place was refused (nothing was written)
-                let target = s.key.destination(&to).map(|d| d.path.display().to_string()).unwrap_or_default();
+                let target = to.place(&s.key).map(|d| d.path.display().to_string()).unwrap_or_default();
                 let key = s.key.text();
                 match r {
                     Ok(archive::view::Restored::Written { bytes }) => {

@@ -26,6 +26,7 @@ pub fn message_groups(index: &TranscriptIndex) -> Vec<u32> {
     crate::client::chain::message_groups(&index.scan)
 }
 
+/// One API message the client sends, with the records it is built from.
 #[napi(object)]
 pub struct ClientMessage {
     /// 'user' | 'assistant'
@@ -36,6 +37,8 @@ pub struct ClientMessage {
     pub tool_result_ids: Vec<String>,
 }
 
+/// What the client sends the model when it resumes a transcript: the leaf it resumes from, the
+/// messages, and the records it drops.
 #[napi(object)]
 pub struct ClientView {
     pub leaf: Option<u32>,
@@ -64,15 +67,6 @@ pub fn client_view(index: &TranscriptIndex, buffer: &[u8]) -> ClientView {
             })
             .collect(),
         dropped_records: v.view.dropped.iter().map(|d| d.0).collect(),
-        dropped_reasons: v
-            .view
-            .dropped
-            .iter()
-            .map(|d| match d.1 {
-                messages::Dropped::BlankText => "blank-text",
-                messages::Dropped::ThinkingOnly => "thinking-only",
-            })
-            .map(str::to_string)
-            .collect(),
+        dropped_reasons: v.view.dropped.iter().map(|d| d.1.name().to_string()).collect(),
     }
 }

@@ -39,6 +39,7 @@ impl From<DiscoverError> for DiscoverFailure {
     }
 }
 
+/// One transcript file of an estate scan: where it is, whose it is, and what the scan found in it.
 #[napi(object)]
 pub struct EstateFileInfo {
     pub path: String,
@@ -62,6 +63,8 @@ pub struct EstateFileInfo {
     pub summary: Option<ScanSummary>,
 }
 
+/// One session of an estate scan: its main transcript and its subagent files, as positions in
+/// the scan's file list.
 #[napi(object)]
 pub struct SessionInfo {
     pub project: String,
@@ -153,6 +156,41 @@ impl From<usage::UsageReport> for UsageColumns {
     }
 }
 
+/// The estate's counted API requests (deduplicated as `usage` dedupes them), one column per
+/// field, in order of time (requests without a timestamp last).
+#[napi(object)]
+pub struct RequestColumns {
+    /// Index of the file in `files()` holding the counted entry, its 1-based line, and the
+    /// session index (in `sessions()`) of that file.
+    pub file: Uint32Array,
+    pub line: Uint32Array,
+    pub session: Uint32Array,
+    /// The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable.
+    pub time_ms: Float64Array,
+    pub timestamp: Vec<Option<String>>,
+    pub model: Vec<String>,
+    pub request_id: Vec<Option<String>>,
+    pub message_id: Vec<Option<String>>,
+    /// `usage.speed` as written, when present.
+    pub speed: Vec<Option<String>>,
+    /// `usage.service_tier` as written, when present.
+    pub service_tier: Vec<Option<String>>,
+    /// 0 none, 1 vertex, 2 other (as in `UsageColumns.lane`).
+    pub lane: Uint8Array,
+    /// How many of the prompt thresholds given the request's prompt exceeds.
+    pub prompt_band: Uint8Array,
+    pub input_tokens: Float64Array,
+    pub output_tokens: Float64Array,
+    pub cache_creation_input_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite5mTokens")]
+    pub cache_write_5m_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite1hTokens")]
+    pub cache_write_1h_tokens: Float64Array,
+    /// 1 when the entry's usage had the TTL split (`cache_creation.ephemeral_*`).
+    pub has_cache_split: Uint8Array,
+    pub cache_read_input_tokens: Float64Array,
+}
+
 /// An estate scan held in Rust: file list, sessions, and (on request) usage.
 #[napi]
 pub struct EstateScan {
@@ -232,6 +270,54 @@ impl EstateScan {
         let mut r = usage::aggregate(&scans, &e.session_of_file, &subagent, &thresholds);
         self.tool_targets = Some((std::mem::take(&mut r.tool_targets), r.tool_names.clone()));
         r.into()
+    }
+
+    /// The counted requests (the ones `usage` sums), with what each one's entry says.
+    /// `prompt_thresholds` as for `usage`.
+    #[napi]
+    pub fn requests(&self, prompt_thresholds: Vec<f64>) -> RequestColumns {
+        let e = &self.estate;
+        let empty = Scan::default();
+        let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
+        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
+        let (reqs, _) = usage::counted_requests(&scans, &thresholds);
+        let rec = |c: &usage::CountedRequest| {
+            let s = scans[c.file as usize];
+            (s, &s.records[c.record as usize])
+        };
+        let text = |c: &usage::CountedRequest,
+                    f: &dyn Fn(&crate::scan::record::Record) -> Option<crate::scan::record::Str>| {
+            let (s, r) = rec(c);
+            s.tables.strings.opt(f(r)).map(str::to_string)
+        };
+        let u = |c: &usage::CountedRequest| rec(c).1.usage.unwrap_or_default();
+        let tokens =
+            |f: &dyn Fn(&crate::scan::Usage) -> u64| Float64Array::new(reqs.iter().map(|c| f(&u(c)) as f64).collect());
+        RequestColumns {
+            file: Uint32Array::new(reqs.iter().map(|c| c.file).collect()),
+            line: Uint32Array::new(reqs.iter().map(|c| rec(c).1.line).collect()),
+            session: Uint32Array::new(reqs.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
+            time_ms: Float64Array::new(
+                reqs.iter().map(|c| rec(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect(),
+            ),
+            timestamp: reqs.iter().map(|c| text(c, &|r| r.timestamp)).collect(),
+            model: reqs.iter().map(|c| text(c, &|r| r.model).unwrap_or_default()).collect(),
+            request_id: reqs.iter().map(|c| text(c, &|r| r.request_id)).collect(),
+            message_id: reqs.iter().map(|c| text(c, &|r| r.message_id)).collect(),
+            speed: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.speed))).collect(),
+            service_tier: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.service_tier))).collect(),
+            lane: Uint8Array::new(reqs.iter().map(|c| c.lane as u8).collect()),
+            prompt_band: Uint8Array::new(reqs.iter().map(|c| c.prompt_band).collect()),
+            input_tokens: tokens(&|u| u.input),
+            output_tokens: tokens(&|u| u.output),
+            cache_creation_input_tokens: tokens(&|u| u.cache_creation),
+            cache_write_5m_tokens: tokens(&|u| usage::cache_writes(u).0),
+            cache_write_1h_tokens: tokens(&|u| usage::cache_writes(u).1),
+            has_cache_split: Uint8Array::new(
+                reqs.iter().map(|c| (u(c).cache_5m.is_some() || u(c).cache_1h.is_some()) as u8).collect(),
+            ),
+            cache_read_input_tokens: tokens(&|u| u.cache_read),
+        }
     }
 }
 

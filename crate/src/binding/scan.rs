@@ -283,21 +283,26 @@ pub struct TranscriptIndex {
 
 #[napi]
 impl TranscriptIndex {
+    /// The number of records (non-blank lines) in the index.
     #[napi(getter)]
     pub fn length(&self) -> u32 {
         self.scan.records.len() as u32
     }
 
+    /// Counts over the whole transcript: records per type, problems, request facts.
     #[napi]
     pub fn summary(&self) -> ScanSummary {
         ScanSummary::from(&self.scan)
     }
 
+    /// One record's fields, by its 0-based position in the index; undefined past the end.
     #[napi]
     pub fn record(&self, index: u32) -> Option<RecordInfo> {
         self.scan.records.get(index as usize).map(|r| record_info(&self.scan, r))
     }
 
+    /// The fields of the records from `start` (default 0) up to, not including, `end` (default
+    /// all); both are clamped to the index.
     #[napi]
     pub fn records(&self, start: Option<u32>, end: Option<u32>) -> Vec<RecordInfo> {
         let n = self.scan.records.len();
@@ -312,6 +317,7 @@ impl TranscriptIndex {
         Float64Array::new(self.scan.records.iter().map(|r| r.offset as f64).collect())
     }
 
+    /// Byte lengths of the records' lines, without the line terminator.
     #[napi]
     pub fn lengths(&self) -> Uint32Array {
         Uint32Array::new(self.scan.records.iter().map(|r| r.len).collect())
@@ -337,6 +343,7 @@ pub fn scan_file(
     }))
 }
 
+/// How far a running scan has got, in bytes and files.
 #[napi(object)]
 pub struct ProgressSnapshot {
     pub bytes_done: f64,

@@ -55,6 +55,10 @@ impl From<CheckpointPolicy> for topology::CheckpointPolicy {
     }
 }
 
+/// Whether the transcript's uuid/parent graph is one the planner can cut (`valid`), and if not,
+/// why: no chain, unreadable lines or parent links, duplicate uuids, a parent that is not there, a
+/// loop, a child written before its parent, sessions mixed along the chain, or a continuation past
+/// the resume pointer that cannot be followed (too long, branching, or unsafe).
 #[napi(string_enum = "kebab-case")]
 pub enum TopologyStatus {
     Valid,

@@ -116,6 +116,19 @@ impl ReplyShape {
     }
 }
 
+/// Where a block's content is in its record, so that a reader can take the block itself from
+/// the record's line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// The n-th item of `message.content` that is an object with a string `type` (other items are
+    /// not blocks to the client, so they are not counted).
+    Item(u32),
+    /// `message.content` is a string: the block is a text block of that string.
+    String,
+    /// No record holds it: the client's `(no content)` text for a user message left empty.
+    NoContent,
+}
+
 /// One content block.
 #[derive(Debug, Clone)]
 pub struct Block {
@@ -125,6 +138,7 @@ pub struct Block {
     pub blank: Blank,
     /// The 1-based line of the record holding it.
     pub line: u32,
+    pub at: At,
 }
 
 impl Block {
@@ -154,7 +168,7 @@ where
     use simd_json::prelude::*;
     match v.get("message").and_then(|m| m.get("content")) {
         Some(c) if c.as_str().is_some() => Content {
-            blocks: vec![Block { kind: "text".into(), id: None, blank: Blank::of(c.as_str()), line }],
+            blocks: vec![Block { kind: "text".into(), id: None, blank: Blank::of(c.as_str()), line, at: At::String }],
             string: true,
         },
         Some(c) => match c.as_array() {
@@ -171,8 +185,10 @@ where
                         };
                         let blank =
                             if kind == "text" { Blank::of(b.get("text").and_then(|t| t.as_str())) } else { Blank::No };
-                        Some(Block { kind, id, blank, line })
+                        Some(Block { kind, id, blank, line, at: At::NoContent })
                     })
+                    .enumerate()
+                    .map(|(k, b)| Block { at: At::Item(k as u32), ..b })
                     .collect(),
                 string: false,
             },
@@ -201,7 +217,7 @@ pub(crate) fn scanned(s: &Scan, r: &Record) -> Option<Content> {
         // treat an empty and a whitespace-only string alike.
         let blank = if r.has(record::F_BLANK_TEXT) { Blank::Whitespace } else { Blank::No };
         return Some(Content {
-            blocks: vec![Block { kind: "text".into(), id: None, blank, line: r.line }],
+            blocks: vec![Block { kind: "text".into(), id: None, blank, line: r.line, at: At::String }],
             string: true,
         });
     }
@@ -211,14 +227,14 @@ pub(crate) fn scanned(s: &Scan, r: &Record) -> Option<Content> {
     let (kinds, uses, results) = (s.tables.kinds(r), s.tables.tool_uses(r), s.tables.tool_results(r));
     let (mut u, mut t) = (uses.iter(), results.iter());
     let mut blocks = Vec::with_capacity(kinds.len());
-    for &k in kinds {
+    for (n, &k) in kinds.iter().enumerate() {
         let kind = s.str(k);
         let id = match kind {
             "tool_use" | "server_tool_use" => Some(s.str(u.next()?.id).to_string()),
             "tool_result" => Some(s.str(*t.next()?).to_string()),
             _ => None,
         };
-        blocks.push(Block { kind: kind.to_string(), id, blank: Blank::No, line: r.line });
+        blocks.push(Block { kind: kind.to_string(), id, blank: Blank::No, line: r.line, at: At::Item(n as u32) });
     }
     // Every id was used: otherwise a result without its id shifted the others.
     (u.next().is_none() && t.next().is_none()).then_some(Content { blocks, string: false })

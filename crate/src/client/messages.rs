@@ -15,37 +15,16 @@
 //!   is (even blank), any other user message loses its empty and whitespace-only text blocks
 //!   and becomes the text `(no content)` when nothing is left.
 //!
-//! Thinking blocks are sent whatever their text (empty thinking included). An attachment record
-//! is sent as one reminder text of a user message (it merges with the user records around it,
-//! and is a user message of its own between two replies), except the kinds the client renders
-//! as nothing ([`SILENT_ATTACHMENTS`]); what the text says is not modelled, only that it is
-//! there.
+//! Thinking blocks are sent whatever their text (empty thinking included). Attachments, which
+//! the client renders as reminder texts inside user messages (a user message of their own
+//! between two replies), are not modelled here: the messages are the records' own blocks.
 
-use super::blocks::{content, Blank, Block, Content};
+use super::blocks::{content, At, Blank, Block, Content};
 use crate::scan::{record, Scan};
 use rayon::prelude::*;
 
 /// What the client writes when a user message has no block left.
 pub const NO_CONTENT: &str = "(no content)";
-
-/// Attachment kinds the client sends nothing for: hook outcomes, permission and bookkeeping
-/// records (observed: a `prompt_snapshot` or a `hook_success` between two replies adds no
-/// message, a `date_change` there is a user message of its own).
-pub const SILENT_ATTACHMENTS: &[&str] = &[
-    "hook_success",
-    "hook_system_message",
-    "hook_cancelled",
-    "hook_non_blocking_error",
-    "command_permissions",
-    "thinking_drop",
-    "tool_results_cut",
-    "credential_org",
-    "tool_offer_record",
-    "prompt_snapshot",
-    "prompt_render_point",
-    "whole_texts_withdrawn",
-    "deferred_tools_record",
-];
 
 /// One API message.
 #[derive(Clone, Debug)]
@@ -55,6 +34,9 @@ pub struct Message {
     /// The records it is built from, in order.
     pub records: Vec<u32>,
     pub lines: Vec<u32>,
+    /// Sent as the string content of its one record (a lone user record whose content is a
+    /// string), not as blocks.
+    pub string: bool,
 }
 
 impl Message {
@@ -75,6 +57,16 @@ pub enum Dropped {
     ThinkingOnly,
 }
 
+impl Dropped {
+    /// The reason's name as the JS API reports it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dropped::BlankText => "blank-text",
+            Dropped::ThinkingOnly => "thinking-only",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct View {
     pub messages: Vec<Message>,
@@ -88,14 +80,7 @@ fn is_kind(s: &Scan, r: &record::Record, k: &str) -> bool {
 
 /// A record the client sends (or merges into a neighbour).
 pub fn is_sent(s: &Scan, r: &record::Record) -> bool {
-    (is_kind(s, r, "assistant") || is_kind(s, r, "user") || rendered_attachment(s, r))
-        && !r.has(record::F_SIDECHAIN)
-        && !r.has(record::F_API_ERROR)
-}
-
-/// An attachment record the client renders as a reminder text (its kind is the scan's subtype).
-fn rendered_attachment(s: &Scan, r: &record::Record) -> bool {
-    is_kind(s, r, "attachment") && !r.subtype.is_some_and(|k| SILENT_ATTACHMENTS.contains(&s.str(k)))
+    (is_kind(s, r, "assistant") || is_kind(s, r, "user")) && !r.has(record::F_SIDECHAIN) && !r.has(record::F_API_ERROR)
 }
 
 /// The API messages the client builds from `records` (the loaded chain after the current
@@ -106,10 +91,7 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
         .par_iter()
         .map(|&i| {
             let r = &s.records[i as usize];
-            if rendered_attachment(s, r) && !r.has(record::F_SIDECHAIN) {
-                let reminder = Block { kind: "text".into(), id: None, blank: Blank::No, line: r.line };
-                Some(Content { blocks: vec![reminder], string: false })
-            } else if is_sent(s, r) {
+            if is_sent(s, r) {
                 content(s, bytes, r)
             } else {
                 None
@@ -150,7 +132,7 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
             m.lines.push(r.line);
             *string = false;
         } else {
-            let m = Message { assistant, blocks: c.blocks, records: vec![i], lines: vec![r.line] };
+            let m = Message { assistant, blocks: c.blocks, records: vec![i], lines: vec![r.line], string: false };
             msgs.push((m, mid, !assistant && c.string));
         }
     }
@@ -162,10 +144,16 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
         let before = m.blocks.len();
         m.blocks.retain(|b| !(b.is_text() && b.blank.droppable()));
         if m.blocks.is_empty() && before > 0 {
-            m.blocks.push(Block { kind: "text".into(), id: None, blank: Blank::No, line: m.lines[0] });
+            m.blocks.push(Block {
+                kind: "text".into(),
+                id: None,
+                blank: Blank::No,
+                line: m.lines[0],
+                at: At::NoContent,
+            });
         }
     }
-    view.messages = msgs.into_iter().map(|(m, _, _)| m).collect();
+    view.messages = msgs.into_iter().map(|(m, _, string)| Message { string, ..m }).collect();
     view
 }
 

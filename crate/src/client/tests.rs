@@ -364,34 +364,39 @@ fn a_blank_text_before_thinking_is_an_ordinary_reply() {
     assert_eq!(v[3], ('A', vec![t("text~"), t("thinking")]));
 }
 
+/// Each sent block says where it sits in its record, so a reader can take it from the line:
+/// the n-th typed item of `message.content` (items that are not typed objects are not counted),
+/// the record's string content, or the client's `(no content)` placeholder.
 #[test]
-fn an_attachment_is_a_reminder_text_of_a_user_message_unless_the_client_renders_nothing() {
-    let att =
-        |u: &str, p: &str, kind: &str| rec("attachment", u, Some(p), &format!(r#","attachment":{{"type":"{kind}"}}"#));
-    let between = |kind: &str| {
-        vec![
-            user("u1", None, r#""U1""#),
-            asst("a1", "u1", "m1", &text("A1")),
-            att("t1", "a1", kind),
-            asst("a2", "t1", "m2", &text("A2")),
-        ]
-    };
-    // A date change between two replies: a user message of its own.
-    let (v, _) = view(&between("date_change"));
-    assert_eq!(v, [('U', vec![t("text")]), ('A', vec![t("text")]), ('U', vec![t("text")]), ('A', vec![t("text")])]);
-    // A prompt snapshot or a hook outcome there: nothing.
-    for kind in ["prompt_snapshot", "hook_success"] {
-        let (v, _) = view(&between(kind));
-        assert_eq!(v.len(), 3, "{kind}");
-    }
-    // Before a prompt: merged into the prompt's message.
-    let l = vec![
+fn blocks_carry_their_place_in_the_record() {
+    use super::blocks::At;
+    let lines = vec![
         user("u1", None, r#""U1""#),
-        asst("a1", "u1", "m1", &text("A1")),
-        att("t1", "a1", "date_change"),
-        user("u2", Some("t1"), r#""U2""#),
-        asst("a2", "u2", "m2", &text("A2")),
+        // Empty text is dropped from an assistant record: the call is typed item 2.
+        asst("a1", "u1", "m1", &format!(r#"{},"junk",{{"no":"type"}},{},{}"#, text("A1"), text(""), call("t1"))),
+        user("r1", Some("a1"), r#"[{"type":"tool_result","tool_use_id":"t1","content":"out"}]"#),
+        user("u2", Some("r1"), r#""U2""#),
+        // No blank text: read from the scan's tables, which count typed items the same way.
+        asst("a2", "u2", "m2", &format!(r#"7,{{"text":"x"}},{}"#, text("A2"))),
+        user("u3", Some("a2"), &format!("[{}]", text("  "))),
+        asst("a3", "u3", "m3", &text("A3")),
     ];
-    let (v, _) = view(&l);
-    assert_eq!(v[2], ('U', vec![t("text"), t("text")]));
+    // The parsed path (blank text makes the scan's tables unable to tell) and the scanned one.
+    let (s, bytes) = scan(&lines);
+    let g = Graph::new(&s);
+    let v = api_messages(&s, &bytes, &g.active_chain(g.client_leaf().leaf).records);
+    let places: Vec<(bool, Vec<(u32, At)>)> =
+        v.messages.iter().map(|m| (m.string, m.blocks.iter().map(|b| (b.line, b.at)).collect())).collect();
+    assert_eq!(
+        places,
+        vec![
+            (true, vec![(1, At::String)]),
+            (false, vec![(2, At::Item(0)), (2, At::Item(2))]),
+            // A tool result and a string record merged: the string is a text block of it.
+            (false, vec![(3, At::Item(0)), (4, At::String)]),
+            (false, vec![(5, At::Item(0))]),
+            (false, vec![(6, At::NoContent)]),
+            (false, vec![(7, At::Item(0))]),
+        ]
+    );
 }

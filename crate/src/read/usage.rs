@@ -188,16 +188,19 @@ impl Names {
     }
 }
 
-/// `scans` are in path order; `session_of_file[i]` and `subagent_file[i]` describe file i.
-/// `prompt_thresholds` (any order) set the prompt bands of [`BucketKey::prompt_band`].
-pub fn aggregate(
-    scans: &[&Scan],
-    session_of_file: &[u32],
-    subagent_file: &[bool],
-    prompt_thresholds: &[u64],
-) -> UsageReport {
+/// The requests of an estate: every assistant entry grouped by request key, each group's
+/// counted entry chosen, and sidechain replays marked (the rules in the module doc).
+struct Grouping {
+    files: Vec<FileRows>,
+    groups: Vec<Group>,
+    /// Per file, per row: its group.
+    group_of: Vec<Vec<u32>>,
+    /// Per group: a sidechain replay, not counted.
+    dropped: Vec<bool>,
+}
+
+fn group(scans: &[&Scan], report: &mut UsageReport) -> Grouping {
     let files: Vec<FileRows> = scans.par_iter().map(|s| file_rows(s)).collect();
-    let mut report = UsageReport::default();
     let mut groups: Vec<Group> = Vec::new();
     let mut by_key: HashMap<u128, u32> = HashMap::default();
     let mut main_chain_messages: HashSet<u128> = HashSet::default();
@@ -256,11 +259,72 @@ pub fn aggregate(
         .map(|(g, &m)| g.all_sidechain && m != 0 && main_chain_messages.contains(&m))
         .collect();
     report.sidechain_replays = dropped.iter().filter(|d| **d).count() as u64;
+    Grouping { files, groups, group_of, dropped }
+}
 
-    let prompt_band = |u: &Usage| {
-        let prompt = u.input + u.cache_creation + u.cache_read;
-        prompt_thresholds.iter().filter(|&&t| prompt > t).count().min(u8::MAX as usize) as u8
-    };
+/// How many of `thresholds` a request's prompt (input + cache writes + cache reads) exceeds.
+fn prompt_band(u: &Usage, thresholds: &[u64]) -> u8 {
+    let prompt = u.input + u.cache_creation + u.cache_read;
+    thresholds.iter().filter(|&&t| prompt > t).count().min(u8::MAX as usize) as u8
+}
+
+/// A request's cache writes split by TTL for pricing, (5-minute, 1-hour): writes without the
+/// split count as 5-minute, and the 1-hour part never exceeds the total.
+pub fn cache_writes(u: &Usage) -> (u64, u64) {
+    let w1h =
+        if u.cache_5m.is_some() || u.cache_1h.is_some() { u.cache_1h.unwrap_or(0).min(u.cache_creation) } else { 0 };
+    (u.cache_creation - w1h, w1h)
+}
+
+/// One counted API request: the entry whose usage counts for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountedRequest {
+    /// Index of its file in the `scans` given.
+    pub file: u32,
+    /// Index of the counted entry in that file's scan.
+    pub record: u32,
+    /// How many of the caller's prompt thresholds its prompt exceeds.
+    pub prompt_band: u8,
+    pub lane: Lane,
+}
+
+/// Every counted request of the estate (the same ones [`aggregate`] sums), ordered by the
+/// counted entry's time (entries without a timestamp last), then by file and line.
+/// `prompt_thresholds` set [`CountedRequest::prompt_band`].
+pub fn counted_requests(scans: &[&Scan], prompt_thresholds: &[u64]) -> (Vec<CountedRequest>, UsageReport) {
+    let mut report = UsageReport::default();
+    let g = group(scans, &mut report);
+    let mut out: Vec<CountedRequest> = g
+        .groups
+        .iter()
+        .zip(&g.dropped)
+        .filter(|(_, d)| !**d)
+        .map(|(gr, _)| {
+            let row = &g.files[gr.file as usize].rows[gr.row as usize];
+            CountedRequest {
+                file: gr.file,
+                record: row.rec,
+                prompt_band: prompt_band(&row.usage, prompt_thresholds),
+                lane: row.lane,
+            }
+        })
+        .collect();
+    let time = |c: &CountedRequest| scans[c.file as usize].records[c.record as usize].timestamp_ms.unwrap_or(i64::MAX);
+    out.sort_by_key(|c| (time(c), c.file, c.record));
+    (out, report)
+}
+
+/// `scans` are in path order; `session_of_file[i]` and `subagent_file[i]` describe file i.
+/// `prompt_thresholds` (any order) set the prompt bands of [`BucketKey::prompt_band`].
+pub fn aggregate(
+    scans: &[&Scan],
+    session_of_file: &[u32],
+    subagent_file: &[bool],
+    prompt_thresholds: &[u64],
+) -> UsageReport {
+    let mut report = UsageReport::default();
+    let Grouping { files, groups, group_of, dropped } = group(scans, &mut report);
+
     let mut models = Names::new();
     let mut speeds = Names::new();
     // The absent speed is always index 0.
@@ -284,7 +348,7 @@ pub fn aggregate(
             model,
             subagent: subagent_file[fi],
             lane: w.lane,
-            prompt_band: prompt_band(&w.usage),
+            prompt_band: prompt_band(&w.usage, prompt_thresholds),
             speed,
         };
         *bucket_index.entry(key).or_insert_with(|| {
@@ -298,16 +362,12 @@ pub fn aggregate(
         let u = row.usage;
         let b = bucket_of(&mut report, &mut models, &mut speeds, g.file as usize, row, (g.file as usize, row));
         let t = &mut report.buckets[b].1;
-        let w1h = if u.cache_5m.is_some() || u.cache_1h.is_some() {
-            u.cache_1h.unwrap_or(0).min(u.cache_creation)
-        } else {
-            0
-        };
+        let (w5m, w1h) = cache_writes(&u);
         t.requests += 1;
         t.input += u.input;
         t.cache_creation += u.cache_creation;
         t.cache_1h += w1h;
-        t.cache_5m += u.cache_creation - w1h;
+        t.cache_5m += w5m;
         t.cache_read += u.cache_read;
         t.output += u.output;
     }

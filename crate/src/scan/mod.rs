@@ -119,8 +119,10 @@ impl Scan {
         }
         for r in &mut next.records {
             r.line += line_shift;
-            if let Some(speed) = r.usage.as_mut().and_then(|u| u.speed.as_mut()) {
-                sh(speed);
+            if let Some(u) = r.usage.as_mut() {
+                for s in [&mut u.speed, &mut u.service_tier].into_iter().flatten() {
+                    sh(s);
+                }
             }
             for s in [
                 &mut r.kind,

@@ -80,6 +80,8 @@ pub struct Usage {
     pub output: u64,
     /// `speed` as written (`"standard"`, `"fast"`, or whatever a later client writes).
     pub speed: Option<Str>,
+    /// `service_tier` as written (`"standard"`, `"priority"`, `"batch"`, ...), when a string.
+    pub service_tier: Option<Str>,
     /// `usage` was not an object, or a token count or `speed` had the wrong type: the unreadable
     /// parts count as absent.
     pub malformed: bool,
@@ -302,6 +304,11 @@ fn extract_usage(tape: &[Node], at: usize, t: &mut Tables) -> Usage {
                 Some(Node::Static(simd_json::StaticNode::Null)) | None => {}
                 _ => bad = true,
             },
+            "service_tier" => {
+                if let Some(Node::String(s)) = tape.get(v) {
+                    u.service_tier = Some(t.strings.intern(s));
+                }
+            }
             _ => {}
         }
     }

@@ -191,3 +191,54 @@ fn counts_tool_targets_deduplicated_by_tool_use_id() {
     assert_eq!(calls, r.tool_targets.counts.iter().map(|c| c.3).sum::<u64>());
     assert_eq!(calls, 6);
 }
+
+#[test]
+fn counted_requests_are_the_ones_aggregate_sums_in_time_order() {
+    let at = |e: String, t: &str| e.replace("2026-03-01T10:20:00.000Z", t);
+    let main = [
+        at(entry(Some("req_b"), "mb", false, 20, 0, None, "claude-sonnet-4-5"), "2026-03-01T11:00:00.000Z"),
+        at(entry(Some("req_a"), "ma", false, 5, 0, None, "claude-sonnet-4-5"), "2026-03-01T09:00:00.000Z"),
+        at(entry(Some("req_a"), "ma", false, 10, 0, None, "claude-sonnet-4-5"), "2026-03-01T09:00:01.000Z"),
+        entry(None, "syn", false, 0, 0, None, "<synthetic>"),
+        usage_line("req_t", "mt", r#"{"input_tokens":1,"output_tokens":2,"service_tier":"priority"}"#, "[]")
+            .replace(r#""timestamp":"2026-03-01T10:20:00.000Z","#, ""),
+    ]
+    .join("\n");
+    let agent = [
+        // A replay of the parent's message under a new requestId: not a request.
+        entry(Some("req_replay"), "ma", true, 10, 0, None, "claude-sonnet-4-5"),
+        entry(Some("req_own"), "own", true, 7, 0, None, "claude-haiku-4-5"),
+    ]
+    .join("\n");
+    let files = [main, agent];
+    let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
+    let refs: Vec<&Scan> = scans.iter().collect();
+    let (reqs, report) = counted_requests(&refs, &[200_000]);
+    let summed = totals(&aggregate(&refs, &[0, 0], &[false, true], &[200_000]));
+    assert_eq!(reqs.len() as u64, summed.requests);
+    assert_eq!(report.sidechain_replays, 1);
+    let usage = |c: &CountedRequest| refs[c.file as usize].records[c.record as usize].usage.unwrap();
+    assert_eq!(reqs.iter().map(|c| usage(c).output).sum::<u64>(), summed.output);
+    let key = |c: &CountedRequest| {
+        let s = refs[c.file as usize];
+        s.tables.strings.opt(crate::client::records::request_key(&s.records[c.record as usize])).unwrap().to_string()
+    };
+    // In time order, untimed last; the counted entry of req_a is its largest output (line 3).
+    assert_eq!(reqs.iter().map(key).collect::<Vec<_>>(), ["req_a", "req_own", "req_b", "req_t"]);
+    assert_eq!(refs[0].records[reqs[0].record as usize].line, 3);
+    let tier = usage(&reqs[3]).service_tier.map(|s| refs[0].str(s));
+    assert_eq!(tier, Some("priority"));
+}
+
+#[test]
+fn cache_writes_without_a_split_are_five_minute_ones() {
+    let u = |cw, c5: Option<u64>, c1: Option<u64>| Usage {
+        cache_creation: cw,
+        cache_5m: c5,
+        cache_1h: c1,
+        ..Default::default()
+    };
+    assert_eq!(cache_writes(&u(300, None, None)), (300, 0));
+    assert_eq!(cache_writes(&u(300, Some(100), Some(200))), (100, 200));
+    assert_eq!(cache_writes(&u(100, None, Some(900))), (0, 100));
+}
