@@ -13,7 +13,7 @@
 //   reminder after a tool result is folded into that result's content; tool results lead;
 // - consecutive assistant records sharing `message.id` become one message (different ids do not
 //   merge); thinking blocks are sent only when the record's model is the request's model;
-// - within one user message, tool results are in file order (the graph splices them in call order);
+// - within one user message, tool results are in file order (as the graph splices them);
 // - an assistant record whose calls no result answers is dropped (unless the history ends on
 //   it: the client answers it as interrupted); results that answer no call are removed;
 // - a history that ends on a user prompt or a tool result gets "No response requested."; one
@@ -130,6 +130,15 @@ const SILENT_ATTACHMENTS = new Set([
   'hook_cancelled',
   'hook_non_blocking_error',
   'command_permissions',
+  // Bookkeeping the client keeps out of its messages.
+  'thinking_drop',
+  'tool_results_cut',
+  'credential_org',
+  'tool_offer_record',
+  'prompt_snapshot',
+  'prompt_render_point',
+  'whole_texts_withdrawn',
+  'deferred_tools_record',
 ])
 
 /** The system-reminder text the client renders for an attachment record, for the kinds whose
@@ -229,7 +238,9 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
     if (!r || r.isSidechain) continue
     if (r.type === 'attachment') {
       const text = renderAttachment(r.attachment)
-      if (text !== undefined) items.push({ role: 'user', blocks: [{ type: 'text', text }], attachment: true, record })
+      // Alone (between two replies) it is sent as a string, like a lone prompt.
+      if (text !== undefined)
+        items.push({ role: 'user', blocks: [{ type: 'text', text }], text, attachment: true, record })
       continue
     }
     if ((r.type !== 'user' && r.type !== 'assistant') || r.isApiErrorMessage) continue
@@ -268,9 +279,17 @@ export function apiView(bytes: Uint8Array, options: ApiViewOptions = {}): ApiVie
 const isThinking = (b: ApiBlock) => b.type === 'thinking' || b.type === 'redacted_thinking'
 const isBlankText = (b: ApiBlock) => b.type === 'text' && typeof b.text === 'string' && b.text.trim() === ''
 
-/** An assistant record the client drops whole: text blocks, all blank, and thinking at most. */
+/** The texts the client writes for an empty message and a removed empty block. */
+const PLACEHOLDERS = ['(no content)', '[Empty text removed]']
+
+/** An assistant record the client drops whole, a reply that says nothing: thinking blocks, then
+ * one or more texts that are blank or the client's placeholders, and nothing after them (a
+ * thinking block after such a text makes it an ordinary reply). */
 function blankAssistant(blocks: ApiBlock[]): boolean {
-  return blocks.some((b) => b.type === 'text') && blocks.every((b) => isThinking(b) || isBlankText(b))
+  const first = blocks.findIndex((b) => !isThinking(b))
+  const saysNothing = (b: ApiBlock) =>
+    b.type === 'text' && (typeof b.text !== 'string' || ['', ...PLACEHOLDERS].includes(b.text.trim()))
+  return first >= 0 && blocks.slice(first).every(saysNothing)
 }
 
 /** Assistant messages (consecutive fragments of one message.id) of thinking blocks only are not sent. */
@@ -287,7 +306,7 @@ function dropThinkingOnly(items: Item[]): Item[] {
   return out
 }
 
-/** Within a run of user records, tool results in file order (the graph splices them in call order). */
+/** Within a run of user records, tool results in file order, whatever the order of the calls. */
 function orderResults(items: Item[]): Item[] {
   const out = [...items]
   for (let a = 0; a < out.length;) {

@@ -143,6 +143,9 @@ export function branched(t = new Transcript()): Transcript {
   return linearBase(t).alternative()
 }
 
+/** A streamed text block that says nothing. */
+const BLANK = { type: 'text', text: '\n\n' }
+
 export interface Fixture {
   name: string
   bytes: Buffer
@@ -180,7 +183,7 @@ export function fixtures(): Fixture[] {
         .result('Rb', 'A1b', 'toolu_second', 'second output')
         .result('Ra', 'A1a', 'toolu_first', 'first output')
         .text('A2', 'Ra', 'A2: both ran'),
-      'the results in file order, second first (seen in real-06; the graph splices them in call order)',
+      'the results in file order, second first (seen in real-06)',
     ),
     f('rewound, last-prompt on the main leaf', branched().lastPrompt('A3'), 'main branch (case 2a)'),
     f('rewound, last-prompt on the alt leaf', branched().lastPrompt('A2alt'), 'alt branch (case 2b)'),
@@ -399,6 +402,115 @@ export function fixtures(): Fixture[] {
         .user('U3', 'A2', [{ type: 'text', text: '\n' }])
         .text('A3', 'U3', 'A3: end'),
       'a thinking-only message dropped (U1+U2 merged); a lone blank user block becomes "(no content)"',
+    ),
+    f(
+      'a blank reply last',
+      opening().user('U2', 'A1', 'U2: anything?').assistant('Ab', 'U2', [BLANK]),
+      'dropped on load: resumed from U2 + "No response requested."',
+    ),
+    f(
+      'a blank reply last, the pointer on it',
+      opening().user('U2', 'A1', 'U2: anything?').assistant('Ab', 'U2', [BLANK]).lastPrompt('Ab'),
+      'the pointer names a leaf the client drops: resumed from U2',
+    ),
+    f(
+      'silent replies in a row: blank, blank fragments, thinking only, a placeholder',
+      opening()
+        .user('U2', 'A1', 'U2: anything?')
+        .assistant('Ab1', 'U2', [BLANK])
+        .assistant('Ab2', 'Ab1', [{ type: 'thinking', thinking: 'x', signature: 'c2ln' }, BLANK], 'msg_s')
+        .assistant('Ab3', 'Ab2', [BLANK], 'msg_s')
+        .assistant('Ab4', 'Ab3', [{ type: 'thinking', thinking: 'y', signature: 'c2ln' }])
+        .assistant('Ab5', 'Ab4', [{ type: 'text', text: '(no content)' }]),
+      'all dropped: resumed from U2',
+    ),
+    f(
+      'a blank reply, then a prompt',
+      opening().user('U2', 'A1', 'U2: anything?').assistant('Ab', 'U2', [BLANK]).user('U3', 'Ab', 'U3: hello?'),
+      'the blank reply dropped, U2 and U3 merged, resumed from U3',
+    ),
+    f(
+      'a blank fragment after a call of its message',
+      opening()
+        .user('U2', 'A1', 'U2: run it')
+        .call('Ac', 'U2', 'toolu_c', 'msg_c')
+        .assistant('Ab', 'Ac', [BLANK], 'msg_c'),
+      'the fragment stays the leaf (its message has a call), is not sent; the call is answered as interrupted',
+    ),
+    f(
+      'a blank fragment after a text of its message',
+      opening()
+        .user('U2', 'A1', 'U2: say it')
+        .text('A2', 'U2', 'A2: said', 'msg_y')
+        .assistant('Ab', 'A2', [BLANK], 'msg_y'),
+      'the fragment stays the leaf ("continue" hangs off it), only the text is sent',
+    ),
+    f(
+      'a blank reply after a tool result, behind a system record',
+      (() => {
+        const t = opening()
+          .user('U2', 'A1', 'U2: run it')
+          .call('Ac', 'U2', 'toolu_c')
+          .result('Rc', 'Ac', 'toolu_c', 'out')
+        t.raw({
+          parentUuid: t.uuid('Rc'),
+          isSidechain: false,
+          type: 'system',
+          subtype: 'informational',
+          content: 'a note',
+          level: 'info',
+          isMeta: false,
+          uuid: t.uuid('SY'),
+          timestamp: '2026-01-01T00:01:00.000Z',
+          sessionId: FIXTURE_SESSION,
+        })
+        return t.assistant('Ab', 'SY', [BLANK])
+      })(),
+      'resumed from the result Rc (the system record is passed over)',
+    ),
+    f(
+      'a blank reply behind an attachment',
+      opening()
+        .user('U2', 'A1', 'U2: anything?')
+        .attachment('T1', 'U2', { type: 'date_change', newDate: '2026-01-02' })
+        .assistant('Ab', 'T1', [BLANK]),
+      'resumed from the attachment T1',
+    ),
+    f(
+      'a blank text before a thinking block',
+      opening()
+        .user('U2', 'A1', 'U2: think')
+        .assistant('Ax', 'U2', [BLANK, { type: 'thinking', thinking: 'x', signature: 'c2ln' }])
+        .user('U3', 'Ax', 'U3: more')
+        .text('A3', 'U3', 'A3: end'),
+      'an ordinary reply: sent as it is, the blank text included',
+    ),
+    f(
+      'parallel tool calls, three results in mixed order',
+      new Transcript()
+        .user('U1', null, 'U1: three commands')
+        .call('A1a', 'U1', 'toolu_1', 'msg_3')
+        .call('A1b', 'A1a', 'toolu_2', 'msg_3')
+        .call('A1c', 'A1b', 'toolu_3', 'msg_3')
+        .result('Rb', 'A1b', 'toolu_2', 'out 2')
+        .result('Rc', 'A1c', 'toolu_3', 'out 3')
+        .result('Ra', 'A1a', 'toolu_1', 'out 1')
+        .text('A2', 'Rc', 'A2: all ran'),
+      'one message with the three calls, then the results in file order: 2, 3, 1',
+    ),
+    f(
+      'attachments the client renders as nothing, between two replies',
+      opening()
+        .attachment('T1', 'A1', { type: 'prompt_snapshot', text: 'x' })
+        .attachment('T2', 'T1', {
+          type: 'hook_success',
+          hookName: 'Stop',
+          hookEvent: 'Stop',
+          content: '',
+          toolUseID: 'h',
+        })
+        .text('A2', 'T2', 'A2: and one more thing'),
+      'no message for them: the two replies follow each other',
     ),
     f(
       'tool call without a result, then a prompt',

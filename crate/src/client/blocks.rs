@@ -34,6 +34,88 @@ impl Blank {
     }
 }
 
+/// The texts the client writes in place of an empty message and of an empty text block it
+/// removed: in a reply they say as little as no text at all.
+const PLACEHOLDERS: [&str; 2] = ["(no content)", "[Empty text removed]"];
+
+/// Whether a reply's text says nothing to the client: absent, empty or whitespace once trimmed
+/// (as JavaScript trims, a byte order mark included), or one of its placeholders.
+pub fn says_nothing(text: Option<&str>) -> bool {
+    let t = text.unwrap_or("").trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    t.is_empty() || PLACEHOLDERS.contains(&t)
+}
+
+/// What the client's load filters see in an assistant record's content, read block by block
+/// (the scanner records it as flags). Observed on resume:
+/// - a **silent reply** (thinking blocks, then one or more text blocks that say nothing, and
+///   nothing after them) is dropped, unless another record of its `message.id` holds a block
+///   that says something; a thinking block after the text makes it an ordinary reply, sent;
+/// - a **thinking-only** reply is dropped, unless another record of its `message.id` holds
+///   another kind of block that stays;
+/// - string content counts as one text block.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplyShape {
+    blocks: u32,
+    thinking: u32,
+    texts: u32,
+    /// Nothing so far but leading thinking and texts that say nothing.
+    silent: bool,
+    /// A block that says something: not thinking, and not a text that says nothing.
+    says_something: bool,
+}
+
+impl Default for ReplyShape {
+    fn default() -> Self {
+        ReplyShape { blocks: 0, thinking: 0, texts: 0, silent: true, says_something: false }
+    }
+}
+
+impl ReplyShape {
+    /// One block of `kind` (`text` its text when it is a text block).
+    pub fn push(&mut self, kind: &str, text: Option<&str>) {
+        self.blocks += 1;
+        match kind {
+            "thinking" | "redacted_thinking" => {
+                self.thinking += 1;
+                self.silent &= self.texts == 0;
+            }
+            "text" => {
+                self.texts += 1;
+                if !says_nothing(text) {
+                    self.silent = false;
+                    self.says_something = true;
+                }
+            }
+            _ => {
+                self.silent = false;
+                self.says_something = true;
+            }
+        }
+    }
+
+    /// String content: one text block.
+    pub fn of_string(text: &str) -> u16 {
+        let mut shape = ReplyShape::default();
+        shape.push("text", Some(text));
+        shape.flags()
+    }
+
+    /// [`record::F_SILENT_REPLY`], [`record::F_THINKING_ONLY`], [`record::F_SAYS_SOMETHING`].
+    pub fn flags(&self) -> u16 {
+        let mut f = 0;
+        if self.silent && self.texts > 0 {
+            f |= record::F_SILENT_REPLY;
+        }
+        if self.blocks > 0 && self.thinking == self.blocks {
+            f |= record::F_THINKING_ONLY;
+        }
+        if self.says_something {
+            f |= record::F_SAYS_SOMETHING;
+        }
+        f
+    }
+}
+
 /// Where a block's content is in its record, so that a reader can take the block itself from
 /// the record's line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

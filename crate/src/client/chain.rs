@@ -4,7 +4,7 @@
 //! assistant records sharing one `message.id`, each holding one block, with each tool result
 //! parented to the record holding its `tool_use`: some fragments and results are therefore off
 //! the spine. The client splices them back in: the fragments of one message together (file
-//! order), then their results (in the order of the calls). A live preserved segment of the
+//! order), then their results (file order too, whatever the order of the calls). A live preserved segment of the
 //! file's last compaction (the client's own `/compact` keeps the last records verbatim and
 //! chains later records onto the segment's tail) is relinked after its summary.
 
@@ -108,15 +108,21 @@ pub fn active_chain(g: &Graph, leaf: u32) -> Chain {
             emit(&mut chain, &mut emitted, f, Origin::Fragment);
         }
         let members: FxHashSet<u32> = group.iter().copied().collect();
+        let mut answers: Vec<u32> = Vec::new();
         for &f in group {
             for tu in s.tables.tool_uses(&s.records[f as usize]) {
                 for &res in results.get(s.str(tu.id)).map(|v| v.as_slice()).unwrap_or(&[]) {
                     let owner = owning_assistant(g, res);
                     if on_base.contains(&res) || (owner != NONE && members.contains(&owner)) {
-                        emit(&mut chain, &mut emitted, res, Origin::ToolResult);
+                        answers.push(res);
                     }
                 }
             }
+        }
+        // The client sends the results in the order they were written, not in call order.
+        answers.sort_unstable();
+        for res in answers {
+            emit(&mut chain, &mut emitted, res, Origin::ToolResult);
         }
     }
     chain

@@ -6,9 +6,14 @@
 //! resumes from the call's result instead (see [`resume_point`]). Otherwise (no pointer, no
 //! `leafUuid`, an unknown uuid, a record with descendants on the default chain) the leaf of the
 //! last conversation record in file order decides: file position, not timestamps.
+//!
+//! The record so named is not always where the client goes on: when the chain ends on replies
+//! that say nothing (a streamed `"\n\n"` text, thinking only), the client drops them as it
+//! loads the file and resumes from the last record left (see [`settle`]).
 
 use crate::graph::{Graph, NONE};
 use crate::scan::record;
+use rustc_hash::FxHashMap;
 
 /// What chose the leaf.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -80,6 +85,17 @@ pub struct LeafChoice {
     pub pointer_target: u32,
     /// The leaf of the last conversation record in file order (the fallback), or [`NONE`].
     pub default_leaf: u32,
+    /// The record the rules above name, before the client drops the silent replies the chain
+    /// ends on: `leaf` itself unless it stepped back from them (see [`settle`]).
+    pub named_leaf: u32,
+}
+
+impl LeafChoice {
+    /// The client drops the records from `leaf` (exclusive) to `named_leaf`: the chain ended on
+    /// replies that say nothing.
+    pub fn stepped_back(&self) -> bool {
+        self.leaf != self.named_leaf
+    }
 }
 
 fn is_kind(g: &Graph, i: u32, k: &str) -> bool {
@@ -89,6 +105,14 @@ fn is_kind(g: &Graph, i: u32, k: &str) -> bool {
 
 /// The leaf the real client resumes from (module doc).
 pub fn choose(g: &Graph) -> LeafChoice {
+    let mut c = name(g);
+    c.named_leaf = c.leaf;
+    c.leaf = settle(g, c.leaf);
+    c
+}
+
+/// The leaf the pointer rules name.
+fn name(g: &Graph) -> LeafChoice {
     let s = g.scan();
     let default_leaf =
         (0..s.records.len() as u32).rev().find(|&i| g.canonical(i) && g.is_conversation(i)).unwrap_or(NONE);
@@ -100,6 +124,7 @@ pub fn choose(g: &Graph) -> LeafChoice {
         pointer_record,
         pointer_target: target,
         default_leaf,
+        named_leaf: NONE,
     };
     if pointer_record == NONE {
         return fallback(Pointer::Absent, NONE);
@@ -118,6 +143,7 @@ pub fn choose(g: &Graph) -> LeafChoice {
             pointer_record,
             pointer_target: target,
             default_leaf,
+            named_leaf: NONE,
         };
     }
     let on_default = default_leaf != NONE && g.ancestors(default_leaf).0.contains(&target);
@@ -131,6 +157,7 @@ pub fn choose(g: &Graph) -> LeafChoice {
         pointer_record,
         pointer_target: target,
         default_leaf,
+        named_leaf: NONE,
     }
 }
 
@@ -168,4 +195,70 @@ pub fn resume_point(g: &Graph, target: u32) -> u32 {
         .filter(|c| conversation(c))
         .rfind(|&c| is_kind(g, c, "user") && !s.tables.tool_results(&s.records[c as usize]).is_empty())
         .unwrap_or(at)
+}
+
+/// Where the client goes on from a chain that ends at `leaf` (observed on resume). As it loads
+/// the chain it drops assistant records that say nothing:
+/// - a silent reply (thinking, then texts that are blank or its own placeholders), unless a
+///   record of the chain sharing its `message.id` says something (a text beside it, a call);
+/// - a reply of thinking only, unless a record sharing its `message.id` holds another block
+///   that stays.
+///
+/// Its new records then hang off the last record of the chain left, passing over the dropped
+/// replies, several in a row, and the system records among them (not part of its messages):
+/// the prompt before them, a tool result, an attachment, or a call (which it then answers as
+/// interrupted). Records after the leaf in the file (a prompt below a blank reply) are not
+/// concerned: the leaf is not a silent reply then. Returns `leaf` when nothing is dropped
+/// there, or when the whole chain would be.
+pub fn settle(g: &Graph, leaf: u32) -> u32 {
+    if leaf == NONE || !droppable_shape(g, leaf) {
+        return leaf;
+    }
+    let s = g.scan();
+    let chain = g.active_chain(leaf).records;
+    let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for &i in &chain {
+        let r = &s.records[i as usize];
+        if let Some(m) = r.message_id.filter(|_| is_kind(g, i, "assistant")) {
+            groups.entry(s.str(m)).or_default().push(i);
+        }
+    }
+    let dropped = |i: u32| {
+        if !droppable_shape(g, i) {
+            return false;
+        }
+        let r = &s.records[i as usize];
+        let alone = [i];
+        let group = r.message_id.and_then(|m| groups.get(s.str(m))).map_or(&alone[..], |v| v.as_slice());
+        let flags = |m: u32| s.records[m as usize].flags;
+        if group.iter().any(|&m| flags(m) & record::F_SAYS_SOMETHING != 0) {
+            return false;
+        }
+        if r.has(record::F_SILENT_REPLY) {
+            return true;
+        }
+        // Thinking only: kept by a fragment of another kind that stays (a silent reply does not
+        // stay, and nothing in the group says something).
+        !group.iter().any(|&m| {
+            let f = flags(m);
+            f & (record::F_THINKING_ONLY | record::F_SILENT_REPLY) == 0
+                && !s.tables.kinds(&s.records[m as usize]).is_empty()
+        })
+    };
+    let message = |i: u32| ["user", "assistant", "attachment"].iter().any(|k| is_kind(g, i, k));
+    chain.iter().rev().copied().find(|&i| message(i) && !(is_kind(g, i, "assistant") && dropped(i))).unwrap_or(leaf)
+}
+
+/// What [`settle`] did, in one phrase: `named` and `leaf` are the lines of
+/// [`LeafChoice::named_leaf`] and [`LeafChoice::leaf`].
+pub fn describe_step_back(named: u32, leaf: u32) -> String {
+    format!("the chain ends on replies that say nothing (blank text or thinking only, up to line {named}): the client drops them as it loads the file and goes on from line {leaf}")
+}
+
+/// An assistant record of the main conversation whose content the client may drop on load.
+fn droppable_shape(g: &Graph, i: u32) -> bool {
+    let r = &g.scan().records[i as usize];
+    is_kind(g, i, "assistant")
+        && !r.has(record::F_SIDECHAIN)
+        && r.flags & (record::F_SILENT_REPLY | record::F_THINKING_ONLY) != 0
 }

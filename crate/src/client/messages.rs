@@ -3,9 +3,10 @@
 //! Observed (client 2.1.332, each rule checked by resuming a transcript built for it):
 //! - only `user` and `assistant` records of the main conversation are sent; sidechain records
 //!   and the client's own API-error records are not;
-//! - an assistant record whose text blocks are all empty or whitespace-only, with nothing else
-//!   beside them but thinking, is dropped whole: a streamed `"\n\n"` fragment is not sent, and
-//!   the user records around it then merge;
+//! - an assistant record that says nothing (thinking blocks, then text blocks that are empty,
+//!   whitespace-only or the client's own placeholders, and nothing after them) is dropped whole:
+//!   a streamed `"\n\n"` fragment is not sent, and the user records around it then merge; a
+//!   thinking block after such a text makes it an ordinary reply, sent as it is;
 //! - in the assistant records that stay, text blocks with empty text are dropped;
 //!   whitespace-only text beside other blocks is sent as it is;
 //! - assistant records sharing `message.id` that follow each other are one message (different
@@ -15,7 +16,8 @@
 //!   and becomes the text `(no content)` when nothing is left.
 //!
 //! Thinking blocks are sent whatever their text (empty thinking included). Attachments, which
-//! the client renders as reminder texts inside user messages, are not modelled here.
+//! the client renders as reminder texts inside user messages (a user message of their own
+//! between two replies), are not modelled here: the messages are the records' own blocks.
 
 use super::blocks::{content, At, Blank, Block, Content};
 use crate::scan::{record, Scan};
@@ -81,13 +83,6 @@ pub fn is_sent(s: &Scan, r: &record::Record) -> bool {
     (is_kind(s, r, "assistant") || is_kind(s, r, "user")) && !r.has(record::F_SIDECHAIN) && !r.has(record::F_API_ERROR)
 }
 
-/// An assistant record the client drops whole: its text blocks are all blank, and the rest is
-/// thinking at most.
-fn blank_assistant(c: &Content) -> bool {
-    c.blocks.iter().any(Block::is_text)
-        && c.blocks.iter().all(|b| b.is_thinking() || (b.is_text() && b.blank.droppable()))
-}
-
 /// The API messages the client builds from `records` (the loaded chain after the current
 /// compact boundary, in order); `bytes` are the file's bytes.
 pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
@@ -111,7 +106,9 @@ pub fn api_messages(s: &Scan, bytes: &[u8], records: &[u32]) -> View {
         let r = &s.records[i as usize];
         let assistant = is_kind(s, r, "assistant");
         if assistant {
-            if blank_assistant(&c) {
+            // A reply that says nothing is not sent, even when another fragment of its
+            // message.id keeps it among the loaded records (see `blocks::ReplyShape`).
+            if r.has(record::F_SILENT_REPLY) {
                 view.dropped.push((i, Dropped::BlankText));
                 continue;
             }

@@ -270,6 +270,100 @@ fn message_groups_join_the_fragments_of_one_message_id() {
     assert_eq!(super::chain::message_groups(&s), vec![0, 1, 1, 3, 4]);
 }
 
+/// U1 A1 U2, then `tail` below U2.
+fn prompt_then(tail: Vec<String>) -> Vec<String> {
+    let mut l =
+        vec![user("u1", None, r#""U1""#), asst("a1", "u1", "m1", &text("A1")), user("u2", Some("a1"), r#""U2""#)];
+    l.extend(tail);
+    l
+}
+
+/// (the leaf, the record the pointer rules named).
+fn settled(lines: &[String]) -> (String, String) {
+    let (s, _) = scan(lines);
+    let g = Graph::new(&s);
+    let c = g.client_leaf();
+    (uuid_of(&s, c.leaf).to_string(), uuid_of(&s, c.named_leaf).to_string())
+}
+
+const NL: &str = r"\n\n";
+
+#[test]
+fn a_blank_last_reply_is_dropped_and_the_client_resumes_from_the_record_before() {
+    // Each resumed from U2 (its "No response requested." hangs off U2): the blank reply last,
+    // with a pointer on it, with a pointer on U2, three in a row, three fragments of one id,
+    // thinking + blank, thinking only, an empty text, the client's "(no content)".
+    let b = |u: &str, p: &str, m: &str| asst(u, p, m, &text(NL));
+    let cases = [
+        vec![b("ab", "u2", "mb")],
+        vec![b("ab", "u2", "mb"), pointer("ab")],
+        vec![b("ab", "u2", "mb"), pointer("u2")],
+        vec![b("ab1", "u2", "mb1"), b("ab2", "ab1", "mb2"), b("ab", "ab2", "mb3")],
+        vec![b("ab1", "u2", "mb"), b("ab2", "ab1", "mb"), b("ab", "ab2", "mb")],
+        vec![asst("ab", "u2", "mb", &format!("{},{}", think("x"), text(NL)))],
+        vec![asst("ab", "u2", "mb", &think("x"))],
+        vec![asst("ab", "u2", "mb", &text(""))],
+        vec![asst("ab", "u2", "mb", &text("(no content)"))],
+        vec![asst("at", "u2", "mb", &think("x")), b("ab", "at", "mb")],
+        vec![b("at", "u2", "mb"), asst("ab", "at", "mb", &think("x"))],
+    ];
+    for (k, tail) in cases.into_iter().enumerate() {
+        assert_eq!(settled(&prompt_then(tail)), ("u2".into(), "ab".into()), "case {k}");
+    }
+}
+
+#[test]
+fn the_step_back_passes_system_records_and_stops_at_an_attachment_a_result_or_a_call() {
+    let b = |u: &str, p: &str| asst(u, p, "mb", &text(NL));
+    // A system record between U2 and the blank reply: resumed from U2.
+    let sys = rec("system", "sy", Some("u2"), r#","subtype":"informational","content":"note""#);
+    assert_eq!(settled(&prompt_then(vec![sys, b("ab", "sy")])).0, "u2");
+    // An attachment between: resumed from the attachment.
+    let att = rec("attachment", "t1", Some("u2"), r#","attachment":{"type":"date_change","newDate":"2026-01-02"}"#);
+    assert_eq!(settled(&prompt_then(vec![att, b("ab", "t1")])).0, "t1");
+    // After a tool result: resumed from the result.
+    let tail = vec![asst("ac", "u2", "mc", &call("t1")), result("rc", "ac", "t1"), b("ab", "rc")];
+    assert_eq!(settled(&prompt_then(tail)).0, "rc");
+    // A system record below the blank reply is not a leaf either: resumed from U2.
+    let below = rec("system", "sy", Some("ab"), r#","subtype":"turn_duration","durationMs":5"#);
+    assert_eq!(settled(&prompt_then(vec![b("ab", "u2"), below])).0, "u2");
+}
+
+#[test]
+fn a_blank_reply_stays_when_its_message_says_something_or_a_prompt_follows() {
+    // A text fragment then a blank fragment of the same message.id: the client kept the blank
+    // fragment as its leaf ("continue" hung off it) and sent only the text.
+    let tail = vec![asst("a2", "u2", "my", &text("A2")), asst("ab", "a2", "my", &text(NL))];
+    assert_eq!(settled(&prompt_then(tail.clone())), ("ab".into(), "ab".into()));
+    let (v, dropped) = view(&prompt_then(tail));
+    assert_eq!(v.last().unwrap(), &('A', vec![t("text")]));
+    assert_eq!(dropped, [("ab".to_string(), Dropped::BlankText)]);
+    // A call fragment then a blank fragment of its message: the blank one stays too.
+    let tail = vec![asst("ac", "u2", "mc", &call("t1")), asst("ab", "ac", "mc", &text(NL))];
+    assert_eq!(settled(&prompt_then(tail)).0, "ab");
+    // Blank text beside a call in one record: an ordinary reply.
+    assert_eq!(settled(&prompt_then(vec![asst("ab", "u2", "mb", &format!("{},{}", text(NL), call("t1")))])).0, "ab");
+    // A blank reply after a reply of another message.id: resumed from that reply.
+    let tail = vec![asst("a2", "u2", "m2", &text("A2")), asst("ab", "a2", "mb", &text(NL))];
+    assert_eq!(settled(&prompt_then(tail)).0, "a2");
+    // A prompt below the blank reply: the prompt is the leaf, the blank reply merely dropped.
+    let tail = vec![asst("ab", "u2", "mb", &text(NL)), user("u3", Some("ab"), r#""U3""#)];
+    assert_eq!(settled(&prompt_then(tail)), ("u3".into(), "u3".into()));
+}
+
+#[test]
+fn a_blank_text_before_thinking_is_an_ordinary_reply() {
+    // [text "\n\n", thinking]: sent as it is, the whitespace text included.
+    let tail = vec![
+        asst("ax", "u2", "mx", &format!("{},{}", text(NL), think("x"))),
+        user("u3", Some("ax"), r#""U3""#),
+        asst("a3", "u3", "m3", &text("A3")),
+    ];
+    let (v, dropped) = view(&prompt_then(tail));
+    assert!(dropped.is_empty());
+    assert_eq!(v[3], ('A', vec![t("text~"), t("thinking")]));
+}
+
 /// Each sent block says where it sits in its record, so a reader can take it from the line:
 /// the n-th typed item of `message.content` (items that are not typed objects are not counted),
 /// the record's string content, or the client's `(no content)` placeholder.

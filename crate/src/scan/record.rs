@@ -2,6 +2,7 @@
 //! Strings live in a per-scan arena ([`Strings`]); a record holds only spans into it.
 
 use super::tape::{as_bool, as_str, as_u64, entries, width};
+use crate::client::blocks::ReplyShape;
 use rustc_hash::FxHashMap as HashMap;
 use simd_json::Node;
 use std::num::NonZeroU32;
@@ -114,6 +115,14 @@ pub const F_REPAIRED: u16 = 64;
 /// `message.content` is a blank string, or a text block's text is absent or blank: the API
 /// refuses such a message (full scans only).
 pub const F_BLANK_TEXT: u16 = 128;
+/// The content is a reply that says nothing: leading thinking, then texts that are blank or the
+/// client's placeholders (the client's rule: [`crate::client::blocks::ReplyShape`]; full scans).
+pub const F_SILENT_REPLY: u16 = 256;
+/// The content is a non-empty array of thinking blocks only (full scans).
+pub const F_THINKING_ONLY: u16 = 512;
+/// The content holds a block that says something: not thinking, not a text that says nothing
+/// (full scans).
+pub const F_SAYS_SOMETHING: u16 = 1024;
 
 #[derive(Clone, Debug, Default)]
 pub struct Record {
@@ -240,8 +249,11 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, l
             "content" => match tape.get(v) {
                 Some(Node::String(s)) => {
                     rec.flags |= F_CONTENT_STRING;
-                    if !lean && s.trim().is_empty() {
-                        rec.flags |= F_BLANK_TEXT;
+                    if !lean {
+                        if s.trim().is_empty() {
+                            rec.flags |= F_BLANK_TEXT;
+                        }
+                        rec.flags |= ReplyShape::of_string(s);
                     }
                 }
                 Some(Node::Array { len, .. }) => extract_blocks(tape, v, *len, rec, t, lean),
@@ -309,6 +321,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
     let kinds_start = t.content_kinds.len() as u32;
     let uses_start = t.tool_uses.len() as u32;
     let results_start = t.tool_results.len() as u32;
+    let mut shape = ReplyShape::default();
     let mut i = at + 1;
     for _ in 0..len {
         let Some(node) = tape.get(i) else { break };
@@ -332,6 +345,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                     if k == "text" && text.is_none_or(|x| x.trim().is_empty()) {
                         rec.flags |= F_BLANK_TEXT;
                     }
+                    shape.push(k, text);
                 }
                 match k {
                     "tool_use" | "server_tool_use" => {
@@ -353,6 +367,9 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
             }
         }
         i += width(node);
+    }
+    if !lean {
+        rec.flags |= shape.flags();
     }
     rec.content_kinds = Range { start: kinds_start, len: t.content_kinds.len() as u32 - kinds_start };
     rec.tool_uses = Range { start: uses_start, len: t.tool_uses.len() as u32 - uses_start };

@@ -64,6 +64,13 @@ fn human_prompt(g: &Graph, i: u32) -> bool {
         && (r.has(record::F_CONTENT_STRING) || s.tables.kinds(r).iter().any(|k| s.str(*k) == "text"))
 }
 
+/// Widens the span of `key` in `m` to chain position `k`.
+fn widen<K: std::hash::Hash + Eq>(m: &mut FxHashMap<K, (usize, usize)>, key: K, k: usize) {
+    let e = m.entry(key).or_insert((k, k));
+    e.0 = e.0.min(k);
+    e.1 = e.1.max(k);
+}
+
 pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
     let s = g.scan();
     let n = p.chain.len();
@@ -76,20 +83,15 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
     // after them is legal. Something is always summarised.
     let forced = p.prior_compact.len().max(run_start);
     let min_cut = forced.max(1);
-    // Spans that must stay on one side: one message.id's fragments; one tool id's use and results.
-    let mut spans: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+    // Spans that must stay on one side: the records of one API message (the client's rule:
+    // assistant fragments sharing message.id); one tool id's use and results.
+    let message_of = crate::client::chain::message_groups(s);
+    let mut spans: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
     let mut tools: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
-    let widen = |m: &mut FxHashMap<_, (usize, usize)>, key, k: usize| {
-        let e = m.entry(key).or_insert((k, k));
-        e.0 = e.0.min(k);
-        e.1 = e.1.max(k);
-    };
     for (k, &i) in p.chain.iter().enumerate() {
         let r = &s.records[i as usize];
+        widen(&mut spans, message_of[i as usize], k);
         if kind_is(s, i, "assistant") {
-            if let Some(m) = r.message_id {
-                widen(&mut spans, s.str(m), k);
-            }
             for u in s.tables.tool_uses(r) {
                 widen(&mut tools, s.str(u.id), k);
             }

@@ -77,6 +77,19 @@ pub(super) fn choose(p: &mut Plan, g: &Graph, bytes: &[u8], c: &LeafChoice, opts
         }
         LeafPolicy::Auto => auto(p, g, bytes, c, strict, client_opt),
     }
+    if c.stepped_back() && p.leaf == c.leaf {
+        p.warnings.push(Warning {
+            code: "silent-tail",
+            lines: vec![line(s, c.leaf), line(s, c.named_leaf)],
+            message: format!("{}; the dropped replies are left out", silent_tail(g, c)),
+        });
+    }
+}
+
+/// The replies the chain ends on that the client drops, in one phrase.
+fn silent_tail(g: &Graph, c: &LeafChoice) -> String {
+    let s = g.scan();
+    crate::client::leaf::describe_step_back(line(s, c.named_leaf), line(s, c.leaf))
 }
 
 fn auto(
@@ -88,6 +101,14 @@ fn auto(
     client_opt: String,
 ) {
     let s = g.scan();
+    // The pointer names a leaf the client drops (a reply that says nothing): it goes on from
+    // the record before, and so does the rewrite.
+    if c.stepped_back() && matches!(&strict, Ok((l, _)) if *l == c.named_leaf) {
+        p.leaf = c.leaf;
+        p.preserve_mode = PreserveMode::ClientLeaf;
+        p.leaf_reason = format!("{}; {}", pointer_reason(g, c, c.named_leaf), silent_tail(g, c));
+        return;
+    }
     // The strict leaf when the pointer names a leaf, or when the client resumes there too.
     let strict_ok = match &strict {
         Ok((l, _)) if *l == c.leaf || c.pointer == Pointer::Leaf => Some(*l),
@@ -149,7 +170,7 @@ fn auto(
         }
         Pointer::InteriorOffChain if !matches!(&strict, Err(e) if e.status == Status::ExtensionBranch) => {
             use_client(p, client_reason(g, c));
-            let ll = line(s, c.leaf);
+            let ll = line(s, c.named_leaf);
             let there = if ll == tl { "there".to_string() } else { format!("from its tool result (line {ll})") };
             p.warnings.push(Warning {
                 code: "pointer-truncates",
@@ -194,11 +215,21 @@ fn pointer_reason(g: &Graph, c: &LeafChoice, leaf: u32) -> String {
 
 /// Why the client resumes where it does, in one line.
 fn client_reason(g: &Graph, c: &LeafChoice) -> String {
+    let named = named_reason(g, c);
+    if c.stepped_back() {
+        format!("{named}; {}", silent_tail(g, c))
+    } else {
+        named
+    }
+}
+
+/// Why the client's rules name the record they name.
+fn named_reason(g: &Graph, c: &LeafChoice) -> String {
     let s = g.scan();
-    let (pl, ll) = (line(s, c.pointer_record), line(s, c.leaf));
+    let (pl, ll) = (line(s, c.pointer_record), line(s, c.named_leaf));
     match c.rule {
         LeafRule::LastPrompt => format!("the last last-prompt (line {pl}) names a leaf (line {ll})"),
-        LeafRule::LastPromptInterior if c.leaf != c.pointer_target => format!(
+        LeafRule::LastPromptInterior if c.named_leaf != c.pointer_target => format!(
             "the last last-prompt (line {pl}) names line {} inside one branch, a tool call: the client resumes from its result (line {ll}) and truncates",
             line(s, c.pointer_target)
         ),

@@ -732,3 +732,53 @@ fn tool_defects_in_the_summarised_part_are_listed_not_blocking() {
         .collect();
     assert_eq!(listed, vec![("orphan-tool-result", vec![3]), ("tool-use-without-result", vec![5])]);
 }
+
+/// `linear` with a blank reply A4 below A3's prompt U4, last; `ptr` names a record.
+fn blank_tail(ptr: Option<&str>) -> Fixture {
+    let mut l = vec![
+        user("u1", None),
+        asst("a1", Some("u1"), "m1", None),
+        user("u2", Some("a1")),
+        asst("a2", Some("u2"), "m2", None),
+        user("u4", Some("a2")),
+        rec(
+            "assistant",
+            "a4",
+            Some("u4"),
+            r#","message":{"id":"m4","role":"assistant","content":[{"type":"text","text":"\n\n"}]}"#,
+        ),
+    ];
+    if let Some(p) = ptr {
+        l.push(pointer(p));
+    }
+    fx(&l)
+}
+
+#[test]
+fn a_blank_last_reply_is_left_out_under_auto_and_client_kept_under_strict() {
+    for ptr in [None, Some("a4")] {
+        let f = blank_tail(ptr);
+        for pol in [LeafPolicy::Auto, LeafPolicy::Client] {
+            let p = f.plan(policy(pol));
+            assert_eq!(p.status, Status::Valid, "{ptr:?} {pol:?}: {}", p.message);
+            assert_eq!(f.leaf(&p), "u4", "{ptr:?} {pol:?}");
+            assert_eq!(p.preserve_mode, PreserveMode::ClientLeaf);
+            assert_eq!(f.uuids(&p.chain), ["u1", "a1", "u2", "a2", "u4"]);
+            assert_eq!(p.set(SetKind::ExcludedBranch), vec![5], "{ptr:?} {pol:?}");
+            assert!(
+                p.leaf_reason.contains("say nothing (blank text or thinking only, up to line 6)"),
+                "{}",
+                p.leaf_reason
+            );
+            assert!(p.warnings.iter().any(|w| w.code == "silent-tail" && w.lines == [5, 6]), "{:?}", p.warnings);
+        }
+    }
+    // Strict: the pointer's leaf, kept byte for byte (the client drops it again on resume).
+    let f = blank_tail(Some("a4"));
+    let p = f.plan(policy(LeafPolicy::Strict));
+    assert_eq!((p.status, f.leaf(&p)), (Status::Valid, "a4"));
+    assert!(!p.warnings.iter().any(|w| w.code == "silent-tail"));
+    // A pointer on the prompt before the blank reply, written after it: the client's leaf too.
+    let p = blank_tail(Some("u4")).plan(policy(LeafPolicy::Auto));
+    assert_eq!((p.status, p.preserve_mode), (Status::Valid, PreserveMode::ActiveChain), "{}", p.message);
+}

@@ -93,21 +93,26 @@ pub(super) fn check_api(cx: &mut Ctx, visible: &[u32]) -> (u32, u32) {
                     } else {
                         n.blocks.iter().filter(|b| b.kind == "tool_result").collect()
                     };
-                    // Results in the order of the calls (out-of-order results are an error).
-                    let call_order: Vec<&str> = uses.iter().filter_map(|u| u.id.as_deref()).collect();
-                    let answered: Vec<&str> =
-                        results.iter().filter_map(|r| r.id.as_deref()).filter(|id| call_order.contains(id)).collect();
-                    let expected: Vec<&str> = call_order.iter().copied().filter(|id| answered.contains(id)).collect();
-                    if answered.len() == expected.len() && answered != expected {
-                        let lines: Vec<u32> = results.iter().map(|r| r.line).collect();
-                        cx.push(
-                            Code::ToolResultOrder,
-                            lines,
-                            format!(
-                                "line {}: the tool_results are not in the order of their tool_use calls",
-                                results.first().map_or(0, |r| r.line)
-                            ),
-                        );
+                    // Within one record, results in the order of the calls (out of that order,
+                    // an error). Results written as records of their own are sent in the order
+                    // they were written: parallel calls finish in any order, and the client
+                    // writes and sends their results so (the API answers such requests).
+                    let position = |id: &str| uses.iter().position(|u| u.id.as_deref() == Some(id));
+                    let mut lines: Vec<u32> = results.iter().map(|r| r.line).collect();
+                    lines.dedup();
+                    for line in lines {
+                        let order: Vec<usize> = results
+                            .iter()
+                            .filter(|r| r.line == line)
+                            .filter_map(|r| r.id.as_deref().and_then(position))
+                            .collect();
+                        if order.windows(2).any(|w| w[0] > w[1]) {
+                            cx.push(
+                                Code::ToolResultOrder,
+                                vec![line],
+                                format!("line {line}: the tool_results are not in the order of their tool_use calls"),
+                            );
+                        }
                     }
                     for u in &uses {
                         let id = u.id.as_deref().unwrap_or("");

@@ -60,6 +60,9 @@ codes! {
     PointerStale = "pointer-stale", Warning;
     /// The last `last-prompt` names a record inside one branch: the client resumes there and drops what follows.
     PointerTruncates = "pointer-truncates", Warning;
+    /// The chain ends on replies the client drops as it loads the file (blank text, thinking
+    /// only): it goes on from the record before them.
+    SilentTail = "silent-tail", Warning;
     /// The active chain returns to a session it had left.
     SessionLineageReturns = "session-lineage-returns", Error;
     /// The chain ends in another session than the last `last-prompt`'s or the file's.
@@ -102,7 +105,7 @@ codes! {
     DuplicateToolUseId = "duplicate-tool-use-id", Error;
     /// The conversation ends on tool calls without results (an interrupted turn; the client adds an error result).
     ToolUsePending = "tool-use-pending", Warning;
-    /// The tool results are not in the order of their calls.
+    /// One record lists its tool results out of the order of their calls (results written as records of their own follow the order they were written).
     ToolResultOrder = "tool-result-order", Error;
     /// A `tool_use` has no `tool_result` in the next user message.
     ToolUseWithoutResult = "tool-use-without-result", Error;

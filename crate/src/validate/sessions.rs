@@ -22,8 +22,8 @@ pub(super) fn check_pointer(cx: &mut Ctx, c: &crate::graph::LeafChoice) {
                 format!("line {l}: the last last-prompt names line {t}, which has descendants on the chain; the client ignores it and resumes from the last record"),
             )
         }
-        Pointer::InteriorOffChain if c.leaf != c.pointer_target => {
-            let (l, t, r) = (pl.unwrap_or(0), cx.line(c.pointer_target), cx.line(c.leaf));
+        Pointer::InteriorOffChain if c.named_leaf != c.pointer_target => {
+            let (l, t, r) = (pl.unwrap_or(0), cx.line(c.pointer_target), cx.line(c.named_leaf));
             cx.push(
                 Code::PointerTruncates,
                 vec![l, t, r],
@@ -38,6 +38,10 @@ pub(super) fn check_pointer(cx: &mut Ctx, c: &crate::graph::LeafChoice) {
             )
         }
         _ => {}
+    }
+    if c.stepped_back() {
+        let (n, r) = (cx.line(c.named_leaf), cx.line(c.leaf));
+        cx.push(Code::SilentTail, vec![n, r], crate::client::leaf::describe_step_back(n, r))
     }
 }
 

@@ -444,3 +444,29 @@ fn finding_codes_table_is_current() {
     names.dedup();
     assert_eq!(names.len(), Code::ALL.len(), "every code has its own name");
 }
+
+#[test]
+fn a_chain_ending_on_a_blank_reply_resumes_from_the_record_before() {
+    let mut l = valid_lines();
+    l.pop();
+    l.push(user("u5", Some("a4"), 8, "next"));
+    l.push(asst("a5", Some("u5"), 9, "m5", &text(r"\n\n")));
+    l.push(last_prompt("a5"));
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![]);
+    assert_eq!(r.leaf_line, Some(8));
+    let f = r.findings.iter().find(|f| f.code == Code::SilentTail).expect("a silent-tail warning");
+    assert_eq!((f.severity, f.lines.clone()), (Severity::Warning, vec![8, 9]));
+    assert_eq!(r.api_messages, 5);
+}
+
+#[test]
+fn results_written_as_records_of_their_own_in_another_order_than_the_calls_are_valid() {
+    // Parallel calls finish in any order: the client writes each result as it comes, and sends
+    // them in that order (seen on real files and with the real client).
+    let mut l = valid_lines();
+    l.swap(4, 5);
+    l[6] = asst("a4", Some("r1"), 7, "m2", &text("done"));
+    let r = run(&l);
+    assert_eq!(errors(&r), vec![]);
+}
