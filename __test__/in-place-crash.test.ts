@@ -103,7 +103,7 @@ test.serial('the source modified while the candidate is built: refused, the appe
   const e = liveEstate()
   const extra = Buffer.from('{"type":"last-prompt","leafUuid":null}\n')
   const r = await meddleAfter(e, 'candidate', () => appendFileSync(e.target, extra))
-  t.is(r.code, 3)
+  t.is(r.code, 3, r.stderr)
   t.regex(r.stderr, /the transcript changed during the run.*nothing replaced/)
   t.true(readFileSync(e.target).equals(Buffer.concat([e.original, extra])))
   t.deepEqual(backups(e), [])
@@ -113,7 +113,7 @@ test.serial('the source modified while the candidate is built: refused, the appe
 test.serial('the source appended to after the backup: caught at capture, nothing replaced, backup kept', async (t) => {
   const e = liveEstate()
   const r = await meddleAfter(e, 'staged', () => appendFileSync(e.target, '\n'))
-  t.is(r.code, 3)
+  t.is(r.code, 3, r.stderr)
   t.regex(r.stderr, /changed before publishing/)
   t.true(readFileSync(e.target).equals(Buffer.concat([e.original, Buffer.from('\n')])))
   t.true(readFileSync(backups(e)[0]).equals(e.original), 'the verified backup is not cleaned up')
@@ -123,7 +123,7 @@ test.serial('the source appended to after the backup: caught at capture, nothing
 test.serial('a target replaced by another process after capture is never overwritten', async (t) => {
   const e = liveEstate()
   const r = await meddleAfter(e, 'captured', () => replaceByAnotherProcess(e))
-  t.is(r.code, 3)
+  t.is(r.code, 3, r.stderr)
   t.regex(r.stderr, /another process replaced the transcript during the run; left it in place, not published/)
   t.true(readFileSync(e.target).equals(theirs), 'their file is still there')
   const b = backups(e)

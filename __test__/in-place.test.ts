@@ -16,7 +16,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
-import { processStartTicks, recordState, sessionHolders } from '../src-ts/read/live-sessions.js'
+import { checkSessionClosed, processStartTicks, recordState, sessionHolders } from '../src-ts/read/live-sessions.js'
 import { backups, cli, inPlaceArgs, leftovers, liveEstate, type LiveEstate } from './helpers/live-estate.js'
 import { tempDir } from './helpers/transcripts.js'
 
@@ -141,6 +141,16 @@ test('a file written within the stability window is refused until --stable-for a
   t.regex(r.stderr, /within the 10 s stability window.*--stable-for SECONDS/)
   untouched(t, e)
   t.is(cli([...args, '--stable-for', '0'], e.env).code, 0)
+})
+
+test('a window of 0 is no window: a file written within this millisecond (mtime ahead of Date.now()) passes', (t) => {
+  const e = liveEstate()
+  // Sub-millisecond mtime digits put a file written just now slightly ahead of Date.now();
+  // 50 ms ahead stands for that here, so the check cannot catch up with it.
+  const ahead = (Date.now() + 50) / 1000
+  utimesSync(e.target, ahead, ahead)
+  t.deepEqual(checkSessionClosed(e.target, { stableForMs: 0, env: e.env }), [])
+  t.throws(() => checkSessionClosed(e.target, { stableForMs: 10_000, env: e.env }), { message: /stability window/ })
 })
 
 test('a live registry record refuses the session naming the pid, even with --confirm-session-closed', (t) => {

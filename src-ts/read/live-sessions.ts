@@ -232,7 +232,9 @@ export function checkSessionClosed(path: string, opts: ClosedCheckOptions = {}):
   }
   const window = opts.stableForMs ?? DEFAULT_STABLE_FOR_MS
   const age = msSinceModified(path)
-  if (age < window) {
+  // A window of 0 means no window: a file written this very millisecond has an mtime with
+  // sub-millisecond digits ahead of Date.now(), and must not read as "modified in the future".
+  if (window > 0 && age < window) {
     throw new ClaudeJsonlError(
       `${path}: modified ${Math.max(0, Math.round(age / 1000))} s ago, within the ${window / 1000} s stability window (is it still being written?); wait, or pass ${opts.stableFlag ?? '--stable-for'} SECONDS`,
       EXIT.flagged,
