@@ -132,6 +132,41 @@ export interface FindReport {
   hits: FindHit[]
 }
 
+/** The scope counts both searches report first: the roots and what was searched of them. */
+function scopeCounts(
+  roots: Roots,
+  s: Pick<
+    NonNullable<FindResult['scope']>,
+    'sessions' | 'files' | 'bytes' | 'sessionsTotal' | 'filesTotal' | 'bytesTotal' | 'matchingSessions'
+  >,
+) {
+  return {
+    roots: roots.roots,
+    rootsSource: roots.source,
+    sessions: s.sessions,
+    files: s.files,
+    bytes: s.bytes,
+    sessionsTotal: s.sessionsTotal,
+    filesTotal: s.filesTotal,
+    bytesTotal: s.bytesTotal,
+    matchingSessions: s.matchingSessions,
+  }
+}
+
+/** What both searches read (text kinds) and the filters they applied, for the report's scope. */
+function scopeFilters(opts: Pick<FindOptions, 'tools' | 'thinking' | 'project'>, since?: { day: string }) {
+  return {
+    searched: {
+      humanText: true as const,
+      assistantText: true as const,
+      tools: opts.tools ?? false,
+      thinking: opts.thinking ?? false,
+    },
+    since: since?.day,
+    project: opts.project,
+  }
+}
+
 /** The default index folder: $XDG_CACHE_HOME/claude-jsonl/find, else ~/.cache/claude-jsonl/find. */
 export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
   const base =
@@ -215,19 +250,9 @@ export async function find(
   return {
     query: { terms: s.terms, phrases: s.phrases },
     scope: {
-      roots: roots.roots,
-      rootsSource: roots.source,
-      sessions: s.sessions,
-      files: s.files,
-      bytes: s.bytes,
-      sessionsTotal: s.sessionsTotal,
-      filesTotal: s.filesTotal,
-      bytesTotal: s.bytesTotal,
-      matchingSessions: s.matchingSessions,
+      ...scopeCounts(roots, s),
       termFiles: s.termFiles,
-      searched: { humanText: true, assistantText: true, tools: opts.tools ?? false, thinking: opts.thinking ?? false },
-      since: since?.day,
-      project: opts.project,
+      ...scopeFilters(opts, since),
       index: s.indexPath
         ? {
             path: s.indexPath,
@@ -320,20 +345,10 @@ export async function findExact(
   return {
     query: { exact: text, caseSensitive },
     scope: {
-      roots: roots.roots,
-      rootsSource: roots.source,
-      sessions: s.sessions,
-      files: s.files,
-      bytes: s.bytes,
-      sessionsTotal: s.sessionsTotal,
-      filesTotal: s.filesTotal,
-      bytesTotal: s.bytesTotal,
-      matchingSessions: s.matchingSessions,
+      ...scopeCounts(roots, s),
       matchingFiles: s.matchingFiles,
       matches: s.matches,
-      searched: { humanText: true, assistantText: true, tools: opts.tools ?? false, thinking: opts.thinking ?? false },
-      since: since?.day,
-      project: opts.project,
+      ...scopeFilters(opts, since),
       index: null,
       skipped: s.failed.map((f) => ({ path: f.path, problem: f.message })),
       elapsedMs: Math.round(performance.now() - started),
