@@ -1,12 +1,11 @@
 import test from 'ava'
-import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { findExact } from '../src-ts/read/find.js'
 import { runFind } from '../src-ts/cli/find-command.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
-import { REAL, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
-import { S, said, toolResult, thinking } from './helpers/search-records.js'
+import { REAL, userText, writeTree } from './helpers/transcripts.js'
+import { findCli, S, said, toolResult, thinking } from './helpers/search-records.js'
 
 function estate() {
   const root = writeTree({
@@ -82,16 +81,7 @@ test('matches the decoded text, not its JSON escapes; case rules', async (t) => 
 
 test('the CLI: text and JSON, and its usage errors', async (t) => {
   const { projects } = estate()
-  const script = join(tempDir('cj-find-exact-cli-'), 'cli.mjs')
-  writeFileSync(
-    script,
-    `import { runFind } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`,
-  )
-  const run = (args: string[]) =>
-    spawnSync(process.execPath, [script, ...args], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: tempDir('cj-home-') },
-    })
+  const run = findCli()
   const text = run(['--exact', 'scan/units', '--projects', projects])
   t.is(text.status, 0, text.stderr)
   t.regex(text.stdout, /^Searched 3 sessions \(4 files, [^)]*\) for human and assistant text\n/)

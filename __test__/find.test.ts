@@ -1,12 +1,11 @@
 import test from 'ava'
-import { spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { find } from '../src-ts/read/find.js'
 import { renderFind, runFind } from '../src-ts/cli/find-command.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
-import { REAL, REPO, tempDir, userText, writeTree, snapshot } from './helpers/transcripts.js'
-import { S, said, toolResult, toolUse } from './helpers/search-records.js'
+import { REAL, tempDir, userText, writeTree, snapshot } from './helpers/transcripts.js'
+import { findCli, S, said, toolResult, toolUse } from './helpers/search-records.js'
 
 const filler = (n: number) =>
   Array.from({ length: n }, (_, i) => said(`routine progress note ${i} about the build and the tests`))
@@ -205,16 +204,7 @@ test('bad flags and a missing root are one-line errors with their exit codes', a
 
 test('the CLI prints hits, or JSON, and --limit caps them', (t) => {
   const { projects } = estate()
-  const script = join(tempDir('cj-find-cli-'), 'cli.mjs')
-  writeFileSync(
-    script,
-    `import { runFind } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`,
-  )
-  const run = (args: string[]) =>
-    spawnSync(process.execPath, [script, ...args], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: tempDir('cj-home-') },
-    })
+  const run = findCli()
   const text = run(['build', '--projects', projects, '--limit', '1'])
   t.is(text.status, 0, text.stderr)
   t.is(text.stderr, '')

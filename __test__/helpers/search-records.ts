@@ -1,5 +1,23 @@
 // Small transcript records for the search tests: a session id, assistant text, a tool call and
-// its result, and thinking, each one JSON line.
+// its result, and thinking, each one JSON line; and a runner of the find command.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO, tempDir } from './transcripts.js'
+
+/** Runs `claude-jsonl find ARGS` in a child process with an empty HOME (no real estate). */
+export function findCli(): (args: string[]) => SpawnSyncReturns<string> {
+  const script = join(tempDir('cj-find-cli-'), 'cli.mjs')
+  writeFileSync(
+    script,
+    `import { runFind } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'find-command.js'))}\nprocess.exitCode = await runFind(process.argv.slice(2))\n`,
+  )
+  return (args) =>
+    spawnSync(process.execPath, [script, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: tempDir('cj-home-') },
+    })
+}
 
 /** A session uuid numbered `n`. */
 export const S = (n: number) => `${String(n).padStart(8, '0')}-1111-4222-8333-444455556666`
