@@ -1,4 +1,4 @@
-// Types of the native addon's exports, generated from the Rust source (crate/src/binding/)
+// Types of the native addon's exports, generated from the Rust source (crate/node/src/)
 // by `npm run build:dts`: do not edit. A test fails when this file is not what the current
 // source generates. The hand-written loader is native.cjs.
 
@@ -547,7 +547,7 @@ export interface HashedScan {
 /** Record types Claude Code writes (any other type is passed through and reported as unknown). */
 export declare function knownRecordTypes(): Array<string>
 
-/** Which leaf a compression starts from (see `crate::topology`). */
+/** Which leaf a compression starts from (see `claude_jsonl_core::topology`). */
 export type LeafPolicy = 'strict' | 'client' | 'auto'
 
 /** How the leaf was chosen (`manual`: the caller named it). */
@@ -586,7 +586,7 @@ export interface MemberSet {
  */
 export declare function messageGroups(index: TranscriptIndex): Array<number>
 
-/** The code a native failure carries (see [`crate::failure::Code`]). */
+/** The code a native failure carries (see [`claude_jsonl_core::failure::Code`]). */
 export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' | 'invalid-argument' | 'usage' | 'illegal-cut' | 'internal'
 
 /**
@@ -1006,7 +1006,7 @@ export interface ToolUseInfo {
 }
 
 /**
- * The topology plan of one transcript (see `crate::topology`). Indexes are record indexes of
+ * The topology plan of one transcript (see `claude_jsonl_core::topology`). Indexes are record indexes of
  * the TranscriptIndex; chain positions index `chain`.
  */
 export interface TopologyPlan {
@@ -1116,7 +1116,7 @@ export interface UsageInfo {
 /** Validates a transcript held in a Buffer (a candidate before it is written). */
 export declare function validateBuffer(buffer: Uint8Array, options?: ValidateOptions | undefined | null): ValidationResult
 
-/** Validates one transcript file off the JS thread (see `crate::validate`). */
+/** Validates one transcript file off the JS thread (see `claude_jsonl_core::validate`). */
 export declare function validateFile(path: string, options?: ValidateOptions | undefined | null): Promise<ValidationResult>
 
 export interface ValidateOptions {

@@ -1,4 +1,4 @@
-// conversation(): the native client view (crate/src/client) with each block read from its
+// conversation(): the native client view (crate/core/src/client) with each block read from its
 // record. Checked against the native view itself (roles, records, tool ids), against the API view
 // the real-client tests compare with the pinned client's requests (__test__/helpers/api-view.ts),
 // on the real transcripts and the resume fixtures, and on bad input.

@@ -10,7 +10,7 @@ import { findCli, S, said, toolResult, thinking } from './helpers/search-records
 function estate() {
   const root = writeTree({
     [`projects/-home-u-app/${S(1)}.jsonl`]: [
-      userText('rename parseRecordSpan in crate/src/scan/units.rs, then run `cargo t -p x`'),
+      userText('rename parseRecordSpan in crate/core/src/scan/units.rs, then run `cargo t -p x`'),
       said('Done: `read_span_at(f, 0..n)` replaces it. He said "café"\nand left.'),
       said('parseRecordSpan is gone; parseRecordSpan callers updated'),
     ],
@@ -88,7 +88,7 @@ test('the CLI: text and JSON, and its usage errors', async (t) => {
   t.regex(text.stdout, /Exact "scan\/units" \(case-insensitive\): 1 matches in 1 files, 1 sessions/)
   t.regex(
     text.stdout,
-    new RegExp(`^1\\. 1 match  2026-03-01  ${S(1)}  -home-u-app\\n   line 1: .*crate/src/scan/units\\.rs`, 'm'),
+    new RegExp(`^1\\. 1 match  2026-03-01  ${S(1)}  -home-u-app\\n   line 1: .*crate/core/src/scan/units\\.rs`, 'm'),
   )
   const json = run(['--exact=-p x', '--case-sensitive', '--projects', projects, '--json'])
   t.is(json.status, 0, json.stderr)

@@ -81,7 +81,7 @@ test.serial(
       'fixtures/',
       'benches/',
       'target/',
-      'crate/examples/',
+      'crate/core/examples/',
       'npm/',
     ]) {
       t.deepEqual(
@@ -90,7 +90,15 @@ test.serial(
         `${banned} is not packed`,
       )
     }
-    for (const needed of ['Cargo.toml', 'Cargo.lock', 'crate/Cargo.toml', 'crate/build.rs', 'crate/src/lib.rs']) {
+    for (const needed of [
+      'Cargo.toml',
+      'Cargo.lock',
+      'crate/core/Cargo.toml',
+      'crate/core/src/lib.rs',
+      'crate/node/Cargo.toml',
+      'crate/node/build.rs',
+      'crate/node/src/lib.rs',
+    ]) {
       t.true(root.files.includes(needed), `${needed} is packed for the fallback build`)
     }
     for (const needed of [

@@ -101,7 +101,7 @@ async function resumeAndCompare(
 
 const TOOL_REPAIRS = new Set(['tool-use-without-result', 'orphan-tool-result', 'duplicate-tool-result'])
 
-/** The native core's API view (crate/src/client) agrees with the client: as many messages (the
+/** The native core's API view (crate/core/src/client) agrees with the client: as many messages (the
  * client's own closing messages left out) and the same tool ids in the same order, results
  * included. Files whose tool pairing the client repairs are compared on the messages only when
  * nothing was repaired. */

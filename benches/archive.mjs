@@ -5,7 +5,7 @@
 // estate (in process and through the CLI), and a restore of everything (MB/s). Two floors put
 // the speeds in this machine's terms: `cp -r` + sync of the estate (the file-system work of any
 // restore), and the CPU the archive cannot avoid, measured alone with our own code
-// (crate/examples/archive_floor.rs, built here when cargo is there).
+// (crate/core/examples/archive_floor.rs, built here when cargo is there).
 //
 //   node benches/archive.mjs [PROJECTS] [--rounds N]
 //
@@ -178,7 +178,7 @@ try {
   }
   // what the archive cannot avoid, measured alone with our own code: compressing each session
   // as one stream (its frames and zstd parameters) and SHA-256, one core
-  // (crate/examples/archive_floor.rs)
+  // (crate/core/examples/archive_floor.rs)
   const built = spawnSync(
     'cargo',
     [
@@ -188,7 +188,7 @@ try {
       '--example',
       'archive_floor',
       '--manifest-path',
-      join(repo, 'crate', 'Cargo.toml'),
+      join(repo, 'crate', 'core', 'Cargo.toml'),
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   )

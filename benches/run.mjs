@@ -1646,7 +1646,7 @@ function archiveSection(a) {
   if (a.floor) {
     const f = a.floor
     L.push(
-      `What this machine allows. The archive cannot avoid two computations on every byte: compressing it in its session's stream and SHA-256. Measured alone with our own code on one core (\`crate/examples/archive_floor.rs\`, best of 3 per session, input already in memory): zstd ${f.zstdCpuS.toFixed(2)} s, SHA-256 ${f.sha256CpuS.toFixed(2)} s, ${f.cpuS.toFixed(2)} CPU-s in all. On ${a.cores} cores that alone caps an archive at ${mb(f.ceilingMBperS)}, before reading files or writing a single one; the measured archive runs at ${Math.round((100 * a.archive.mbPerS) / f.ceilingMBperS)}% of that cap. The 800 MB/s target is ${(800 / f.ceilingMBperS).toFixed(1)}x the cap.`,
+      `What this machine allows. The archive cannot avoid two computations on every byte: compressing it in its session's stream and SHA-256. Measured alone with our own code on one core (\`crate/core/examples/archive_floor.rs\`, best of 3 per session, input already in memory): zstd ${f.zstdCpuS.toFixed(2)} s, SHA-256 ${f.sha256CpuS.toFixed(2)} s, ${f.cpuS.toFixed(2)} CPU-s in all. On ${a.cores} cores that alone caps an archive at ${mb(f.ceilingMBperS)}, before reading files or writing a single one; the measured archive runs at ${Math.round((100 * a.archive.mbPerS) / f.ceilingMBperS)}% of that cap. The 800 MB/s target is ${(800 / f.ceilingMBperS).toFixed(1)}x the cap.`,
       '',
     )
   }

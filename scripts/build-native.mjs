@@ -6,6 +6,8 @@
 //                 e.g. from an installed prebuilt claude-jsonl-<platformArchABI> package.
 //   --dts         (`npm run build:dts`) also write native.d.cts, generated from the Rust source
 //                 by the napi CLI (a dev dependency).
+// CLAUDE_JSONL_CARGO_PROFILE=fast builds with the workspace's `fast` profile (no LTO, incremental:
+// the edit-build loop) instead of `release`.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -59,7 +61,7 @@ function cargoBuild() {
   // diagnostics and progress still reach the terminal on stderr.
   const build = spawnSync(
     cargo,
-    ['build', '--release', '-p', 'claude-jsonl', '--features', 'node', '--message-format=json-render-diagnostics'],
+    ['build', '--profile', profile, '-p', 'claude-jsonl', '--message-format=json-render-diagnostics'],
     {
       cwd: root,
       stdio: ['inherit', 'pipe', 'inherit'],
@@ -77,11 +79,12 @@ function cargoBuild() {
   return build
 }
 
+const profile = process.env.CLAUDE_JSONL_CARGO_PROFILE || 'release'
 let build = cargoBuild()
 if (wantDts && !haveTypeDefs()) {
   // the crate was up to date but its type definitions are gone: compile the binding again
   const now = new Date()
-  utimesSync(join(root, 'crate', 'src', 'binding.rs'), now, now)
+  utimesSync(join(root, 'crate', 'node', 'src', 'lib.rs'), now, now)
   build = cargoBuild()
 }
 

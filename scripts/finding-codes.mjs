@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes docs/finding-codes.md from the validator's finding codes (crate/src/validate/codes.rs):
+// Writes docs/finding-codes.md from the validator's finding codes (crate/core/src/validate/codes.rs):
 // runs the Rust test that compares the committed table, asking it to write the table first.
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -10,9 +10,10 @@ const r = spawnSync(
   'cargo',
   [
     'test',
-    '--release',
+    '--profile',
+    'fast',
     '-p',
-    'claude-jsonl',
+    'claude-jsonl-core',
     '--lib',
     'validate::tests::finding_codes_table_is_current',
     '--',

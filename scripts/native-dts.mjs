@@ -11,7 +11,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const typeDefDir = join(root, 'target', 'napi-type-def')
 export const dtsPath = join(root, 'native.d.cts')
 
-const HEADER = `// Types of the native addon's exports, generated from the Rust source (crate/src/binding/)
+const HEADER = `// Types of the native addon's exports, generated from the Rust source (crate/node/src/)
 // by \`npm run build:dts\`: do not edit. A test fails when this file is not what the current
 // source generates. The hand-written loader is native.cjs.
 `

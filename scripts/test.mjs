@@ -52,7 +52,9 @@ const build = await run(process.execPath, [join(root, 'scripts', 'build-native.m
 if (build.code !== 0) stepFailed('build-native', build)
 
 // 2. Rust tests
-const cargo = await run('cargo', ['test', '--workspace', '--release', '--no-fail-fast'], { capture: true })
+// The `fast` profile (no LTO, parallel codegen): the tests need optimised code, not the
+// release build's fat LTO, which would compile the crate a second time for minutes.
+const cargo = await run('cargo', ['test', '--workspace', '--profile', 'fast', '--no-fail-fast'], { capture: true })
 let rustPassed = 0
 let rustFailed = 0
 for (const m of cargo.out.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed;/gm)) {

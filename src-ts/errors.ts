@@ -39,7 +39,7 @@ export function usageError(message: string): ClaudeJsonlError {
   return new ClaudeJsonlError(message, EXIT.usage)
 }
 
-/** The kinds of failure the native core reports (crate/src/failure.rs; docs/api.md lists them). */
+/** The kinds of failure the native core reports (crate/core/src/failure.rs; docs/api.md lists them). */
 export type NativeCode = NativeErrorCode
 
 export interface NativeFailure {

@@ -1,7 +1,7 @@
 // The estate archive: every session and subagent transcript mirrored into a session
 // store root, incrementally and byte-exact; restore; and the read view through which every
 // estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
-// The work is native (crate/src/archive); this module owns policy: roots, targets, selection.
+// The work is native (crate/core/src/archive); this module owns policy: roots, targets, selection.
 import { basename, dirname, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'

@@ -1,6 +1,6 @@
 // The durable session store: one append-only logical JSONL log per session,
 // first line an immutable header, stored as checksummed zstd frames (default) or plain JSONL.
-// Frame format, validation and torn-tail recovery live in Rust (crate/src/store); this module
+// Frame format, validation and torn-tail recovery live in Rust (crate/core/src/store); this module
 // owns the layout, the write path (batching window, fsync, rollback, no-clobber publish), the
 // one-writer lock and the API.
 //
@@ -26,7 +26,7 @@ const SUFFIX: Record<Compression, string> = { zstd: `${TRANSCRIPT_NAME}.zstd`, n
 /** Longest project folder name kept from the cwd (the rest is cut: a deliberate, lossy choice). */
 const PROJECT_MAX = 120
 const NO_CWD = '_no-cwd'
-/** The archive index's name (crate/src/archive/layout.rs INDEX): the one file a root may hold. */
+/** The archive index's name (crate/core/src/archive/layout.rs INDEX): the one file a root may hold. */
 const ARCHIVE_INDEX = '.claude-jsonl-archive'
 
 /** How a `Store` is opened: its root folder and how it writes. */

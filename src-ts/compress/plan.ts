@@ -8,7 +8,7 @@
 //   TranscriptPlan = {
 //     report:   PlanReport       JSON-safe, report schema 1 (camelCase);
 //                                what `claude-jsonl plan --json` prints
-//     topology: TopologyPlan     the native plan (crate/src/topology), record indexes into `index`:
+//     topology: TopologyPlan     the native plan (crate/core/src/topology), record indexes into `index`:
 //       status, message, offendingLines (1-based), recovery (options that apply)  — errors as data
 //       leaf / leafUuid / strictLeaf / clientLeaf / pointer, pointerState, leafPolicy, preserveMode,
 //       leafReason, extension (records accepted after the pointer)
@@ -56,7 +56,7 @@ import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
-/** The planning options (declared with the binding, crate/src/binding/topology.rs). */
+/** The planning options (declared with the binding, crate/node/src/topology.rs). */
 export type PlanOptions = NativePlanOptions
 
 /**

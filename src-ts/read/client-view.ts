@@ -1,5 +1,5 @@
 // The API messages the real client builds when it resumes a transcript, as the native core
-// models them (crate/src/client): roles, the records each message is built from, tool ids, and
+// models them (crate/core/src/client): roles, the records each message is built from, tool ids, and
 // the records the client sends nothing for. Structure only: no transcript text crosses.
 import native from '../native.js'
 import type { ClientView } from '#native'

@@ -1,5 +1,5 @@
 // Which files are Claude Code transcripts: the record types Claude Code writes are the native
-// core's list (crate/src/client/records.rs); the doctor, validate, plan and compress all ask here.
+// core's list (crate/core/src/client/records.rs); the doctor, validate, plan and compress all ask here.
 import native from '../native.js'
 
 /** Record types Claude Code writes; anything else is passed through and listed as unknown. */

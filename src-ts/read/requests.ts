@@ -1,6 +1,6 @@
 // The API requests of one transcript or an estate, one by one, with usage and cost. Which
 // entries are one request, and which entry's usage counts for it, is the native core's request
-// key and dedupe (crate/src/read/usage.rs), the same pass `stats` sums; each request is priced by
+// key and dedupe (crate/core/src/read/usage.rs), the same pass `stats` sums; each request is priced by
 // the one price table (prices.ts), so the costs of `requests()` add up to `stats`' totals.
 import { dayWindow } from './days.js'
 import { EstateOptions, scanEstateFiles, unusableFiles } from './estate.js'

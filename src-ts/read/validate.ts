@@ -1,5 +1,5 @@
 // `validate`: is a transcript coherent, and would it resume as one well-formed API conversation?
-// The checks run natively (crate/src/validate) over the record index and the record graph; this
+// The checks run natively (crate/core/src/validate) over the record index and the record graph; this
 // side decides what is not a transcript at all (exit 3) and shapes the report.
 import { basename } from 'node:path'
 import native from '../native.js'

@@ -1,6 +1,6 @@
 // The conversation the real client sends when it resumes a transcript, typed. Which records make
 // which API message, which of their blocks are sent and in what order are the native core's
-// client rules (crate/src/client); they cross as byte spans and block positions, and each block
+// client rules (crate/core/src/client); they cross as byte spans and block positions, and each block
 // is then taken verbatim from its record, read from the file one window at a time. No client
 // rule is decided here.
 import { fromNative } from '../errors.js'

@@ -1,0 +1,72 @@
+//! The client's rules for JS: the record types Claude Code writes, the request key of each
+//! record, and the API messages the client builds on resume (structure only: roles, records,
+//! tool ids; the text stays in the file).
+
+use super::scan::TranscriptIndex;
+use claude_jsonl_core::client::{messages, records};
+use napi_derive::napi;
+
+/// Record types Claude Code writes (any other type is passed through and reported as unknown).
+#[napi]
+pub fn known_record_types() -> Vec<String> {
+    records::KNOWN_TYPES.iter().map(|t| t.to_string()).collect()
+}
+
+/// Per record: the key of the API request it belongs to (requestId, else message.id), or null.
+#[napi]
+pub fn request_keys(index: &TranscriptIndex) -> Vec<Option<String>> {
+    let s = &index.scan;
+    s.records.iter().map(|r| s.tables.strings.opt(records::request_key(r)).map(str::to_string)).collect()
+}
+
+/// Per record: the first record of the API message it belongs to (assistant fragments sharing
+/// message.id are one message; any other record is its own).
+#[napi]
+pub fn message_groups(index: &TranscriptIndex) -> Vec<u32> {
+    claude_jsonl_core::client::chain::message_groups(&index.scan)
+}
+
+/// One API message the client sends, with the records it is built from.
+#[napi(object)]
+pub struct ClientMessage {
+    /// 'user' | 'assistant'
+    pub role: String,
+    /// The records it is built from, in order.
+    pub records: Vec<u32>,
+    pub tool_use_ids: Vec<String>,
+    pub tool_result_ids: Vec<String>,
+}
+
+/// What the client sends the model when it resumes a transcript: the leaf it resumes from, the
+/// messages, and the records it drops.
+#[napi(object)]
+pub struct ClientView {
+    pub leaf: Option<u32>,
+    pub messages: Vec<ClientMessage>,
+    /// Records the client sends nothing for: 'blank-text' | 'thinking-only'.
+    pub dropped_records: Vec<u32>,
+    pub dropped_reasons: Vec<String>,
+}
+
+/// The API messages the client builds when it resumes the transcript (`buffer` holds the bytes
+/// `index` was scanned from; full scan).
+#[napi]
+pub fn client_view(index: &TranscriptIndex, buffer: &[u8]) -> ClientView {
+    let v = messages::api_view(&index.scan, buffer);
+    ClientView {
+        leaf: (v.leaf != claude_jsonl_core::graph::NONE).then_some(v.leaf),
+        messages: v
+            .view
+            .messages
+            .iter()
+            .map(|m| ClientMessage {
+                role: if m.assistant { "assistant" } else { "user" }.into(),
+                records: m.records.clone(),
+                tool_use_ids: m.tool_use_ids().map(str::to_string).collect(),
+                tool_result_ids: m.tool_result_ids().map(str::to_string).collect(),
+            })
+            .collect(),
+        dropped_records: v.view.dropped.iter().map(|d| d.0).collect(),
+        dropped_reasons: v.view.dropped.iter().map(|d| d.1.name().to_string()).collect(),
+    }
+}

@@ -1,0 +1,387 @@
+//! The estate: discovering transcript files, scanning them all into sessions, and the usage
+//! columns `stats` reads.
+
+use super::scan::{mode_of, progress_of, FirstLine, ScanProgress, ScanSummary};
+use super::{job, js_error, Job};
+use claude_jsonl_core::estate::{self, DiscoverError, EstateFile};
+use claude_jsonl_core::failure::{Code, Failure};
+use claude_jsonl_core::read::usage;
+use claude_jsonl_core::scan::Scan;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+#[napi(string_enum = "lowercase")]
+pub enum FileKind {
+    Session,
+    Subagent,
+}
+
+impl From<estate::FileKind> for FileKind {
+    fn from(k: estate::FileKind) -> FileKind {
+        match k {
+            estate::FileKind::Session => FileKind::Session,
+            estate::FileKind::Subagent => FileKind::Subagent,
+        }
+    }
+}
+
+#[napi(object)]
+pub struct DiscoverFailure {
+    pub path: String,
+    pub message: String,
+}
+
+impl From<DiscoverError> for DiscoverFailure {
+    fn from(e: DiscoverError) -> DiscoverFailure {
+        DiscoverFailure { path: e.path.to_string_lossy().into_owned(), message: e.message }
+    }
+}
+
+/// One transcript file of an estate scan: where it is, whose it is, and what the scan found in it.
+#[napi(object)]
+pub struct EstateFileInfo {
+    pub path: String,
+    pub kind: FileKind,
+    pub project: String,
+    /// The session the file belongs to (for a subagent, its parent), resolved after scanning.
+    pub session_id: String,
+    pub session_index: u32,
+    pub agent_id: Option<String>,
+    pub size: f64,
+    pub mtime_ms: f64,
+    /// Set when the file could not be read; then `summary` is absent.
+    pub error: Option<String>,
+    /// Not scanned: last modified before `minMtimeMs`, so it cannot hold newer records.
+    pub pruned: bool,
+    /// Records kept by the scan (in a usage scan: assistant entries only).
+    pub records: f64,
+    /// How the first non-blank line read.
+    pub first_line: FirstLine,
+    /// Present unless `files(false)` was asked for, or the file was pruned or unreadable.
+    pub summary: Option<ScanSummary>,
+}
+
+/// One session of an estate scan: its main transcript and its subagent files, as positions in
+/// the scan's file list.
+#[napi(object)]
+pub struct SessionInfo {
+    pub project: String,
+    pub session_id: String,
+    pub main_file: Option<u32>,
+    pub files: Vec<u32>,
+}
+
+impl From<&estate::Session> for SessionInfo {
+    fn from(s: &estate::Session) -> SessionInfo {
+        SessionInfo {
+            project: s.project.clone(),
+            session_id: s.session_id.clone(),
+            main_file: s.main_file.map(|v| v as u32),
+            files: s.files.iter().map(|&v| v as u32).collect(),
+        }
+    }
+}
+
+/// Usage buckets as columns: one entry per (session, 15-minute slot, model, subagent?, lane,
+/// long-context?) with the deduplicated token sums of the requests in it.
+#[napi(object)]
+pub struct UsageColumns {
+    pub session: Uint32Array,
+    /// Slot start, ms since the epoch; NaN when the entries had no timestamp.
+    pub slot_ms: Float64Array,
+    pub model: Uint32Array,
+    pub subagent: Uint8Array,
+    /// 0 none, 1 vertex, 2 other
+    pub lane: Uint8Array,
+    /// How many of the prompt thresholds given to `usage` the requests' prompts exceed.
+    pub prompt_band: Uint8Array,
+    /// Index in `speeds` of `usage.speed` ("" when absent).
+    pub speed: Uint32Array,
+    pub speeds: Vec<String>,
+    pub requests: Float64Array,
+    pub input_tokens: Float64Array,
+    pub cache_creation_input_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite5mTokens")]
+    pub cache_write_5m_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite1hTokens")]
+    pub cache_write_1h_tokens: Float64Array,
+    pub cache_read_input_tokens: Float64Array,
+    pub output_tokens: Float64Array,
+    pub models: Vec<String>,
+    /// Tool calls: bucket index, tool name index, count.
+    pub tool_bucket: Uint32Array,
+    pub tool_name: Uint32Array,
+    pub tool_calls: Float64Array,
+    pub tool_names: Vec<String>,
+    pub assistant_entries: f64,
+    pub synthetic_entries: f64,
+    pub sidechain_replays: f64,
+    pub malformed_usage_entries: f64,
+}
+
+impl From<usage::UsageReport> for UsageColumns {
+    fn from(r: usage::UsageReport) -> UsageColumns {
+        let col =
+            |f: &dyn Fn(&usage::Tokens) -> u64| Float64Array::new(r.buckets.iter().map(|(_, t)| f(t) as f64).collect());
+        UsageColumns {
+            session: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.session).collect()),
+            slot_ms: Float64Array::new(
+                r.buckets.iter().map(|(k, _)| if k.slot == i64::MIN { f64::NAN } else { k.slot as f64 }).collect(),
+            ),
+            model: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.model).collect()),
+            subagent: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.subagent as u8).collect()),
+            lane: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.lane as u8).collect()),
+            prompt_band: Uint8Array::new(r.buckets.iter().map(|(k, _)| k.prompt_band).collect()),
+            speed: Uint32Array::new(r.buckets.iter().map(|(k, _)| k.speed).collect()),
+            requests: col(&|t| t.requests),
+            input_tokens: col(&|t| t.input),
+            cache_creation_input_tokens: col(&|t| t.cache_creation),
+            cache_write_5m_tokens: col(&|t| t.cache_5m),
+            cache_write_1h_tokens: col(&|t| t.cache_1h),
+            cache_read_input_tokens: col(&|t| t.cache_read),
+            output_tokens: col(&|t| t.output),
+            tool_bucket: Uint32Array::new(r.tools.iter().map(|t| t.0).collect()),
+            tool_name: Uint32Array::new(r.tools.iter().map(|t| t.1).collect()),
+            tool_calls: Float64Array::new(r.tools.iter().map(|t| t.2 as f64).collect()),
+            assistant_entries: r.assistant_entries as f64,
+            synthetic_entries: r.synthetic_entries as f64,
+            sidechain_replays: r.sidechain_replays as f64,
+            malformed_usage_entries: r.malformed_usage_entries as f64,
+            speeds: r.speeds,
+            models: r.models,
+            tool_names: r.tool_names,
+        }
+    }
+}
+
+/// The estate's counted API requests (deduplicated as `usage` dedupes them), one column per
+/// field, in order of time (requests without a timestamp last).
+#[napi(object)]
+pub struct RequestColumns {
+    /// Index of the file in `files()` holding the counted entry, its 1-based line, and the
+    /// session index (in `sessions()`) of that file.
+    pub file: Uint32Array,
+    pub line: Uint32Array,
+    pub session: Uint32Array,
+    /// The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable.
+    pub time_ms: Float64Array,
+    pub timestamp: Vec<Option<String>>,
+    pub model: Vec<String>,
+    pub request_id: Vec<Option<String>>,
+    pub message_id: Vec<Option<String>>,
+    /// `usage.speed` as written, when present.
+    pub speed: Vec<Option<String>>,
+    /// `usage.service_tier` as written, when present.
+    pub service_tier: Vec<Option<String>>,
+    /// 0 none, 1 vertex, 2 other (as in `UsageColumns.lane`).
+    pub lane: Uint8Array,
+    /// How many of the prompt thresholds given the request's prompt exceeds.
+    pub prompt_band: Uint8Array,
+    pub input_tokens: Float64Array,
+    pub output_tokens: Float64Array,
+    pub cache_creation_input_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite5mTokens")]
+    pub cache_write_5m_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite1hTokens")]
+    pub cache_write_1h_tokens: Float64Array,
+    /// 1 when the entry's usage had the TTL split (`cache_creation.ephemeral_*`).
+    pub has_cache_split: Uint8Array,
+    pub cache_read_input_tokens: Float64Array,
+}
+
+/// An estate scan held in Rust: file list, sessions, and (on request) usage.
+#[napi]
+pub struct EstateScan {
+    failure: Option<DiscoverError>,
+    estate: estate::EstateScan,
+    /// Tool calls by target from the last `usage` call, for `toolTargets`.
+    pub(crate) tool_targets: Option<(claude_jsonl_core::read::tool_targets::TargetCounts, Vec<String>)>,
+}
+
+#[napi]
+impl EstateScan {
+    /// A path given to the scan that does not exist or cannot be listed.
+    #[napi(getter)]
+    pub fn failure(&self) -> Option<DiscoverFailure> {
+        self.failure.clone().map(DiscoverFailure::from)
+    }
+
+    /// One entry per file. `summaries` (default true) adds each file's full scan summary, which
+    /// costs a JS object per record type and per file; `stats` does without.
+    #[napi]
+    pub fn files(&self, summaries: Option<bool>) -> Vec<EstateFileInfo> {
+        let e = &self.estate;
+        let summaries: Vec<Option<ScanSummary>> = if summaries.unwrap_or(true) {
+            e.scans
+                .par_iter()
+                .zip(&e.pruned)
+                .map(|(s, &p)| if p { None } else { s.as_ref().ok().map(ScanSummary::from) })
+                .collect()
+        } else {
+            e.scans.iter().map(|_| None).collect()
+        };
+        e.files
+            .iter()
+            .zip(&e.scans)
+            .zip(&e.session_of_file)
+            .zip(&e.pruned)
+            .zip(summaries)
+            .map(|((((f, s), &si), &pruned), summary)| EstateFileInfo {
+                path: f.path.to_string_lossy().into_owned(),
+                kind: f.kind.into(),
+                project: f.project.clone(),
+                session_id: e.sessions[si as usize].session_id.clone(),
+                session_index: si,
+                agent_id: f.agent_id.clone(),
+                size: f.size as f64,
+                mtime_ms: f.mtime_ms,
+                error: s.as_ref().err().cloned(),
+                pruned,
+                records: s.as_ref().map_or(0.0, |s| s.records.len() as f64),
+                first_line: s.as_ref().map_or(claude_jsonl_core::scan::FirstLine::Empty, |s| s.first_line).into(),
+                summary,
+            })
+            .collect()
+    }
+
+    /// Frees the scan's native memory now instead of whenever the GC collects this object
+    /// (it cannot see that memory, so it would not hurry). Later calls see an empty estate.
+    #[napi]
+    pub fn release(&mut self) {
+        self.estate = estate::EstateScan::default();
+        self.tool_targets = None;
+    }
+
+    #[napi]
+    pub fn sessions(&self) -> Vec<SessionInfo> {
+        self.estate.sessions.iter().map(SessionInfo::from).collect()
+    }
+
+    /// `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
+    #[napi]
+    pub fn usage(&mut self, prompt_thresholds: Vec<f64>) -> UsageColumns {
+        let e = &self.estate;
+        let empty = Scan::default();
+        let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
+        let subagent: Vec<bool> = e.files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
+        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
+        let mut r = usage::aggregate(&scans, &e.session_of_file, &subagent, &thresholds);
+        self.tool_targets = Some((std::mem::take(&mut r.tool_targets), r.tool_names.clone()));
+        r.into()
+    }
+
+    /// The counted requests (the ones `usage` sums), with what each one's entry says.
+    /// `prompt_thresholds` as for `usage`.
+    #[napi]
+    pub fn requests(&self, prompt_thresholds: Vec<f64>) -> RequestColumns {
+        let e = &self.estate;
+        let empty = Scan::default();
+        let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
+        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
+        let (reqs, _) = usage::counted_requests(&scans, &thresholds);
+        let rec = |c: &usage::CountedRequest| {
+            let s = scans[c.file as usize];
+            (s, &s.records[c.record as usize])
+        };
+        let text = |c: &usage::CountedRequest,
+                    f: &dyn Fn(
+            &claude_jsonl_core::scan::record::Record,
+        ) -> Option<claude_jsonl_core::scan::record::Str>| {
+            let (s, r) = rec(c);
+            s.tables.strings.opt(f(r)).map(str::to_string)
+        };
+        let u = |c: &usage::CountedRequest| rec(c).1.usage.unwrap_or_default();
+        let tokens = |f: &dyn Fn(&claude_jsonl_core::scan::Usage) -> u64| {
+            Float64Array::new(reqs.iter().map(|c| f(&u(c)) as f64).collect())
+        };
+        RequestColumns {
+            file: Uint32Array::new(reqs.iter().map(|c| c.file).collect()),
+            line: Uint32Array::new(reqs.iter().map(|c| rec(c).1.line).collect()),
+            session: Uint32Array::new(reqs.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
+            time_ms: Float64Array::new(
+                reqs.iter().map(|c| rec(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect(),
+            ),
+            timestamp: reqs.iter().map(|c| text(c, &|r| r.timestamp)).collect(),
+            model: reqs.iter().map(|c| text(c, &|r| r.model).unwrap_or_default()).collect(),
+            request_id: reqs.iter().map(|c| text(c, &|r| r.request_id)).collect(),
+            message_id: reqs.iter().map(|c| text(c, &|r| r.message_id)).collect(),
+            speed: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.speed))).collect(),
+            service_tier: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.service_tier))).collect(),
+            lane: Uint8Array::new(reqs.iter().map(|c| c.lane as u8).collect()),
+            prompt_band: Uint8Array::new(reqs.iter().map(|c| c.prompt_band).collect()),
+            input_tokens: tokens(&|u| u.input),
+            output_tokens: tokens(&|u| u.output),
+            cache_creation_input_tokens: tokens(&|u| u.cache_creation),
+            cache_write_5m_tokens: tokens(&|u| usage::cache_writes(u).0),
+            cache_write_1h_tokens: tokens(&|u| usage::cache_writes(u).1),
+            has_cache_split: Uint8Array::new(
+                reqs.iter().map(|c| (u(c).cache_5m.is_some() || u(c).cache_1h.is_some()) as u8).collect(),
+            ),
+            cache_read_input_tokens: tokens(&|u| u.cache_read),
+        }
+    }
+}
+
+#[napi(object)]
+pub struct ScanEstateOptions {
+    /// Skip (but still list) files last modified before this time, ms since the epoch.
+    pub min_mtime_ms: Option<f64>,
+}
+
+/// Finds and scans every transcript under `paths` in parallel, off the JS thread.
+#[napi(ts_return_type = "Promise<EstateScan>")]
+pub fn scan_estate(
+    paths: Vec<String>,
+    #[napi(ts_arg_type = "ScanMode")] mode: Option<String>,
+    progress: Option<&ScanProgress>,
+    options: Option<ScanEstateOptions>,
+) -> Result<AsyncTask<Job<EstateScan>>> {
+    let mode = mode_of(mode)?;
+    let min_mtime_ms = options.and_then(|o| o.min_mtime_ms);
+    let progress = progress_of(progress);
+    Ok(job(move || {
+        let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+        Ok(match estate::scan_estate(&paths, mode, min_mtime_ms, &progress) {
+            Ok(estate) => EstateScan { failure: None, estate, tool_targets: None },
+            Err(e) => EstateScan { failure: Some(e), estate: estate::EstateScan::default(), tool_targets: None },
+        })
+    }))
+}
+
+/// A transcript file found by walking, before any scan.
+#[napi(object)]
+pub struct DiscoveredFile {
+    pub path: String,
+    pub kind: FileKind,
+    pub project: String,
+    /// From the path; absent for an old-layout `agent-*.jsonl` (its parent is in its records).
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub size: f64,
+    pub mtime_ms: f64,
+}
+
+impl From<EstateFile> for DiscoveredFile {
+    fn from(f: EstateFile) -> DiscoveredFile {
+        DiscoveredFile {
+            path: f.path.to_string_lossy().into_owned(),
+            kind: f.kind.into(),
+            project: f.project,
+            session_id: f.session_id,
+            agent_id: f.agent_id,
+            size: f.size as f64,
+            mtime_ms: f.mtime_ms,
+        }
+    }
+}
+
+/// Walks `paths` for transcripts without reading them: cheap enough to run before every
+/// command that names a session. A missing root is an error naming it.
+#[napi]
+pub fn discover_files(paths: Vec<String>) -> Result<Vec<DiscoveredFile>> {
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    let files = estate::discover(&paths).map_err(|e| js_error(Failure::at(Code::Io, &e.path, e.message)))?;
+    Ok(files.into_iter().map(DiscoveredFile::from).collect())
+}

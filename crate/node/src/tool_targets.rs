@@ -1,0 +1,74 @@
+//! `EstateScan.toolTargets`: per tool, its calls and top targets, aggregated natively so that
+//! only the small table crosses into JS.
+
+use super::estate::EstateScan;
+use super::fail;
+use claude_jsonl_core::failure::Code;
+use claude_jsonl_core::read::tool_targets::{top_targets, TargetKind};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// What a tool's targets are.
+#[napi(string_enum = "lowercase")]
+pub enum ToolTargetKind {
+    File,
+    Command,
+    Host,
+    Query,
+    #[napi(value = "subagent type")]
+    SubagentType,
+    Pattern,
+}
+
+impl From<TargetKind> for ToolTargetKind {
+    fn from(k: TargetKind) -> ToolTargetKind {
+        match k {
+            TargetKind::File => ToolTargetKind::File,
+            TargetKind::Command => ToolTargetKind::Command,
+            TargetKind::Host => ToolTargetKind::Host,
+            TargetKind::Query => ToolTargetKind::Query,
+            TargetKind::SubagentType => ToolTargetKind::SubagentType,
+            TargetKind::Pattern => ToolTargetKind::Pattern,
+        }
+    }
+}
+
+#[napi(object)]
+pub struct ToolTargetCount {
+    pub target: String,
+    pub calls: f64,
+}
+
+#[napi(object)]
+pub struct ToolTargetsInfo {
+    pub tool: String,
+    /// Absent for tools without targets.
+    pub kind: Option<ToolTargetKind>,
+    pub calls: f64,
+    pub calls_without_target: f64,
+    pub distinct_targets: f64,
+    pub top: Vec<ToolTargetCount>,
+}
+
+#[napi]
+impl EstateScan {
+    /// Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
+    /// bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
+    #[napi]
+    pub fn tool_targets(&self, included: Uint8Array, limit: u32) -> Result<Vec<ToolTargetsInfo>> {
+        let Some((counts, names)) = &self.tool_targets else {
+            return Err(fail(Code::InvalidArgument, "toolTargets needs a usage() call first"));
+        };
+        Ok(top_targets(counts, names, &included, limit as usize)
+            .into_iter()
+            .map(|t| ToolTargetsInfo {
+                kind: t.kind.map(ToolTargetKind::from),
+                tool: t.tool,
+                calls: t.calls as f64,
+                calls_without_target: t.calls_without_target as f64,
+                distinct_targets: t.distinct_targets as f64,
+                top: t.top.into_iter().map(|(target, calls)| ToolTargetCount { target, calls: calls as f64 }).collect(),
+            })
+            .collect())
+    }
+}
