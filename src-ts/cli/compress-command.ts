@@ -229,6 +229,7 @@ const SKIP_LABELS: Record<string, string> = {
   'invalid-source': 'invalid source',
   'token-ceiling': 'over --target-estimated-tokens',
   unchanged: 'unchanged since the last run',
+  symlink: 'refused: a symbolic link',
 }
 
 /** The batch as a table: outcomes by reason, with bytes and estimated tokens. */
@@ -295,6 +296,7 @@ export function renderBatch(r: BatchReport): string {
     )
   }
   for (const s of r.sessions.filter((x) => x.status === 'failed').slice(0, 20)) out.push(`failed: ${s.message}`)
+  for (const s of r.sessions.filter((x) => x.reason === 'symlink').slice(0, 20)) out.push(`refused: ${s.message}`)
   if (r.notFound.length) out.push(`not found (--sessions): ${r.notFound.join(', ')}`)
   return out.join('\n')
 }

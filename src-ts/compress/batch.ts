@@ -18,7 +18,7 @@ import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
 import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
 import { loadManifest, optionsDigest, saveManifest, unchangedOutcome } from './batch-manifest.js'
 import { runPool } from './batch-pool.js'
-import { insideClaudeTree } from './paths.js'
+import { insideClaudeTree, resolvedPath } from './paths.js'
 
 export interface BatchSelection {
   /** Sessions smaller than this many bytes are skipped as too small (not read). */
@@ -244,8 +244,12 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
     const out = resolve(o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir || '.')
     const flagName = o.mode.kind === 'candidate' ? `--out-dir ${o.mode.outDir}` : `--work-dir ${o.mode.workDir}`
     if (insideClaudeTree(out)) throw usageError(`${flagName}: must lie outside any .claude tree`)
+    // Compared as written and with links resolved: a work dir that is a link into the estate
+    // is inside it.
+    const real = resolvedPath(out)
     for (const r of roots) {
-      if (within(out, r) || within(r, out))
+      const realRoot = resolvedPath(r)
+      if (within(out, r) || within(r, out) || within(real, realRoot) || within(realRoot, real))
         throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
     }
   }
@@ -317,7 +321,6 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     ...o.compress,
     dryRun: o.dryRun,
     minEstimatedTokens: o.minEstimatedTokens,
-    refuseTornTail: true,
   }
   await runPool(todo, {
     workers,

@@ -10,8 +10,8 @@ import { basename, join, resolve } from 'node:path'
 import native from '../native.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
-import { publishFile } from '../atomic-write.js'
-import { inClaudeProjects } from '../read/estate.js'
+import { checkWithin, LinkRefusal, publishFile } from '../durable-files.js'
+import { claudeProjectsRoot } from '../read/estate.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { summarizerFor } from './summarize.js'
@@ -53,15 +53,20 @@ export function checkLiveReplacement(input: string, opts: LiveReplacementOptions
     throw new ClaudeJsonlError(`${path}: no such file`, EXIT.input, path)
   }
   if (st.isSymbolicLink())
-    throw usageError(
+    throw new LinkRefusal(
       `${path}: is a symbolic link; --in-place replaces only a regular file (name the file it points to)`,
+      path,
     )
   if (!st.isFile() || !path.endsWith('.jsonl'))
     throw usageError(`${path}: --in-place needs a regular .jsonl transcript`)
-  if (!inClaudeProjects(path, env))
+  const root = claudeProjectsRoot(path, env)
+  if (root === undefined)
     throw usageError(
       `${path}: not under a Claude projects folder (.claude/projects or $CLAUDE_CONFIG_DIR/projects); for other files write a candidate with --out`,
     )
+  // The transcript, its backup and its stage are written in its folder: no link on the way
+  // there may lead out of the projects folder.
+  checkWithin(path, root)
   if (insideClaudeTree(opts.workDir, env))
     throw usageError(`--work-dir ${opts.workDir} lies inside a .claude tree; give a folder outside it`)
   return checkSessionClosed(path, { stableForMs: opts.stableForMs, env })
@@ -143,6 +148,7 @@ export async function compressInPlace(
     target,
     workDir,
     env,
+    within: claudeProjectsRoot(target, env),
     guard: () => void checkSessionClosed(target, { stableForMs: 0, env }),
     produce: async (frozen) => {
       const candidate = join(workDir, `${session}.${frozen.sha256.slice(0, 16)}.compressed.jsonl`)

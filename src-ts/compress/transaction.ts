@@ -19,9 +19,7 @@
 // Every step can be stopped from outside for crash tests (CLAUDE_JSONL_FAULT_STOP).
 import {
   closeSync,
-  fchmodSync,
   fstatSync,
-  fsyncSync,
   linkSync,
   lstatSync,
   openSync,
@@ -30,7 +28,6 @@ import {
   readSync,
   renameSync,
   unlinkSync,
-  writeSync,
   constants as fsConstants,
   type Stats,
 } from 'node:fs'
@@ -39,7 +36,22 @@ import { basename, dirname, join } from 'node:path'
 import native from '../native.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
-import { processExists, processStartTicks } from '../read/live-sessions.js'
+import {
+  checkWithin,
+  errno,
+  faultPoint,
+  fsyncDirSync as fsyncDir,
+  linkAsNumberedBackup,
+  LinkRefusal,
+  ownerAlive,
+  ownerTag,
+  takeLock,
+  tryUnlink,
+  writeNew,
+  writeNumberedBackup,
+} from '../durable-files.js'
+
+export { writeNumberedBackup }
 
 /** The steps, in order; a fault point follows each (see `faultPoint`). */
 export const TRANSACTION_STEPS = [
@@ -98,6 +110,9 @@ export interface ReplaceOptions {
   guard?: () => void
   /** Environment used to find the `.claude` trees the work folder must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
+  /** The root the target must be reached in without following a symbolic link out of it (the
+   * estate's projects folder): checked before the lock and again just before the capture. */
+  within?: string
 }
 
 /**
@@ -137,89 +152,6 @@ export interface ReplaceResult extends Receipt {
   details?: unknown
 }
 
-/** Test hook: `CLAUDE_JSONL_FAULT_STOP=<step>` makes the process announce the step on stderr
- * and stop itself (SIGSTOP) right after it, so a test can kill it there or let it go on. */
-function faultPoint(step: TransactionStep, env: NodeJS.ProcessEnv): void {
-  if (env.CLAUDE_JSONL_FAULT_STOP !== step) return
-  process.stderr.write(`claude-jsonl: fault point ${step}\n`)
-  process.kill(process.pid, 'SIGSTOP')
-}
-
-/** Test hook: `CLAUDE_JSONL_FAULT_ERRNO=<write>:<CODE>` fails that write (backup, stage) as the
- * file system would, e.g. `stage:ENOSPC`. */
-function injectedError(what: 'backup' | 'stage', env: NodeJS.ProcessEnv): void {
-  const spec = env.CLAUDE_JSONL_FAULT_ERRNO
-  if (!spec || !spec.startsWith(`${what}:`)) return
-  const code = spec.slice(what.length + 1)
-  const e = new Error(`${code}: injected failure, write`) as NodeJS.ErrnoException
-  e.code = code
-  throw e
-}
-
-const errno = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message
-
-function fsyncDir(dir: string): 'ok' | 'unsupported' | string {
-  let fd: number
-  try {
-    fd = openSync(dir, 'r')
-  } catch (e) {
-    return `failed (${errno(e)})`
-  }
-  try {
-    fsyncSync(fd)
-    return 'ok'
-  } catch (e) {
-    const c = errno(e)
-    return c === 'EINVAL' || c === 'ENOTSUP' || c === 'EISDIR' ? 'unsupported' : `failed (${c})`
-  } finally {
-    closeSync(fd)
-  }
-}
-
-/** Writes `bytes` to a new file (never an existing one) with `mode`, fsyncs it and reads it back. */
-function writeNew(path: string, bytes: Buffer, env: NodeJS.ProcessEnv, what: 'backup' | 'stage', mode = 0o600): void {
-  const fd = openSync(path, 'wx', 0o600)
-  let ok = false
-  try {
-    fchmodSync(fd, mode)
-    injectedError(what, env)
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
-    fsyncSync(fd)
-    ok = true
-  } finally {
-    closeSync(fd)
-    if (!ok) tryUnlink(path)
-  }
-  if (!native.fileEquals(path, bytes)) {
-    tryUnlink(path)
-    throw new Error(`${path} does not read back as the bytes written`)
-  }
-}
-
-function tryUnlink(path: string): boolean {
-  try {
-    unlinkSync(path)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** `<file>.backup`, `<file>.backup1`, ...: the first free name, created exclusively. */
-export function writeNumberedBackup(target: string, bytes: Buffer, env: NodeJS.ProcessEnv = process.env): string {
-  for (let n = 0; n < 10_000; n++) {
-    const path = `${target}.backup${n === 0 ? '' : n}`
-    try {
-      writeNew(path, bytes, env, 'backup')
-      return path
-    } catch (e) {
-      if (errno(e) === 'EEXIST') continue
-      throw e
-    }
-  }
-  throw new Error(`${target}: 10000 numbered backups exist already`)
-}
-
 /** Reads the whole of an open file. */
 function readFd(fd: number, size: number): Buffer {
   const buf = Buffer.allocUnsafe(size)
@@ -244,63 +176,28 @@ const TEMP_TAG = '.in-place-'
 /** Temp names beside the target: `.<file>.in-place-<pid>-<start>-<random>.<kind>`, so a later
  * run can tell whether their owner still runs. */
 function tempName(target: string, kind: 'stage' | 'lock'): string {
-  const start = processStartTicks(process.pid) ?? '0'
+  const { start } = ownerTag()
   const rand = randomBytes(4).toString('hex')
   return kind === 'lock'
     ? `${target}.in-place.lock`
     : join(dirname(target), `.${basename(target)}${TEMP_TAG}${process.pid}-${start}-${rand}.${kind}`)
 }
 
-/** Whether the run that named a temp file still runs: the same pid with the same start time. */
-function ownerAlive(pid: number, start: string): boolean {
-  const now = processStartTicks(pid)
-  if (now !== undefined) return start === '0' || now === start
-  return processExists(pid)
-}
-
 /** Takes the per-transcript lock (an exclusive file beside it naming its owner). A lock whose
  * owner no longer runs is taken over; a live one refuses. */
 function acquireLock(target: string): string {
   const lock = tempName(target, 'lock')
-  const me = `${process.pid} ${processStartTicks(process.pid) ?? '0'}\n`
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600)
-      try {
-        writeSync(fd, me)
-        fsyncSync(fd)
-      } catch (e) {
-        tryUnlink(lock) // a lock naming no owner would block the next run
-        throw e
-      } finally {
-        closeSync(fd)
-      }
-      return lock
-    } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e
-    }
-    let text = ''
-    try {
-      text = readFileSync(lock, 'utf8')
-    } catch {
-      continue // released meanwhile
-    }
-    const [pid, start] = text.trim().split(' ')
-    if (pid && ownerAlive(Number(pid), start ?? '0')) {
-      throw new ClaudeJsonlError(
-        `${target}: another in-place run (pid ${pid}) is replacing this transcript; wait for it to finish (or remove ${lock} if that process is not claude-jsonl)`,
+  return takeLock(
+    lock,
+    (pid) =>
+      new ClaudeJsonlError(
+        pid > 0
+          ? `${target}: another in-place run (pid ${pid}) is replacing this transcript; wait for it to finish (or remove ${lock} if that process is not claude-jsonl)`
+          : `${target}: could not take the in-place lock ${lock}`,
         EXIT.flagged,
         target,
-      )
-    }
-    // Stale: remove it only if it is still the one read (another run may be taking it over).
-    try {
-      if (readFileSync(lock, 'utf8') === text) unlinkSync(lock)
-    } catch {
-      // gone already
-    }
-  }
-  throw new ClaudeJsonlError(`${target}: could not take the in-place lock ${lock}`, EXIT.flagged, target)
+      ),
+  )
 }
 
 /** The owner of a temp name beside the target (`.<file>.in-place-<pid>-<start>-...`), if any. */
@@ -399,12 +296,12 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
       throw fail(`${target}: ${errno(e) === 'ENOENT' ? 'no such file' : errno(e)}`, EXIT.input, target)
     }
     if (st.isSymbolicLink())
-      throw fail(
+      throw new LinkRefusal(
         `${target}: is a symbolic link; in-place replaces only a regular file (name the file the link points to)`,
-        EXIT.usage,
         target,
       )
     if (!st.isFile()) throw fail(`${target}: not a regular file`, EXIT.usage, target)
+    if (opts.within !== undefined) checkWithin(target, opts.within)
     try {
       lock = acquireLock(target)
     } catch (e) {
@@ -470,6 +367,7 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
 
     // 6. Capture the target and swap the stage in.
     opts.guard?.()
+    if (opts.within !== undefined) checkWithin(target, opts.within)
     let fd: number
     try {
       fd = openSync(target, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0))
@@ -604,17 +502,7 @@ function putBack(target: string, aside: string, receipt: Receipt): void {
     unlinkSync(aside)
   } catch (e) {
     if (errno(e) !== 'EEXIST') throw e
-    for (let n = 1; ; n++) {
-      const path = `${target}.backup${n}`
-      try {
-        linkSync(aside, path)
-        unlinkSync(aside)
-        receipt.extraBackups.push(path)
-        return
-      } catch (e2) {
-        if (errno(e2) !== 'EEXIST') throw e2
-      }
-    }
+    receipt.extraBackups.push(linkAsNumberedBackup(target, aside))
   }
 }
 
