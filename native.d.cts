@@ -240,7 +240,7 @@ export interface BadLineInfo {
   kind: BadLineKind
 }
 
-export type BadLineKind = 'invalid-json' | 'non-object'
+export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
 
 export interface ChainOptions {
   /** Also group the records off the chain into branches. */

@@ -195,3 +195,55 @@ test('single-file compress and --in-place refuse a torn last line, as compress -
   t.is(sha(torn), before)
   t.deepEqual(readdirSync(dir), [`${ID.a}.jsonl`], 'no backup, stage or lock left')
 })
+
+test('a FIFO named .jsonl is refused at once by every reader, never read (no reader blocks)', (t) => {
+  const dir = tempDir('cj-fs-fifo-')
+  const fifo = join(dir, `${ID.a}.jsonl`)
+  const made = spawnSync('mkfifo', [fifo])
+  if (made.status !== 0) return t.pass('mkfifo is not available here')
+  for (const cmd of ['stats', 'validate', 'show', 'doctor', 'timeline', 'plan', 'sessions']) {
+    const r = spawnSync(process.execPath, [CLI, cmd, fifo], { encoding: 'utf8', timeout: 20_000 })
+    t.is(r.error, undefined, `${cmd} did not block`)
+    t.is(r.status, 3, `${cmd}: ${r.stderr}`)
+    t.regex(r.stderr, /is a FIFO \(named pipe\), not a transcript file; not read/, cmd)
+  }
+  const c = spawnSync(process.execPath, [CLI, 'compress', fifo, '--out', join(dir, 'c.jsonl')], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  t.is(c.status, 3, c.stderr)
+  t.regex(c.stderr, /FIFO/)
+})
+
+test('valid JSON too deep to read, or holding 1e400, is named for what it is, not "not valid JSON"', (t) => {
+  const dir = tempDir('cj-fs-json-')
+  const file = join(dir, 'deep.jsonl')
+  const first = JSON.stringify({
+    type: 'user',
+    uuid: 'u1',
+    parentUuid: null,
+    sessionId: ID.a,
+    message: { role: 'user', content: 'hello' },
+  })
+  writeFileSync(file, `${first}\n${'['.repeat(100_000)}${']'.repeat(100_000)}\n{"type":"user","n":1e400}\n{"broken":\n`)
+  const v = run(['validate', file])
+  t.regex(v.stdout, /line 2 is JSON nested deeper than 1024 levels, too deep to read/)
+  t.regex(v.stdout, /line 3 is JSON holding a number out of range/)
+  t.regex(v.stdout, /line 4 is not valid JSON/)
+  const s = run(['show', file])
+  t.regex(s.stdout, /line 2: JSON nested too deep to read/)
+  t.regex(s.stdout, /line 3: JSON holding a number out of range/)
+})
+
+test('a full disk while writing the batch manifest exits 3 (an input/output error), naming the cause', (t) => {
+  const e = linkedEstate()
+  const out = tempDir('cj-fs-enospc-')
+  const r = run(['compress', '--all', '--projects', e.own, '--out-dir', out], {
+    ...process.env,
+    CLAUDE_JSONL_FAULT_ERRNO: 'manifest:ENOSPC',
+  })
+  t.is(r.status, 3, r.stderr)
+  t.regex(r.stderr, /the batch manifest could not be written \(ENOSPC\)/)
+  t.false(existsSync(join(out, '.claude-jsonl-batch.json')))
+  t.false(existsSync(join(out, '.claude-jsonl-batch.lock')), 'the batch lock is released')
+})

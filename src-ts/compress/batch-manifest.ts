@@ -79,5 +79,5 @@ export async function saveManifest(
       }
   }
   mkdirSync(dir, { recursive: true })
-  await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true })
+  await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true, fault: 'manifest' })
 }

@@ -4,20 +4,23 @@
 // (the manifest), the pool that runs them, and the accounting. How one session is compressed
 // and where it lands is the mode's (batch-modes.ts); every session runs in a pool worker.
 import { availableParallelism } from 'node:os'
-import { readFileSync } from 'node:fs'
-import { resolve, sep } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, resolve, sep } from 'node:path'
 import type { DiscoveredFile } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
 import { resolveRoots, type EstateOptions } from '../read/estate.js'
 import { discoverFiles } from '../read/session-ref.js'
 import { projectMatcher } from '../read/sessions.js'
-import type { CompressOptions } from './compress.js'
+import type { CompressOptions, CompressReport } from './compress.js'
 import { selectionPolicy, summarizerFor } from './summarize.js'
 import { minGainOf } from './refusal.js'
 import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
 import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
 import { loadManifest, optionsDigest, saveManifest, unchangedOutcome } from './batch-manifest.js'
 import { runPool } from './batch-pool.js'
+import { checkWithin, errno, releaseLock, takeLock } from '../durable-files.js'
+import { recoverInterrupted, type Recovery } from './transaction.js'
+import { ownCandidate } from './in-place.js'
 import { insideClaudeTree, resolvedPath } from './paths.js'
 
 export interface BatchSelection {
@@ -107,6 +110,9 @@ export interface BatchReport {
   notFound: string[]
   /** Subagent transcripts seen (never compressed, never touched). */
   subagentFiles: number
+  /** In place: interrupted transactions of a killed earlier run, finished or rolled back before
+   * this run started (their locks and stage files removed). */
+  recovered: Recovery[]
   totals: BatchTotals
   elapsedMs: number
 }
@@ -268,8 +274,63 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const files = discoverFiles(estate)
   const sel = selectBatchSessions(files, o, now)
   const manifestDir = o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : resolve(o.mode.workDir)
+  // One batch at a time per out or work folder: two would each rewrite the manifest without the
+  // other's sessions.
+  const lock = o.dryRun
+    ? undefined
+    : lockBatchFolder(manifestDir, o.mode.kind === 'candidate' ? '--out-dir' : '--work-dir')
+  try {
+    return await runBatch(o, roots, sel, manifestDir, started)
+  } finally {
+    if (lock) releaseLock(lock)
+  }
+}
+
+/** The batch folder's lock (`.claude-jsonl-batch.lock`, naming its owner); a live holder refuses. */
+function lockBatchFolder(dir: string, flag: string): string {
+  try {
+    mkdirSync(dir, { recursive: true })
+    return takeLock(
+      join(dir, BATCH_LOCK),
+      (pid) =>
+        new ClaudeJsonlError(
+          `${flag} ${dir}: another compress --all (pid ${pid}) is using this folder; wait for it to finish, or give another folder`,
+          EXIT.input,
+          dir,
+        ),
+    )
+  } catch (e) {
+    if (e instanceof ClaudeJsonlError) throw e
+    throw inputError(dir, `cannot lock the batch folder (${errno(e)})`)
+  }
+}
+
+async function runBatch(
+  o: BatchOptions,
+  roots: string[],
+  sel: Selected,
+  manifestDir: string,
+  started: number,
+): Promise<BatchReport> {
   const digest = optionsDigest(outcomeOptions(o))
   const manifest = loadManifest(manifestDir, digest)
+  const inPlace = o.mode.kind === 'in-place' && !o.dryRun
+  // In place, what a killed earlier run left is recovered first, folder by folder.
+  const recovered: Recovery[] = []
+  if (inPlace) {
+    const dirs = new Set([...sel.jobs, ...sel.tooSmall].map((j) => dirname(j.path)))
+    for (const dir of dirs) {
+      const root = roots.find((r) => within(dir, r))
+      try {
+        // (a name inside the folder: the folder itself may be the root)
+        if (root !== undefined) checkWithin(join(dir, '.recovery'), root)
+      } catch {
+        continue // a folder linked out of the estate: never written in (its sessions are refused)
+      }
+      recovered.push(...recoverInterrupted(dir))
+    }
+  }
+  const workNames = inPlace ? safeReaddir(manifestDir) : []
 
   const entries = new Map<string, BatchSessionEntry>()
   const record = (job: SessionJob, outcome: SessionOutcome, previous?: BatchSessionEntry['previous']) =>
@@ -296,15 +357,34 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
       bytesBefore: job.size,
     })
   const todo: SessionJob[] = []
+  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   for (const job of sel.jobs) {
     const before = o.dryRun ? undefined : unchangedOutcome(manifest, job)
-    if (before)
+    if (before) {
       record(
         job,
         { ...before, status: 'skipped', reason: 'unchanged', option: undefined, message: undefined },
         { status: before.status, reason: before.reason },
       )
-    else todo.push(job)
+      continue
+    }
+    // A session a killed run replaced before it could record it holds that run's candidate:
+    // recorded as compressed then, never compressed again.
+    const own = inPlace ? ownCandidate(manifestDir, job.path, workNames) : undefined
+    if (own) {
+      const outcome = earlierInPlaceOutcome(job, own)
+      done.push({ job, outcome })
+      record(
+        job,
+        {
+          ...outcome,
+          status: 'skipped',
+          reason: 'unchanged',
+          message: `${job.path}: already compressed in place by an earlier run that was interrupted (it holds that run's candidate ${own}); not compressed again`,
+        },
+        { status: 'compressed' },
+      )
+    } else todo.push(job)
   }
   // Largest first: the long sessions start early and the small ones fill the gaps at the end.
   todo.sort((a, b) => b.size - a.size)
@@ -312,7 +392,6 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const bytesTotal = todo.reduce((s, j) => s + j.size, 0)
   const progress: BatchProgress = { sessionsDone: 0, sessionsTotal: todo.length, bytesDone: 0, bytesTotal }
   o.onProgress?.({ ...progress })
-  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   const cores = availableParallelism()
   const workers = o.jobs ?? cores
   const model = usesModel(o.compress ?? {})
@@ -342,8 +421,8 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
       await saveManifest(manifestDir, manifest, done)
     } catch (e) {
       throw new ClaudeJsonlError(
-        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${(e as Error).message}); the next run redoes them`,
-        EXIT.internal,
+        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${errno(e)}); the next run redoes them`,
+        EXIT.input,
         manifestDir,
       )
     }
@@ -357,6 +436,7 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     sessions,
     notFound: sel.notFound,
     subagentFiles: sel.subagentFiles,
+    recovered,
     totals: totalsOf(sessions),
     elapsedMs: Math.round(performance.now() - started),
   }
@@ -405,4 +485,38 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
     }
   }
   return t
+}
+
+const BATCH_LOCK = '.claude-jsonl-batch.lock'
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+/** What an interrupted earlier run did to a session it had replaced, from its report when it
+ * wrote one (else from the file as it is now). */
+function earlierInPlaceOutcome(job: SessionJob, candidate: string): SessionOutcome {
+  const st = statSync(job.path)
+  let r: Partial<CompressReport> = {}
+  try {
+    r = JSON.parse(readFileSync(`${candidate}.report.json`, 'utf8')) as CompressReport
+  } catch {
+    // killed before its report: the numbers it would have held are not known
+  }
+  return {
+    status: 'compressed',
+    bytesBefore: r.inputBytes ?? st.size,
+    bytesAfter: st.size,
+    tokensBefore: r.inputEstimatedMessageTokens,
+    tokensAfter: r.outputEstimatedMessageTokens,
+    output: job.path,
+    sourceSha256: r.sourceSha256,
+    candidateSha256: r.candidateSha256,
+    finalSize: st.size,
+    finalMtimeMs: st.mtimeMs,
+  }
 }

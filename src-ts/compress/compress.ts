@@ -13,6 +13,7 @@ import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../durable-files.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
+import { checkRegularFile } from '../read/session-ref.js'
 import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
 import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
@@ -101,6 +102,7 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
   try {
     stat = statSync(path, { bigint: true })
     if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
+    checkRegularFile(path, stat)
     // A mapping of the page cache instead of a copy: a fresh 50 MB buffer costs more to fault
     // in than the whole scan. A mapping of another length (the file changed) is not used.
     // CLAUDE_JSONL_NO_MMAP=1 reads the file instead (a filesystem where mappings misbehave).

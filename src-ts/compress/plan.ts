@@ -38,7 +38,7 @@
 // unreadable input, or one that is not a Claude Code transcript, throws (ClaudeJsonlError, exit 3);
 // an option the plan cannot honour throws a usage error (exit 2).
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
@@ -53,6 +53,7 @@ import type {
 } from '#native'
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
+import { checkRegularFile } from '../read/session-ref.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
@@ -256,8 +257,10 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
   if (typeof source === 'string') {
     input = basename(source)
     try {
+      checkRegularFile(source, await stat(source))
       buffer = await readFile(source)
     } catch (e) {
+      if (e instanceof ClaudeJsonlError) throw e
       const err = e as NodeJS.ErrnoException
       const why =
         err.code === 'ENOENT'

@@ -36,6 +36,7 @@ import { basename, dirname, join } from 'node:path'
 import native from '../native.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
+import { claudeProjectsRoot } from '../read/estate.js'
 import {
   checkWithin,
   errno,
@@ -43,6 +44,7 @@ import {
   fsyncDirSync as fsyncDir,
   linkAsNumberedBackup,
   LinkRefusal,
+  lockHolder,
   ownerAlive,
   ownerTag,
   takeLock,
@@ -110,8 +112,10 @@ export interface ReplaceOptions {
   guard?: () => void
   /** Environment used to find the `.claude` trees the work folder must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
-  /** The root the target must be reached in without following a symbolic link out of it (the
-   * estate's projects folder): checked before the lock and again just before the capture. */
+  /** The root the target must be reached in without following a symbolic link out of it:
+   * checked before the lock and again just before the capture. Default: the Claude projects
+   * folder the target lies in (when it lies in one), so every caller (compress, repair, restore)
+   * keeps the rule. */
   within?: string
 }
 
@@ -142,6 +146,9 @@ export interface Receipt {
   parentDirFsync?: 'ok' | 'unsupported' | string
   /** Leftovers of earlier interrupted runs removed or restored first. */
   recovered: string[]
+  /** What recovering an earlier interrupted run of this transcript did (finished or rolled
+   * back), when there was one. */
+  recovery?: Recovery
 }
 
 /** The outcome of `replaceInPlace`: its receipt, how it ended, and why it did not commit. */
@@ -172,6 +179,7 @@ function sameInode(a: Stats, b: Stats): boolean {
 }
 
 const TEMP_TAG = '.in-place-'
+const LOCK_SUFFIX = '.in-place.lock'
 
 /** Temp names beside the target: `.<file>.in-place-<pid>-<start>-<random>.<kind>`, so a later
  * run can tell whether their owner still runs. */
@@ -179,7 +187,7 @@ function tempName(target: string, kind: 'stage' | 'lock'): string {
   const { start } = ownerTag()
   const rand = randomBytes(4).toString('hex')
   return kind === 'lock'
-    ? `${target}.in-place.lock`
+    ? `${target}${LOCK_SUFFIX}`
     : join(dirname(target), `.${basename(target)}${TEMP_TAG}${process.pid}-${start}-${rand}.${kind}`)
 }
 
@@ -241,35 +249,147 @@ export function recoverInterruptedPublish(target: string): string | undefined {
   return undefined
 }
 
-/** Removes what interrupted runs whose owner is gone left beside the target: stage files (a
- * candidate or, after a swap, the original, of which a verified backup exists by then) and an
- * original set aside once it is identical to a numbered backup. */
-function recoverLeftovers(target: string): string[] {
+/** What the recovery of one interrupted transaction did. */
+export interface Recovery {
+  /** The transcript the killed run was replacing. */
+  target: string
+  /** `finished`: the killed run had published its candidate, which verifies, so it stands;
+   * `rolled-back`: it had not (or what it published does not verify), so the transcript is the
+   * original; `cleaned`: only a stale lock or a copy of a backup was left. */
+  action: 'finished' | 'rolled-back' | 'cleaned'
+  /** One line for a person. */
+  message: string
+  /** The leftovers removed (stage files, a stale lock, an original set aside). */
+  removed: string[]
+}
+
+const noErrors = (bytes: Buffer) => native.validateBuffer(bytes).findings.every((f) => f.severity !== 'error')
+
+/**
+ * Finishes or rolls back what interrupted runs whose owner is gone left beside the target, by the
+ * transaction's recovery rules: an original renamed aside goes back to an empty name; a stage
+ * identical to a numbered backup holds the original after the swap, so the candidate had been
+ * published: it stands when it verifies (the stage is removed) and is swapped back when it does
+ * not; any other stage holds an unpublished candidate and is removed; an original set aside that
+ * a backup holds too is removed. Never touches a verified backup. The lock is the caller's.
+ */
+function recoverStages(target: string): Recovery | undefined {
   const dir = dirname(target)
   const removed: string[] = []
+  let action: Recovery['action'] | undefined
+  const notes: string[] = []
+  const restored = recoverInterruptedPublish(target)
+  if (restored) {
+    action = 'rolled-back'
+    notes.push(`put the original set aside back (${restored})`)
+  }
   let names: string[] = []
   try {
     names = readdirSync(dir)
   } catch {
-    return removed
+    return undefined
   }
   const backups = names.filter((n) => n.startsWith(`${basename(target)}.backup`)).map((n) => join(dir, n))
   for (const name of names) {
     const owner = tempOwner(target, name)
     if (!owner || ownerAlive(owner.pid, owner.start)) continue
     const path = join(dir, name)
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(path)
+    } catch {
+      continue
+    }
+    const backup = backups.find((b) => native.fileEquals(b, bytes))
     if (name.endsWith('.stage.original')) {
-      let bytes: Buffer
+      if (!backup) continue // keep: it is no backup's copy
+      if (tryUnlink(path)) removed.push(path)
+      action ??= 'cleaned'
+      continue
+    }
+    if (!name.endsWith('.stage')) continue
+    if (backup) {
+      // Swapped: the transcript holds the killed run's candidate, the stage the original.
+      let published: Buffer | undefined
       try {
-        bytes = readFileSync(path)
+        published = readFileSync(target)
       } catch {
-        continue
+        published = undefined
       }
-      if (!backups.some((b) => native.fileEquals(b, bytes))) continue // keep: it is no backup's copy
-    } else if (!name.endsWith('.stage')) continue
+      if (published && noErrors(published)) {
+        action = 'finished'
+        notes.push(`the killed run had published its candidate; it verifies and stands (the original is in ${backup})`)
+      } else {
+        try {
+          if (!native.exchangePaths(path, target)) renameSync(path, target)
+        } catch {
+          continue // leave the stage: it holds the original, beside its backup
+        }
+        action = 'rolled-back'
+        notes.push(`what the killed run published does not verify; the original was put back (also in ${backup})`)
+      }
+    } else {
+      action = action === 'finished' ? action : 'rolled-back'
+      notes.push(
+        'the killed run had not published; its staged candidate was removed and the transcript is the original',
+      )
+    }
     if (tryUnlink(path)) removed.push(path)
   }
-  return removed
+  if (!action) return undefined
+  return {
+    target,
+    action,
+    message: `${target}: recovered an interrupted in-place run: ${notes.join('; ') || 'removed its leftovers'}`,
+    removed,
+  }
+}
+
+/**
+ * Recovers every interrupted in-place transaction in a folder (or only `target`'s): for each
+ * transcript with leftovers of a run that no longer runs (its lock, its stage files), the stages
+ * are finished or rolled back (`recoverStages`) and the stale lock is removed. A transcript whose
+ * lock a live run holds is left alone. Returns what was done, one entry per transcript.
+ */
+export function recoverInterrupted(dir: string, target?: string): Recovery[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const targets = new Set<string>()
+  for (const name of names) {
+    if (name.endsWith(LOCK_SUFFIX)) targets.add(name.slice(0, -LOCK_SUFFIX.length))
+    else if (name.startsWith('.') && name.includes(TEMP_TAG)) targets.add(name.slice(1, name.indexOf(TEMP_TAG)))
+  }
+  const out: Recovery[] = []
+  for (const file of targets) {
+    const path = join(dir, file)
+    if (target !== undefined && path !== target) continue
+    const lock = `${path}${LOCK_SUFFIX}`
+    let lockText: string | undefined
+    try {
+      lockText = readFileSync(lock, 'utf8')
+    } catch {
+      lockText = undefined
+    }
+    if (lockText !== undefined && lockHolder(lock)) continue // a live run is at work on it
+    const r = recoverStages(path)
+    const rec = r ?? {
+      target: path,
+      action: 'cleaned' as const,
+      message: `${path}: removed a stale in-place lock`,
+      removed: [],
+    }
+    try {
+      if (lockText !== undefined && readFileSync(lock, 'utf8') === lockText && tryUnlink(lock)) rec.removed.push(lock)
+    } catch {
+      // gone meanwhile
+    }
+    if (r || rec.removed.length) out.push(rec)
+  }
+  return out
 }
 
 const fail = (message: string, code: number = EXIT.input, path?: string) => new ClaudeJsonlError(message, code, path)
@@ -301,7 +421,8 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
         target,
       )
     if (!st.isFile()) throw fail(`${target}: not a regular file`, EXIT.usage, target)
-    if (opts.within !== undefined) checkWithin(target, opts.within)
+    const within = opts.within ?? claudeProjectsRoot(target, env)
+    if (within !== undefined) checkWithin(target, within)
     try {
       lock = acquireLock(target)
     } catch (e) {
@@ -312,7 +433,8 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
         target,
       )
     }
-    receipt.recovered = recoverLeftovers(target)
+    receipt.recovery = recoverStages(target)
+    receipt.recovered = receipt.recovery?.removed ?? []
     faultPoint('locked', env)
 
     // 1. The frozen source.
@@ -367,7 +489,7 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
 
     // 6. Capture the target and swap the stage in.
     opts.guard?.()
-    if (opts.within !== undefined) checkWithin(target, opts.within)
+    if (within !== undefined) checkWithin(target, within)
     let fd: number
     try {
       fd = openSync(target, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0))
