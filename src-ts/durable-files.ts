@@ -49,7 +49,9 @@ export function tryUnlink(path: string): boolean {
  * and stop itself (SIGSTOP) right after it, so a test can kill it there or let it go on. */
 export function faultPoint(step: string, env: NodeJS.ProcessEnv = process.env): void {
   if (env.CLAUDE_JSONL_FAULT_STOP !== step) return
-  process.stderr.write(`claude-jsonl: fault point ${step}\n`)
+  // Written to fd 2 at once: from a worker thread process.stderr is forwarded to the main
+  // thread later, which would come after the stop.
+  writeSync(2, `claude-jsonl: fault point ${step}\n`)
   process.kill(process.pid, 'SIGSTOP')
 }
 

@@ -191,6 +191,28 @@ function tempName(target: string, kind: 'stage' | 'lock'): string {
     : join(dirname(target), `.${basename(target)}${TEMP_TAG}${process.pid}-${start}-${rand}.${kind}`)
 }
 
+/** The numbered backup of `target` that holds exactly `bytes`, if one does. */
+function sameBackup(target: string, bytes: Buffer): string | undefined {
+  const dir = dirname(target)
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return undefined
+  }
+  const prefix = `${basename(target)}.backup`
+  for (const n of names) {
+    if (!n.startsWith(prefix) || !/^\d*$/.test(n.slice(prefix.length))) continue
+    const p = join(dir, n)
+    try {
+      if (lstatSync(p).isFile() && lstatSync(p).size === bytes.length && native.fileEquals(p, bytes)) return p
+    } catch {
+      continue
+    }
+  }
+  return undefined
+}
+
 /** Takes the per-transcript lock (an exclusive file beside it naming its owner). A lock whose
  * owner no longer runs is taken over; a live one refuses. */
 function acquireLock(target: string): string {
@@ -466,7 +488,9 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
 
     // 4. The numbered backup, verified.
     try {
-      receipt.backup = writeNumberedBackup(target, frozen.bytes, env)
+      // A backup an interrupted earlier run made of these very bytes serves (compared byte for
+      // byte): a re-run after a kill adds no second copy of the same original.
+      receipt.backup = sameBackup(target, frozen.bytes) ?? writeNumberedBackup(target, frozen.bytes, env)
       fsyncDir(dirname(target)) // best effort: the backup's name survives a power cut too
     } catch (e) {
       throw fail(`${target}: cannot write its backup (${errno(e)}); nothing replaced`)
