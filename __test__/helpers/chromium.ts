@@ -114,8 +114,13 @@ export class Browser {
     } catch {
       // already gone
     }
-    this.child.kill('SIGKILL')
-    rmSync(this.profile, { recursive: true, force: true })
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const gone = new Promise((r) => this.child.once('exit', r))
+      this.child.kill('SIGKILL')
+      await gone
+    }
+    // Chromium's helper processes may still be writing the profile for a moment.
+    rmSync(this.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
   }
 }
 

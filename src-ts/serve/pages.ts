@@ -4,7 +4,7 @@
 import { escapeHtml as e } from '../cli/show-parts.js'
 import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
 import { addCell, emptyCell, type EstateSnapshot, type ServedSession, type UsageCell } from './estate-model.js'
-import { horizontalBarChart, stackedBarChart, type StackedBar } from './plots.js'
+import { axisLabel, horizontalBarChart, stackedBarChart, type StackedBar } from './plots.js'
 import type { FindExactReport, FindReport } from '../read/find.js'
 
 /** Sessions per page of the list. */
@@ -246,7 +246,7 @@ function usageRow(label: string, c: UsageCell): string {
 }
 
 function usageTable(first: string, rows: [string, UsageCell][], total: UsageCell, id: string): string {
-  return `<table class="list" id="${id}"><thead><tr><th>${e(first)}</th><th class="n">Requests</th><th class="n">Input</th><th class="n">Cache write</th><th class="n">Cache read</th><th class="n">Output</th><th class="n">Cost (USD)</th></tr></thead><tbody>${rows
+  return `<table class="list" id="${id}"><colgroup><col style="width:30%"></colgroup><thead><tr><th>${e(first)}</th><th class="n">Requests</th><th class="n">Input</th><th class="n">Cache write</th><th class="n">Cache read</th><th class="n">Output</th><th class="n">Cost (USD)</th></tr></thead><tbody>${rows
     .map(([k, c]) => usageRow(k, c))
     .join('')}</tbody><tfoot>${usageRow('Total', total)}</tfoot></table>`
 }
@@ -271,7 +271,7 @@ export function usagePage(snap: EstateSnapshot, uq: UsageQuery, error?: string):
       ? `<h1>Usage</h1>${form}<p class="mut">No request in these days.</p>`
       : `<h1>Usage</h1>${form}
 <p class="mut" id="usage-total">${e(`${formatInt(u.total.requests)} requests, ${formatUsd(u.total.costUsd)} over ${formatInt(u.perDay.length)} days (${u.perDay[0].day} to ${u.perDay[u.perDay.length - 1].day})`)}</p>
-${stackedBarChart(bars, usd, 'Cost by day, stacked by model (USD)')}
+${stackedBarChart(bars, usd, axisLabel('$'), 'Cost by day, stacked by model (USD)')}
 ${horizontalBarChart(projectRows, usd, `Cost by project (USD)${u.projects.size > 20 ? ', the 20 largest' : ''}`)}
 <h2>By model</h2>${usageTable('Model', modelRows, u.total, 'by-model')}
 <h2>By day</h2>${usageTable(

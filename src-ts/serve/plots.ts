@@ -28,11 +28,22 @@ export function seriesColours(bars: StackedBar[]): Map<string, string> {
   return new Map(order.map((k, i) => [k, PALETTE[Math.min(i, PALETTE.length - 1)]]))
 }
 
+/** An axis label: a value written with as many decimals as the step between lines needs. */
+export function axisLabel(prefix: string): (v: number, step: number) => string {
+  return (v, step) => prefix + v.toFixed(Math.max(0, Math.min(6, -Math.floor(Math.log10(step)))))
+}
+
 /**
  * Vertical bars, one per label (a day), each stacked by series (a model). `format` writes a value
- * (a cost). The chart scales to its container's width.
+ * (a cost) for a bar's hover text, `axis` the value axis's labels. The chart scales to its
+ * container's width.
  */
-export function stackedBarChart(bars: StackedBar[], format: (v: number) => string, title: string): string {
+export function stackedBarChart(
+  bars: StackedBar[],
+  format: (v: number) => string,
+  axis: (v: number, step: number) => string,
+  title: string,
+): string {
   const W = 960
   const H = 300
   const left = 64
@@ -56,7 +67,7 @@ export function stackedBarChart(bars: StackedBar[], format: (v: number) => strin
   for (let v = 0; v <= yMax + step / 2; v += step) {
     out.push(
       `<line class="grid" x1="${left}" x2="${W - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>`,
-      `<text class="tick" x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${e(format(v))}</text>`,
+      `<text class="tick" x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${e(axis(v, step))}</text>`,
     )
   }
   // At most about 12 labels along the axis, whatever the number of bars.

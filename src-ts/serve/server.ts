@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { EstateModel, type EstateModelOptions, type EstateSnapshot, type ServedSession } from './estate-model.js'
 import { problemPage, searchPage, sessionsPage, usagePage, localTime } from './pages.js'
 import { showSession } from '../read/show.js'
-import { find, findExact } from '../read/find.js'
+import { find, findExact, type FindExactReport, type FindReport } from '../read/find.js'
 import { parseDay } from '../read/days.js'
 import { ClaudeJsonlError } from '../errors.js'
 import { renderHtml } from '../cli/show-html.js'
@@ -101,6 +101,9 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const host = opts.host ?? '127.0.0.1'
   const model = new EstateModel(opts)
   const pages = new PageCache()
+  // Search answers by query, for the estate as the current snapshot saw it: a repeated search
+  // (paging back, a reload) costs nothing until a transcript changes.
+  const searches = new Map<string, { builtAt: number; report: FindReport | FindExactReport }>()
   let allowed = new Set<string>()
 
   const send = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
@@ -186,15 +189,19 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         ...(sq.project ? { project: sq.project } : {}),
       }
       try {
-        const report = sq.exact
-          ? await findExact(sq.q, common)
-          : await find([sq.q], { ...common, ...(opts.indexDir ? { indexDir: opts.indexDir } : {}) })
         const snap = await model.snapshot()
-        return send(
-          res,
-          200,
-          searchPage(sq, report, undefined, (id) => snap.byId.get(id)?.title ?? null),
-        )
+        const key = JSON.stringify(sq)
+        const known = searches.get(key)
+        let report = known?.builtAt === snap.builtAt ? known.report : undefined
+        if (!report) {
+          report = sq.exact
+            ? await findExact(sq.q, common)
+            : await find([sq.q], { ...common, ...(opts.indexDir ? { indexDir: opts.indexDir } : {}) })
+          if (searches.size >= 64) searches.delete(searches.keys().next().value as string)
+          searches.set(key, { builtAt: snap.builtAt, report })
+        }
+        const titleOf = (id: string) => snap.byId.get(id)?.title ?? null
+        return send(res, 200, searchPage(sq, report, undefined, titleOf))
       } catch (err) {
         if (!(err instanceof ClaudeJsonlError)) throw err
         return send(res, 400, searchPage(sq, undefined, err.message))
