@@ -9,6 +9,7 @@ import { request } from 'node:http'
 import { startServer, type RunningServer } from '../src-ts/serve/server.js'
 import { PAGE_SIZE, markTerms } from '../src-ts/serve/pages.js'
 import { stats } from '../src-ts/read/stats.js'
+import { archive } from '../src-ts/archive/archive.js'
 import { CLI, tempDir } from './helpers/transcripts.js'
 import {
   HOSTILE,
@@ -202,6 +203,24 @@ test('the view stays current: a new session and a new request appear without a r
   }
   t.regex(now.body, /4 of 4 sessions/)
   t.regex(now.body, new RegExp(`<tr data-session="${id}"`))
+})
+
+test('an archive is served as the estate it keeps: the same sessions, the same cost', async (t) => {
+  const root = serveEstate()
+  const to = join(tempDir('cj-serve-archive-'), 'archive')
+  await archive({ projects: root, to })
+  const fromEstate = await serve(root)
+  const fromArchive = await serve(to)
+  t.teardown(async () => {
+    await fromEstate.close()
+    await fromArchive.close()
+  })
+  const rows = (body: string) => [...body.matchAll(/<tr data-session="([^"]+)"/g)].map((m) => m[1])
+  const a = await get(fromArchive, '/')
+  t.deepEqual(rows(a.body), rows((await get(fromEstate, '/')).body))
+  const total = (body: string) => /id="usage-total">([^<]+)</.exec(body)?.[1]
+  t.is(total((await get(fromArchive, '/usage')).body), total((await get(fromEstate, '/usage')).body))
+  t.is((await get(fromArchive, `/session/${SESSION_A}`)).status, 200)
 })
 
 /** Runs `claude-jsonl serve ARGS` until it prints its URL (or exits); returns the child and what it said. */
