@@ -2,7 +2,8 @@
 //! the real client 2.1.332; the comments say what it sent).
 
 use super::messages::{api_messages, Dropped};
-use crate::graph::{Graph, LeafRule, Pointer};
+use crate::client::{LeafRule, Pointer};
+use crate::graph::Graph;
 use crate::scan::{scan_bytes, Mode, Scan};
 
 fn rec(kind: &str, uuid: &str, parent: Option<&str>, extra: &str) -> String {
@@ -58,7 +59,7 @@ fn branched(main: Vec<String>, extra: Vec<String>) -> Vec<String> {
 fn leaf(lines: &[String]) -> (String, LeafRule, Pointer) {
     let (s, _) = scan(lines);
     let g = Graph::new(&s);
-    let c = g.client_leaf();
+    let c = crate::client::leaf::choose(&g);
     (uuid_of(&s, c.leaf).to_string(), c.rule, c.pointer)
 }
 
@@ -147,7 +148,7 @@ fn interior_pointer_on_a_call_without_result_or_on_a_text_answer_stays() {
 fn view(lines: &[String]) -> (Vec<(char, Vec<String>)>, Vec<(String, Dropped)>) {
     let (s, bytes) = scan(lines);
     let g = Graph::new(&s);
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     let v = api_messages(&s, &bytes, &chain.records);
     let msgs = v
         .messages
@@ -282,7 +283,7 @@ fn prompt_then(tail: Vec<String>) -> Vec<String> {
 fn settled(lines: &[String]) -> (String, String) {
     let (s, _) = scan(lines);
     let g = Graph::new(&s);
-    let c = g.client_leaf();
+    let c = crate::client::leaf::choose(&g);
     (uuid_of(&s, c.leaf).to_string(), uuid_of(&s, c.named_leaf).to_string())
 }
 
@@ -342,7 +343,10 @@ fn a_blank_reply_stays_when_its_message_says_something_or_a_prompt_follows() {
     let tail = vec![asst("ac", "u2", "mc", &call("t1")), asst("ab", "ac", "mc", &text(NL))];
     assert_eq!(settled(&prompt_then(tail)).0, "ab");
     // Blank text beside a call in one record: an ordinary reply.
-    assert_eq!(settled(&prompt_then(vec![asst("ab", "u2", "mb", &format!("{},{}", text(NL), call("t1")))])).0, "ab");
+    assert_eq!(
+        settled(&prompt_then(vec![asst("ab", "u2", "mb", &format!("{},{}", text(NL), call("t1")))])).0,
+        "ab"
+    );
     // A blank reply after a reply of another message.id: resumed from that reply.
     let tail = vec![asst("a2", "u2", "m2", &text("A2")), asst("ab", "a2", "mb", &text(NL))];
     assert_eq!(settled(&prompt_then(tail)).0, "a2");
@@ -384,7 +388,8 @@ fn blocks_carry_their_place_in_the_record() {
     // The parsed path (blank text makes the scan's tables unable to tell) and the scanned one.
     let (s, bytes) = scan(&lines);
     let g = Graph::new(&s);
-    let v = api_messages(&s, &bytes, &g.active_chain(g.client_leaf().leaf).records);
+    let v =
+        api_messages(&s, &bytes, &crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf).records);
     let places: Vec<(bool, Vec<(u32, At)>)> =
         v.messages.iter().map(|m| (m.string, m.blocks.iter().map(|b| (b.line, b.at)).collect())).collect();
     assert_eq!(
