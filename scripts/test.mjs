@@ -24,9 +24,16 @@ const quick = process.argv.includes('--quick')
 // Read by the tests that would start a browser: they say they skipped that part.
 if (quick) process.env.CLAUDE_JSONL_TEST_QUICK = '1'
 // The test files `--quick` leaves out: they drive the real Claude Code client (installed from the
-// npm registry) or install the packed packages with npm. compress.test.ts skips its few
-// real-client tests itself (CLAUDE_JSONL_TEST_QUICK).
-const NOT_QUICK = ['real-client', 'real-client-cleanup', 'in-place-real-client', 'compress-fixtures', 'package']
+// npm registry), install the packed packages with npm, or drive Chromium. compress.test.ts skips
+// its few real-client tests and show.test.ts its Chromium parts itself (CLAUDE_JSONL_TEST_QUICK).
+const NOT_QUICK = [
+  'real-client',
+  'real-client-cleanup',
+  'in-place-real-client',
+  'compress-fixtures',
+  'package',
+  'serve-browser',
+]
 
 let passed = 0
 let failed = 0
