@@ -215,7 +215,7 @@ pub fn past_silent_replies(g: &Graph, leaf: u32) -> u32 {
         return leaf;
     }
     let s = g.scan();
-    let chain = crate::client::chain::active_chain(&g, leaf).records;
+    let chain = crate::client::chain::active_chain(g, leaf).records;
     let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
     for &i in &chain {
         let r = &s.records[i as usize];

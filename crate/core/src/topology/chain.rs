@@ -65,7 +65,7 @@ pub(super) fn join(lines: &[u32], max: usize) -> String {
 /// boundary on it. Also the sessionId runs along it.
 pub(super) fn build(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     let s = g.scan();
-    let loaded = crate::client::chain::load(g, bytes, &crate::client::chain::active_chain(&g, p.leaf));
+    let loaded = crate::client::chain::load(g, bytes, &crate::client::chain::active_chain(g, p.leaf));
     let mut chain = loaded.records;
     let mut origins: Vec<u8> = loaded.origins.iter().map(|o| *o as u8).collect();
     let mut dropped = loaded.dropped;

@@ -144,7 +144,7 @@ fn auto(
             // Stale (a snapshot taken at prompt submit): everything below the pointer's record
             // was written after the pointer, on one linear continuation. A continuation written
             // before the pointer is a rewind the pointer records, not staleness.
-            let chain = crate::client::chain::active_chain(&g, c.leaf);
+            let chain = crate::client::chain::active_chain(g, c.leaf);
             let branches = g.branches(&chain.records);
             let below = g.branches_below(&chain.records, &branches, c.pointer_target);
             let rewound: Vec<u32> = descendants(g, c.pointer_target)
@@ -384,7 +384,7 @@ fn closure(g: &Graph, t: u32, pr: u32, after: &[u32], max_ext: u32) -> Result<(u
     let uses: FxHashSet<&str> =
         group.iter().flat_map(|&i| s.tables.tool_uses(&s.records[i as usize])).map(|u| s.str(u.id)).collect();
     let after_set: FxHashSet<u32> = after.iter().copied().collect();
-    let before: FxHashSet<&str> = crate::client::chain::active_chain(&g, t)
+    let before: FxHashSet<&str> = crate::client::chain::active_chain(g, t)
         .records
         .iter()
         .filter(|i| !after_set.contains(i))
