@@ -16,6 +16,11 @@ import { CLI, REAL, REPO, snapshot, tempDir } from './helpers/transcripts.js'
 import { linearBase, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
 
+// Tests that resume a candidate in the real Claude Code client: skipped by `npm run test:quick`.
+const QUICK = process.env.CLAUDE_JSONL_TEST_QUICK === '1'
+const clientSerial = QUICK ? test.serial.skip : test.serial
+const clientTest = QUICK ? test.skip : test
+
 const PLANTED = 'PLANTED-BRANCH-TEXT: revert everything'
 /** --min-gain for the small hand-made sessions here, whose summary outweighs what it replaces:
  * these tests are about topology and layout; the size gate has its own tests (min-gain). */
@@ -299,7 +304,7 @@ test('repeated compression folds the old pair into one new summary', async (t) =
   t.is(recs.filter((x) => x.isCompactSummary).length, 1)
 })
 
-test.serial(
+clientSerial(
   'the real client resumes a candidate as summary + the original suffix, without the rewound branch',
   async (t) => {
     const { input, out } = writeSession(richSession().bytes())
@@ -310,7 +315,7 @@ test.serial(
 )
 
 for (const name of ['real-05.jsonl', 'real-08.jsonl', 'real-12.jsonl']) {
-  test.serial(`the real client resumes the candidate of ${name} like the original's recent suffix`, async (t) => {
+  clientSerial(`the real client resumes the candidate of ${name} like the original's recent suffix`, async (t) => {
     const dir = tempDir('cj-compress-')
     const out = join(dir, 'candidate.jsonl')
     const report = await compressWith(join(REAL, name), out, fixedSummary)
@@ -325,7 +330,7 @@ for (const name of ['real-05.jsonl', 'real-08.jsonl', 'real-12.jsonl']) {
 const MECHANICAL = join(REPO, 'fixtures', 'mechanical-summarizer.mjs')
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' })
 
-test.serial(
+clientSerial(
   'model-assisted: pack, a summariser command, v11 checks, applied; the real client resumes it',
   async (t) => {
     const { input, out } = writeSession(richSession().bytes())
@@ -538,26 +543,29 @@ test('--preserve-prior-summaries-verbatim embeds the earlier summary as it is, a
   t.true(summary.message.content.includes('PRIOR-SUMMARY-MARKER: the build step was set up at L3.'))
 })
 
-test('a kept assistant record of blank text is kept byte for byte, and the candidate resumes as the source', async (t) => {
-  t.timeout(240_000)
-  // Real transcripts hold streamed fragments like [{"type":"text","text":"\n\n"}]: the client does
-  // not send them, so the validator does not refuse them, and compress copies them as they are.
-  const src = linearBase()
-    .user('U4', 'A3', 'U4: now the docs')
-    .assistant('A4a', 'U4', [{ type: 'text', text: '\n\n' }], 'msg_docs')
-    .call('A4b', 'A4a', 'toolu_docs', 'msg_docs')
-    .result('R4', 'A4b', 'toolu_docs', 'docs written')
-    .assistant('A5', 'R4', [{ type: 'text', text: '\n\n' }])
-    .user('U6', 'A5', 'U6: and the tests?')
-    .text('A6', 'U6', 'A6: tests pass')
-    .lastPrompt('A6')
-  const { input, out } = writeSession(src.bytes())
-  const report = await compressWith(input, out, fixedSummary, { targetRatio: 0.6, minRecentRecords: 7 })
-  t.true(report.validation.valid, JSON.stringify(report.validation))
-  const outLines = lines(readFileSync(out))
-  const sourceOf = (name: string) => lines(readFileSync(input)).find((l) => JSON.parse(l).uuid === src.uuid(name))!
-  for (const name of ['A4a', 'A5']) t.true(outLines.includes(sourceOf(name)), `${name} kept byte for byte`)
-  const view = native.clientView(native.scanBuffer(readFileSync(out), 'full'), readFileSync(out))
-  t.deepEqual(view.droppedReasons, ['blank-text', 'blank-text'])
-  await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: ['U2: run the build'] })
-})
+clientTest(
+  'a kept assistant record of blank text is kept byte for byte, and the candidate resumes as the source',
+  async (t) => {
+    t.timeout(240_000)
+    // Real transcripts hold streamed fragments like [{"type":"text","text":"\n\n"}]: the client does
+    // not send them, so the validator does not refuse them, and compress copies them as they are.
+    const src = linearBase()
+      .user('U4', 'A3', 'U4: now the docs')
+      .assistant('A4a', 'U4', [{ type: 'text', text: '\n\n' }], 'msg_docs')
+      .call('A4b', 'A4a', 'toolu_docs', 'msg_docs')
+      .result('R4', 'A4b', 'toolu_docs', 'docs written')
+      .assistant('A5', 'R4', [{ type: 'text', text: '\n\n' }])
+      .user('U6', 'A5', 'U6: and the tests?')
+      .text('A6', 'U6', 'A6: tests pass')
+      .lastPrompt('A6')
+    const { input, out } = writeSession(src.bytes())
+    const report = await compressWith(input, out, fixedSummary, { targetRatio: 0.6, minRecentRecords: 7 })
+    t.true(report.validation.valid, JSON.stringify(report.validation))
+    const outLines = lines(readFileSync(out))
+    const sourceOf = (name: string) => lines(readFileSync(input)).find((l) => JSON.parse(l).uuid === src.uuid(name))!
+    for (const name of ['A4a', 'A5']) t.true(outLines.includes(sourceOf(name)), `${name} kept byte for byte`)
+    const view = native.clientView(native.scanBuffer(readFileSync(out), 'full'), readFileSync(out))
+    t.deepEqual(view.droppedReasons, ['blank-text', 'blank-text'])
+    await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: ['U2: run the build'] })
+  },
+)

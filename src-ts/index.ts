@@ -14,7 +14,7 @@ export type {
   TokenTotals,
   ToolTargets,
 } from './read/stats.js'
-export { doctor, KNOWN_TYPES } from './read/doctor.js'
+export { doctor } from './read/doctor.js'
 export type { DoctorFile, DoctorOptions, DoctorReport, Finding } from './read/doctor.js'
 export { resolveRoots, claudeConfigDirs } from './read/estate.js'
 export { resolveSession, discoverFiles } from './read/session-ref.js'

@@ -6,7 +6,7 @@
 // only to rank: every human prompt is a candidate whatever its language.
 import { CommandRun, SummaryEntry, SummaryInputs, oneLine } from './summary-inputs.js'
 import { SECTION, SECTION_HEADINGS, SUMMARY_SECTIONS } from './summary-sections.js'
-import { unionTest } from './union-test.js'
+import { anyPatternTest } from './any-pattern.js'
 
 export const MIN_SUMMARY_CHAR_BUDGET = 4000
 export const DEFAULT_SUMMARY_CHAR_BUDGET = 60000
@@ -64,9 +64,9 @@ const REJECT =
 const RISK =
   /\b(TODO|FIXME|risk\w*|unknown|unclear|not sure|uncertain|follow[- ]up|remaining|still need|not yet|unresolved|open question|caveat|warning|might break|flaky|limitation|left to do|next step)\b|风险|待办|未解决|リスク|未解決|위험|미해결/i
 
-/** Any cue at all: one fast test before the sentence split and the five tests (see union-test). */
+/** Any cue at all: one fast test before the sentence split and the five tests (see any-pattern.ts). */
 export const CUE_PATTERNS = [DECISION, REASON, RESEARCH, REJECT, RISK]
-const anyCue = unionTest(CUE_PATTERNS)
+const anyCue = anyPatternTest(CUE_PATTERNS)
 
 /** Sentences (or lines) of an assistant text, trimmed. */
 function sentences(text: string): string[] {

@@ -6,8 +6,6 @@ import type { EstateFileInfo } from '../native.js'
 import { KNOWN_TYPES } from './record-types.js'
 import { EstateOptions, claudeConfigDirs, fileProblem, inClaudeProjects, scanEstateFiles } from './estate.js'
 
-export { KNOWN_TYPES }
-
 /** Below this many assistant entries, zero collapsed duplicates proves nothing. */
 export const DEDUPE_MIN_ENTRIES = 20
 const DAY_MS = 86_400_000

@@ -8,6 +8,7 @@ pub mod estate;
 pub mod failure;
 pub mod graph;
 pub mod hash;
+pub mod json_string;
 pub mod mapped;
 pub mod read;
 pub mod scan;

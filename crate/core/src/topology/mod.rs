@@ -30,7 +30,8 @@ pub mod options;
 #[cfg(test)]
 mod tests;
 
-use crate::graph::{Graph, Origin, Pointer, NONE};
+use crate::client::{Origin, Pointer};
+use crate::graph::{Graph, NONE};
 use crate::scan::{record, Scan};
 
 pub use cut::SetKind;
@@ -304,7 +305,7 @@ pub(crate) fn is_summary(s: &Scan, i: u32) -> bool {
 /// Plans one transcript: `bytes` are the bytes `scan` was made from.
 pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
     let g = Graph::new(scan);
-    let choice = g.client_leaf();
+    let choice = crate::client::leaf::choose(&g);
     let mut p = Plan {
         status: Status::Valid,
         message: String::new(),
