@@ -10,6 +10,7 @@ pub mod graph;
 pub mod hash;
 pub mod mapped;
 pub mod read;
+pub mod repair;
 pub mod scan;
 pub mod search;
 pub mod store;
