@@ -31,6 +31,18 @@ fn json_string(s: &str) -> Vec<u8> {
     out
 }
 
+/// How many records of the active chain have a `parentUuid` naming no record (what `doctor`
+/// counts before it asks for the repair itself).
+pub fn dangling_on_chain(scan: &Scan) -> u32 {
+    let g = Graph::new(scan);
+    let chain = g.active_chain(g.client_leaf().leaf);
+    let dangling = |i: u32| {
+        scan.records[i as usize].parent_uuid.is_some_and(|u| g.index_of(scan.str(u)).is_none())
+            && matches!(g.link[i as usize], Link::Reattached | Link::Dangling)
+    };
+    chain.records.iter().zip(&chain.origins).filter(|(&i, &o)| o == Origin::Chain && dangling(i)).count() as u32
+}
+
 /// Relinks the dangling parents of the active chain of `bytes` (scanned as `scan`); `line_map`
 /// gives the source line of each line of `bytes`. Returns the relinked bytes.
 pub fn relink(scan: &Scan, bytes: &[u8], line_map: &[u32], mends: &mut Vec<Mend>, left: &mut Vec<Left>) -> Vec<u8> {

@@ -155,16 +155,29 @@ pub fn never_worse(before: &Scan, before_bytes: &[u8], after: &Scan, after_bytes
     let known: FxHashSet<&str> = before.records.iter().filter_map(|r| r.uuid).map(|u| before.str(u)).collect();
     let b: Vec<&str> = vb.records.iter().map(|&i| uuid_of(before, i)).collect();
     let a: Vec<&str> = va.records.iter().map(|&i| uuid_of(after, i)).collect();
+    // Each stretch of the repaired chain the damaged one does not resume must hold a record the
+    // damage hid (one that did not parse): the stretch is the hidden part of the chain, restored
+    // with the records it passes through (a parent the hidden record hung from).
     let mut k = 0;
+    let mut stretch: Option<(&str, bool)> = None;
+    let close = |stretch: &mut Option<(&str, bool)>| {
+        match stretch.take() {
+        Some((first, false)) => Err(format!(
+            "the repair would make the client resume record {first}, which the damaged file has but does not resume, with nothing the damage hid beside it; nothing written"
+        )),
+        _ => Ok(()),
+    }
+    };
     for &u in &a {
         if k < b.len() && b[k] == u {
+            close(&mut stretch)?;
             k += 1;
-        } else if known.contains(u) {
-            return Err(format!(
-                "the repair would make the client resume record {u}, which the damaged file has but does not resume; nothing written"
-            ));
+        } else {
+            let s = stretch.get_or_insert((u, false));
+            s.1 |= !known.contains(u);
         }
     }
+    close(&mut stretch)?;
     if k < b.len() {
         return Err(format!("the repair would drop record {} from what the client resumes; nothing written", b[k]));
     }

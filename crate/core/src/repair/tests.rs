@@ -111,3 +111,18 @@ fn a_clean_file_needs_nothing() {
     let p = plan(&join(&transcript()));
     assert!(p.mends.is_empty() && p.output.is_none() && p.refusal.is_none());
 }
+
+#[test]
+fn refuses_a_repair_that_switches_the_branch_the_client_resumes() {
+    // The damaged file resumes the main chain (no readable pointer: the last record decides).
+    // The mended line holds a last-prompt naming a rewound branch's leaf: the repaired file would
+    // resume that branch and drop the main chain's last turn: refused.
+    let t = transcript();
+    let alt = rec("user", "b0", Some("a1"), "2026-01-01T00:00:02.5Z", "alt");
+    let pointer = r#"{"type":"last-prompt","leafUuid":"b0","sessionId":"s"}"#;
+    let summary = r#"{"type":"summary","summary":"S","leafUuid":"a2"}"#;
+    let damaged = format!("{}\n{}\n{}\n{}\n{}\n{}{}\n", t[0], t[1], alt, t[2], t[3], pointer, summary);
+    let p = plan(damaged.as_bytes());
+    assert!(matches!(p.refusal, Some(Refusal::Worse { .. })), "{:?}", p.refusal);
+    assert!(p.output.is_none() && p.mends.is_empty());
+}
