@@ -25,6 +25,7 @@ export const REPAIR_KINDS = [
   'lone-surrogates',
   'dangling-parent',
 ] as const
+/** The name of one repair (also its `doctor` finding code). */
 export type RepairKind = (typeof REPAIR_KINDS)[number]
 
 /** How `repairTranscript` runs: where the result goes, or nowhere (a dry run). */
