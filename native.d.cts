@@ -783,8 +783,40 @@ export declare function releaseMapped(buffer: Uint8Array, start?: number | undef
  */
 export declare function releasePages(buffer: Buffer): number
 
+export interface RepairLeft {
+  kind: string
+  line: number
+  message: string
+}
+
+export interface RepairMend {
+  /**
+   * The repair's name (`records-on-one-line`, `torn-line`, `non-json-bytes`,
+   * `lone-surrogates`, `dangling-parent`).
+   */
+  kind: string
+  /** 1-based source line. */
+  line: number
+  /** Byte range edited (for a relink: in the bytes after the line repairs). */
+  start: number
+  end: number
+  /** The bytes cut or replaced. */
+  removed: Buffer
+  message: string
+}
+
 /** Plans, applies and self-checks the `Read.pages` repair of one transcript held in memory. */
 export declare function repairReadPages(buffer: Uint8Array, scope: string): ReadPagesRepair
+
+export interface RepairRefusal {
+  /** `not-transcript`, `unmendable` or `worse`. */
+  kind: string
+  line?: number
+  message: string
+}
+
+/** Finds the damage in one transcript held in memory and mends what can be mended safely. */
+export declare function repairTranscript(buffer: Uint8Array): TranscriptRepair
 
 /**
  * The estate's counted API requests (deduplicated as `usage` dedupes them), one column per
@@ -889,6 +921,8 @@ export interface ScanSummary {
   lastTimestampMs?: number
   sessionId?: string
   cwd?: string
+  /** Records of the active chain whose `parentUuid` names no record (see `repair`). */
+  danglingOnChain: number
 }
 
 /** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */
@@ -1067,6 +1101,15 @@ export interface TopologyPlan {
  * the resume pointer that cannot be followed (too long, branching, or unsafe).
  */
 export type TopologyStatus = 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop' | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
+
+export interface TranscriptRepair {
+  mends: Array<RepairMend>
+  left: Array<RepairLeft>
+  refusal?: RepairRefusal
+  /** The repaired bytes; absent when nothing is mended or the repair is refused. */
+  output?: Buffer
+  records: number
+}
 
 export interface TypeCount {
   name: string

@@ -65,6 +65,14 @@ export type {
   OperationState,
   Recovery,
 } from './compress/transaction.js'
+export { repairTranscript, REPAIR_KINDS } from './compress/repair.js'
+export type {
+  RepairEdit,
+  RepairKind,
+  RepairTranscriptOptions,
+  TranscriptRepairReport,
+  TranscriptRepairResult,
+} from './compress/repair.js'
 export { repairReadPages } from './compress/repair-read-pages.js'
 export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'
 export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'

@@ -62,6 +62,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./compress-command.js'),
   },
   {
+    name: 'repair',
+    summary: 'mend a damaged transcript (--all: every one) so the client resumes all of it',
+    load: () => import('./repair-command.js'),
+  },
+  {
     name: 'repair-read-pages',
     summary: 'a transcript without the Read.pages members some readers reject',
     load: () => import('./repair-read-pages-command.js'),

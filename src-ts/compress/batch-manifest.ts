@@ -50,7 +50,7 @@ export function unchangedOutcome(m: Manifest, job: SessionJob): SessionOutcome |
   // Times within a millisecond are the same: the walk and a stat may round a nanosecond time
   // differently.
   if (!e || e.size !== job.size || Math.abs(e.mtimeMs - job.mtimeMs) >= 1) return undefined
-  if (e.outcome.status === 'compressed') {
+  if (e.outcome.status === 'compressed' || e.outcome.status === 'repaired') {
     // What it wrote must still be there as written (a size check; the run never rewrites it).
     try {
       if (!e.outcome.output || statSync(e.outcome.output).size !== e.outcome.bytesAfter) return undefined

@@ -34,12 +34,17 @@ export type SkipReason =
   /** Writing it would follow a symbolic link (out of the estate or the out dir, or the
    * transcript is itself a link): refused, nothing written. */
   | 'symlink'
+  /** `repair --all`: no damage found. */
+  | 'nothing-to-repair'
+  /** `repair --all`: damage that cannot be mended safely (the reason in the message). */
+  | 'unmendable'
 
 export type FailReason = 'summary-failed' | 'write-failed' | 'internal'
 
 /** What happened to one session. */
 export interface SessionOutcome {
-  status: 'compressed' | 'skipped' | 'failed'
+  /** `repaired` for `repair --all`, `compressed` for `compress --all`. */
+  status: 'compressed' | 'repaired' | 'skipped' | 'failed'
   reason?: SkipReason | FailReason
   /** The option that would change a skip, when one does (e.g. the leaf option of an ambiguous leaf). */
   option?: string
@@ -56,6 +61,8 @@ export interface SessionOutcome {
   candidateSha256?: string
   /** The model summary failed and the deterministic one was used instead. */
   summaryFallback?: string
+  /** `repair --all`: the edits made, per repair. */
+  repairs?: Partial<Record<string, number>>
   /** In place: the verified numbered backup of the original. */
   backup?: string
   /** The session file's size and modification time after the run, when the run replaced it
@@ -94,7 +101,7 @@ export function batchMode(cfg: ModeConfig): BatchMode {
 
 /** Messages of the in-place refusals that mean the session is in use: a running Claude Code
  * holds it, or it was written within the stability window. */
-const IN_USE = /Claude Code is running this session|stability window/
+export const IN_USE = /Claude Code is running this session|stability window/
 
 /**
  * In-place mode: each session through the in-place transaction (a verified numbered backup

@@ -51,6 +51,8 @@ export interface BatchProgress {
  * compressed, and how it is published.
  */
 export interface BatchOptions extends Omit<EstateOptions, 'onProgress'>, BatchSelection {
+  /** What is done to each session: compressed (the default) or repaired (`repair --all`). */
+  operation?: 'compress' | 'repair'
   /** Candidate files in a folder, or in-place replacement. */
   mode: ModeConfig
   /** Plan, summarise and validate every session; write nothing (no candidate, report or manifest). */
@@ -84,6 +86,8 @@ export interface BatchSessionEntry extends SessionOutcome {
 export interface BatchTotals {
   sessions: number
   compressed: number
+  /** `repair --all`: sessions repaired. */
+  repaired: number
   skipped: number
   failed: number
   skippedByReason: Partial<Record<SkipReason, number>>
@@ -204,6 +208,7 @@ export function selectBatchSessions(files: DiscoveredFile[], o: BatchSelection, 
 /** What decides a session's outcome, for the manifest: a change re-runs every session. */
 function outcomeOptions(o: BatchOptions): Record<string, unknown> {
   const c = o.compress ?? {}
+  if (o.operation === 'repair') return { operation: 'repair', mode: o.mode.kind }
   return {
     mode: o.mode.kind,
     ...selectionPolicy(c),
@@ -407,7 +412,12 @@ async function runBatch(
     // a model, as many as keep the summary permits busy). Memory stays bounded by the slots.
     slots: model ? Math.max(2, Math.ceil(summaryJobs / Math.min(workers, Math.max(1, todo.length)))) : 2,
     summaryPermits: summaryJobs,
-    init: { mode: absoluteMode(o.mode), options: compressOptions, summaryPolicy: o.summaryPolicy ?? {} },
+    init: {
+      operation: o.operation,
+      mode: absoluteMode(o.mode),
+      options: compressOptions,
+      summaryPolicy: o.summaryPolicy ?? {},
+    },
     onDone: (job, outcome) => {
       done.push({ job, outcome })
       record(job, outcome)
@@ -451,6 +461,7 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
   const t: BatchTotals = {
     sessions: sessions.length,
     compressed: 0,
+    repaired: 0,
     skipped: 0,
     failed: 0,
     skippedByReason: {},
@@ -466,7 +477,9 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
     t.bytesBefore += s.bytesBefore
     // An unchanged session the earlier run compressed is compressed in the estate's account.
     const compressed = s.status === 'compressed' || (s.reason === 'unchanged' && s.previous?.status === 'compressed')
-    t.bytesAfter += compressed && s.bytesAfter !== undefined ? s.bytesAfter : s.bytesBefore
+    const rewritten =
+      compressed || s.status === 'repaired' || (s.reason === 'unchanged' && s.previous?.status === 'repaired')
+    t.bytesAfter += rewritten && s.bytesAfter !== undefined ? s.bytesAfter : s.bytesBefore
     if (compressed) {
       t.compressedBytesBefore += s.bytesBefore
       t.compressedBytesAfter += s.bytesAfter ?? s.bytesBefore
@@ -474,6 +487,7 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
       t.compressedTokensAfter += s.tokensAfter ?? 0
     }
     if (s.status === 'compressed') t.compressed++
+    else if (s.status === 'repaired') t.repaired++
     else if (s.status === 'skipped') {
       t.skipped++
       const r = s.reason as SkipReason

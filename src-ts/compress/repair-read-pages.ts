@@ -89,7 +89,8 @@ function planRepair(path: string, bytes: Buffer, scope: RepairScope): ReadPagesR
   )
 }
 
-function errorCount(bytes: Buffer): { errors: number; warnings: number; codes: Map<string, number> } {
+/** The validator's errors by code, and its warning count (the repairs compare before and after). */
+export function errorCount(bytes: Buffer): { errors: number; warnings: number; codes: Map<string, number> } {
   const v = native.validateBuffer(bytes)
   const codes = new Map<string, number>()
   let errors = 0
@@ -148,7 +149,8 @@ function reportOf(
   }
 }
 
-function readInput(path: string): Buffer {
+/** The bytes of a transcript file; a folder or a missing file is a one-line input error. */
+export function readInput(path: string): Buffer {
   try {
     if (statSync(path).isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
     return readFileSync(path)

@@ -11,6 +11,7 @@ pub mod hash;
 pub mod json_string;
 pub mod mapped;
 pub mod read;
+pub mod repair;
 pub mod scan;
 pub mod search;
 pub mod store;

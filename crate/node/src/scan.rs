@@ -150,6 +150,8 @@ pub struct ScanSummary {
     pub last_timestamp_ms: Option<f64>,
     pub session_id: Option<String>,
     pub cwd: Option<String>,
+    /// Records of the active chain whose `parentUuid` names no record (see `repair`).
+    pub dangling_on_chain: u32,
 }
 
 impl From<&Scan> for ScanSummary {
@@ -176,6 +178,7 @@ impl From<&Scan> for ScanSummary {
             last_timestamp_ms: f.last_timestamp_ms.map(|v| v as f64),
             session_id: f.session_id,
             cwd: f.cwd,
+            dangling_on_chain: claude_jsonl_core::repair::links::dangling_on_chain(s),
         }
     }
 }
