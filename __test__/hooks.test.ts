@@ -22,7 +22,12 @@ function setup() {
     projects,
   )
   const archive = join(tempDir('cj-hooks-archive-'), 'archive')
-  const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_CONFIG_DIR: config, XDG_STATE_HOME: tempDir(), XDG_CACHE_HOME: tempDir() }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CLAUDE_CONFIG_DIR: config,
+    XDG_STATE_HOME: tempDir(),
+    XDG_CACHE_HOME: tempDir(),
+  }
   delete env.CLAUDE_JSONL_ARCHIVE
   return { config, projects, archive, env }
 }
