@@ -86,6 +86,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'write archived transcripts back, byte-identical',
     load: () => import('./restore-command.js'),
   },
+  {
+    name: 'hook',
+    summary: 'Claude Code hooks: archive each session as it ends, warn of unarchived old sessions',
+    load: () => import('./hook-command.js'),
+  },
+  {
+    name: 'mcp',
+    summary: 'an MCP server (stdio) that lets Claude search and read past sessions',
+    load: () => import('./mcp-command.js'),
+  },
+  {
+    name: 'statusline',
+    summary: "Claude Code's status line: this session's cost and tokens, today's cost, context in use",
+    load: () => import('./statusline-command.js'),
+  },
 ]
 
 /** `claude-jsonl --help`: the commands, from COMMANDS, and the rules every command shares. */
