@@ -10,6 +10,16 @@ import { unionTest } from './union-test.js'
 
 export const MIN_SUMMARY_CHAR_BUDGET = 4000
 export const DEFAULT_SUMMARY_CHAR_BUDGET = 60000
+/** Without --summary-char-budget, the deterministic summary takes at most this share of the
+ * estimated tokens it replaces (as characters at 4 per token), between the minimum and the
+ * default budget: a 20k-token session must not get a 15k-token summary. */
+export const DETERMINISTIC_SUMMARY_SHARE = 0.1
+
+/** The deterministic summary's default character budget for a part of `replacedTokens`. */
+export function deterministicCharBudget(replacedTokens: number): number {
+  const share = Math.round(replacedTokens * DETERMINISTIC_SUMMARY_SHARE * 4)
+  return Math.max(MIN_SUMMARY_CHAR_BUDGET, Math.min(DEFAULT_SUMMARY_CHAR_BUDGET, share))
+}
 
 /** Claude Code's own opening for a continued session. */
 export const CONTINUATION_PREAMBLE =
