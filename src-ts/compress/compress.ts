@@ -429,8 +429,9 @@ async function compressPlanned(
   if (errors.length) {
     // A defect the source already has in the records kept verbatim is the input's (refused,
     // exit 1); one compression introduced is a bug (exit 4).
-    const inherited = validateAs(src.buffer, input)
-      .findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
+    const inherited = validateAs(src.buffer, input).findings.find(
+      (f) => f.severity === 'error' && f.code === errors[0].code,
+    )
     if (inherited) {
       throw new CompressRefusal(
         `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,

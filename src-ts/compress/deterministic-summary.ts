@@ -172,6 +172,17 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
         )
     })
   }
+  // The last command that failed, while no later run of the same command replaced it: where
+  // the work stood when the summary begins.
+  const lastFailed = [...inputs.commands].reverse().find((c) => c.failed)
+  if (lastFailed && ![...inputs.commands].some((c) => c.line > lastFailed.line && c.command === lastFailed.command))
+    add(
+      SECTION.current,
+      1,
+      9,
+      1.5,
+      `- L${lastFailed.line} Last failed command (not run again since): \`${oneLine(lastFailed.command, 200).replace(/`/g, "'")}\` ${statusOf(lastFailed)}`,
+    )
   const lastText = [...inputs.entries].reverse().find((e) => e.texts.length > 0)
   if (lastText)
     add(SECTION.current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)
