@@ -3,7 +3,7 @@
 // it resumes a compressed session, for a few kept-suffix ceilings: the estimated tokens of its
 // whole request (system prompt, tools, messages), of the summary and of the kept suffix. It is
 // how the default ceiling (plan's DEFAULT_MAX_KEPT_TOKENS) was chosen; the figures are in
-// benches/RESULTS.md.
+// docs/compress/kept-ceiling.md.
 //
 //   CLAUDE_JSONL_CLIENT_CACHE=DIR node benches/kept-ceiling.mjs FILE... [--ceilings 20000,40000,60000]
 //

@@ -225,8 +225,9 @@ const DEFAULTS = { targetRatio: 0.3, minRecentRecords: 10 }
 /**
  * The kept suffix's default ceiling in estimated message tokens. A resumed session sends the
  * summary (at most ~15k tokens at the default budget), this suffix, and the client's own system
- * prompt and tools (~17k tokens with 2.1.332's built-in tools): about 70k of a 200k window, which
- * leaves most of it for the work that follows. How it was measured: benches/RESULTS.md.
+ * prompt and tools (~19k with 2.1.332's built-in tools): measured with the real client on the
+ * largest sample sessions, about 50k of a 200k window, which leaves most of it for the work that
+ * follows (benches/kept-ceiling.mjs; the figures are in docs/compress/kept-ceiling.md).
  */
 export const DEFAULT_MAX_KEPT_TOKENS = 40_000
 
