@@ -629,8 +629,13 @@ export interface PlanOptions {
   checkpointPolicy?: CheckpointPolicy
   /** Snapshots kept at most (default 80). */
   maxFileHistorySnapshots?: number
-  /** Bytes of the kept raw suffix over input bytes, in (0, 1] (default 0.30; planning only). */
+  /**
+   * Estimated message tokens of the kept raw suffix over those of the model-visible chain
+   * (what the client sends), in (0, 1] (default 0.30; planning only).
+   */
   targetRatio?: number
+  /** The kept raw suffix's ceiling in estimated message tokens (planning only; default none). */
+  maxKeptTokens?: number
   /** Records the kept suffix holds at least, when the chain allows (default 10). */
   minRecentRecords?: number
   /**
@@ -1078,6 +1083,12 @@ export interface TopologyPlan {
   legalCuts: Uint32Array
   promptCuts: Uint8Array
   cutBytes: Float64Array
+  /** Per legal cut: estimated message tokens of the suffix. */
+  cutTokens: Float64Array
+  /** Per chain position: the record's estimated message tokens. */
+  chainTokens: Float64Array
+  /** Estimated message tokens of the model-visible chain (the cut's denominator). */
+  visibleTokens: number
   cut?: number
   summaryIndexes: Uint32Array
   rawKeepIndexes: Uint32Array

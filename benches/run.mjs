@@ -1500,6 +1500,39 @@ function batchSection(b) {
   L.push(t('candidate-mode batch over the estate, whole process, 2 cores', '< 10 s', s(b.firstMs), b.firstMs < 10000))
   L.push(t('a report per compressed session', 'all', `${b.reports} of ${b.compressed}`, b.reports === b.compressed))
   L.push(t('peak RSS', '< 1 GiB', `${fmt1(b.firstRssMiB)} MiB`, b.firstRssMiB < 1024))
+  for (const [name, o] of [
+    ['estate', b.outcome],
+    ['real samples', b.realOutcome],
+  ]) {
+    if (!o) continue
+    const refused = Object.entries(o.bigRefused)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')
+    L.push(
+      t(
+        `${name}: sessions of >= 20k estimated tokens skipped as nothing to gain`,
+        '0',
+        `${o.bigNothingToGain} of ${o.big}${refused ? ` (refused: ${refused})` : ''}`,
+        o.bigNothingToGain === 0,
+      ),
+    )
+    L.push(
+      t(
+        `${name}: compressed sessions of >= 20k tokens keeping > 40% of their tokens`,
+        '0',
+        `${o.bigOver40} (worst keeps ${(100 * o.worstBigKept).toFixed(1)}%)`,
+        o.bigOver40 === 0,
+      ),
+    )
+    L.push(
+      t(
+        `${name}: estimated message tokens remaining (skipped kept whole)`,
+        '<= 30%',
+        `${(100 * o.keptShare).toFixed(1)}% of ${Math.round(o.tokensBefore).toLocaleString('en-US')}`,
+        o.keptShare <= 0.3,
+      ),
+    )
+  }
   L.push(
     t(
       're-run over the unchanged estate',

@@ -14,8 +14,9 @@ import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../durable-files.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
 import { checkRegularFile } from '../read/session-ref.js'
+import { validateAs } from '../read/validate.js'
 import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
-import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
+import { planOptionsOf, planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
@@ -50,6 +51,9 @@ export interface CompressOptions extends BudgetOptions, SummaryOptions {
   dryRun?: boolean
   /** Refuse a source whose active chain holds fewer estimated message tokens (too small). */
   minEstimatedTokens?: number
+  /** The path the candidate is resumed under when it is not `out` (in place: the transcript
+   * itself): the candidate is validated under this name, as `validate` would check it there. */
+  publishedPath?: string
   /** Test hook: runs after the candidate is built, before the source is re-checked. */
   beforePublish?: () => void | Promise<void>
 }
@@ -171,7 +175,7 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : NOT_CLAUDE_CODE)
   }
   if (summary.tornTail) throw tornTailRefusal(input)
-  const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
+  const first = planIndex(index, src.buffer, planOptionsOf(options), basename(input), src.sha256)
   if (first.report.status !== 'valid')
     throw topologyRefusal(input, stopMessage(first.report), first.report.stop?.recovery ?? [])
   const { plan, tokens } = planWithBudget(first, options)
@@ -411,7 +415,8 @@ async function compressPlanned(
   spans?.release() // the kept records are in the candidate now
   // Validated in memory before anything is written; what lands on disk is then checked to be
   // exactly those bytes (read back and compared), so the file itself is what passed.
-  const v = native.validateBuffer(bytes, { fileSessionId: leafSession })
+  // The same check `validate` makes of the published file: by its published name.
+  const v = validateAs(bytes, options.publishedPath ?? out)
   const errors = v.findings.filter((f) => f.severity === 'error')
   const validation: CompressReport['validation'] = {
     valid: errors.length === 0,
@@ -422,9 +427,9 @@ async function compressPlanned(
   if (errors.length) {
     // A defect the source already has in the records kept verbatim is the input's (refused,
     // exit 1); one compression introduced is a bug (exit 4).
-    const inherited = native
-      .validateBuffer(src.buffer, { fileSessionId: leafSession })
-      .findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
+    const inherited = validateAs(src.buffer, input).findings.find(
+      (f) => f.severity === 'error' && f.code === errors[0].code,
+    )
     if (inherited) {
       throw new CompressRefusal(
         `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,

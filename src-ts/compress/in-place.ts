@@ -12,6 +12,7 @@ import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
 import { checkWithin, LinkRefusal, publishFile } from '../durable-files.js'
 import { claudeProjectsRoot } from '../read/estate.js'
+import { validateAs } from '../read/validate.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { summarizerFor } from './summarize.js'
@@ -160,9 +161,9 @@ export interface InPlaceCompressResult {
   reportPath: string
 }
 
-/** A validator run that must find no error (the candidate's structure). */
-export function assertValid(bytes: Buffer, what: string): void {
-  const v = native.validateBuffer(bytes)
+/** A validator run that must find no error: `validate`'s check of `bytes` published at `path`. */
+export function assertValid(bytes: Buffer, what: string, path: string): void {
+  const v = validateAs(bytes, path)
   const error = v.findings.find((f) => f.severity === 'error')
   if (error) throw new ClaudeJsonlError(`${what} failed validation (${error.code}: ${error.message})`, EXIT.internal)
 }
@@ -212,6 +213,7 @@ export async function compressInPlace(
         ...options,
         force: true,
         report: false,
+        publishedPath: target,
       })
       if (compressReport.sourceSha256 !== frozen.sha256)
         throw new ClaudeJsonlError(
@@ -221,7 +223,7 @@ export async function compressInPlace(
         )
       return { bytes: readFileSync(candidate), path: candidate, details: compressReport }
     },
-    verify: (bytes) => assertValid(bytes, 'the candidate'),
+    verify: (bytes) => assertValid(bytes, 'the candidate', target),
     report: async (receipt) => {
       report = { ...compressReport!, operation_state: 'committed', inPlace: receiptFields(receipt, stale) }
       await publishFile(reportPath, JSON.stringify(report, null, 2) + '\n', { replace: true })

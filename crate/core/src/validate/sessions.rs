@@ -103,9 +103,9 @@ pub(super) fn check_sessions(
         if let Some(fs) = file_session {
             if fs != fin {
                 cx.push(
-                    Code::SessionMismatch,
+                    Code::FileSessionDiffers,
                     vec![cx.line(leaf)],
-                    format!("the file is session {fs}, but its active chain ends in session {fin}"),
+                    format!("the file is session {fs}, but its active chain ends in session {fin}: the client resumes it as {fs} (it goes by the file name)"),
                 );
             }
         }
