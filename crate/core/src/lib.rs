@@ -5,6 +5,7 @@ pub mod archive;
 pub mod client;
 pub mod compress;
 pub mod estate;
+pub mod estimate;
 pub mod failure;
 pub mod graph;
 pub mod hash;
