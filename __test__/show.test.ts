@@ -619,7 +619,8 @@ test('showSession with last N returns the last N turns of the whole result, on t
     const whole = await showSession(file, { tools: true, thinking: true })
     for (const last of [0, 1, 2, 5, whole.turns.length - 1, whole.turns.length + 3]) {
       const some = await showSession(file, { tools: true, thinking: true, last })
-      const expected = last >= 0 && last < whole.turns.length ? whole.turns.slice(whole.turns.length - last) : whole.turns
+      const expected =
+        last >= 0 && last < whole.turns.length ? whole.turns.slice(whole.turns.length - last) : whole.turns
       t.deepEqual(some.turns, expected, `${file} --last ${last}`)
       t.is(some.omittedTurns, whole.turns.length - expected.length, `${file} --last ${last}: omitted turns`)
     }

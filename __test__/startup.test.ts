@@ -82,6 +82,8 @@ test('stats on an empty estate costs at most 50 ms of CPU over node -e 0 (median
   const base = median(pairs.map(([a]) => a))
   const over = median(pairs.map(([a, b]) => b - a))
   const bound = 50 * Math.max(1, base / 100)
-  t.log(`node -e 0: ${base.toFixed(0)} ms CPU; stats on an empty estate: +${over.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`)
+  t.log(
+    `node -e 0: ${base.toFixed(0)} ms CPU; stats on an empty estate: +${over.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`,
+  )
   t.true(over <= bound, `stats costs ${over.toFixed(0)} ms of CPU over node -e 0 (bound ${bound.toFixed(0)} ms)`)
 })

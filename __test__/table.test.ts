@@ -134,8 +134,10 @@ test('formatInt and formatUsd agree with Intl.NumberFormat', (t) => {
     { numRuns: 2000 },
   )
   fc.assert(
-    fc.property(fc.integer({ min: -10_000_000, max: 10_000_000 }), fc.integer({ min: 0, max: 999 }), (a, b) =>
-      void check(a + b / 1000),
+    fc.property(
+      fc.integer({ min: -10_000_000, max: 10_000_000 }),
+      fc.integer({ min: 0, max: 999 }),
+      (a, b) => void check(a + b / 1000),
     ),
     { numRuns: 2000 },
   )

@@ -70,14 +70,22 @@ try {
       timed(
         `tar cf - -C ${q(path.dirname(projects))} ${q(path.basename(projects))} | zstd -3 -T2 -q -c > ${q(tar)} && sync ${q(tar)}`,
       )
-    const [a, p] = i % 2 === 0 ? [doArchive(), doPipe()] : (() => { const p = doPipe(); return [doArchive(), p] })()
+    const [a, p] =
+      i % 2 === 0
+        ? [doArchive(), doPipe()]
+        : (() => {
+            const p = doPipe()
+            return [doArchive(), p]
+          })()
     if (i >= 0) {
       runs.archive.push(a)
       runs.pipe.push(p)
     }
     sizes.archive = du(to)
     sizes.pipe = fs.statSync(tar).size
-    process.stderr.write(`[archive-paired] pair ${i + 1}: archive ${a.wallS.toFixed(2)} s, pipe ${p.wallS.toFixed(2)} s\n`)
+    process.stderr.write(
+      `[archive-paired] pair ${i + 1}: archive ${a.wallS.toFixed(2)} s, pipe ${p.wallS.toFixed(2)} s\n`,
+    )
   }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true })

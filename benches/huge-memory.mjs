@@ -21,7 +21,14 @@ const args = process.argv.slice(2)
 const fileArg = args.indexOf('--file') >= 0 ? args[args.indexOf('--file') + 1] : undefined
 const dir = path.join(REPO, '.bench-cache', 'huge', 'projects', 'p')
 const file =
-  fileArg ?? (fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.jsonl')) && path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))) : undefined)
+  fileArg ??
+  (fs.existsSync(dir)
+    ? fs.readdirSync(dir).find((f) => f.endsWith('.jsonl')) &&
+      path.join(
+        dir,
+        fs.readdirSync(dir).find((f) => f.endsWith('.jsonl')),
+      )
+    : undefined)
 const BIN = path.join(REPO, 'dist', 'src-ts', 'cli', 'bin.cjs')
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
 
@@ -73,7 +80,9 @@ if (!file || !fs.existsSync(file)) {
   for (const [name, a] of rows) {
     const r = await measure([BIN, ...a])
     results.push([name, r])
-    process.stderr.write(`[huge-memory] ${name}: ${(r.peak / 1e6).toFixed(0)} MB anon, ${r.wallS.toFixed(2)} s, exit ${r.status}\n`)
+    process.stderr.write(
+      `[huge-memory] ${name}: ${(r.peak / 1e6).toFixed(0)} MB anon, ${r.wallS.toFixed(2)} s, exit ${r.status}\n`,
+    )
   }
   L.push(
     `Written by \`node benches/huge-memory.mjs\` on ${new Date().toISOString()}, Node ${process.version}: one run each of the installed command on \`${path.relative(REPO, file)}\` (${(bytes / 1e6).toFixed(0)} MB), the file in the page cache. Peak anonymous memory is the largest RssAnon sampled every 10 ms (the file's own pages, mapped from the page cache, are not in it). Load average ${before} at the start, ${load()} at the end.`,

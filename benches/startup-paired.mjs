@@ -38,7 +38,8 @@ const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 
 const rel = (p) => path.relative(REPO, p)
 
 if (!fs.existsSync(PEER_BIN) && installPeer() !== 0) throw new Error('could not install ccusage')
-if (!fs.existsSync(path.join(SINGLE, 'projects'))) throw new Error('no bench transcript: run node benches/run.mjs first')
+if (!fs.existsSync(path.join(SINGLE, 'projects')))
+  throw new Error('no bench transcript: run node benches/run.mjs first')
 fs.mkdirSync(EMPTY_HOME, { recursive: true })
 const empty = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'claude-jsonl-empty-'))
 const emptyProjects = path.join(empty, 'projects')
@@ -111,8 +112,16 @@ lines.push(
 /** Paired ours/peer runs on `root` (a folder holding projects/): per-pair ratios and both sides. */
 function paired(root, n) {
   const rows = [
-    { name: 'claude-jsonl stats --json', argv: [process.execPath, BIN, 'stats', '--json', '--projects', path.join(root, 'projects')], env: oursEnv },
-    { name: `ccusage ${PEER_VERSION} daily --json --offline`, argv: [PEER_BIN, 'daily', '--json', '--offline'], env: peerEnv(root) },
+    {
+      name: 'claude-jsonl stats --json',
+      argv: [process.execPath, BIN, 'stats', '--json', '--projects', path.join(root, 'projects')],
+      env: oursEnv,
+    },
+    {
+      name: `ccusage ${PEER_VERSION} daily --json --offline`,
+      argv: [PEER_BIN, 'daily', '--json', '--offline'],
+      env: peerEnv(root),
+    },
   ]
   const before = load()
   const runs = roundRobin(rows, n)

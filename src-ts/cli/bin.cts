@@ -28,4 +28,5 @@ try {
 }
 if (native && asksVersion(process.argv.slice(2))) process.stdout.write(versionLine(native.version()) + '\n')
 else if (native && enableCompileCache) require('./bundle.cjs')
-else if (native) (require('./load-cached.cjs') as typeof import('./load-cached.cjs')).requireCached(`${__dirname}/bundle.cjs`)
+else if (native)
+  (require('./load-cached.cjs') as typeof import('./load-cached.cjs')).requireCached(`${__dirname}/bundle.cjs`)
