@@ -610,3 +610,22 @@ out(JSON.stringify({ markdownIt: cache.some((k) => k.includes('/markdown-it/')),
   t.deepEqual(probe('markdown'), { markdownIt: false, hljs: false })
   t.deepEqual(probe('html'), { markdownIt: true, hljs: true })
 })
+
+// `--last N` keeps only the last turns whole while it reads (a huge transcript's text is never
+// held at once): what it returns must be exactly the last N turns of the whole conversation.
+test('showSession with last N returns the last N turns of the whole result, on the real transcripts', async (t) => {
+  const files = ['real-04.jsonl', 'real-07.jsonl', 'real-08.jsonl', 'real-11.jsonl']
+    .map((f) => join(REAL, f))
+    .filter(existsSync)
+  if (files.length === 0) return t.pass('no real transcripts here')
+  for (const file of files) {
+    const whole = await showSession(file, { tools: true, thinking: true })
+    for (const last of [0, 1, 2, 5, whole.turns.length - 1, whole.turns.length + 3]) {
+      const some = await showSession(file, { tools: true, thinking: true, last })
+      const expected =
+        last >= 0 && last < whole.turns.length ? whole.turns.slice(whole.turns.length - last) : whole.turns
+      t.deepEqual(some.turns, expected, `${file} --last ${last}`)
+      t.is(some.omittedTurns, whole.turns.length - expected.length, `${file} --last ${last}: omitted turns`)
+    }
+  }
+})

@@ -107,6 +107,9 @@ failed += rustFailed
 rmSync(join(root, 'dist', '__test__'), { recursive: true, force: true })
 const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'])
 if (tsc.code !== 0) stepFailed('tsc', tsc)
+// The installed command runs the CLI bundled into one file (scripts/bundle-cli.mjs).
+const bundle = await run(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')])
+if (bundle.code !== 0) stepFailed('bundle-cli', bundle)
 
 // 4. One style: the formatters' checks count as one test each (`npm run format` applies them).
 let stylePassed = 0

@@ -41,6 +41,7 @@ import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import native from '../native.js'
+import { sourceChanged } from './source-spans.js'
 import type { TranscriptIndex } from '../native.js'
 import type {
   CheckpointPolicy,
@@ -218,6 +219,7 @@ export interface TranscriptPlan {
   report: PlanReport
   topology: TopologyPlan
   index: TranscriptIndex
+  /** The source bytes: for a file, a read-only mapping of it where the platform allows (never write to it). */
   buffer: Buffer
 }
 
@@ -288,7 +290,11 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
     input = basename(source)
     try {
       checkRegularFile(source, await stat(source))
-      buffer = await readFile(source)
+      // A read-only mapping of the file instead of a copy: a plan reads records by byte span, so
+      // a transcript of any size costs its index, not its bytes, in the process's own memory.
+      // CLAUDE_JSONL_NO_MMAP=1 reads the file instead (a filesystem where mappings misbehave).
+      const mapping = process.env.CLAUDE_JSONL_NO_MMAP ? null : native.mapFile(source)
+      buffer = mapping ?? (await readFile(source))
     } catch (e) {
       if (e instanceof ClaudeJsonlError) throw e
       const err = e as NodeJS.ErrnoException
@@ -320,7 +326,10 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
   if (!isClaudeCodeTranscript(summary.types)) {
     throw inputError(label, NOT_CLAUDE_CODE)
   }
-  return planScanned(index, buffer, opts, options, input)
+  const planned = planScanned(index, buffer, opts, options, input)
+  // A mapped file truncated while it was read reads as zeros from there on.
+  if (!native.mappedIntact(buffer)) throw sourceChanged(label)
+  return planned
 }
 
 /** Plans a transcript already scanned: `buffer` must be the bytes `index` was scanned from. */

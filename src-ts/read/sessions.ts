@@ -440,8 +440,12 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const recent = opts.recent ?? 20
   if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0)))
     throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
-  const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
-  const day = dayFormatter(timezone)
+  // The system's zone and the day formatter start ICU, which costs more than the rest of a small
+  // listing: both are made only when a day or the zone is used (a given zone is checked at once).
+  let zone = opts.timezone
+  const timezone = () => (zone ??= Intl.DateTimeFormat().resolvedOptions().timeZone)
+  let dayOf = opts.timezone !== undefined ? dayFormatter(opts.timezone) : undefined
+  const day = (ms: number) => (dayOf ??= dayFormatter(timezone()))(ms)
   const now = opts.now ?? Date.now()
   const since = opts.since !== undefined ? parseDay('--since', opts.since) : undefined
   const today = opts.today ? day(now) : undefined
@@ -554,7 +558,9 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
       today: !!opts.today,
       since: since ?? null,
       project: opts.project ?? null,
-      timezone,
+      get timezone() {
+        return timezone()
+      },
     },
     scope: { sessions: mains.length, subagentFiles: subs.length, filesRead, bytesRead, prunedByMtime },
     sessions,

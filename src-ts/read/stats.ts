@@ -1,5 +1,6 @@
 // Token and cost statistics: the native scan dedupes requests estate-wide and sums them into
 // 15-minute buckets; this file groups, filters and prices those buckets.
+import { compareText } from './order.js'
 import { PRICE_TABLE_DATE, priceRequest, priceResolver, promptThresholds } from './prices.js'
 import type { ToolTargetsInfo, UsageColumns } from '../native.js'
 import { EstateOptions, scanEstateFiles, unusableFiles, type Roots } from './estate.js'
@@ -201,7 +202,7 @@ function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPri
   const speeds = { standard: 0, fast: 0 }
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v)
   const list = (m: Map<string, number>) =>
-    [...m].map(([model, requests]) => ({ model, requests })).sort((a, b) => a.model.localeCompare(b.model))
+    [...m].map(([model, requests]) => ({ model, requests })).sort((a, b) => compareText(a.model, b.model))
   return {
     cost,
     fast,
@@ -224,7 +225,7 @@ function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPri
         ...speeds,
         other: [...otherBy]
           .map(([speed, requests]) => ({ speed, requests }))
-          .sort((a, b) => a.speed.localeCompare(b.speed)),
+          .sort((a, b) => compareText(a.speed, b.speed)),
       },
       fastWithoutRate: list(fastWithoutBy),
     }),
@@ -367,7 +368,7 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
       .sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests),
     tools: [...tools]
       .map(([name, calls]) => ({ name, calls }))
-      .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+      .sort((a, b) => b.calls - a.calls || compareText(a.name, b.name)),
     entries: {
       assistant: u.assistantEntries,
       synthetic: u.syntheticEntries,
@@ -383,8 +384,8 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     const list = [...groups.values()]
     report.groups =
       opts.by === 'day'
-        ? list.sort((a, b) => a.key.localeCompare(b.key))
-        : list.sort((a, b) => b.costUsd - a.costUsd || a.key.localeCompare(b.key))
+        ? list.sort((a, b) => compareText(a.key, b.key))
+        : list.sort((a, b) => b.costUsd - a.costUsd || compareText(a.key, b.key))
   }
   return report
 }
