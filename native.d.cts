@@ -133,6 +133,11 @@ export interface ArchivedFile {
   generations: number
   storePath: string
   storeBytes: number
+  /**
+   * As of an earlier run: only the stream's first `segments` segments are read (absent: the
+   * latest state).
+   */
+  segments?: number
 }
 
 /**
@@ -156,6 +161,22 @@ export interface ArchiveFailure {
 
 /** The latest generation of every archived transcript (reads header frames only). */
 export declare function archiveList(root: string): Array<ArchivedFile>
+
+/**
+ * Every readable file of an archive at its latest generation, with each damaged store file and
+ * each file the index has but the store files lack named apart (reads directories only).
+ */
+export declare function archiveListAll(root: string): ArchiveListing
+
+/**
+ * The whole archive: the latest generation of every readable file, the damaged store files,
+ * and what the index has that the store files lack.
+ */
+export interface ArchiveListing {
+  files: Array<ArchivedFile>
+  damaged: Array<DamagedStoreFile>
+  lacking: Array<LackingFile>
+}
 
 export interface ArchiveOwner {
   key: string
@@ -196,6 +217,8 @@ export interface ArchiveSummary {
   bytesStored: number
   /** Transcripts that could not be archived (everything else was). */
   failures: Array<ArchiveFailure>
+  /** Streams found missing or damaged and stored again from the estate: one line each. */
+  healed: Array<string>
   archivedFiles: number
   /** Of `archived_files`: config-folder files. */
   archivedConfigFiles: number
@@ -215,6 +238,11 @@ export interface ArchiveViewSummary {
   files: number
   decoded: number
   bytes: number
+  /**
+   * Store files (or files in them) left out of the view, and files the index has that the
+   * store files lack: one line each.
+   */
+  warnings: Array<string>
 }
 
 /**
@@ -329,6 +357,16 @@ export interface ConversationSpans {
   noContentText: string
   /** The file's size when it was read. */
   bytes: number
+}
+
+/** A store file of the archive that cannot be read (the rest of the archive can). */
+export interface DamagedStoreFile {
+  storePath: string
+  /** The project and session its name places it at, when the name says. */
+  project?: string
+  sessionId?: string
+  /** One line naming the file and what is wrong with it. */
+  error: string
 }
 
 /** A transcript file found by walking, before any scan. */
@@ -546,6 +584,21 @@ export interface HashedScan {
 
 /** Record types Claude Code writes (any other type is passed through and reported as unknown). */
 export declare function knownRecordTypes(): Array<string>
+
+/**
+ * A file the archive index records that no store file holds (or holds only in an earlier
+ * state): its stream was lost or cut back.
+ */
+export interface LackingFile {
+  key: string
+  project: string
+  path: string
+  sessionId?: string
+  config: boolean
+  /** True when an earlier state of it is held (and restored); false when nothing is. */
+  partlyHeld: boolean
+  error: string
+}
 
 /** Which leaf a compression starts from (see `claude_jsonl_core::topology`). */
 export type LeafPolicy = 'strict' | 'client' | 'auto'

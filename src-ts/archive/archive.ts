@@ -5,14 +5,14 @@
 import { basename, dirname, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
-import type { ArchiveSummary, ArchivedFile } from '#native'
+import type { ArchiveListing, ArchiveSummary, ArchivedFile } from '#native'
 import { resolveRoots } from '../read/estate.js'
 import type { EstateOptions } from '../read/estate.js'
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
 import { isArchiveRoot } from './view.js'
 import { insideClaudeTree } from '../claude-tree.js'
 
-export type { ArchivedFile }
+export type { ArchivedFile, ArchiveListing }
 
 /** What `archive` copies (the estate, as for every read command) and where to. */
 export interface ArchiveOptions extends EstateOptions {
@@ -108,12 +108,26 @@ function configFolderOf(projects: string): string {
 }
 
 /** The latest generation of every archived file (transcripts, session files and, with
- * `config: true`, config-folder files). */
+ * `config: true`, config-folder files). A damaged store file is an error (see
+ * `listArchiveAll`, which names it apart and lists the rest). */
 export function listArchive(root: string): ArchivedFile[] {
   const abs = resolve(root)
   if (!isArchiveRoot(abs)) throw inputError(abs, 'not an archive (no archive index or archived transcript in it)')
   try {
     return native.archiveList(abs)
+  } catch (e) {
+    throw fromNative(e)
+  }
+}
+
+/** Every readable file of an archive at its latest generation, each damaged store file named
+ * apart (its files cannot be read; the others can), and each file the archive index records
+ * that no store file holds (a lost stream), or holds only at an earlier state. */
+export function listArchiveAll(root: string): ArchiveListing {
+  const abs = resolve(root)
+  if (!isArchiveRoot(abs)) throw inputError(abs, 'not an archive (no archive index or archived transcript in it)')
+  try {
+    return native.archiveListAll(abs)
   } catch (e) {
     throw fromNative(e)
   }
@@ -157,6 +171,9 @@ export interface RestoreReport {
   }[]
   /** Config-folder files the selection holds that were not restored (no `includeConfig`). */
   configSkipped: number
+  /** Files restored as an earlier state than the archive index records (a stream cut back):
+   * one line each. They count as restored; the command exits 1. */
+  warnings: string[]
   written: number
   identical: number
   failed: number
@@ -230,6 +247,55 @@ async function withOldLayoutAgents(
   return { files: files.filter((f) => keep.has(f)), unknown }
 }
 
+/** The damaged store files and the files no store file holds, as failed restore entries: all of
+ * them (`all`), or those of the sessions a list of refs names (by exact id or prefix, matched
+ * like `selectSessions`). */
+function unreadableOf(listing: ArchiveListing, to: string) {
+  const entries: (RestoreReport['files'][number] & { sessionId: string | null })[] = [
+    ...listing.damaged.map((d) => ({
+      key: d.storePath,
+      target: '',
+      status: 'failed' as const,
+      bytes: 0,
+      config: false,
+      error: `${d.error} (every file of this store file is left unrestored)`,
+      sessionId: d.sessionId ?? null,
+    })),
+    ...listing.lacking
+      .filter((l) => !l.partlyHeld)
+      .map((l) => ({
+        key: l.key,
+        target: resolve(to, l.key),
+        status: 'failed' as const,
+        bytes: 0,
+        config: l.config,
+        error: l.error,
+        sessionId: l.sessionId ?? null,
+      })),
+  ]
+  const strip = ({ sessionId: _, ...f }: (typeof entries)[number]): RestoreReport['files'][number] => f
+  const hits = (ref: string) => {
+    const want = ref.toLowerCase()
+    const exact = entries.filter((e) => e.sessionId?.toLowerCase() === want)
+    return exact.length > 0 ? exact : entries.filter((e) => e.sessionId?.toLowerCase().startsWith(want))
+  }
+  const readable = (ref: string, files: ArchivedFile[]) => {
+    const want = ref.toLowerCase()
+    return files.some((f) => f.sessionId?.toLowerCase().startsWith(want))
+  }
+  return {
+    all: entries.map(strip),
+    /** A ref that names only unreadable files (no readable session). */
+    matches: (ref: string, files: ArchivedFile[]) => !readable(ref, files) && hits(ref).length > 0,
+    /** Those of the chosen sessions, and of the refs that name only unreadable files. */
+    of: (refs: string[], files: ArchivedFile[], chosen: Set<string>) => {
+      const out = new Set(entries.filter((e) => e.sessionId != null && chosen.has(e.sessionId)))
+      for (const ref of refs) if (!readable(ref, files)) for (const e of hits(ref)) out.add(e)
+      return [...out].map(strip)
+    },
+  }
+}
+
 /** Writes archived transcripts back, byte-identical (SHA-256 checked against the hash recorded
  * at archive time), as `<to>/<project>/<file>`; never replaces a different existing file. */
 export async function restore(root: string, opts: RestoreOptions): Promise<RestoreReport> {
@@ -250,11 +316,19 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
   // the config folder is `to`'s parent: inside a .claude folder only when `to` is (refused above)
   const configTo = opts.includeConfig ? configFolderOf(to) : null
-  const all = listArchive(root)
+  const listing = listArchiveAll(root)
+  const all = listing.files
   const files = all.filter((f) => !f.config)
+  // what cannot be restored: damaged store files and files in no store file, named per session
+  const unreadable = unreadableOf(listing, to)
+  const refs = opts.all ? [] : opts.sessions!.filter((ref) => !unreadable.matches(ref, files))
   const chosen = opts.all
-    ? { files, unknown: [] }
-    : await withOldLayoutAgents(to, files, selectSessions(files, opts.sessions!))
+    ? { files, unknown: unreadable.all }
+    : await withOldLayoutAgents(to, files, refs.length > 0 ? selectSessions(files, refs) : [])
+  if (!opts.all) {
+    const ids = new Set(chosen.files.map((f) => f.sessionId).filter((s) => s != null))
+    chosen.unknown.push(...unreadable.of(opts.sessions!, files, ids))
+  }
   // config-folder files: every one with --all, else those named after a chosen session
   const sessions = new Set(chosen.files.map((f) => f.sessionId).filter((s) => s != null))
   const config = all.filter((f) => f.config && (opts.all || (f.sessionId != null && sessions.has(f.sessionId))))
@@ -278,11 +352,14 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     ...(r.error ? { error: r.error } : {}),
   }))
   out.push(...chosen.unknown)
+  const restoredKeys = new Set(out.filter((f) => f.status !== 'failed').map((f) => f.key))
+  const warnings = listing.lacking.filter((l) => l.partlyHeld && restoredKeys.has(l.key)).map((l) => l.error)
   return {
     to,
     configTo,
     files: out,
     configSkipped: configTo ? 0 : config.length,
+    warnings,
     written: out.filter((f) => f.status === 'written').length,
     identical: out.filter((f) => f.status === 'identical').length,
     failed: out.filter((f) => f.status === 'failed').length,

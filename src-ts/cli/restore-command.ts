@@ -58,7 +58,8 @@ missing or not an archive, or no session matches.`,
       }),
     )
     for (const f of report.files) if (f.error) process.stderr.write(`claude-jsonl: ${f.error}\n`)
+    for (const w of report.warnings) process.stderr.write(`claude-jsonl: warning: ${w}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderRestore(report))
-    return report.failed > 0 ? EXIT.flagged : EXIT.ok
+    return report.failed > 0 || report.warnings.length > 0 ? EXIT.flagged : EXIT.ok
   },
 })

@@ -44,6 +44,8 @@ pub struct ArchiveSummary {
     pub bytes_stored: f64,
     /// Transcripts that could not be archived (everything else was).
     pub failures: Vec<ArchiveFailure>,
+    /// Streams found missing or damaged and stored again from the estate: one line each.
+    pub healed: Vec<String>,
     pub archived_files: f64,
     /// Of `archived_files`: config-folder files.
     pub archived_config_files: f64,
@@ -65,6 +67,7 @@ impl From<archive::Summary> for ArchiveSummary {
             config_files: s.config_files as f64,
             bytes_in: s.bytes_in as f64,
             bytes_stored: s.bytes_stored as f64,
+            healed: s.healed.clone(),
             failures: s
                 .failures
                 .into_iter()
@@ -130,6 +133,9 @@ pub struct ArchivedFile {
     pub generations: u32,
     pub store_path: String,
     pub store_bytes: f64,
+    /// As of an earlier run: only the stream's first `segments` segments are read (absent: the
+    /// latest state).
+    pub segments: Option<u32>,
 }
 
 impl From<archive::Stored> for ArchivedFile {
@@ -144,6 +150,7 @@ impl From<archive::Stored> for ArchivedFile {
             generations: s.generations,
             store_path: s.path.display().to_string(),
             store_bytes: s.store_len as f64,
+            segments: s.segments,
         }
     }
 }
@@ -158,6 +165,8 @@ impl From<&ArchivedFile> for archive::Stored {
             path: PathBuf::from(&f.store_path),
             generations: f.generations,
             store_len: f.store_bytes as u64,
+            size: None,
+            segments: f.segments,
         }
     }
 }
@@ -168,6 +177,79 @@ pub fn archive_list(root: String) -> Result<Vec<ArchivedFile>> {
     let root = PathBuf::from(root);
     let stored = archive::list(&root).map(archive::latest).map_err(|m| js_error(archive_failure(&root)(m)))?;
     Ok(stored.into_iter().map(ArchivedFile::from).collect())
+}
+
+/// A store file of the archive that cannot be read (the rest of the archive can).
+#[napi(object)]
+pub struct DamagedStoreFile {
+    pub store_path: String,
+    /// The project and session its name places it at, when the name says.
+    pub project: Option<String>,
+    pub session_id: Option<String>,
+    /// One line naming the file and what is wrong with it.
+    pub error: String,
+}
+
+/// A file the archive index records that no store file holds (or holds only in an earlier
+/// state): its stream was lost or cut back.
+#[napi(object)]
+pub struct LackingFile {
+    pub key: String,
+    pub project: String,
+    pub path: String,
+    pub session_id: Option<String>,
+    pub config: bool,
+    /// True when an earlier state of it is held (and restored); false when nothing is.
+    pub partly_held: bool,
+    pub error: String,
+}
+
+/// The whole archive: the latest generation of every readable file, the damaged store files,
+/// and what the index has that the store files lack.
+#[napi(object)]
+pub struct ArchiveListing {
+    pub files: Vec<ArchivedFile>,
+    pub damaged: Vec<DamagedStoreFile>,
+    pub lacking: Vec<LackingFile>,
+}
+
+impl From<archive::read::Listing> for ArchiveListing {
+    fn from(l: archive::read::Listing) -> ArchiveListing {
+        ArchiveListing {
+            files: archive::latest(l.stored).into_iter().map(ArchivedFile::from).collect(),
+            damaged: l
+                .damaged
+                .into_iter()
+                .map(|d| DamagedStoreFile {
+                    store_path: d.path.display().to_string(),
+                    project: d.project,
+                    session_id: d.session,
+                    error: d.error,
+                })
+                .collect(),
+            lacking: l
+                .lacking
+                .into_iter()
+                .map(|x| LackingFile {
+                    key: x.key.text(),
+                    session_id: x.key.owner().map(str::to_string),
+                    config: x.key.is_config(),
+                    project: x.key.project.clone(),
+                    path: x.key.rel.clone(),
+                    partly_held: x.holds.is_some(),
+                    error: x.error,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Every readable file of an archive at its latest generation, with each damaged store file and
+/// each file the index has but the store files lack named apart (reads directories only).
+#[napi]
+pub fn archive_list_all(root: String) -> Result<ArchiveListing> {
+    let root = PathBuf::from(root);
+    archive::read::list_all(&root).map(ArchiveListing::from).map_err(|m| js_error(archive_failure(&root)(m)))
 }
 
 #[napi(object)]
@@ -251,6 +333,9 @@ pub struct ArchiveViewSummary {
     pub files: f64,
     pub decoded: f64,
     pub bytes: f64,
+    /// Store files (or files in them) left out of the view, and files the index has that the
+    /// store files lack: one line each.
+    pub warnings: Vec<String>,
 }
 
 /// Brings the read view of an archive up to date (synchronously: the estate's root rules are
@@ -259,6 +344,11 @@ pub struct ArchiveViewSummary {
 pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
     let root = PathBuf::from(root);
     archive::view::refresh(&root, Path::new(&view))
-        .map(|s| ArchiveViewSummary { files: s.files as f64, decoded: s.decoded as f64, bytes: s.bytes as f64 })
+        .map(|s| ArchiveViewSummary {
+            files: s.files as f64,
+            decoded: s.decoded as f64,
+            bytes: s.bytes as f64,
+            warnings: s.warnings,
+        })
         .map_err(|m| js_error(archive_failure(&root)(m)))
 }

@@ -48,7 +48,7 @@ static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// Opening never follows a symbolic link at the file's own name (creating exclusively already
 /// refuses one; this says so to the kernel as well).
-fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
+pub(super) fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
     #[cfg(target_os = "linux")]
     std::os::unix::fs::OpenOptionsExt::custom_flags(o, libc::O_NOFOLLOW);
     o
