@@ -140,6 +140,47 @@ export interface ArchivedFile {
   segments?: number
 }
 
+export interface ArchivedFileHistory {
+  key: string
+  project: string
+  path: string
+  sessionId?: string
+  generations: Array<ArchivedGeneration>
+  /** Its source is gone from the estate (absent when the archive index does not know it). */
+  deleted?: boolean
+}
+
+/** One generation of an archived file. */
+export interface ArchivedGeneration {
+  /** 1 for the first archived. */
+  generation: number
+  /**
+   * The segment that started it, and how many of the stream's segments to read to restore it
+   * at its last state (`archiveStreamAt`).
+   */
+  fromSegment: number
+  untilSegment: number
+  bytes: number
+  sha256: string
+  /** The source's mtime at its last state, in ms since the epoch. */
+  mtimeMs: number
+  /**
+   * A compressed candidate of ours (our compact pair in it); absent for files that are not
+   * transcripts.
+   */
+  compressed?: boolean
+}
+
+export interface ArchivedSegment {
+  /**
+   * When the run that wrote it started (ISO 8601), absent in streams written before runs
+   * recorded it.
+   */
+  archivedAt?: string
+  /** The newest source mtime among its pieces, in ms (a lower bound of its time). */
+  newestMtimeMs: number
+}
+
 /**
  * Archives every transcript under `roots` into the archive root `to`, off the JS thread, and
  * the files Claude Code's cleanup deletes from each config folder in `configDirs` (outside
@@ -158,6 +199,12 @@ export interface ArchiveFailure {
    */
   message: string
 }
+
+/**
+ * Every generation of every file of the given format-2 streams, in parallel; with `scan`, each
+ * transcript generation is decoded (SHA-256 checked) to tell a compressed candidate of ours.
+ */
+export declare function archiveHistory(root: string, storePaths: Array<string>, scan: boolean): Promise<StreamHistory[]>
 
 /** The latest generation of every archived transcript (reads header frames only). */
 export declare function archiveList(root: string): Array<ArchivedFile>
@@ -198,6 +245,12 @@ export declare function archiveOwners(files: Array<ArchivedFile>): Promise<Archi
  * `configTo` (refused without it).
  */
 export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress, configTo?: string | undefined | null): Promise<RestoreResult[]>
+
+/**
+ * The files of one format-2 stream as its first `segments` segments hold them (the archive as
+ * that run left the session), ready for `archiveRestore`.
+ */
+export declare function archiveStreamAt(root: string, storePath: string, segments: number): Array<ArchivedFile>
 
 export interface ArchiveSummary {
   /** Transcripts found in the estate now. */
@@ -1008,6 +1061,14 @@ export declare function storeLock(path: string): StoreLock
 
 /** The header line of a store file, reading only its first frame (or line). */
 export declare function storeReadHeader(path: string, compression: StoreCompression): Buffer
+
+export interface StreamHistory {
+  storePath: string
+  segments: Array<ArchivedSegment>
+  files: Array<ArchivedFileHistory>
+  /** Why the stream could not be read (its other fields are then empty). */
+  error?: string
+}
 
 export interface SummaryInputOptions {
   /** Strings inside tool inputs are cut to this many characters (400). */

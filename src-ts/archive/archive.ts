@@ -150,6 +150,163 @@ export interface RestoreOptions {
   env?: NodeJS.ProcessEnv
   /** Called about ten times a second while files are restored, and once at the end. */
   onProgress?: (p: ProgressSnapshot) => void
+  /** Restore generation N (1 is the first archived) of each named session's transcript, with its
+   * subagents and session files as they were while it was the latest (format 2). */
+  generation?: number
+  /** Restore each session as the last archive run at or before this time left it (an ISO 8601
+   * date or time; a date alone is its midnight UTC). With `all`, every session archived by then. */
+  asOf?: string
+}
+
+/** One generation of a session's transcript, as `restore --list` shows it. */
+export interface GenerationInfo {
+  /** 1 for the first archived. */
+  generation: number
+  /** When the run that archived it started (ISO 8601); for streams written before runs recorded
+   * it, the newest source mtime that run stored (`archivedAtRecorded: false`). */
+  archivedAt: string
+  archivedAtRecorded: boolean
+  bytes: number
+  sha256: string
+  /** A compressed candidate of ours (our compact pair in it). */
+  compressed: boolean
+  /** The generation this one replaced (null for the first). */
+  replaced: number | null
+}
+
+/** A session's history in an archive: every generation of its transcript. */
+export interface SessionHistory {
+  sessionId: string
+  project: string
+  storePath: string
+  /** Its transcript is gone from the estate it was archived from. */
+  deleted: boolean
+  /** Files its stream holds (transcript, subagents, session files). */
+  files: number
+  generations: GenerationInfo[]
+}
+
+/** The sessions of an archive (all, or those `refs` name) with every generation of their
+ * transcripts (format 2 streams; each generation decoded to tell a compressed candidate). */
+export async function archiveHistory(root: string, refs: string[] = []): Promise<SessionHistory[]> {
+  const files = listArchive(root).filter((f) => !f.config)
+  const chosen = refs.length > 0 ? selectSessions(files, refs) : files
+  const transcripts = chosen.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`)
+  format2(transcripts)
+  const streams = await historyOf(root, transcripts, true)
+  return transcripts.map((t) => {
+    const h = streams.get(t.storePath)!
+    const file = h.files.find((f) => f.key === t.key)!
+    const time = (k: number) => segmentTime(h, k)
+    return {
+      sessionId: t.sessionId!,
+      project: t.project,
+      storePath: t.storePath,
+      deleted: file.deleted === true,
+      files: h.files.length,
+      generations: file.generations.map((g) => ({
+        generation: g.generation,
+        archivedAt: new Date(time(g.fromSegment).ms).toISOString(),
+        archivedAtRecorded: time(g.fromSegment).recorded,
+        bytes: g.bytes,
+        sha256: g.sha256,
+        compressed: g.compressed === true,
+        replaced: g.generation > 1 ? g.generation - 1 : null,
+      })),
+    }
+  })
+}
+
+type History = Awaited<ReturnType<typeof native.archiveHistory>>[number]
+
+/** The histories of the streams holding `files`, by store path (an unreadable one is an error
+ * naming it). */
+async function historyOf(root: string, files: ArchivedFile[], scan: boolean): Promise<Map<string, History>> {
+  const paths = [...new Set(files.map((f) => f.storePath))]
+  let all
+  try {
+    all = await native.archiveHistory(resolve(root), paths, scan)
+  } catch (e) {
+    throw fromNative(e)
+  }
+  for (const h of all) if (h.error) throw new ClaudeJsonlError(h.error, EXIT.input)
+  return new Map(all.map((h) => [h.storePath, h]))
+}
+
+/** When segment `k` of a stream was archived: the run's recorded time, else the newest source
+ * mtime it stored (a lower bound). */
+function segmentTime(h: History, k: number): { ms: number; recorded: boolean } {
+  const s = h.segments[k]
+  const at = s.archivedAt ? Date.parse(s.archivedAt) : NaN
+  return Number.isNaN(at) ? { ms: s.newestMtimeMs, recorded: false } : { ms: at, recorded: true }
+}
+
+/** Generations are read from format-2 streams; a format-1 archive keeps them as store sessions. */
+function format2(files: ArchivedFile[]) {
+  const old = files.find((f) => !f.storePath.endsWith('.v2.zst'))
+  if (old)
+    throw new ClaudeJsonlError(
+      `${old.storePath}: a format-1 archive: --list, --generation and --as-of read format-2 streams (its generations are store sessions: new Store({ root }).list())`,
+      EXIT.input,
+    )
+}
+
+/** The files to restore for `--generation`/`--as-of`: each chosen session's stream read as of the
+ * run that left the wanted state. Every session is checked before anything is written: a
+ * generation that does not exist or a time before a session's first run is one line per session
+ * naming what exists (exit 3). */
+async function filesAsOf(root: string, files: ArchivedFile[], opts: RestoreOptions): Promise<ArchivedFile[]> {
+  const asOf = opts.asOf === undefined ? undefined : parseAsOf(opts.asOf)
+  const sessions = opts.all ? files : selectSessions(files, opts.sessions!)
+  // --all --as-of: every stream, lone files included; by session: each session's own stream
+  const anchors = opts.all
+    ? [...new Map(sessions.map((f) => [f.storePath, f])).values()]
+    : sessions.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`)
+  format2(anchors)
+  const streams = await historyOf(root, anchors, false)
+  const errors: string[] = []
+  const points: { file: ArchivedFile; segments: number }[] = []
+  for (const a of anchors) {
+    const h = streams.get(a.storePath)!
+    const who = a.sessionId ? `session ${a.sessionId}` : a.key
+    const file = h.files.find((f) => f.key === a.key)!
+    const gens = file.generations
+    if (opts.generation !== undefined) {
+      const g = gens.find((x) => x.generation === opts.generation)
+      if (!g) errors.push(`${who}: no generation ${opts.generation} (it has ${rangeOf(gens.length)})`)
+      else points.push({ file: a, segments: g.untilSegment })
+      continue
+    }
+    const n = h.segments.filter((_, k) => segmentTime(h, k).ms <= asOf!).length
+    const first = new Date(segmentTime(h, 0).ms).toISOString()
+    if (n > 0) points.push({ file: a, segments: n })
+    else if (!opts.all)
+      errors.push(`${who}: ${opts.asOf} is before its first archive run (${first}; ${rangeOf(gens.length)})`)
+  }
+  if (opts.all && asOf !== undefined && points.length === 0 && anchors.length > 0) {
+    const first = Math.min(...[...streams.values()].map((h) => segmentTime(h, 0).ms))
+    errors.push(`${opts.asOf} is before the archive's first run (${new Date(first).toISOString()})`)
+  }
+  if (errors.length > 0) throw new ClaudeJsonlError(errors.join('\n'), EXIT.input)
+  const out: ArchivedFile[] = []
+  for (const p of points) {
+    try {
+      out.push(...native.archiveStreamAt(resolve(root), p.file.storePath, p.segments).filter((f) => !f.config))
+    } catch (e) {
+      throw fromNative(e)
+    }
+  }
+  return out
+}
+
+const rangeOf = (n: number) => (n === 1 ? 'generation 1 only' : `generations 1 to ${n}`)
+
+/** An `--as-of` time in ms (a usage error when it is not a date). */
+function parseAsOf(text: string): number {
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text)
+  if (Number.isNaN(ms))
+    throw usageError(`restore: --as-of ${text} is not a date or time (for example 2026-06-01 or 2026-06-01T12:00:00Z)`)
+  return ms
 }
 
 /**
@@ -247,6 +404,48 @@ async function withOldLayoutAgents(
   return { files: files.filter((f) => keep.has(f)), unknown }
 }
 
+/** `restore` of an earlier state (`generation`, `asOf`): the chosen sessions' streams read as of
+ * the run that left it, without config-folder files or old-layout agent files (their own
+ * streams; `--all --as-of` includes them). */
+async function restorePast(
+  root: string,
+  to: string,
+  opts: RestoreOptions,
+  started: number,
+  env: NodeJS.ProcessEnv,
+): Promise<RestoreReport> {
+  const files = listArchive(root).filter((f) => !f.config)
+  const which = await filesAsOf(root, files, opts)
+  let results
+  try {
+    results = await withProgress(opts.onProgress, (p) =>
+      native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p, undefined),
+    )
+  } catch (e) {
+    throw fromNative(e)
+  }
+  const out: RestoreReport['files'] = results.map((r) => ({
+    key: r.key,
+    target: r.target,
+    status: r.error ? 'failed' : r.written ? 'written' : 'identical',
+    bytes: r.bytes,
+    config: false,
+    ...(r.error ? { error: r.error } : {}),
+  }))
+  return {
+    to,
+    configTo: null,
+    files: out,
+    configSkipped: 0,
+    warnings: [],
+    written: out.filter((f) => f.status === 'written').length,
+    identical: out.filter((f) => f.status === 'identical').length,
+    failed: out.filter((f) => f.status === 'failed').length,
+    bytes: out.reduce((n, f) => n + f.bytes, 0),
+    elapsedMs: Math.round(performance.now() - started),
+  }
+}
+
 /** The damaged store files and the files no store file holds, as failed restore entries: all of
  * them (`all`), or those of the sessions a list of refs names (by exact id or prefix, matched
  * like `selectSessions`). */
@@ -305,6 +504,18 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     throw usageError('restore: name the sessions to restore, or --all')
   if (opts.all && opts.sessions && opts.sessions.length > 0)
     throw usageError('restore: give sessions or --all, not both')
+  if (opts.generation !== undefined && opts.asOf !== undefined)
+    throw usageError('restore: give --generation or --as-of, not both')
+  if ((opts.generation !== undefined || opts.asOf !== undefined) && opts.includeConfig)
+    throw usageError(
+      'restore: --include-config restores the latest config files; it does not go with --generation or --as-of',
+    )
+  if (opts.generation !== undefined && opts.all)
+    throw usageError(
+      'restore: --generation goes with named sessions (each has its own generations); --all takes --as-of',
+    )
+  if (opts.generation !== undefined && !(Number.isInteger(opts.generation) && opts.generation >= 1))
+    throw usageError(`restore: --generation ${opts.generation} is not a generation number (1 is the first archived)`)
   const to = resolve(opts.to)
   if (!opts.intoClaudeDir && insideClaudeTree(to, env)) {
     throw usageError(
@@ -316,6 +527,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     throw usageError(`restore: --to ${to} is inside the archive ${archiveRoot}`)
   // the config folder is `to`'s parent: inside a .claude folder only when `to` is (refused above)
   const configTo = opts.includeConfig ? configFolderOf(to) : null
+  if (opts.generation !== undefined || opts.asOf !== undefined) return restorePast(root, to, opts, started, env)
   const listing = listArchiveAll(root)
   const all = listing.files
   const files = all.filter((f) => !f.config)

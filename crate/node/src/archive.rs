@@ -352,3 +352,111 @@ pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
         })
         .map_err(|m| js_error(archive_failure(&root)(m)))
 }
+
+/// One generation of an archived file.
+#[napi(object)]
+pub struct ArchivedGeneration {
+    /// 1 for the first archived.
+    pub generation: u32,
+    /// The segment that started it, and how many of the stream's segments to read to restore it
+    /// at its last state (`archiveStreamAt`).
+    pub from_segment: u32,
+    pub until_segment: u32,
+    pub bytes: f64,
+    pub sha256: String,
+    /// The source's mtime at its last state, in ms since the epoch.
+    pub mtime_ms: f64,
+    /// A compressed candidate of ours (our compact pair in it); absent for files that are not
+    /// transcripts.
+    pub compressed: Option<bool>,
+}
+
+#[napi(object)]
+pub struct ArchivedFileHistory {
+    pub key: String,
+    pub project: String,
+    pub path: String,
+    pub session_id: Option<String>,
+    pub generations: Vec<ArchivedGeneration>,
+    /// Its source is gone from the estate (absent when the archive index does not know it).
+    pub deleted: Option<bool>,
+}
+
+#[napi(object)]
+pub struct ArchivedSegment {
+    /// When the run that wrote it started (ISO 8601), absent in streams written before runs
+    /// recorded it.
+    pub archived_at: Option<String>,
+    /// The newest source mtime among its pieces, in ms (a lower bound of its time).
+    pub newest_mtime_ms: f64,
+}
+
+#[napi(object)]
+pub struct StreamHistory {
+    pub store_path: String,
+    pub segments: Vec<ArchivedSegment>,
+    pub files: Vec<ArchivedFileHistory>,
+    /// Why the stream could not be read (its other fields are then empty).
+    pub error: Option<String>,
+}
+
+/// Every generation of every file of the given format-2 streams, in parallel; with `scan`, each
+/// transcript generation is decoded (SHA-256 checked) to tell a compressed candidate of ours.
+#[napi(ts_return_type = "Promise<StreamHistory[]>")]
+pub fn archive_history(root: String, store_paths: Vec<String>, scan: bool) -> AsyncTask<Job<Vec<StreamHistory>>> {
+    job(move || {
+        let root = PathBuf::from(root);
+        Ok(store_paths
+            .par_iter()
+            .map(|p| match archive::history::history(&root, Path::new(p), scan) {
+                Ok(h) => StreamHistory {
+                    store_path: p.clone(),
+                    segments: h
+                        .segments
+                        .into_iter()
+                        .map(|s| ArchivedSegment {
+                            archived_at: s.archived_at,
+                            newest_mtime_ms: (s.newest_mtime_ns / 1_000_000) as f64,
+                        })
+                        .collect(),
+                    files: h
+                        .files
+                        .into_iter()
+                        .map(|f| ArchivedFileHistory {
+                            key: f.key.text(),
+                            session_id: f.key.owner().map(str::to_string),
+                            project: f.key.project.clone(),
+                            path: f.key.rel.clone(),
+                            deleted: f.deleted,
+                            generations: f
+                                .generations
+                                .into_iter()
+                                .map(|g| ArchivedGeneration {
+                                    generation: g.gen + 1,
+                                    from_segment: g.from_segment,
+                                    until_segment: g.until_segment,
+                                    bytes: g.size as f64,
+                                    sha256: g.sha256,
+                                    mtime_ms: (g.mtime_ns / 1_000_000) as f64,
+                                    compressed: g.compressed,
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                    error: None,
+                },
+                Err(e) => StreamHistory { store_path: p.clone(), segments: vec![], files: vec![], error: Some(e) },
+            })
+            .collect())
+    })
+}
+
+/// The files of one format-2 stream as its first `segments` segments hold them (the archive as
+/// that run left the session), ready for `archiveRestore`.
+#[napi]
+pub fn archive_stream_at(root: String, store_path: String, segments: u32) -> Result<Vec<ArchivedFile>> {
+    let root = PathBuf::from(root);
+    archive::history::stream_at(&root, Path::new(&store_path), segments)
+        .map(|v| v.into_iter().map(ArchivedFile::from).collect())
+        .map_err(|m| js_error(archive_failure(&root)(m)))
+}

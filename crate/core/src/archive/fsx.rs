@@ -188,3 +188,8 @@ pub fn set_mtime(f: &File, ns: i128) -> io::Result<()> {
     };
     f.set_modified(t)
 }
+
+/// Whether anything (a link included, not followed) is at `path`.
+pub fn exists_no_follow(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}

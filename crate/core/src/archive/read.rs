@@ -856,10 +856,14 @@ pub fn stream_to_temps(
         Err(e) => return all(fsx::msg(path, &e)),
     };
     let name = path.display().to_string();
-    let segs = match stream::segments_of(&bytes) {
+    let mut segs = match stream::segments_of(&bytes) {
         Ok((s, _)) => s,
         Err(e) => return all(format!("{name}: {e}")),
     };
+    // as of an earlier run: only the segments written up to it
+    if let Some(n) = files.first().and_then(|(s, _)| s.segments) {
+        segs.truncate(n as usize);
+    }
     let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
     let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
     for (i, (_, dest)) in files.iter().enumerate() {

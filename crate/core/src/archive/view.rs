@@ -115,17 +115,17 @@ struct Staged {
 /// The indices of `which` by store file: a format-1 file alone, a format-2 stream's files
 /// together (the stream is read once for all of them), largest store file first.
 fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
-    let mut at: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
+    let mut at: std::collections::HashMap<(&Path, Option<u32>), usize> = std::collections::HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, s) in which.iter().enumerate() {
         if !s.in_stream() {
             groups.push(vec![i]);
             continue;
         }
-        match at.get(s.path.as_path()) {
+        match at.get(&(s.path.as_path(), s.segments)) {
             Some(&g) => groups[g].push(i),
             None => {
-                at.insert(&s.path, groups.len());
+                at.insert((&s.path, s.segments), groups.len());
                 groups.push(vec![i]);
             }
         }

@@ -156,7 +156,6 @@ pub(super) fn run(
     idx: &mut Index,
     summary: &mut Summary,
 ) -> Result<(), String> {
-    let _ = created_at; // the first segment's directory needs no date: the files carry their mtimes
     let mut by_unit: BTreeMap<Unit, Vec<usize>> = BTreeMap::new();
     for (i, w) in work.iter().enumerate() {
         by_unit.entry(Unit::of(&w.key)).or_default().push(i);
@@ -210,11 +209,11 @@ pub(super) fn run(
         .with_max_len(1)
         .map(|(unit, members)| {
             let forced = force.contains(unit);
-            let r = match archive_stream(root, unit, members, work, progress, forced) {
+            let r = match archive_stream(root, unit, members, work, progress, forced, created_at) {
                 // damage found reading the stream back (a file of it changed): set aside, and
                 // every file of the session stored again
                 Err(StreamError::Damaged(e)) => match set_aside(&unit.path(root)) {
-                    Ok(aside) => archive_stream(root, unit, members, work, progress, true)
+                    Ok(aside) => archive_stream(root, unit, members, work, progress, true, created_at)
                         .map(|mut s| {
                             s.healed = Some(format!(
                                 "{e}; set aside as {} and its session's files in the estate stored again",
@@ -358,6 +357,7 @@ fn archive_stream(
     work: &[Work],
     progress: &Progress,
     force: bool,
+    created_at: &str,
 ) -> Result<StreamRun, StreamError> {
     let mut out =
         StreamRun { members: Vec::new(), pending: None, appended: None, stored: 0, written_len: None, healed: None };
@@ -509,7 +509,7 @@ fn archive_stream(
     let lens: Vec<FrameLen> = frames.iter().map(|(f, n)| FrameLen { stored: f.len() as u64, size: *n }).collect();
     let mut new_len = start;
     if !pieces.is_empty() {
-        let dir = stream::directory(unit, &lens, &pieces);
+        let dir = stream::directory(unit, Some(created_at), &lens, &pieces);
         let seg_len = dir.len() as u64 + lens.iter().map(|f| f.stored).sum::<u64>();
         match &lock {
             None => {
