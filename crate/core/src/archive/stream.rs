@@ -626,6 +626,21 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_without_the_run_time_still_reads() {
+        let unit = Unit { project: "-p".into(), name: "u1".into(), lone: false };
+        let a = b"x\n".as_slice();
+        let p = piece("u1.jsonl", 0, 0, a, a);
+        let frame = compress(&[a]).unwrap();
+        let frames = [FrameLen { stored: frame.len() as u64, size: 2 }];
+        for at in [None, Some("2026-12-01T10:00:00.000Z")] {
+            let mut bytes = directory(&unit, at, &frames, std::slice::from_ref(&p));
+            bytes.extend(&frame);
+            let (segs, _) = segments_of(&bytes).unwrap();
+            assert_eq!(segs[0].archived_at.as_deref(), at);
+        }
+    }
+
+    #[test]
     fn a_file_of_another_stream_is_refused() {
         let unit = Unit { project: "-p".into(), name: "u1".into(), lone: false };
         let other = b"x\n".as_slice();
