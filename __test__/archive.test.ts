@@ -396,14 +396,31 @@ test('CLAUDE_JSONL_NO_MMAP=1 (sources read instead of mapped) writes the same ar
     `-home-u-edge/${SID[1]}.jsonl`,
     Buffer.from('\uFEFF{"x":0}\n{"a":1e400}\nnot json\n{"b":"\\ud800"}\r\n{"torn":'),
   )
-  // every stream file, byte for byte (the index holds inode numbers, so it differs)
+  // every stream file, byte for byte but for the run's time in each segment directory (and the
+  // directory checksum over it); the index holds inode numbers, so it differs
+  const withoutRunTime = (b: Buffer) => {
+    const parts: Buffer[] = []
+    for (let at = 0; at < b.length;) {
+      const size = b.readUInt32LE(at + 4)
+      const text = b.subarray(at + 20, at + 8 + size).toString('latin1')
+      const [head, frames] = text.split('\n')
+      parts.push(Buffer.from(text.replace(head, head.split('\t').slice(0, 4).join('\t')), 'latin1'))
+      const stored = frames
+        .split('\t')
+        .slice(1)
+        .reduce((n, f) => n + Number(f.split(':')[0]), 0)
+      parts.push(b.subarray(at + 8 + size, at + 8 + size + stored))
+      at += 8 + size + stored
+    }
+    return Buffer.concat(parts)
+  }
   const streams = (root: string) => {
     const out = new Map<string, Buffer>()
     const walk = (d: string) => {
       for (const n of readdirSync(d)) {
         const p = join(d, n)
         if (statSync(p).isDirectory()) walk(p)
-        else if (n !== '.claude-jsonl-archive') out.set(p.slice(root.length), readFileSync(p))
+        else if (n !== '.claude-jsonl-archive') out.set(p.slice(root.length), withoutRunTime(readFileSync(p)))
       }
     }
     walk(root)
