@@ -432,12 +432,17 @@ async function restorePast(
     config: false,
     ...(r.error ? { error: r.error } : {}),
   }))
+  return reportOf({ to, configTo: null, files: out, configSkipped: 0, warnings: [] }, started)
+}
+
+/** A restore's report: its files with the totals counted from them. */
+function reportOf(
+  r: Pick<RestoreReport, 'to' | 'configTo' | 'files' | 'configSkipped' | 'warnings'>,
+  started: number,
+): RestoreReport {
+  const out = r.files
   return {
-    to,
-    configTo: null,
-    files: out,
-    configSkipped: 0,
-    warnings: [],
+    ...r,
     written: out.filter((f) => f.status === 'written').length,
     identical: out.filter((f) => f.status === 'identical').length,
     failed: out.filter((f) => f.status === 'failed').length,
@@ -566,16 +571,5 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   out.push(...chosen.unknown)
   const restoredKeys = new Set(out.filter((f) => f.status !== 'failed').map((f) => f.key))
   const warnings = listing.lacking.filter((l) => l.partlyHeld && restoredKeys.has(l.key)).map((l) => l.error)
-  return {
-    to,
-    configTo,
-    files: out,
-    configSkipped: configTo ? 0 : config.length,
-    warnings,
-    written: out.filter((f) => f.status === 'written').length,
-    identical: out.filter((f) => f.status === 'identical').length,
-    failed: out.filter((f) => f.status === 'failed').length,
-    bytes: out.reduce((n, f) => n + f.bytes, 0),
-    elapsedMs: Math.round(performance.now() - started),
-  }
+  return reportOf({ to, configTo, files: out, configSkipped: configTo ? 0 : config.length, warnings }, started)
 }
