@@ -59,7 +59,8 @@ an archive, or another archive run holds DIR.`,
     )
     for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message}\n`)
     for (const f of report.skipped) process.stderr.write(`claude-jsonl: skipped: ${f.message}\n`)
+    for (const h of report.healed) process.stderr.write(`claude-jsonl: warning: ${h}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
-    return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
+    return report.failures.length > 0 || report.healed.length > 0 ? EXIT.flagged : EXIT.ok
   },
 })

@@ -30,13 +30,10 @@ function start(): void {
   } catch (e) {
     const err = e as { code?: string; message?: string }
     const msg = err.code === 'CLAUDE_JSONL_NATIVE_LOAD' ? err.message : `internal error: ${String(err.message ?? e)}`
-    process.stderr.write(`claude-jsonl: ${String(msg).split('
-')[0]}
-`)
+    process.stderr.write(`claude-jsonl: ${String(msg).split('\n')[0]}\n`)
     process.exitCode = 4
   }
-  if (native && asksVersion(argv)) process.stdout.write(versionLine(native.version()) + '
-')
+  if (native && asksVersion(argv)) process.stdout.write(versionLine(native.version()) + '\n')
   else if (native && enableCompileCache) require('./bundle.cjs')
   else if (native)
     (require('./load-cached.cjs') as typeof import('./load-cached.cjs')).requireCached(`${__dirname}/bundle.cjs`)
