@@ -8,7 +8,7 @@ import { recoverInterruptedPublish } from '../compress/transaction.js'
 import { EXIT, usageError } from '../errors.js'
 import type { BatchReport, BatchSessionEntry } from '../compress/batch.js'
 import type { ModeConfig } from '../compress/batch-modes.js'
-import { formatBytes, formatInt } from '../terminal/format.js'
+import { formatBytes, formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 import { resolveSession } from '../read/session-ref.js'
 import { choice, decimal, defineCommand, flag, text, wholeNumber, type Values } from './command.js'
@@ -237,7 +237,7 @@ export function renderBatch(r: BatchReport): string {
   const out: string[] = []
   const where = r.outDir ? ` into ${r.outDir}` : ''
   out.push(
-    `compress --all${r.dryRun ? ' (dry run: nothing written)' : ''}${where}: ${formatInt(t.sessions)} sessions, ${formatBytes(t.bytesBefore)}; ${formatInt(r.subagentFiles)} subagent transcripts left alone; ${(r.elapsedMs / 1000).toFixed(1)} s`,
+    `compress --all${r.dryRun ? ' (dry run: nothing written)' : ''}${where}: ${count(t.sessions, 'session')}, ${formatBytes(t.bytesBefore)}; ${count(r.subagentFiles, 'subagent transcript')} left alone; ${(r.elapsedMs / 1000).toFixed(1)} s`,
   )
   // One row per outcome and reason, with what those sessions hold before and after (a session
   // left as it is holds the same after; tokens are summed where they were estimated).

@@ -4,7 +4,7 @@ import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber, type Write } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { formatBytes, formatInt } from '../terminal/format.js'
+import { formatBytes, formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
@@ -26,7 +26,7 @@ function localTime(iso: string, timezone: string): string {
 
 export function renderSessions(r: SessionListing): string {
   const s = r.scope
-  const head = `${formatInt(r.sessions.length)} of ${formatInt(s.sessions)} sessions (${formatInt(s.filesRead)} transcripts read, ${formatBytes(s.bytesRead)})`
+  const head = `${formatInt(r.sessions.length)} of ${count(s.sessions, 'session')} (${count(s.filesRead, 'transcript')} read, ${formatBytes(s.bytesRead)})`
   if (r.sessions.length === 0) return `${head}\nNo session matches.`
   const rows = r.sessions.map((x) => [
     localTime(x.lastActivity, r.filters.timezone),

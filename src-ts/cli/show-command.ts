@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { showSession } from '../read/show.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { choice, defineCommand, flag, runCommand, text } from './command.js'
-import { LAST_TURNS, ONE_SESSION, PROJECTS } from './common-options.js'
+import { LAST_TURNS, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderShow, type ShowFormat } from './show-render.js'
 
 const FORMATS: readonly ShowFormat[] = ['text', 'markdown', 'json', 'html']
@@ -24,7 +24,7 @@ export const command = defineCommand({
     out: text('FILE', 'write to FILE instead of stdout (HTML: one self-contained page, no network)'),
     projects: PROJECTS,
   },
-  description: 'SESSION is a transcript path, a session uuid, or a unique prefix of one.',
+  description: SESSION_HELP,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage or an ambiguous prefix, 3 no such session or FILE cannot be written.',
   async run({ values, positionals, print }) {
     const format = values.json ? 'json' : (values.format ?? 'text')

@@ -14,7 +14,7 @@ import type { MarkdownIt } from 'markdown-it'
 import type { HLJSApi, LanguageFn } from 'highlight.js'
 import type { Item, ShowResult, Turn } from '../read/show.js'
 import { escapeHtml, firstLines, header, target, tokensLine, turnTitle } from './show-parts.js'
-import { formatInt } from '../terminal/format.js'
+import { count } from '../terminal/format.js'
 
 const require = createRequire(import.meta.url)
 
@@ -145,7 +145,7 @@ function htmlItem(x: Item, r: Renderers): string {
     case 'tool-result':
       return `<details class="result${x.isError ? ' err' : ''}" data-tool-use-id="${e(x.toolUseId)}"><summary>${x.isError ? 'error' : 'result'}${x.name ? ` of ${e(x.name)}` : ''}${x.truncated ? ' (truncated)' : ''}</summary><pre>${e(x.text)}</pre></details>`
     case 'compaction':
-      return `<div class="compaction">Compacted${x.trigger ? ` (${e(x.trigger)})` : ''}${x.preTokens !== undefined ? `: ${formatInt(x.preTokens)} tokens before` : ''}${x.summary ? `<details><summary>summary</summary><pre>${e(x.summary)}</pre></details>` : ''}</div>`
+      return `<div class="compaction">Compacted${x.trigger ? ` (${e(x.trigger)})` : ''}${x.preTokens !== undefined ? `: ${count(x.preTokens, 'token')} before` : ''}${x.summary ? `<details><summary>summary</summary><pre>${e(x.summary)}</pre></details>` : ''}</div>`
     case 'corrupt':
       return `<div class="corrupt">line ${x.line}: ${e(x.problem)}</div>`
   }
@@ -181,7 +181,7 @@ export function renderHtml(r: ShowResult): string {
     .slice(1)
     .map((l) => `<p>${e(l)}</p>`)
     .join('')}<p>${e(r.path)}</p></header>
-<nav class="turns"><details${r.turns.length <= 30 ? ' open' : ''}><summary>${formatInt(r.turns.length)} turns</summary><ol>${list}</ol></details></nav>
+<nav class="turns"><details${r.turns.length <= 30 ? ' open' : ''}><summary>${count(r.turns.length, 'turn')}</summary><ol>${list}</ol></details></nav>
 <div class="filter"><input id="filter" type="search" placeholder="Filter turns by text" aria-label="Filter turns by text"><span id="shown"></span></div>
 ${body}
 </main><script>${SCRIPT}</script></body></html>

@@ -1,13 +1,13 @@
 // Pieces every rendering of a ShowResult shares: a turn's title and token line, the session
 // header, a tool call's target, the first lines of a text, HTML escaping.
 import type { Item, ShowResult, Turn } from '../read/show.js'
-import { formatDuration, formatInt, formatTimestamp, formatTokensCompact } from '../terminal/format.js'
+import { formatDuration, formatInt, formatTimestamp, formatTokensCompact, count } from '../terminal/format.js'
 
 export function tokensLine(t: Turn): string {
   const k = t.tokens
   if (t.requests.length === 0) return ''
   const input = k.inputTokens + k.cacheCreationInputTokens + k.cacheReadInputTokens
-  return `${formatInt(t.requests.length)} request${t.requests.length === 1 ? '' : 's'}, ${formatTokensCompact(input)} in, ${formatTokensCompact(k.outputTokens)} out`
+  return `${count(t.requests.length, 'request')}, ${formatTokensCompact(input)} in, ${formatTokensCompact(k.outputTokens)} out`
 }
 
 export function turnTitle(t: Turn): string {
@@ -28,11 +28,10 @@ export function header(r: ShowResult): string[] {
     r.leaf.pointer === 'absent' ? 'no last-prompt' : `last-prompt at line ${r.leaf.pointerLine}: ${r.leaf.pointer}`
   const lines = [
     `Session ${r.sessionId} (${r.path})`,
-    `Leaf: line ${r.leaf.line} by ${r.leaf.rule} (${ptr}); ${formatInt(r.chainRecords)} of ${formatInt(r.records)} records on the active chain`,
+    `Leaf: line ${r.leaf.line} by ${r.leaf.rule} (${ptr}); ${formatInt(r.chainRecords)} of ${count(r.records, 'record')} on the active chain`,
   ]
   if (r.omittedTurns > 0) lines.push(`${formatInt(r.omittedTurns)} earlier turns not shown`)
-  if (r.corruptLines > 0)
-    lines.push(`${formatInt(r.corruptLines)} corrupt line${r.corruptLines === 1 ? '' : 's'} skipped`)
+  if (r.corruptLines > 0) lines.push(`${count(r.corruptLines, 'corrupt line')} skipped`)
   return lines
 }
 

@@ -6,6 +6,7 @@ import native from '../native.js'
 import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../native.js'
 import { inputError } from '../errors.js'
 import { readableRoot } from '../archive/view.js'
+import { transcriptProblem } from './record-types.js'
 
 /**
  * Which transcripts an estate-wide call reads: given paths, a projects folder, or the estate
@@ -121,7 +122,7 @@ export async function scanEstateFiles(
 export function fileProblem(f: EstateFileInfo): string | undefined {
   if (f.error) return f.error
   if (!f.pruned && f.size > 0 && f.records === 0 && (f.firstLine === 'invalid' || f.firstLine === 'non-object')) {
-    return `not a JSONL transcript (line 1 is ${f.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
+    return transcriptProblem({ records: 0, firstLine: f.firstLine, types: [] })
   }
   return undefined
 }
