@@ -1,5 +1,6 @@
 // `claude-jsonl plan SESSION`: the topology a compression would use; writes nothing.
 import { plan, stopMessage } from '../compress/plan.js'
+import { sessionPath } from '../read/session-ref.js'
 import { EXIT } from '../errors.js'
 import { defineCommand } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
@@ -15,8 +16,8 @@ export const command = defineCommand({
   exitCodes: `Exit codes: 0 valid, 1 topology stop (status, offending lines and the recovery option on stderr),
 2 bad usage, 3 unreadable, not JSONL, or not a Claude Code transcript.`,
   async run({ values, positionals, print }) {
-    const [file] = positionals
-    const { report } = await plan(file, { ...topologyOptions(values), projects: values.projects })
+    const file = sessionPath(positionals[0], { projects: values.projects })
+    const { report } = await plan(file, topologyOptions(values))
     if (values.json) print(JSON.stringify(report, null, 2))
     else if (report.valid) print(renderPlan(report, file))
     if (!report.valid && !values.json) process.stderr.write(`claude-jsonl: ${file}: ${stopMessage(report)}\n`)

@@ -27,7 +27,15 @@ function localTime(iso: string, timezone: string): string {
 export function renderSessions(r: SessionListing): string {
   const s = r.scope
   const head = `${formatInt(r.sessions.length)} of ${count(s.sessions, 'session')} (${count(s.filesRead, 'transcript')} read, ${formatBytes(s.bytesRead)})`
-  if (r.sessions.length === 0) return `${head}\nNo session matches.`
+  const skipped = s.skipped.length
+    ? [
+        `skipped ${count(s.skipped.length, 'file')} that ${s.skipped.length === 1 ? 'is' : 'are'} not a transcript: ${s.skipped
+          .slice(0, 3)
+          .map((k) => k.path)
+          .join(', ')}${s.skipped.length > 3 ? ', …' : ''}`,
+      ]
+    : []
+  if (r.sessions.length === 0) return [head, ...skipped, 'No session matches.'].join('\n')
   const rows = r.sessions.map((x) => [
     localTime(x.lastActivity, r.filters.timezone),
     x.sessionId + (x.isV5 ? ' v5' : ''),
@@ -57,7 +65,7 @@ export function renderSessions(r: SessionListing): string {
   if (r.sessions.some((x) => !x.messageCountExact)) notes.push('~: not counted (the file could not be read whole).')
   if (r.sessions.some((x) => x.cwd === null))
     notes.push('(folder): no record names a cwd; the folder name is not decoded.')
-  return [head, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
+  return [head, ...skipped, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
 }
 
 export const command = defineCommand({

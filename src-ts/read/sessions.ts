@@ -8,7 +8,8 @@ import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
 import { EstateOptions, resolveRoots, type Roots } from './estate.js'
 import { discoverFiles } from './session-ref.js'
-import { usageError } from '../errors.js'
+import { inputError, usageError } from '../errors.js'
+import { transcriptProblem } from './record-types.js'
 import { dayFormatter, parseDay } from './days.js'
 
 /** Bytes read from the start of a transcript (cwd, entrypoint, first prompt). */
@@ -46,6 +47,8 @@ export interface TranscriptFacts {
   /** True when the whole file was read (messages is then exact). */
   complete: boolean
   bytesRead: number
+  /** Why the file is no transcript (its head holds no record and line 1 is no JSON object), else null. */
+  problem: string | null
 }
 
 /**
@@ -113,6 +116,8 @@ export interface SessionListing {
     bytesRead: number
     /** Sessions not opened because their mtime is too old for --since/--today. */
     prunedByMtime: number
+    /** Files found by walking a folder that are not transcripts (line 1 is no JSON object), left out. */
+    skipped: { path: string; problem: string }[]
   }
   sessions: SessionSummary[]
 }
@@ -228,6 +233,7 @@ class FactsBuilder {
     messages: 0,
     complete: false,
     bytesRead: 0,
+    problem: null,
   }
   snapshot(): () => void {
     const f = { ...this.f }
@@ -242,9 +248,12 @@ class FactsBuilder {
     const ls = lines(buf, cutStart, cutEnd)
     if (ls.length > 0) {
       // Records by type, counted natively over the whole lines (corrupt lines are not records).
-      for (const t of native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary().types) {
+      const summary = native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary()
+      for (const t of summary.types) {
         if (t.name === 'user' || t.name === 'assistant') f.messages += t.count
       }
+      if (head && !cutStart && summary.records === 0 && /^(invalid|non-object)$/.test(summary.firstLine))
+        f.problem = transcriptProblem({ records: 0, firstLine: summary.firstLine, types: [] }) ?? null
     }
     // Title records are rare: one search of the window finds both "custom-title" and "ai-title"
     // types (wherever the key sits); legacy summary records, a fixed old format, start their line.
@@ -461,6 +470,8 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const prunedByMtime = mains.length - candidates.length
 
   const found: Array<SessionSummary & { ms: number }> = []
+  const skipped: { path: string; problem: string }[] = []
+  const named = new Set(rootsSource === 'paths' ? roots : [])
   let filesRead = 0
   let bytesRead = 0
   const BATCH = 16
@@ -484,8 +495,14 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
     batch.forEach((f, j) => {
       const x = facts[j]
       if (!x) return
-      filesRead++
       bytesRead += x.bytesRead
+      if (x.problem) {
+        // A file named on the command line must be a transcript; one found by walking is left out.
+        if (named.has(f.path)) throw inputError(f.path, x.problem)
+        skipped.push({ path: f.path, problem: x.problem })
+        return
+      }
+      filesRead++
       const sessionId = f.sessionId ?? x.sessionId ?? ''
       const fromRecord = x.lastTimestamp !== null
       const ms = fromRecord ? Date.parse(x.lastTimestamp!) : f.mtimeMs
@@ -556,7 +573,14 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
       project: opts.project ?? null,
       timezone,
     },
-    scope: { sessions: mains.length, subagentFiles: subs.length, filesRead, bytesRead, prunedByMtime },
+    scope: {
+      sessions: mains.length - skipped.length,
+      subagentFiles: subs.length,
+      filesRead,
+      bytesRead,
+      prunedByMtime,
+      skipped,
+    },
     sessions,
   }
 }
