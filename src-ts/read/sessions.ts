@@ -388,6 +388,24 @@ export function transcriptFactsSync(path: string, size: number): TranscriptFacts
 
 // ---------------------------------------------------------------- the listing
 
+/**
+ * A session's last activity, in ms: the timestamp of its last record that has one, else (no
+ * record has a timestamp) the file's mtime. `sessions` orders by it and `compress --all
+ * --older-than/--newer-than` selects by it, so a copied estate (fresh mtimes) keeps its ages.
+ */
+export function lastActivityOf(facts: Pick<TranscriptFacts, 'lastTimestamp'>, mtimeMs: number): number {
+  return facts.lastTimestamp !== null ? Date.parse(facts.lastTimestamp) : mtimeMs
+}
+
+/** lastActivityOf for a file, read head and tail; the mtime when it cannot be read. */
+export function lastActivityMs(path: string, size: number, mtimeMs: number): number {
+  try {
+    return lastActivityOf(transcriptFactsSync(path, size), mtimeMs)
+  } catch {
+    return mtimeMs
+  }
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Character 15 of the uuid (the version nibble) is '5': a name-based, programmatically made id. */
@@ -505,7 +523,7 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
       filesRead++
       const sessionId = f.sessionId ?? x.sessionId ?? ''
       const fromRecord = x.lastTimestamp !== null
-      const ms = fromRecord ? Date.parse(x.lastTimestamp!) : f.mtimeMs
+      const ms = lastActivityOf(x, f.mtimeMs)
       const s = {
         sessionId,
         path: f.path,
