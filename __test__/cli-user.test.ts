@@ -1,6 +1,7 @@
 // The command line as a new user meets it: driven through the built CLI, one test per rule.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { COMMANDS } from '../src-ts/cli/registry.js'
 import { CLI, tempDir, writeTree } from './helpers/transcripts.js'
@@ -88,9 +89,7 @@ test('every command that takes one SESSION takes a path, a uuid and a unique pre
   for (const name of ['show', 'timeline', 'validate', 'plan', 'compress', 'repair-read-pages', 'pack'])
     t.true(oneSession.includes(name), name)
   for (const name of oneSession) {
-    const results = [path, SID, 'c0ff'].map((ref) =>
-      run([name, ref, '--projects', projects, ...extraArgs(name, out)]),
-    )
+    const results = [path, SID, 'c0ff'].map((ref) => run([name, ref, '--projects', projects, ...extraArgs(name, out)]))
     for (const r of results) {
       t.notRegex(r.stderr, /no such file|no session matches|unknown option/, `${name}: ${r.stderr}`)
       t.not(r.code, 2, `${name}: ${r.stderr}`)
@@ -101,4 +100,205 @@ test('every command that takes one SESSION takes a path, a uuid and a unique pre
     t.is(results[1].stdout, results[0].stdout, name)
     t.is(results[2].stdout, results[0].stdout, name)
   }
+})
+
+test('a file named on the command line that is no transcript is refused alike; a walked folder skips it and says so', (t) => {
+  const root = writeTree({
+    [`projects/-home-u-app/${SID}.jsonl`]: conversation(SID, 3),
+    'projects/-home-u-app/notes.jsonl': 'root:x:0:0:root:/root:/bin/bash\n',
+    'passwd.txt': 'root:x:0:0:root:/root:/bin/bash\n',
+    'img.png': '\x89PNG\r\n\x1a\n\0\0\0\rIHDR',
+  })
+  const text = join(root, 'passwd.txt')
+  const png = join(root, 'img.png')
+  const out = tempDir()
+  const refusals = [
+    ['sessions', text],
+    ['stats', text],
+    ['doctor', text],
+    ['archive', '--to', join(out, 'archive'), text],
+    ['find', 'root', '--projects', text, '--no-index'],
+    ['show', text],
+    ['validate', text],
+    ['plan', text],
+    ['repair-read-pages', png, '--scope', 'all', '--out', join(out, 'r.jsonl')],
+  ]
+  for (const args of refusals) {
+    const r = run(args)
+    t.is(r.code, 3, `${args.join(' ')}: ${r.stdout}${r.stderr}`)
+    t.regex(r.stderr, /^claude-jsonl: \S+: not a JSONL transcript \(line 1 is not valid JSON\)\n$/, args.join(' '))
+  }
+  const walked = run(['sessions', join(root, 'projects')])
+  t.is(walked.code, 0, walked.stderr)
+  t.regex(
+    walked.stdout,
+    /^1 of 1 session \(1 transcript read, .*\)\nskipped 1 file that is not a transcript: .*notes\.jsonl\n/,
+  )
+})
+
+test('batch text output names each skipped session and its reason, and where backups and the work dir are', (t) => {
+  const config = tempDir()
+  const projects = join(config, 'projects')
+  const sessions: Record<string, string[] | string> = {
+    [`projects/-home-u-app/${SID}.jsonl`]: conversation(SID, 80),
+    [`projects/-home-u-app/${OTHER}.jsonl`]: 'not json at all\n',
+  }
+  for (let i = 0; i < 3; i++) {
+    const id = `aaaa000${i}-1111-4222-8333-444455556666`
+    sessions[`projects/-home-u-app/${id}.jsonl`] = conversation(id, 1)
+  }
+  writeTree(sessions, config)
+  const work = tempDir()
+  const args = ['compress', '--all', '--in-place', '--work-dir', work, '--confirm-session-closed', '--stable-for', '0']
+  const r = run([...args, '--projects', projects], { CLAUDE_CONFIG_DIR: config })
+  t.is(r.code, 0, r.stderr)
+  t.regex(
+    r.stdout,
+    new RegExp(`^skipped \\S+${OTHER}\\.jsonl: not a JSONL transcript \\(line 1 is not valid JSON\\)$`, 'm'),
+  )
+  t.regex(r.stdout, /^skipped \S+aaaa0000-\S+\.jsonl: .+$/m)
+  t.regex(r.stdout, new RegExp(`^backups: beside each replaced session .*; work dir .*: ${work}$`, 'm'))
+  // A re-run reports the estate as it is now: the compressed session at its new size.
+  const again = run([...args, '--projects', projects, '--json'], { CLAUDE_CONFIG_DIR: config })
+  const entry = JSON.parse(again.stdout).sessions.find((s: { session: string }) => s.session === SID)
+  t.is(entry.reason, 'unchanged')
+  t.regex(r.stdout, /^compressed +1 /m)
+  t.is(entry.bytesBefore, statSync(join(projects, '-home-u-app', `${SID}.jsonl`)).size)
+  // Folded past the limit unless --verbose.
+  const few = run([
+    'compress',
+    '--all',
+    '--dry-run',
+    '--out-dir',
+    tempDir(),
+    '--projects',
+    projects,
+    '--min-bytes',
+    '999999',
+  ])
+  t.is(few.code, 0, few.stderr)
+  t.is((few.stdout.match(/^skipped /gm) ?? []).length, 5)
+})
+
+test('options that cannot work are refused once, before any session is touched', (t) => {
+  const root = writeTree({
+    [`p/-home-u-app/${SID}.jsonl`]: conversation(SID, 30),
+    [`p/-home-u-app/${OTHER}.jsonl`]: conversation(OTHER, 30),
+    afile: 'x',
+  })
+  const outside = run([
+    'compress',
+    '--all',
+    '--in-place',
+    '--work-dir',
+    tempDir(),
+    '--confirm-session-closed',
+    '--projects',
+    join(root, 'p'),
+  ])
+  t.is(outside.code, 2)
+  t.regex(outside.stderr, /^claude-jsonl: compress --all --in-place: \S+ is not under a Claude projects folder .*\n$/)
+  const file = run(['compress', '--all', '--out-dir', join(root, 'afile'), '--projects', join(root, 'p')])
+  t.is(file.code, 2)
+  t.is(file.stderr, `claude-jsonl: --out-dir ${join(root, 'afile')}: is a file, not a folder\n`)
+})
+
+test('compress --all --older-than selects by the last record, like sessions, not by the file time', (t) => {
+  // Fresh files (just written: a copied estate) whose records are from long ago.
+  const root = writeTree({
+    [`p/-home-u-app/${SID}.jsonl`]: conversation(SID, 30, '2020-01-01'),
+    [`p/-home-u-app/${OTHER}.jsonl`]: conversation(OTHER, 30, new Date().toISOString().slice(0, 10)),
+  })
+  const r = run([
+    'compress',
+    '--all',
+    '--dry-run',
+    '--out-dir',
+    tempDir(),
+    '--projects',
+    join(root, 'p'),
+    '--older-than',
+    '200d',
+    '--json',
+  ])
+  t.is(r.code, 0, r.stderr)
+  t.deepEqual(
+    JSON.parse(r.stdout).sessions.map((s: { session: string }) => s.session),
+    [SID],
+  )
+  const listed = JSON.parse(run(['sessions', '--projects', join(root, 'p'), '--json']).stdout).sessions
+  t.is(listed.at(-1).sessionId, SID)
+  t.is(listed.at(-1).lastActivityFrom, 'record')
+})
+
+test('usage errors are worded by us: unknown options, values that look like options, empty values', (t) => {
+  const cases: [string[], string][] = [
+    [['stats', '--bogus'], 'stats: unknown option --bogus (see claude-jsonl stats --help)'],
+    [['show', 'x', '--last', '-1'], "show: --last takes a number of turns, not '-1'"],
+    [
+      ['find', '--exact', '-p', 'x'],
+      "find: --exact -p: a value that starts with '-' is written joined, --exact=-p (see claude-jsonl find --help)",
+    ],
+    [
+      ['stats', '--projects', ''],
+      'stats: --projects needs a value, not an empty string (see claude-jsonl stats --help)',
+    ],
+    [['stats', '--projects'], 'stats: --projects needs a value (DIR) (see claude-jsonl stats --help)'],
+    [['stats', '--json=yes'], 'stats: --json takes no value (see claude-jsonl stats --help)'],
+  ]
+  for (const [args, message] of cases) {
+    const r = run(args)
+    t.is(r.code, 2, args.join(' '))
+    t.is(r.stderr, `claude-jsonl: ${message}\n`)
+    t.notRegex(r.stderr, /ambiguous|To specify|Unknown option/)
+  }
+  const dir = tempDir()
+  for (const args of [
+    ['validate', dir],
+    ['plan', dir],
+    ['show', dir],
+  ]) {
+    const r = run(args)
+    t.is(r.code, 3)
+    t.is(r.stderr, `claude-jsonl: ${dir}: is a folder, not a transcript file\n`, args[0])
+  }
+})
+
+test('counts read in the singular for one; show --out says what it wrote; tables fit a terminal', (t) => {
+  const root = writeTree({ [`p/-home-u-app/${SID}.jsonl`]: conversation(SID, 1) })
+  const projects = join(root, 'p')
+  const exact = run(['find', '--exact', 'flamingo parser', '--projects', projects])
+  t.regex(exact.stdout, /^Searched 1 session \(1 file, /m)
+  t.regex(exact.stdout, /: \d+ matches in 1 file, 1 session$/m)
+  const archived = run(['archive', '--to', join(tempDir(), 'a'), '--projects', projects])
+  t.regex(archived.stdout, /^Archived 1 transcript into /m)
+  const out = join(tempDir(), 'page.html')
+  const shown = run(['show', SID, '--projects', projects, '--format', 'html', '--out', out])
+  t.is(shown.code, 0, shown.stderr)
+  t.regex(shown.stdout, new RegExp(`^show: wrote ${out}: html, 1 turn of \\S+${SID}\\.jsonl, [\\d.]+ kB\\n$`))
+  // A long title is cut on a terminal, whole on a pipe and with --wide.
+  const long = writeTree({
+    [`p/-home-u-app/${SID}.jsonl`]: [
+      JSON.stringify({ type: 'custom-title', customTitle: 'a very long title '.repeat(8), sessionId: SID }),
+      ...conversation(SID, 1),
+    ],
+  })
+  const piped = run(['sessions', '--projects', join(long, 'p')])
+  t.regex(piped.stdout, /a very long title a very long title a very long title/)
+  const hasScript = spawnSync('script', ['--version']).status === 0
+  if (!hasScript) return t.log('no `script`: the terminal case is not run')
+  const onTty = (extra: string) =>
+    spawnSync(
+      'script',
+      ['-qec', `COLUMNS=100 ${process.execPath} ${CLI} sessions --projects ${join(long, 'p')} ${extra}`, '/dev/null'],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout
+  const cut = onTty('')
+  t.regex(cut, /a very long…/)
+  t.true(
+    Math.max(...cut.split(/\r?\n/).map((l) => l.length)) < Math.max(...piped.stdout.split('\n').map((l) => l.length)),
+  )
+  t.regex(onTty('--wide'), /a very long title a very long title a very long title/)
 })

@@ -6,6 +6,7 @@ import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { choice, defineCommand, flag, runCommand, text } from './command.js'
 import { LAST_TURNS, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderShow, type ShowFormat } from './show-render.js'
+import { count, formatBytes } from '../terminal/format.js'
 
 const FORMATS: readonly ShowFormat[] = ['text', 'markdown', 'json', 'html']
 
@@ -39,12 +40,16 @@ export const command = defineCommand({
     const text = renderShow(result, format)
     const out = values.out
     if (!out) return (print(text), EXIT.ok)
+    const body = text.endsWith('\n') ? text : text + '\n'
     try {
-      writeFileSync(out, text.endsWith('\n') ? text : text + '\n')
+      writeFileSync(out, body)
     } catch (e) {
       const err = e as NodeJS.ErrnoException
       throw new ClaudeJsonlError(`${out}: cannot write (${err.code ?? err.message})`, EXIT.input, out)
     }
+    print(
+      `show: wrote ${out}: ${format}, ${count(result.turns.length, 'turn')} of ${result.path}, ${formatBytes(Buffer.byteLength(body))}`,
+    )
     return EXIT.ok
   },
 })

@@ -7,6 +7,7 @@ import type { TranscriptIndex } from '../native.js'
 import type { ActiveChain } from '#native'
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
+import { transcriptProblem } from './record-types.js'
 import { fromNative, inputError } from '../errors.js'
 
 /**
@@ -445,7 +446,8 @@ export async function loadSession(
   if (chain.leaf === undefined) {
     const s = index.summary()
     const why =
-      s.records === 0 ? 'not a JSONL transcript' : 'no Claude Code conversation in it (no user or assistant record)'
+      (s.records === 0 ? transcriptProblem(s) : undefined) ??
+      'no Claude Code conversation in it (no user or assistant record)'
     throw inputError(session.path, why)
   }
   return { ref: session, index, chain }
