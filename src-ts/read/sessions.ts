@@ -217,6 +217,22 @@ function humanText(r: Record<string, unknown>): string | undefined {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
 
+/**
+ * The title rule: a session's title texts in the order they win (custom-title, then the last
+ * ai-title, then a legacy summary record, then the first human prompt). `sessions` shows the
+ * first non-empty one; `teleport-id --title` matches any of them.
+ */
+export function titleFields(
+  f: Pick<TranscriptFacts, 'customTitle' | 'aiTitle' | 'summary' | 'firstPrompt'>,
+): Array<[TitleSource, string | null]> {
+  return [
+    ['custom-title', f.customTitle],
+    ['ai-title', f.aiTitle],
+    ['summary', f.summary],
+    ['first-prompt', f.firstPrompt],
+  ]
+}
+
 class FactsBuilder {
   f: TranscriptFacts = {
     sessionId: null,
@@ -311,13 +327,7 @@ class FactsBuilder {
     const f = this.f
     f.complete = complete
     f.bytesRead = bytesRead
-    const pick: Array<[TitleSource, string | null]> = [
-      ['custom-title', f.customTitle],
-      ['ai-title', f.aiTitle],
-      ['summary', f.summary],
-      ['first-prompt', f.firstPrompt],
-    ]
-    for (const [source, text] of pick) {
+    for (const [source, text] of titleFields(f)) {
       if (text && text.trim()) {
         f.title = oneLine(text)
         f.titleSource = source
