@@ -394,7 +394,7 @@ test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t)
   t.is(cli([]).status, 2)
   const missing = cli(['ffffffff', '--projects', projects])
   t.is(missing.status, 3)
-  t.regex(missing.stderr, /^claude-jsonl: no session matches 'ffffffff' \(searched 1 sessions under /)
+  t.regex(missing.stderr, /^claude-jsonl: no session matches 'ffffffff' \(searched 1 session under /)
 })
 
 // ---- HTML in headless Chromium ------------------------------------------------------------

@@ -91,7 +91,7 @@ export function resolveSession(ref: string, opts: EstateOptions = {}): SessionRe
   if (matches.length === 0) {
     const { roots } = resolveRoots({ ...opts, paths: undefined })
     throw new ClaudeJsonlError(
-      `no session matches '${ref}' (searched ${sessions.length} sessions under ${roots.join(', ')})`,
+      `no session matches '${ref}' (searched ${sessions.length} session${sessions.length === 1 ? '' : 's'} under ${roots.join(', ')})`,
       EXIT.input,
     )
   }
