@@ -83,7 +83,9 @@ export function renderFind(r: FindReport): string {
   } else out.push('No index (--no-index): every transcript read now')
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)
   const counts = r.query.terms.map((t, k) => `${t} ${formatInt(s.termFiles[k] ?? 0)}`).join(', ')
-  out.push(`Terms (files holding each): ${counts}; ${count(s.matchingSessions, 'session')} ${s.matchingSessions === 1 ? 'matches' : 'match'} at least one`)
+  out.push(
+    `Terms (files holding each): ${counts}; ${count(s.matchingSessions, 'session')} ${s.matchingSessions === 1 ? 'matches' : 'match'} at least one`,
+  )
   out.push('')
   if (r.hits.length === 0) {
     out.push('No session holds any of the terms.')

@@ -228,24 +228,6 @@ function within(path: string, dir: string): boolean {
 
 function checkOptions(o: BatchOptions, roots: string[]): void {
   const c = o.compress ?? {}
-  // Options that cannot work are refused once, before any session is touched.
-  if (o.mode.kind === 'in-place')
-    for (const r of roots)
-      if (!inClaudeProjects(join(r, 'x.jsonl'), o.env))
-        throw usageError(
-          `compress --all --in-place: ${r} is not under a Claude projects folder (.claude/projects or $CLAUDE_CONFIG_DIR/projects); for other folders write candidates with --out-dir DIR`,
-        )
-  const folder = o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir
-  if (folder) {
-    let st
-    try {
-      st = statSync(folder)
-    } catch {
-      st = undefined // made when needed
-    }
-    if (st && !st.isDirectory())
-      throw usageError(`${o.mode.kind === 'candidate' ? '--out-dir' : '--work-dir'} ${folder}: is a file, not a folder`)
-  }
   if (c.modelSummary !== undefined)
     throw usageError('compress --all: --model-summary FILE answers one session; use --summarizer-cmd or --summarizer')
   if (c.resumeLeaf !== undefined) throw usageError('compress --all: --resume-leaf names a record of one session')
@@ -272,6 +254,24 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
       if (within(out, r) || within(r, out))
         throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
     }
+  }
+  // Options that cannot work are refused once, before any session is touched.
+  if (o.mode.kind === 'in-place')
+    for (const r of roots)
+      if (!inClaudeProjects(join(r, 'x.jsonl'), o.env))
+        throw usageError(
+          `compress --all --in-place: ${r} is not under a Claude projects folder (.claude/projects or $CLAUDE_CONFIG_DIR/projects); for other folders write candidates with --out-dir DIR`,
+        )
+  const folder = o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir
+  if (folder) {
+    let st
+    try {
+      st = statSync(folder)
+    } catch {
+      st = undefined // made when needed
+    }
+    if (st && !st.isDirectory())
+      throw usageError(`${o.mode.kind === 'candidate' ? '--out-dir' : '--work-dir'} ${folder}: is a file, not a folder`)
   }
 }
 
