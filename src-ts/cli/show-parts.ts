@@ -47,3 +47,42 @@ export function firstLines(text: string, n: number): string {
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 }
+
+/** What the client's own markup in a user message stands for: a slash command it ran, or the
+ * notice of a background task (a subagent or a shell) that finished. */
+export type ClientMarkup =
+  { kind: 'command'; name: string; args: string } | { kind: 'task'; status: string; summary: string; result: string }
+
+const tag = (text: string, name: string): string | undefined => {
+  const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)
+  return m ? m[1].trim() : undefined
+}
+
+/** The client writes these tag texts entity-escaped (&amp;, &lt;...). */
+const unescapeTags = (s: string) =>
+  s.replace(/&(amp|lt|gt|quot|#39);/g, (_, x: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[x]!)
+
+/** The client markup `text` consists of (a slash command or a task notification), if any. */
+export function clientMarkup(text: string): ClientMarkup | undefined {
+  const t = text.trim()
+  if (t.startsWith('<task-notification>')) {
+    return {
+      kind: 'task',
+      status: unescapeTags(tag(t, 'status') ?? ''),
+      summary: unescapeTags(tag(t, 'summary') ?? ''),
+      result: unescapeTags(tag(t, 'result') ?? ''),
+    }
+  }
+  const name = tag(t, 'command-name')
+  if (name !== undefined && /^<command-(name|message|args)>/.test(t)) {
+    const slash = name.startsWith('/') ? name : `/${name}`
+    return { kind: 'command', name: unescapeTags(slash), args: unescapeTags(tag(t, 'command-args') ?? '') }
+  }
+  return undefined
+}
+
+/** A client markup as one line: "/review src", "background task completed: Agent … completed". */
+export function clientMarkupLine(m: ClientMarkup): string {
+  if (m.kind === 'command') return `slash command ${m.name}${m.args ? ` ${m.args}` : ''}`
+  return `background task${m.status ? ` ${m.status}` : ''}${m.summary ? `: ${m.summary}` : ''}`
+}

@@ -121,8 +121,10 @@ export function toolTarget(name: string, input: unknown): { kind: ToolTargetKind
   if (!input || typeof input !== 'object') return undefined
   const o = input as Record<string, unknown>
   if (name === 'Task' || name === 'Agent' || typeof o.subagent_type === 'string') {
-    const who = typeof o.subagent_type === 'string' ? o.subagent_type : 'agent'
-    return { kind: 'agent', value: typeof o.description === 'string' ? `${who}: ${o.description}` : who }
+    // The subagent type and what it was asked ("Explore: find the parser"); never the bare kind.
+    const who = typeof o.subagent_type === 'string' && o.subagent_type !== '' ? o.subagent_type : undefined
+    const what = typeof o.description === 'string' && o.description !== '' ? o.description : undefined
+    return { kind: 'agent', value: who && what ? `${who}: ${what}` : (what ?? who ?? 'subagent') }
   }
   for (const [key, kind] of TOOL_TARGETS) {
     const v = o[key]
