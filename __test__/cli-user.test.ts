@@ -1,10 +1,10 @@
 // The command line as a new user meets it: driven through the built CLI, one test per rule.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { COMMANDS } from '../src-ts/cli/registry.js'
-import { CLI, tempDir, writeTree } from './helpers/transcripts.js'
+import { CLI, REPO, tempDir, writeTree } from './helpers/transcripts.js'
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
@@ -301,4 +301,46 @@ test('counts read in the singular for one; show --out says what it wrote; tables
     Math.max(...cut.split(/\r?\n/).map((l) => l.length)) < Math.max(...piped.stdout.split('\n').map((l) => l.length)),
   )
   t.regex(onTty('--wide'), /a very long title a very long title a very long title/)
+})
+
+test('find --index-dir naming a file is an error; an API error names the API option', async (t) => {
+  const root = writeTree({ [`p/-home-u-app/${SID}.jsonl`]: conversation(SID, 1), afile: 'x' })
+  const r = run(['find', 'flamingo', '--projects', join(root, 'p'), '--index-dir', join(root, 'afile')])
+  t.is(r.code, 2)
+  t.is(r.stderr, `claude-jsonl: --index-dir ${join(root, 'afile')}: is a file, not a folder\n`)
+  const { stats } = await import('../src-ts/index.js')
+  const e = await t.throwsAsync(stats({ paths: [join(root, 'p')], by: 'week' as 'day' }))
+  t.is(e!.message, "by expects day, session, project or model, got 'week'")
+})
+
+test('docs work as written: the find --exact example, README paths, teleport-id --title finds a title sessions shows', (t) => {
+  const root = writeTree({
+    [`p/-home-u-app/${SID}.jsonl`]: [
+      JSON.stringify({ type: 'summary', summary: 'Untangling the heron migration', leafUuid: 'x' }),
+      ...conversation(SID, 1),
+    ],
+  })
+  const projects = join(root, 'p')
+  const find = readFileSync(join(REPO, 'docs', 'commands', 'find.md'), 'utf8')
+  const example = /`(--exact='-p x')`/.exec(find)
+  t.truthy(example, 'find.md shows the joined form of a TEXT starting with -')
+  const r = run(['find', '--exact=-p x', '--projects', projects])
+  t.is(r.code, 0, r.stderr)
+  // A package user has no ../shared folder: README examples use ~/.claude/projects paths.
+  t.notRegex(readFileSync(join(REPO, 'README.md'), 'utf8'), /\.\.\/shared\//)
+  const listed = JSON.parse(run(['sessions', '--projects', projects, '--json']).stdout).sessions[0]
+  t.is(listed.title, 'Untangling the heron migration')
+  const tp = run([
+    'teleport-id',
+    'session_01SJ6FncRfJsipguyykkbvQZ',
+    '--title',
+    'heron migration',
+    '--projects',
+    projects,
+    '--json',
+  ])
+  t.is(tp.code, 0, tp.stderr)
+  const c = JSON.parse(tp.stdout).fallback.candidates
+  t.is(c.length, 1)
+  t.like(c[0], { sessionId: SID, matchedOn: 'summary', title: listed.title })
 })

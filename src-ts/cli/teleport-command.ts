@@ -55,7 +55,7 @@ export const command = defineCommand({
   oneArgument: { name: 'ID' },
   options: {
     fallback: flag("match the title Claude Code's remote log derived against titles and first prompts"),
-    title: text('TEXT', 'match TEXT against titles and first prompts'),
+    title: text('TEXT', 'match TEXT against the titles sessions shows (custom, ai, summary) and first prompts'),
     projects: PROJECTS,
     json: JSON_OUTPUT,
   },

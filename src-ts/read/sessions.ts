@@ -476,7 +476,7 @@ function oldLayoutParent(f: DiscoveredFile): string | undefined {
 export async function listSessions(opts: SessionsOptions = {}): Promise<SessionListing> {
   const recent = opts.recent ?? 20
   if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0)))
-    throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
+    throw usageError(`recent expects a positive whole number, got '${opts.recent}'`)
   const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
   const day = dayFormatter(timezone)
   const now = opts.now ?? Date.now()

@@ -266,10 +266,10 @@ function toolTargetsOf(t: ToolTargetsInfo): ToolTargets {
 export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const { since, until, timezone, dayOf, includes, minMtimeMs } = dayWindow(opts, opts.by === 'day')
   if (opts.toolLimit !== undefined && !(Number.isInteger(opts.toolLimit) && opts.toolLimit >= 1)) {
-    throw usageError(`--limit expects a positive whole number, got '${opts.toolLimit}'`)
+    throw usageError(`toolLimit expects a positive whole number, got '${opts.toolLimit}'`)
   }
   if (opts.by && !['day', 'session', 'project', 'model'].includes(opts.by)) {
-    throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
+    throw usageError(`by expects day, session, project or model, got '${opts.by}'`)
   }
 
   const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
