@@ -42,6 +42,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./find-command.js'),
   },
   {
+    name: 'serve',
+    summary: 'a local web view: sessions, search and cost over time (read-only, 127.0.0.1)',
+    load: () => import('./serve-command.js'),
+  },
+  {
     name: 'validate',
     summary: 'whether a transcript would resume as one well-formed conversation',
     load: () => import('./validate-command.js'),

@@ -149,7 +149,13 @@ function htmlMarkup(m: ClientMarkup, line: number): string {
   return `<details class="task" data-line="${line}"><summary>${e(clientMarkupLine(m))}</summary>${m.result ? `<pre>${e(m.result)}</pre>` : ''}</details>`
 }
 
-function htmlItem(x: Item, r: Renderers): string {
+function htmlItem(x: Item, r: Renderers, anchors: boolean): string {
+  const html = htmlItemBody(x, r)
+  // With anchors, each item can be linked to by its line (`#line-N`), as search hits are.
+  return anchors ? `<div class="at" id="line-${x.line}">${html}</div>` : html
+}
+
+function htmlItemBody(x: Item, r: Renderers): string {
   const e = escapeHtml
   const markup = (x.kind === 'human' || x.kind === 'meta') && clientMarkup(x.text)
   if (markup) return htmlMarkup(markup, 'line' in x ? (x.line as number) : 0)
@@ -183,14 +189,22 @@ function turnLabel(t: Turn): string {
   return text ? `${head}: ${text.length > 80 ? text.slice(0, 79) + '…' : text}` : head
 }
 
+/** What a page embedding the conversation adds to it. */
+export interface HtmlPageOptions {
+  /** HTML put first in the page's main column (navigation, a summary); trusted, not escaped. */
+  before?: string
+  /** Give each item an id from its line (`line-N`), so a link can point at it. */
+  anchors?: boolean
+}
+
 /** One self-contained page: inline CSS and one inline script (allowed by its hash), no network. */
-export function renderHtml(r: ShowResult): string {
+export function renderHtml(r: ShowResult, page: HtmlPageOptions = {}): string {
   const e = escapeHtml
   const md = renderers()
   const body = r.turns
     .map((t, i) => {
       const tok = tokensLine(t)
-      return `<section class="turn${t.branch ? ' branch' : ''}" id="turn-${i + 1}"><h2>${e(turnTitle(t))}</h2>\n${t.items.map((x) => htmlItem(x, md)).join('\n')}${tok ? `\n<div class="tokens">${e(tok)}${t.models.length ? ` · ${e(t.models.join(', '))}` : ''}</div>` : ''}</section>`
+      return `<section class="turn${t.branch ? ' branch' : ''}" id="turn-${i + 1}"><h2>${e(turnTitle(t))}</h2>\n${t.items.map((x) => htmlItem(x, md, page.anchors === true)).join('\n')}${tok ? `\n<div class="tokens">${e(tok)}${t.models.length ? ` · ${e(t.models.join(', '))}` : ''}</div>` : ''}</section>`
     })
     .join('\n')
   const list = r.turns.map((t, i) => `<li><a href="#turn-${i + 1}">${e(turnLabel(t))}</a></li>`).join('')
@@ -201,7 +215,7 @@ export function renderHtml(r: ShowResult): string {
 <title>${e(`Session ${r.sessionId}`)}</title>
 <style>${CSS}${md.css}pre.hljs{background:var(--tool)}</style></head>
 <body><main>
-<header><h1>${e(`Session ${r.sessionId}`)}</h1>${header(r)
+${page.before ?? ''}<header><h1>${e(`Session ${r.sessionId}`)}</h1>${header(r)
     .slice(1)
     .map((l) => `<p>${e(l)}</p>`)
     .join('')}<p>${e(r.path)}</p></header>
