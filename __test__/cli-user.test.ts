@@ -344,3 +344,20 @@ test('docs work as written: the find --exact example, README paths, teleport-id 
   t.is(c.length, 1)
   t.like(c[0], { sessionId: SID, matchedOn: 'summary', title: listed.title })
 })
+
+test('stats --since: the entries line counts the days shown only', (t) => {
+  // Day 1: two entries of one request; day 2: three requests of one entry each.
+  const root = writeTree({
+    [`p/-home-u-app/${SID}.jsonl`]: [
+      ...conversation(SID, 1, '2026-03-01')
+        .map((l, i) => (i === 1 ? [l, l.replace('"output_tokens":50', '"output_tokens":60')] : [l]))
+        .flat(),
+      ...conversation(OTHER, 3, '2026-03-05'),
+    ],
+  })
+  const all = run(['stats', join(root, 'p'), '--timezone', 'UTC'])
+  t.regex(all.stdout, /^Entries: 5 assistant entries deduplicated to 4 requests; /m)
+  const late = run(['stats', join(root, 'p'), '--since', '2026-03-04', '--timezone', 'UTC'])
+  t.is(late.code, 0, late.stderr)
+  t.regex(late.stdout, /^Entries on the days shown: 3 assistant entries deduplicated to 3 requests$/m)
+})

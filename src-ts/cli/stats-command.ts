@@ -101,7 +101,9 @@ export function renderStats(r: StatsReport): string {
   )
   if (r.subagents.requests > 0) out.push(`Subagents: ${count(r.subagents.requests, 'request')}, ${cost(r.subagents)}`)
   out.push(
-    `Entries: ${count(r.entries.assistant, 'assistant entry')} deduplicated to ${count(t.requests, 'request')}; ${count(r.entries.sidechainReplaysDropped, 'sidechain replay')} and ${count(r.entries.synthetic, 'synthetic entry')} not counted`,
+    s.since !== undefined || s.until !== undefined
+      ? `Entries on the days shown: ${count(r.entries.assistant, 'assistant entry')} deduplicated to ${count(t.requests, 'request')}`
+      : `Entries: ${count(r.entries.assistant, 'assistant entry')} deduplicated to ${count(t.requests, 'request')}; ${count(r.entries.sidechainReplaysDropped, 'sidechain replay')} and ${count(r.entries.synthetic, 'synthetic entry')} not counted`,
   )
   if (r.tools.length > 0 && !r.toolTargets) {
     const top = r.tools.slice(0, 12).map((x) => `${x.name} ${formatInt(x.calls)}`)

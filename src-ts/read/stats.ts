@@ -91,6 +91,7 @@ export interface StatsReport {
   /** With `tools`: per tool, its calls and most frequent targets. */
   toolTargets?: ToolTargets[]
   entries: {
+    /** Assistant entries read (with since/until: those of the days shown). */
     assistant: number
     synthetic: number
     sidechainReplaysDropped: number
@@ -315,9 +316,11 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     return g
   }
 
+  let entriesShown = 0
   for (let i = 0; i < u.requests.length; i++) {
     if (!includes(u.slotMs[i])) continue
     included[i] = 1
+    entriesShown += u.entries[i]
     const model = u.models[u.model[i]]
     pricing.count(i)
     addBucket(totals, u, i, pricing)
@@ -369,7 +372,9 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
       .map(([name, calls]) => ({ name, calls }))
       .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
     entries: {
-      assistant: u.assistantEntries,
+      // With --since/--until, the entries of the days shown (replays and synthetic entries have
+      // no day: they stay the scan's); else every assistant entry read.
+      assistant: since !== undefined || until !== undefined ? entriesShown : u.assistantEntries,
       synthetic: u.syntheticEntries,
       sidechainReplaysDropped: u.sidechainReplays,
       malformedUsage: u.malformedUsageEntries,
