@@ -196,6 +196,11 @@ export interface ArchiveSummary {
   bytesStored: number
   /** Transcripts that could not be archived (everything else was). */
   failures: Array<ArchiveFailure>
+  /**
+   * Files not archived on purpose, each with its reason (a transcript link leading out of its
+   * estate root is never followed).
+   */
+  skipped: Array<ArchiveFailure>
   archivedFiles: number
   /** Of `archived_files`: config-folder files. */
   archivedConfigFiles: number
@@ -235,7 +240,7 @@ export interface BadLineInfo {
   kind: BadLineKind
 }
 
-export type BadLineKind = 'invalid-json' | 'non-object'
+export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
 
 export interface ChainOptions {
   /** Also group the records off the chain into branches. */

@@ -63,6 +63,7 @@ export type {
   Candidate,
   Frozen,
   OperationState,
+  Recovery,
 } from './compress/transaction.js'
 export { repairReadPages } from './compress/repair-read-pages.js'
 export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'

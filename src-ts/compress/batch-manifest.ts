@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import type { SessionJob, SessionOutcome } from './batch-modes.js'
 
 export const MANIFEST_NAME = '.claude-jsonl-batch.json'
@@ -79,5 +79,5 @@ export async function saveManifest(
       }
   }
   mkdirSync(dir, { recursive: true })
-  await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true })
+  await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true, fault: 'manifest' })
 }

@@ -5,6 +5,7 @@ import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
+import { checkWithin, LinkRefusal } from '../durable-files.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { compressInPlace } from './in-place.js'
 import type { Summarizer } from './summarizer.js'
@@ -23,7 +24,16 @@ export interface SessionJob {
 }
 
 export type SkipReason =
-  'too-small' | 'nothing-to-gain' | 'live' | 'ambiguous-leaf' | 'invalid-source' | 'token-ceiling' | 'unchanged'
+  | 'too-small'
+  | 'nothing-to-gain'
+  | 'live'
+  | 'ambiguous-leaf'
+  | 'invalid-source'
+  | 'token-ceiling'
+  | 'unchanged'
+  /** Writing it would follow a symbolic link (out of the estate or the out dir, or the
+   * transcript is itself a link): refused, nothing written. */
+  | 'symlink'
 
 export type FailReason = 'summary-failed' | 'write-failed' | 'internal'
 
@@ -144,7 +154,11 @@ export function candidateMode(outDir: string): BatchMode {
         const r = await compressWith(job.path, out, summarize, {
           ...options,
           force: true,
-          beforePublish: () => void mkdirSync(join(outDir, job.project), { recursive: true }),
+          beforePublish: () => {
+            mkdirSync(join(outDir, job.project), { recursive: true })
+            // A project folder in the out dir that is a link out of it is never written through.
+            checkWithin(out, outDir)
+          },
         })
         return {
           ...compressedOutcome(r),
@@ -187,6 +201,7 @@ export function outcomeOfError(e: unknown, job: SessionJob): SessionOutcome {
       tokensAfter: e.tokens?.after !== undefined ? Math.ceil(e.tokens.after) : undefined,
     }
   }
+  if (e instanceof LinkRefusal) return { ...base, status: 'skipped', reason: 'symlink', message: e.message }
   if (e instanceof BatchSummaryError) return { ...base, status: 'failed', reason: 'summary-failed', message: e.message }
   if (e instanceof ClaudeJsonlError) {
     // A source that changed while it was read is being written to: a live session.

@@ -4,22 +4,25 @@
 // (the manifest), the pool that runs them, and the accounting. How one session is compressed
 // and where it lands is the mode's (batch-modes.ts); every session runs in a pool worker.
 import { availableParallelism } from 'node:os'
-import { readFileSync, statSync } from 'node:fs'
-import { join, resolve, sep } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, resolve, sep } from 'node:path'
 import type { DiscoveredFile } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
 import { resolveRoots, type EstateOptions } from '../read/estate.js'
 import { discoverFiles } from '../read/session-ref.js'
 import { lastActivityMs, projectMatcher } from '../read/sessions.js'
 import { inClaudeProjects } from '../read/estate.js'
-import type { CompressOptions } from './compress.js'
+import type { CompressOptions, CompressReport } from './compress.js'
 import { selectionPolicy, summarizerFor } from './summarize.js'
 import { minGainOf } from './refusal.js'
 import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
 import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
 import { loadManifest, optionsDigest, saveManifest, unchangedOutcome } from './batch-manifest.js'
 import { runPool } from './batch-pool.js'
-import { insideClaudeTree } from './paths.js'
+import { checkWithin, errno, releaseLock, takeLock } from '../durable-files.js'
+import { recoverInterrupted, type Recovery } from './transaction.js'
+import { ownCandidate } from './in-place.js'
+import { insideClaudeTree, resolvedPath } from './paths.js'
 
 export interface BatchSelection {
   /** Sessions smaller than this many bytes are skipped as too small (not read). */
@@ -110,6 +113,9 @@ export interface BatchReport {
   notFound: string[]
   /** Subagent transcripts seen (never compressed, never touched). */
   subagentFiles: number
+  /** In place: interrupted transactions of a killed earlier run, finished or rolled back before
+   * this run started (their locks and stage files removed). */
+  recovered: Recovery[]
   totals: BatchTotals
   elapsedMs: number
 }
@@ -250,8 +256,12 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
     const out = resolve(o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir || '.')
     const flagName = o.mode.kind === 'candidate' ? `--out-dir ${o.mode.outDir}` : `--work-dir ${o.mode.workDir}`
     if (insideClaudeTree(out)) throw usageError(`${flagName}: must lie outside any .claude tree`)
+    // Compared as written and with links resolved: a work dir that is a link into the estate
+    // is inside it.
+    const real = resolvedPath(out)
     for (const r of roots) {
-      if (within(out, r) || within(r, out))
+      const realRoot = resolvedPath(r)
+      if (within(out, r) || within(r, out) || within(real, realRoot) || within(realRoot, real))
         throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
     }
   }
@@ -288,8 +298,63 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const files = discoverFiles(estate)
   const sel = selectBatchSessions(files, o, now)
   const manifestDir = o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : resolve(o.mode.workDir)
+  // One batch at a time per out or work folder: two would each rewrite the manifest without the
+  // other's sessions.
+  const lock = o.dryRun
+    ? undefined
+    : lockBatchFolder(manifestDir, o.mode.kind === 'candidate' ? '--out-dir' : '--work-dir')
+  try {
+    return await runBatch(o, roots, sel, manifestDir, started)
+  } finally {
+    if (lock) releaseLock(lock)
+  }
+}
+
+/** The batch folder's lock (`.claude-jsonl-batch.lock`, naming its owner); a live holder refuses. */
+function lockBatchFolder(dir: string, flag: string): string {
+  try {
+    mkdirSync(dir, { recursive: true })
+    return takeLock(
+      join(dir, BATCH_LOCK),
+      (pid) =>
+        new ClaudeJsonlError(
+          `${flag} ${dir}: another compress --all (pid ${pid}) is using this folder; wait for it to finish, or give another folder`,
+          EXIT.input,
+          dir,
+        ),
+    )
+  } catch (e) {
+    if (e instanceof ClaudeJsonlError) throw e
+    throw inputError(dir, `cannot lock the batch folder (${errno(e)})`)
+  }
+}
+
+async function runBatch(
+  o: BatchOptions,
+  roots: string[],
+  sel: Selected,
+  manifestDir: string,
+  started: number,
+): Promise<BatchReport> {
   const digest = optionsDigest(outcomeOptions(o))
   const manifest = loadManifest(manifestDir, digest)
+  const inPlace = o.mode.kind === 'in-place' && !o.dryRun
+  // In place, what a killed earlier run left is recovered first, folder by folder.
+  const recovered: Recovery[] = []
+  if (inPlace) {
+    const dirs = new Set([...sel.jobs, ...sel.tooSmall].map((j) => dirname(j.path)))
+    for (const dir of dirs) {
+      const root = roots.find((r) => within(dir, r))
+      try {
+        // (a name inside the folder: the folder itself may be the root)
+        if (root !== undefined) checkWithin(join(dir, '.recovery'), root)
+      } catch {
+        continue // a folder linked out of the estate: never written in (its sessions are refused)
+      }
+      recovered.push(...recoverInterrupted(dir))
+    }
+  }
+  const workNames = inPlace ? safeReaddir(manifestDir) : []
 
   const entries = new Map<string, BatchSessionEntry>()
   const record = (job: SessionJob, outcome: SessionOutcome, previous?: BatchSessionEntry['previous']) =>
@@ -316,12 +381,13 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
       bytesBefore: job.size,
     })
   const todo: SessionJob[] = []
+  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   for (const job of sel.jobs) {
     const before = o.dryRun ? undefined : unchangedOutcome(manifest, job)
     // An unchanged session is reported as the estate holds it now: in place, a session compressed
     // by an earlier run is its compressed self, not the size the manifest recorded before it.
     const inPlaceDone = before?.status === 'compressed' && o.mode.kind === 'in-place'
-    if (before)
+    if (before) {
       record(
         job,
         {
@@ -335,7 +401,25 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
         },
         { status: before.status, reason: before.reason },
       )
-    else todo.push(job)
+      continue
+    }
+    // A session a killed run replaced before it could record it holds that run's candidate:
+    // recorded as compressed then, never compressed again.
+    const own = inPlace ? ownCandidate(manifestDir, job.path, workNames) : undefined
+    if (own) {
+      const outcome = earlierInPlaceOutcome(job, own)
+      done.push({ job, outcome })
+      record(
+        job,
+        {
+          ...outcome,
+          status: 'skipped',
+          reason: 'unchanged',
+          message: `${job.path}: already compressed in place by an earlier run that was interrupted (it holds that run's candidate ${own}); not compressed again`,
+        },
+        { status: 'compressed' },
+      )
+    } else todo.push(job)
   }
   // Largest first: the long sessions start early and the small ones fill the gaps at the end.
   todo.sort((a, b) => b.size - a.size)
@@ -343,7 +427,6 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const bytesTotal = todo.reduce((s, j) => s + j.size, 0)
   const progress: BatchProgress = { sessionsDone: 0, sessionsTotal: todo.length, bytesDone: 0, bytesTotal }
   o.onProgress?.({ ...progress })
-  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   const cores = availableParallelism()
   const workers = o.jobs ?? cores
   const model = usesModel(o.compress ?? {})
@@ -352,7 +435,6 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     ...o.compress,
     dryRun: o.dryRun,
     minEstimatedTokens: o.minEstimatedTokens,
-    refuseTornTail: true,
   }
   await runPool(todo, {
     workers,
@@ -374,8 +456,8 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
       await saveManifest(manifestDir, manifest, done)
     } catch (e) {
       throw new ClaudeJsonlError(
-        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${(e as Error).message}); the next run redoes them`,
-        EXIT.internal,
+        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${errno(e)}); the next run redoes them`,
+        EXIT.input,
         manifestDir,
       )
     }
@@ -390,6 +472,7 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     sessions,
     notFound: sel.notFound,
     subagentFiles: sel.subagentFiles,
+    recovered,
     totals: totalsOf(sessions),
     elapsedMs: Math.round(performance.now() - started),
   }
@@ -438,4 +521,38 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
     }
   }
   return t
+}
+
+const BATCH_LOCK = '.claude-jsonl-batch.lock'
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+/** What an interrupted earlier run did to a session it had replaced, from its report when it
+ * wrote one (else from the file as it is now). */
+function earlierInPlaceOutcome(job: SessionJob, candidate: string): SessionOutcome {
+  const st = statSync(job.path)
+  let r: Partial<CompressReport> = {}
+  try {
+    r = JSON.parse(readFileSync(`${candidate}.report.json`, 'utf8')) as CompressReport
+  } catch {
+    // killed before its report: the numbers it would have held are not known
+  }
+  return {
+    status: 'compressed',
+    bytesBefore: r.inputBytes ?? st.size,
+    bytesAfter: st.size,
+    tokensBefore: r.inputEstimatedMessageTokens,
+    tokensAfter: r.outputEstimatedMessageTokens,
+    output: job.path,
+    sourceSha256: r.sourceSha256,
+    candidateSha256: r.candidateSha256,
+    finalSize: st.size,
+    finalMtimeMs: st.mtimeMs,
+  }
 }

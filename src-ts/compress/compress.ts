@@ -11,9 +11,9 @@ import { basename, resolve } from 'node:path'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import { transcriptProblem } from '../read/record-types.js'
-import { FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
+import { checkRegularFile, FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
 import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
 import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
@@ -22,7 +22,14 @@ import type { OutputPart } from '#native'
 import { summarizerFor } from './summarize.js'
 import type { Summarizer, SummaryOptions } from './summarizer.js'
 import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans } from './source-spans.js'
-import { CompressRefusal, minGainOf, nothingToGain, tooShortToCut, topologyRefusal } from './refusal.js'
+import {
+  CompressRefusal,
+  minGainOf,
+  nothingToGain,
+  tooShortToCut,
+  topologyRefusal,
+  tornTailRefusal,
+} from './refusal.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -43,8 +50,6 @@ export interface CompressOptions extends BudgetOptions, SummaryOptions {
   dryRun?: boolean
   /** Refuse a source whose active chain holds fewer estimated message tokens (too small). */
   minEstimatedTokens?: number
-  /** Refuse a source whose last line is cut short (a batch leaves such a session alone). */
-  refuseTornTail?: boolean
   /** Test hook: runs after the candidate is built, before the source is re-checked. */
   beforePublish?: () => void | Promise<void>
 }
@@ -97,6 +102,7 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
   try {
     stat = statSync(path, { bigint: true })
     if (stat.isDirectory()) throw inputError(path, FOLDER_NOT_FILE)
+    checkRegularFile(path, stat)
     // A mapping of the page cache instead of a copy: a fresh 50 MB buffer costs more to fault
     // in than the whole scan. A mapping of another length (the file changed) is not used.
     // CLAUDE_JSONL_NO_MMAP=1 reads the file instead (a filesystem where mappings misbehave).
@@ -157,22 +163,13 @@ export function planSource(input: string, options: BudgetOptions = {}): PlannedS
 }
 
 /** planSource; with `hash` false the source hash is left empty ('') for the caller to fill. */
-function planSourceWith(
-  input: string,
-  options: BudgetOptions & { refuseTornTail?: boolean },
-  hash: boolean,
-): PlannedSource {
+function planSourceWith(input: string, options: BudgetOptions, hash: boolean): PlannedSource {
   summaryCharBudget(options)
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
   const problem = transcriptProblem({ records: index.length, firstLine: summary.firstLine, types: summary.types })
   if (problem) throw inputError(input, problem)
-  if (summary.tornTail && options.refuseTornTail)
-    throw new CompressRefusal(
-      `${input}: torn: its last line is cut short (still being written, or damaged); nothing written`,
-      'invalid-source',
-      input,
-    )
+  if (summary.tornTail) throw tornTailRefusal(input)
   const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
   if (first.report.status !== 'valid')
     throw topologyRefusal(input, stopMessage(first.report), first.report.stop?.recovery ?? [])

@@ -38,7 +38,7 @@
 // unreadable input, or one that is not a Claude Code transcript, throws (ClaudeJsonlError, exit 3);
 // an option the plan cannot honour throws a usage error (exit 2).
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
@@ -54,7 +54,7 @@ import type {
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
 import { transcriptProblem } from '../read/record-types.js'
 import type { EstateOptions } from '../read/estate.js'
-import { FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
+import { checkRegularFile, FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
@@ -265,8 +265,10 @@ export async function plan(
   if (typeof source === 'string') {
     input = basename(source)
     try {
+      checkRegularFile(source, await stat(source))
       buffer = await readFile(source)
     } catch (e) {
+      if (e instanceof ClaudeJsonlError) throw e
       const err = e as NodeJS.ErrnoException
       const why =
         err.code === 'ENOENT'

@@ -107,9 +107,9 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
   if (f.error) return [{ severity: 'flag', code: 'unreadable', message: f.error }]
   if (problem) out.push({ severity: 'flag', code: 'not-jsonl', message: problem })
   const s = f.summary!
-  const lineList = (kind: string) =>
+  const lineList = (kind: 'json' | 'non-object') =>
     s.badLines
-      .filter((b) => b.kind === kind)
+      .filter((b) => (b.kind === 'non-object') === (kind === 'non-object'))
       .slice(0, 5)
       .map((b) => b.line)
       .join(', ')
@@ -117,7 +117,7 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
     out.push({
       severity: 'flag',
       code: 'bad-json',
-      message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('invalid-json')}…)`,
+      message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('json')}…)`,
     })
   }
   if (s.nonObjectLines > 0) {

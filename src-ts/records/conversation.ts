@@ -116,7 +116,7 @@ export async function conversation(session: string, opts: EstateOptions = {}): P
       lines: spans.badLines.map((b) => ({
         line: b.line,
         offset: b.offset,
-        reason: b.kind === 'invalid-json' ? 'not-json' : 'not-an-object',
+        reason: b.kind === 'non-object' ? 'not-an-object' : 'not-json',
       })),
     })
   if (spans.tornTail) problems.push({ kind: 'torn-tail' })

@@ -63,6 +63,10 @@ impl From<scan::FirstLine> for FirstLine {
 pub enum BadLineKind {
     InvalidJson,
     NonObject,
+    /// Valid JSON nested deeper than the parser reads.
+    TooDeep,
+    /// Valid JSON holding a number beyond a double's range (`1e400`).
+    NumberOutOfRange,
 }
 
 #[napi(object)]
@@ -91,6 +95,8 @@ impl From<&scan::BadLine> for BadLineInfo {
             kind: match b.kind {
                 scan::BadKind::InvalidJson => BadLineKind::InvalidJson,
                 scan::BadKind::NonObject => BadLineKind::NonObject,
+                scan::BadKind::TooDeep => BadLineKind::TooDeep,
+                scan::BadKind::NumberOutOfRange => BadLineKind::NumberOutOfRange,
             },
         }
     }
