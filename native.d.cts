@@ -1265,6 +1265,8 @@ export interface UsageColumns {
   cacheWrite1hTokens: Float64Array
   cacheReadInputTokens: Float64Array
   outputTokens: Float64Array
+  /** Assistant entries per bucket (the requests' fragments and repeats; replays not included). */
+  entries: Float64Array
   models: Array<string>
   /** Tool calls: bucket index, tool name index, count. */
   toolBucket: Uint32Array

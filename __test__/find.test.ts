@@ -164,7 +164,7 @@ test('the index is reused, refreshed when a file grows, rebuilt when one is rewr
     filesAppended: 1,
     bytesRescanned: Buffer.byteLength(line),
   })
-  t.regex(renderFind(third), /\nIndex \d+ s old, 1 files changed \(\d+ B read now, 1 of them only appended to\)\n/)
+  t.regex(renderFind(third), /\nIndex \d+ s old, 1 file changed \(\d+ B read now, 1 of them only appended to\)\n/)
   t.is(third.hits[0].sessionId, S(2))
   t.is(third.hits[0].line, 6)
 

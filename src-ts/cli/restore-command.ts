@@ -5,7 +5,7 @@ import { EXIT, usageError } from '../errors.js'
 import { defineCommand, flag, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
-import { formatBytes, formatInt } from '../terminal/format.js'
+import { formatBytes, formatInt, count } from '../terminal/format.js'
 
 /** `restore --list`: per session, every generation of its transcript. */
 export function renderHistory(sessions: SessionHistory[]): string {
@@ -35,11 +35,11 @@ export function renderHistory(sessions: SessionHistory[]): string {
 
 export function renderRestore(r: RestoreReport): string {
   const config = r.files.filter((f) => f.config && f.status === 'written').length
-  const into = r.configTo ? `${r.to} and ${formatInt(config)} config files into ${r.configTo}` : r.to
+  const into = r.configTo ? `${r.to} and ${count(config, 'config file')} into ${r.configTo}` : r.to
   const skipped = r.configSkipped
     ? `\n${formatInt(r.configSkipped)} archived config files not restored (pass --include-config to restore them into the config folder)`
     : ''
-  return `Restored ${formatInt(r.written - config)} transcripts into ${into}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s${skipped}`
+  return `Restored ${count(r.written - config, 'transcript')} into ${into}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s${skipped}`
 }
 
 export const command = defineCommand({

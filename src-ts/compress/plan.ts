@@ -53,8 +53,9 @@ import type {
   PreserveMode,
 } from '#native'
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
-import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
-import { checkRegularFile } from '../read/session-ref.js'
+import { transcriptProblem } from '../read/record-types.js'
+import type { EstateOptions } from '../read/estate.js'
+import { checkRegularFile, FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
@@ -281,11 +282,18 @@ export function lineSetDigest(lines: ArrayLike<number>): string {
   return createHash('sha256').update(sorted.join('\n')).digest('hex')
 }
 
-/** Plans a transcript file or buffer. Resolves with the plan whatever its status. */
-export async function plan(source: string | Buffer, options: PlanOptions = {}): Promise<TranscriptPlan> {
+/**
+ * Plans a session (a transcript path, a session uuid or a unique prefix of one, looked up under
+ * `options.projects`) or a buffer. Resolves with the plan whatever its status.
+ */
+export async function plan(
+  session: string | Buffer,
+  options: PlanOptions & Pick<EstateOptions, 'projects' | 'env'> = {},
+): Promise<TranscriptPlan> {
   const opts = nativeOptions(options)
   let buffer: Buffer
   let input = '<buffer>'
+  const source = typeof session === 'string' ? sessionPath(session, options) : session
   if (typeof source === 'string') {
     input = basename(source)
     try {
@@ -302,7 +310,7 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
         err.code === 'ENOENT'
           ? 'no such file or directory'
           : err.code === 'EISDIR'
-            ? 'is a folder, not a transcript file'
+            ? FOLDER_NOT_FILE
             : err.code === 'EACCES'
               ? 'permission denied'
               : err.message
@@ -314,18 +322,8 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
   const index = native.scanBuffer(buffer, 'full')
   const label = typeof source === 'string' ? source : '<buffer>'
   const summary = index.summary()
-  if (index.length === 0) {
-    if (summary.firstLine === 'invalid' || summary.firstLine === 'non-object') {
-      throw inputError(
-        label,
-        `not JSONL (line 1 is ${summary.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`,
-      )
-    }
-    throw inputError(label, 'no records: not a transcript')
-  }
-  if (!isClaudeCodeTranscript(summary.types)) {
-    throw inputError(label, NOT_CLAUDE_CODE)
-  }
+  const problem = transcriptProblem({ records: index.length, firstLine: summary.firstLine, types: summary.types })
+  if (problem) throw inputError(label, problem)
   const planned = planScanned(index, buffer, opts, options, input)
   // A mapped file truncated while it was read reads as zeros from there on.
   if (!native.mappedIntact(buffer)) throw sourceChanged(label)

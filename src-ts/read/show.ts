@@ -7,6 +7,7 @@ import type { TranscriptIndex } from '../native.js'
 import type { ActiveChain, BadLineKind } from '#native'
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
+import { transcriptProblem } from './record-types.js'
 import { fromNative, inputError } from '../errors.js'
 
 /**
@@ -120,8 +121,10 @@ export function toolTarget(name: string, input: unknown): { kind: ToolTargetKind
   if (!input || typeof input !== 'object') return undefined
   const o = input as Record<string, unknown>
   if (name === 'Task' || name === 'Agent' || typeof o.subagent_type === 'string') {
-    const who = typeof o.subagent_type === 'string' ? o.subagent_type : 'agent'
-    return { kind: 'agent', value: typeof o.description === 'string' ? `${who}: ${o.description}` : who }
+    // The subagent type and what it was asked ("Explore: find the parser"); never the bare kind.
+    const who = typeof o.subagent_type === 'string' && o.subagent_type !== '' ? o.subagent_type : undefined
+    const what = typeof o.description === 'string' && o.description !== '' ? o.description : undefined
+    return { kind: 'agent', value: who && what ? `${who}: ${what}` : (what ?? who ?? 'subagent') }
   }
   for (const [key, kind] of TOOL_TARGETS) {
     const v = o[key]
@@ -478,7 +481,8 @@ export async function loadSession(
   if (chain.leaf === undefined) {
     const s = index.summary()
     const why =
-      s.records === 0 ? 'not a JSONL transcript' : 'no Claude Code conversation in it (no user or assistant record)'
+      (s.records === 0 ? transcriptProblem(s) : undefined) ??
+      'no Claude Code conversation in it (no user or assistant record)'
     throw inputError(session.path, why)
   }
   return { ref: session, index, chain }

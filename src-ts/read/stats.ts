@@ -92,6 +92,7 @@ export interface StatsReport {
   /** With `tools`: per tool, its calls and most frequent targets. */
   toolTargets?: ToolTargets[]
   entries: {
+    /** Assistant entries read (with since/until: those of the days shown). */
     assistant: number
     synthetic: number
     sidechainReplaysDropped: number
@@ -267,10 +268,10 @@ function toolTargetsOf(t: ToolTargetsInfo): ToolTargets {
 export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const { since, until, timezone, dayOf, includes, minMtimeMs } = dayWindow(opts, opts.by === 'day')
   if (opts.toolLimit !== undefined && !(Number.isInteger(opts.toolLimit) && opts.toolLimit >= 1)) {
-    throw usageError(`--limit expects a positive whole number, got '${opts.toolLimit}'`)
+    throw usageError(`toolLimit expects a positive whole number, got '${opts.toolLimit}'`)
   }
   if (opts.by && !['day', 'session', 'project', 'model'].includes(opts.by)) {
-    throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
+    throw usageError(`by expects day, session, project or model, got '${opts.by}'`)
   }
 
   const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
@@ -316,9 +317,11 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     return g
   }
 
+  let entriesShown = 0
   for (let i = 0; i < u.requests.length; i++) {
     if (!includes(u.slotMs[i])) continue
     included[i] = 1
+    entriesShown += u.entries[i]
     const model = u.models[u.model[i]]
     pricing.count(i)
     addBucket(totals, u, i, pricing)
@@ -370,7 +373,9 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
       .map(([name, calls]) => ({ name, calls }))
       .sort((a, b) => b.calls - a.calls || compareText(a.name, b.name)),
     entries: {
-      assistant: u.assistantEntries,
+      // With --since/--until, the entries of the days shown (replays and synthetic entries have
+      // no day: they stay the scan's); else every assistant entry read.
+      assistant: since !== undefined || until !== undefined ? entriesShown : u.assistantEntries,
       synthetic: u.syntheticEntries,
       sidechainReplaysDropped: u.sidechainReplays,
       malformedUsage: u.malformedUsageEntries,

@@ -115,3 +115,15 @@ export function formatDuration(ms: number): string {
 export function formatTimestamp(ts: string | undefined): string {
   return ts ? ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : ''
 }
+
+/** The plural of an English noun (its last word): file → files, query → queries, match → matches. */
+export function pluralOf(noun: string): string {
+  if (/[^aeiou]y$/.test(noun)) return noun.slice(0, -1) + 'ies'
+  if (/(s|x|z|ch|sh)$/.test(noun)) return noun + 'es'
+  return noun + 's'
+}
+
+/** A count with its noun, singular for exactly one: 1 file, 2 files, 1,204 queries. */
+export function count(n: number, noun: string): string {
+  return `${formatInt(n)} ${n === 1 ? noun : pluralOf(noun)}`
+}
