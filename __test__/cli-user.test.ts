@@ -69,6 +69,7 @@ function extraArgs(name: string, dir: string): string[] {
   if (name === 'compress') return ['--out', join(dir, 'c.jsonl'), '--force']
   if (name === 'pack') return ['--out', join(dir, 'p.md'), '--force']
   if (name === 'repair-read-pages') return ['--out', join(dir, 'r.jsonl'), '--force']
+  if (name === 'repair') return ['--out', join(dir, 'fixed.jsonl'), '--force']
   return []
 }
 

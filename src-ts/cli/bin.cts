@@ -34,6 +34,10 @@ function start(): void {
     process.exitCode = 4
   }
   if (native && asksVersion(argv)) process.stdout.write(versionLine(native.version()) + '\n')
+  // The MCP server loads the SDK bundled for it as an ES module, which the CLI bundle does not
+  // hold; a statusline call past its fast path goes on with the input that path read, which the
+  // fast path's own module instance keeps (the bundle would hold a second one).
+  else if (native && (argv[0] === 'mcp' || argv[0] === 'statusline')) void import('./main.js')
   else if (native && enableCompileCache) require('./bundle.cjs')
   else if (native)
     (require('./load-cached.cjs') as typeof import('./load-cached.cjs')).requireCached(`${__dirname}/bundle.cjs`)

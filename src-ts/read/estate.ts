@@ -1,6 +1,6 @@
 // Where the estate is, and scanning it: roots resolved by policy here, the walk and the
 // parallel scan done natively, off the JS thread.
-import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, openSync, readSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
@@ -64,6 +64,23 @@ export function resolveRoots(opts: EstateOptions = {}): Roots {
 }
 
 /**
+ * Refuses a named path that is neither a regular file nor a folder (a FIFO, a socket, a device)
+ * before anything opens it: opening a FIFO for reading blocks until a writer comes, and a device
+ * never ends. Exit code 3, naming what the path is. (The core checks the same in its own opens.)
+ */
+export function checkRegularFile(path: string, st: Stats | BigIntStats): void {
+  if (st.isFile() || st.isDirectory()) return
+  const what = st.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isBlockDevice() || st.isCharacterDevice()
+        ? 'a device'
+        : 'not a regular file'
+  throw inputError(path, `is ${what}, not a transcript file; not read`)
+}
+
+/**
  * A file named as a root must be a transcript: a FIFO, device or socket (reading one would hang)
  * or a file whose first line is no JSON object is refused (exit 3), the same in every command.
  * A missing path is left to the walk, which names it; a folder is walked.
@@ -76,8 +93,7 @@ function checkNamedPath(path: string): void {
     return
   }
   if (st.isDirectory()) return
-  // The wording of session-ref's checkRegularFile (which imports this module, so not called here).
-  if (!st.isFile()) throw inputError(path, 'is a FIFO, socket or device, not a transcript file; not read')
+  checkRegularFile(path, st)
   let head: Buffer
   try {
     const fd = openSync(path, 'r')

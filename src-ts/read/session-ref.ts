@@ -1,10 +1,12 @@
 // Naming a session on the command line: a transcript path, a full session uuid, or a unique
 // prefix of one, looked up across the estate (same root rules as `stats`).
-import { existsSync, statSync, type BigIntStats, type Stats } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { basename, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
-import { EstateOptions, resolveRoots } from './estate.js'
+import { checkRegularFile, EstateOptions, resolveRoots } from './estate.js'
+
+export { checkRegularFile }
 import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
 
 /**
@@ -71,23 +73,6 @@ export function sessionPath(ref: string, opts: EstateOptions = {}): string {
   if (!isPathRef(ref)) return resolveSession(ref, opts).path
   checkTranscriptFile(ref)
   return ref
-}
-
-/**
- * Refuses a named path that is neither a regular file nor a folder (a FIFO, a socket, a device)
- * before anything opens it: opening a FIFO for reading blocks until a writer comes, and a device
- * never ends. Exit code 3, naming what the path is. (The core checks the same in its own opens.)
- */
-export function checkRegularFile(path: string, st: Stats | BigIntStats): void {
-  if (st.isFile() || st.isDirectory()) return
-  const what = st.isFIFO()
-    ? 'a FIFO (named pipe)'
-    : st.isSocket()
-      ? 'a socket'
-      : st.isBlockDevice() || st.isCharacterDevice()
-        ? 'a device'
-        : 'not a regular file'
-  throw inputError(path, `is ${what}, not a transcript file; not read`)
 }
 
 /**
