@@ -164,7 +164,15 @@ export async function assertResumesLike(
       originalText,
     )
     const got = withoutClientReminders(k === 0 ? asBlocks(kept[0]) : kept[k], compressedText)
-    if (!isDeepStrictEqual(got, want)) {
+    // A cut between two user records the client sends as one message keeps the later ones: the
+    // first kept message is then the tail of the original's (the earlier records are summarised).
+    const tailOfMerged =
+      k === 0 &&
+      Array.isArray(got.content) &&
+      Array.isArray(want.content) &&
+      got.content.length < want.content.length &&
+      isDeepStrictEqual(want.content.slice(want.content.length - got.content.length), got.content)
+    if (!tailOfMerged && !isDeepStrictEqual(got, want)) {
       throw new Error(
         `assertResumesLike: message ${k + 1} after the summary differs from the original's message ${from + k + 1}:\n` +
           `  compressed: ${JSON.stringify(kept[k]).slice(0, 400)}\n  original:   ${JSON.stringify(original.history![from + k]).slice(0, 400)}`,

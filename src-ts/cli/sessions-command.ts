@@ -4,25 +4,10 @@ import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber, type Write } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { formatBytes, formatInt, count } from '../terminal/format.js'
+import { count, formatBytes, formatInt, localTime } from '../terminal/format.js'
 import { renderTable, terminalWidth } from '../terminal/table.js'
 
 const right = 'right' as const
-
-/** A local time as `YYYY-MM-DD HH:MM` in `timezone`. */
-function localTime(iso: string, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(iso))
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]))
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`
-}
 
 /** The listing as a table; `width` fits it to a terminal (title and cwd cut short). */
 export function renderSessions(r: SessionListing, o: { width?: number } = {}): string {
@@ -38,7 +23,7 @@ export function renderSessions(r: SessionListing, o: { width?: number } = {}): s
     : []
   if (r.sessions.length === 0) return [head, ...skipped, 'No session matches.'].join('\n')
   const rows = r.sessions.map((x) => [
-    localTime(x.lastActivity, r.filters.timezone),
+    localTime(Date.parse(x.lastActivity), r.filters.timezone),
     x.sessionId + (x.isV5 ? ' v5' : ''),
     x.title ?? '',
     x.cwd ?? `(${x.project})`,

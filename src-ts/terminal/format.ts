@@ -127,3 +127,18 @@ export function pluralOf(noun: string): string {
 export function count(n: number, noun: string): string {
   return `${formatInt(n)} ${n === 1 ? noun : pluralOf(noun)}`
 }
+
+/** An instant (ms) as the local time `YYYY-MM-DD HH:MM` in `timezone` (the sessions table, the web view). */
+export function localTime(ms: number, timezone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(ms))
+  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]))
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`
+}
