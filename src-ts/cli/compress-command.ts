@@ -7,14 +7,13 @@ import { compressInPlace } from '../compress/in-place.js'
 import { recoverInterruptedPublish } from '../compress/transaction.js'
 import { EXIT, usageError } from '../errors.js'
 import type { BatchReport, BatchSessionEntry } from '../compress/batch.js'
-import type { ModeConfig } from '../compress/batch-modes.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 import { resolveSession } from '../read/session-ref.js'
 import { choice, decimal, defineCommand, flag, text, wholeNumber, type Values } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
 import { BUDGET_OPTIONS, budgetOptions, PACK_BUDGET_OPTIONS } from './topology-options.js'
-import { committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+import { batchMode, committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
 
 /** Skipped and failed sessions listed by name in the batch's text output, unless --verbose. */
 const LISTED_SESSIONS = 20
@@ -178,26 +177,7 @@ function singleOptions(values: CompressValues): CompressOptions {
 }
 
 async function runBatch(values: CompressValues, positionals: string[], print: (text: string) => void): Promise<number> {
-  if (values.out) throw usageError('compress --all writes into --out-dir DIR, not --out FILE')
-  if (values.force) throw usageError('compress --all: --force is not needed (a re-run replaces changed sessions)')
-  if (values['in-place'] && values['out-dir'])
-    throw usageError('compress --all: give --out-dir DIR (candidates) or --in-place, not both')
-  let mode: ModeConfig
-  if (values['in-place']) {
-    const s = inPlaceSettings('compress', values)!
-    mode = {
-      kind: 'in-place',
-      workDir: s.workDir,
-      confirmSessionClosed: s.confirmSessionClosed === true,
-      stableForMs: s.stableForMs,
-    }
-  } else {
-    if (values['work-dir'] !== undefined || values['confirm-session-closed'] || values['stable-for'] !== undefined)
-      throw usageError('compress: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
-    if (!values['out-dir'])
-      throw usageError('compress --all needs --out-dir DIR or --in-place (see claude-jsonl compress --help)')
-    mode = { kind: 'candidate', outDir: values['out-dir'] }
-  }
+  const mode = batchMode('compress', values)
   const { compressEstate, readSessionList } = await import('../compress/batch.js')
   const { createProgress } = await import('../terminal/progress.js')
   const bar = createProgress(process.stderr)
