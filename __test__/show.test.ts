@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { showSession, Item, ShowResult } from '../src-ts/read/show.js'
 import { renderHtml, renderMarkdown, renderText } from '../src-ts/cli/show-render.js'
 import native from '../src-ts/native.js'
+import { CHROMIUM, CHROMIUM_FLAGS, removeProfile } from './helpers/chromium.js'
 import { CLI, REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
 import { createHash } from 'node:crypto'
 
@@ -399,18 +400,8 @@ test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t)
 })
 
 // ---- HTML in headless Chromium ------------------------------------------------------------
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 // `npm run test:quick` (CLAUDE_JSONL_TEST_QUICK=1) starts no browser: the Chromium parts say they skipped.
 const QUICK = process.env.CLAUDE_JSONL_TEST_QUICK === '1'
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
 
 /** The DOM Chromium built from `html` (opened with `query` in its address), or why it could not. */
 function chromiumDom(
@@ -439,7 +430,7 @@ function chromiumDom(
       return { page, skipped: `chromium could not start (${(r.stderr || String(r.error)).split('\n')[0]})` }
     return { page, dom: r.stdout }
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    removeProfile(profile)
   }
 }
 
@@ -525,7 +516,7 @@ test('HTML: one self-contained page, escaped, rendered by headless Chromium (scr
     t.true(png.subarray(1, 4).toString() === 'PNG' && statSync(shot).size > 5000, 'a real PNG')
     t.log(`screenshot: ${shot}`)
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    removeProfile(profile)
   }
 })
 
