@@ -319,6 +319,8 @@ export interface BadLineInfo {
   line: number
   offset: number
   kind: BadLineKind
+  /** What the line is, in words (`corrupt line (not valid JSON)`, `JSON nested too deep…`). */
+  problem: string
 }
 
 export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
@@ -1018,6 +1020,11 @@ export interface ScanSummary {
   blankLines: number
   crlfLines: number
   badJsonLines: number
+  /**
+   * Of `badJsonLines`, those that are valid JSON this reader cannot hold (nested deeper than
+   * 1024 levels, a number beyond a double's range): the client reads them.
+   */
+  unreadableJsonLines: number
   nonObjectLines: number
   loneSurrogateLines: number
   bom: boolean

@@ -85,6 +85,8 @@ pub struct BadLineInfo {
     pub line: u32,
     pub offset: f64,
     pub kind: BadLineKind,
+    /// What the line is, in words (`corrupt line (not valid JSON)`, `JSON nested too deep…`).
+    pub problem: String,
 }
 
 impl From<&scan::BadLine> for BadLineInfo {
@@ -92,6 +94,7 @@ impl From<&scan::BadLine> for BadLineInfo {
         BadLineInfo {
             line: b.line,
             offset: b.offset as f64,
+            problem: b.kind.what(),
             kind: match b.kind {
                 scan::BadKind::InvalidJson => BadLineKind::InvalidJson,
                 scan::BadKind::NonObject => BadLineKind::NonObject,
@@ -136,6 +139,9 @@ pub struct ScanSummary {
     pub blank_lines: f64,
     pub crlf_lines: f64,
     pub bad_json_lines: f64,
+    /// Of `badJsonLines`, those that are valid JSON this reader cannot hold (nested deeper than
+    /// 1024 levels, a number beyond a double's range): the client reads them.
+    pub unreadable_json_lines: f64,
     pub non_object_lines: f64,
     pub lone_surrogate_lines: f64,
     pub bom: bool,
@@ -164,6 +170,7 @@ impl From<&Scan> for ScanSummary {
             blank_lines: s.counts.blank_lines as f64,
             crlf_lines: s.counts.crlf_lines as f64,
             bad_json_lines: s.counts.bad_json_lines as f64,
+            unreadable_json_lines: s.counts.unreadable_json_lines as f64,
             non_object_lines: s.counts.non_object_lines as f64,
             lone_surrogate_lines: s.counts.lone_surrogate_lines as f64,
             bom: s.bom,
