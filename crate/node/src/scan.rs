@@ -59,6 +59,33 @@ impl From<scan::FirstLine> for FirstLine {
     }
 }
 
+impl From<FirstLine> for scan::FirstLine {
+    fn from(f: FirstLine) -> scan::FirstLine {
+        match f {
+            FirstLine::Empty => scan::FirstLine::Empty,
+            FirstLine::Object => scan::FirstLine::Object,
+            FirstLine::NonObject => scan::FirstLine::NonObject,
+            FirstLine::Invalid => scan::FirstLine::Invalid,
+        }
+    }
+}
+
+/// Why a file that yielded no record is not a transcript, from how its first line read (none
+/// for an empty file or an object).
+#[napi]
+pub fn not_jsonl_reason(first_line: FirstLine) -> Option<String> {
+    scan::FirstLine::from(first_line).not_jsonl_reason().map(String::from)
+}
+
+/// Why the file at `path` is no transcript at all (its first line is not a JSON object and no
+/// line is a record), or none when it may be one. Reads one block, the whole file only when
+/// that block shows no object first. An unreadable file gives none: the reader that opens it
+/// reports why.
+#[napi]
+pub fn not_a_transcript(path: String) -> Option<String> {
+    claude_jsonl_core::estate::not_jsonl(std::path::Path::new(&path)).ok().flatten().map(String::from)
+}
+
 #[napi(string_enum = "kebab-case")]
 pub enum BadLineKind {
     InvalidJson,
