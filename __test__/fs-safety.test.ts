@@ -241,7 +241,10 @@ test('valid JSON too deep to read, or holding 1e400, is named for what it is, no
   const before = readFileSync(file)
   const r = run(['repair', file, '--out', join(dir, 'out.jsonl')])
   t.is(r.status, 1, r.stderr)
-  t.regex(r.stderr, /cannot be repaired safely: line 2: the line is JSON nested deeper than 1024 levels.*the client reads it/)
+  t.regex(
+    r.stderr,
+    /cannot be repaired safely: line 2: the line is JSON nested deeper than 1024 levels.*the client reads it/,
+  )
   t.false(existsSync(join(dir, 'out.jsonl')))
   t.deepEqual(readFileSync(file), before)
   // Unterminated at the end of the file, such a line is no torn write either.

@@ -207,7 +207,8 @@ const REPAIR_FLAGS: ReadonlySet<string> = new Set(['records-on-one-line', 'torn-
 function repairFindings(f: EstateFileInfo): Finding[] {
   const s = f.summary!
   const damaged =
-    s.badJsonLines - s.unreadableJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 || s.tornTail
+    s.badJsonLines - s.unreadableJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 ||
+    s.tornTail
   if (!damaged) return []
   let bytes: Buffer
   try {
