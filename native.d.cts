@@ -1172,7 +1172,20 @@ export interface ToolTargetCount {
 }
 
 /** What a tool's targets are. */
-export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern' | 'skill'
+
+/** One tool that has a target: the kind, and the `input` fields that name it, in order. */
+export interface ToolTargetRule {
+  tool: string
+  kind: ToolTargetKind
+  fields: Array<string>
+}
+
+/**
+ * The core's table of which tools have a target and where it is in their input: `stats
+ * --tools` counts by it, `show` names a call's target by it.
+ */
+export declare function toolTargetRules(): Array<ToolTargetRule>
 
 export interface ToolTargetsInfo {
   tool: string
