@@ -424,6 +424,13 @@ export interface ConversationSpans {
   bytes: number
 }
 
+/**
+ * Per record: the record whose usage counts for the API request it belongs to (the entry with
+ * the largest output, as `stats` counts), or -1 for a record that is no counted assistant entry
+ * (no usage, `<synthetic>`, a sidechain replay).
+ */
+export declare function countedEntries(index: TranscriptIndex): Int32Array
+
 /** A store file of the archive that cannot be read (the rest of the archive can). */
 export interface DamagedStoreFile {
   storePath: string
