@@ -1147,6 +1147,12 @@ export interface StreamHistory {
   error?: string
 }
 
+/**
+ * The session an old-layout `agent-*.jsonl` belongs to (the first `sessionId` its records
+ * carry), read from the file's first 64 KiB; null when it names none there or is unreadable.
+ */
+export declare function subagentParentSession(path: string): string | null
+
 export interface SummaryInputOptions {
   /** Strings inside tool inputs are cut to this many characters (400). */
   stringChars?: number
