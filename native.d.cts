@@ -35,6 +35,11 @@ export declare class EstateScan {
 export declare class ScanProgress {
   constructor()
   snapshot(): ProgressSnapshot
+  /**
+   * Asks the work using these counters to stop: what has not started is skipped (an
+   * AbortSignal's abort calls this; the caller then rejects with the signal's reason).
+   */
+  cancel(): void
 }
 
 /**

@@ -460,6 +460,7 @@ async function runBatch(
       progress.bytesDone += job.size
       o.onProgress?.({ ...progress })
     },
+    signal: o.signal,
   })
   if (!o.dryRun && done.length > 0) {
     try {
@@ -472,6 +473,8 @@ async function runBatch(
       )
     }
   }
+  // Aborted: what was done is in the manifest (the next run takes it as done); the call rejects.
+  o.signal?.throwIfAborted()
   const sessions = [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return {
     mode: o.mode.kind,

@@ -4,8 +4,9 @@ import { statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
-import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../native.js'
+import type { EstateFileInfo, EstateScan, ScanMode } from '../native.js'
 import { inputError } from '../errors.js'
+import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
 import { readableRoot } from '../archive/view.js'
 import { transcriptProblem } from './record-types.js'
 
@@ -13,13 +14,11 @@ import { transcriptProblem } from './record-types.js'
  * Which transcripts an estate-wide call reads: given paths, a projects folder, or the estate
  * roots of the environment ($CLAUDE_CONFIG_DIR, else ~/.claude).
  */
-export interface EstateOptions {
+export interface EstateOptions extends LongOperationOptions {
   /** Files or folders to scan instead of the estate root (folders are walked recursively). */
   paths?: string[]
   /** The projects folder (like ~/.claude/projects). */
   projects?: string
-  /** Called about ten times a second while the scan runs, and once at the end. */
-  onProgress?: (p: ProgressSnapshot) => void
   /** Environment used for CLAUDE_CONFIG_DIR and HOME (defaults to process.env). */
   env?: NodeJS.ProcessEnv
 }
@@ -152,15 +151,9 @@ export async function scanEstateFiles(
   summaries = true,
 ): Promise<ScannedEstate> {
   const roots = resolveRoots(opts)
-  const progress = new native.ScanProgress()
-  const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
-  let scan: EstateScan
-  try {
-    scan = await native.scanEstate(roots.roots, mode, progress, { minMtimeMs })
-  } finally {
-    if (timer) clearInterval(timer)
-  }
-  opts.onProgress?.(progress.snapshot())
+  const scan: EstateScan = await withNativeProgress(opts, (progress) =>
+    native.scanEstate(roots.roots, mode, progress, { minMtimeMs }),
+  )
   const failure = scan.failure
   if (failure) {
     const hint =

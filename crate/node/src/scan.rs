@@ -419,6 +419,13 @@ impl ScanProgress {
             files_total: p.files_total.load(Ordering::Relaxed) as f64,
         }
     }
+
+    /// Asks the work using these counters to stop: what has not started is skipped (an
+    /// AbortSignal's abort calls this; the caller then rejects with the signal's reason).
+    #[napi]
+    pub fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The counters a job updates: the caller's, or fresh ones nobody reads.
