@@ -152,6 +152,9 @@ pub struct ScanSummary {
     pub cwd: Option<String>,
     /// Records of the active chain whose `parentUuid` names no record (see `repair`).
     pub dangling_on_chain: u32,
+    /// Records of the active chain holding a `tool_result` whose `tool_use` is not on the chain
+    /// (see `repair`).
+    pub orphan_results_on_chain: u32,
 }
 
 impl From<&Scan> for ScanSummary {
@@ -179,6 +182,7 @@ impl From<&Scan> for ScanSummary {
             session_id: f.session_id,
             cwd: f.cwd,
             dangling_on_chain: claude_jsonl_core::repair::links::dangling_on_chain(s),
+            orphan_results_on_chain: claude_jsonl_core::repair::tools::orphan_results_on_chain(s),
         }
     }
 }

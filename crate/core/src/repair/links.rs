@@ -12,8 +12,13 @@ use crate::client::Origin;
 use crate::compress::json_span::find_member;
 use crate::graph::{Graph, Link, NONE};
 use crate::scan::Scan;
+use rustc_hash::FxHashSet;
 
-fn json_string(s: &str) -> Vec<u8> {
+/// One byte-span edit: the range of the bytes replaced and what replaces them.
+pub type Edit = (std::ops::Range<usize>, Vec<u8>);
+
+/// `s` as a JSON string literal.
+pub fn json_string(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len() + 2);
     out.push(b'"');
     for c in s.chars() {
@@ -43,17 +48,28 @@ pub fn dangling_on_chain(scan: &Scan) -> u32 {
     chain.records.iter().zip(&chain.origins).filter(|(&i, &o)| o == Origin::Chain && dangling(i)).count() as u32
 }
 
-/// Relinks the dangling parents of the active chain of `bytes` (scanned as `scan`); `line_map`
-/// gives the source line of each line of `bytes`. Returns the relinked bytes.
-pub fn relink(scan: &Scan, bytes: &[u8], line_map: &[u32], mends: &mut Vec<Mend>, left: &mut Vec<Left>) -> Vec<u8> {
+/// The relinks of the dangling parents of the active chain of `bytes` (scanned as `scan`), the
+/// records in `skip` left alone (another repair relinks them); `line_map` gives the source line
+/// of each line of `bytes`.
+pub fn relink(
+    scan: &Scan,
+    bytes: &[u8],
+    line_map: &[u32],
+    skip: &FxHashSet<u32>,
+    mends: &mut Vec<Mend>,
+    left: &mut Vec<Left>,
+) -> Vec<Edit> {
     let g = Graph::new(scan);
     let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     let source_line = |i: u32| {
         let l = scan.records[i as usize].line;
         line_map.get(l as usize - 1).copied().unwrap_or(l)
     };
-    let mut edits: Vec<(std::ops::Range<usize>, Vec<u8>)> = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
     for (&i, &origin) in chain.records.iter().zip(&chain.origins) {
+        if skip.contains(&i) {
+            continue;
+        }
         let r = &scan.records[i as usize];
         let Some(parent) = r.parent_uuid.map(|u| scan.str(u)) else { continue };
         if origin != Origin::Chain
@@ -113,6 +129,11 @@ pub fn relink(scan: &Scan, bytes: &[u8], line_map: &[u32], mends: &mut Vec<Mend>
         });
         edits.push((span, json));
     }
+    edits
+}
+
+/// `bytes` with `edits` (disjoint ranges) applied.
+pub fn apply(bytes: &[u8], mut edits: Vec<Edit>) -> Vec<u8> {
     edits.sort_by_key(|(r, _)| r.start);
     let mut out = Vec::with_capacity(bytes.len() + edits.len() * 8);
     let mut at = 0;

@@ -1,0 +1,246 @@
+//! Tool results whose call is off the active chain.
+//!
+//! A `tool_result` record hangs from the assistant record that holds its `tool_use` (the client
+//! writes it so). When its `parentUuid` names another record (one before the call, or a parent
+//! that was never written and that the client re-attached by timestamp elsewhere), the call's
+//! record is a leaf of its own, off the chain: the client (2.1.332, measured) then sends neither
+//! the call nor the result (it drops a result whose call is not in the message before it), so
+//! the turn is lost from the conversation although both records are in the file.
+//!
+//! The repair relinks the result record to the record holding its call, only where that is
+//! unambiguous and restores nothing but that call: every result id of the record names a call
+//! that exactly one record holds (the same record for all), the call's message is off the chain
+//! and hangs (through its own fragments only) from the record the result hangs from, and every
+//! call of that message is answered once it is back. Otherwise the record is reported and
+//! left. Only the `parentUuid` value's bytes change; the report names every relink.
+//!
+//! Left to the client, as measured: a result whose call no record holds (its record was lost;
+//! the client drops the block, a message left empty becomes `(no content)`), and a call at the
+//! end of the chain with no result (the client sends it with an error result of its own).
+
+use super::links::{json_string, Edit};
+use super::{Kind, Left, Mend};
+use crate::client::chain::{active_chain, is_boundary, load, message_fragments};
+use crate::compress::json_span::find_member;
+use crate::graph::{Graph, NONE};
+use crate::scan::{record, Scan};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What the tool relinks change: the edits, the result records they relink (the dangling-parent
+/// relink leaves those alone) and the records they bring back into the conversation.
+#[derive(Default)]
+pub struct ToolRelinks {
+    pub edits: Vec<Edit>,
+    pub claimed: FxHashSet<u32>,
+    pub restored: Vec<u32>,
+}
+
+fn is_kind(s: &Scan, i: u32, k: &str) -> bool {
+    s.records[i as usize].kind.is_some_and(|v| s.str(v) == k)
+}
+
+/// The user records of `sent` (the chain after its last compact boundary) holding a
+/// `tool_result` whose `tool_use` no record of `chain` holds, each with those ids.
+fn orphans<'a>(s: &'a Scan, chain: &[u32], sent: &[u32]) -> Vec<(u32, Vec<&'a str>)> {
+    let on_chain: FxHashSet<&str> = chain
+        .iter()
+        .filter(|&&i| is_kind(s, i, "assistant"))
+        .flat_map(|&i| s.tables.tool_uses(&s.records[i as usize]).iter().map(|u| s.str(u.id)))
+        .collect();
+    sent.iter()
+        .filter(|&&i| is_kind(s, i, "user") && !s.records[i as usize].has(record::F_SIDECHAIN))
+        .filter_map(|&i| {
+            let ids: Vec<&str> = s
+                .tables
+                .tool_results(&s.records[i as usize])
+                .iter()
+                .map(|&id| s.str(id))
+                .filter(|id| !on_chain.contains(id))
+                .collect();
+            (!ids.is_empty()).then_some((i, ids))
+        })
+        .collect()
+}
+
+fn after_boundary<'c>(g: &Graph, records: &'c [u32]) -> &'c [u32] {
+    let start = records.iter().rposition(|&r| is_boundary(g, r)).map_or(0, |k| k + 1);
+    &records[start..]
+}
+
+/// How many records of the active chain hold a tool result whose call is not on the chain
+/// (what `doctor` counts before it asks the repair itself; the chain as the graph gives it).
+pub fn orphan_results_on_chain(scan: &Scan) -> u32 {
+    let g = Graph::new(scan);
+    let chain = active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    orphans(scan, &chain.records, after_boundary(&g, &chain.records)).len() as u32
+}
+
+/// Relinks the result records of the active chain of `bytes` (scanned as `scan`) whose call is
+/// off the chain (module doc); `line_map` gives the source line of each line of `bytes`.
+pub fn relink_results(
+    scan: &Scan,
+    bytes: &[u8],
+    line_map: &[u32],
+    mends: &mut Vec<Mend>,
+    left: &mut Vec<Left>,
+) -> ToolRelinks {
+    let mut out = ToolRelinks::default();
+    let g = Graph::new(scan);
+    let chain = active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    let loaded = load(&g, bytes, &chain).records;
+    let found = orphans(scan, &loaded, after_boundary(&g, &loaded));
+    if found.is_empty() {
+        return out;
+    }
+    let source_line = |i: u32| {
+        let l = scan.records[i as usize].line;
+        line_map.get(l as usize - 1).copied().unwrap_or(l)
+    };
+    let on_chain: FxHashSet<u32> = loaded.iter().copied().collect();
+    // Which records hold each call the orphans answer (the main conversation's, canonical).
+    let wanted: FxHashSet<&str> = found.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
+    let mut holders: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for (i, r) in scan.records.iter().enumerate() {
+        let i = i as u32;
+        if !g.canonical(i) || r.has(record::F_SIDECHAIN) || !is_kind(scan, i, "assistant") {
+            continue;
+        }
+        for u in scan.tables.tool_uses(r) {
+            let id = scan.str(u.id);
+            if wanted.contains(id) {
+                holders.entry(id).or_default().push(i);
+            }
+        }
+    }
+    // First each orphan's candidate call record, then per call message whether every call is
+    // answered once the results are back.
+    let mut plans: Vec<(u32, u32, Vec<u32>)> = Vec::new(); // (result, call record, fragments)
+    for (res, ids) in &found {
+        let (res, line) = (*res, source_line(*res));
+        let all = scan.tables.tool_results(&scan.records[res as usize]).len();
+        let say = |message: String| Left { kind: Kind::OrphanToolResult, line, message };
+        let names = ids.join(", ");
+        if ids.len() != all {
+            left.push(say(format!(
+                "tool_result for {names} answers a call off the chain, beside results for calls on it: relinking would move those; left as it is"
+            )));
+            continue;
+        }
+        let mut call = NONE;
+        let mut problem = None;
+        for id in ids {
+            match holders.get(id).map(|v| v.as_slice()).unwrap_or(&[]) {
+                [] => problem = Some(format!(
+                    "tool_result for {id} answers a call that no record of the file holds (its record was lost): the client drops the block on resume and nothing here can bring the call back; left as it is"
+                )),
+                [one] if call == NONE || call == *one => call = *one,
+                [_] => problem = Some(format!(
+                    "tool_result for {names} answers calls held by different records: ambiguous, left as it is"
+                )),
+                many => problem = Some(format!(
+                    "tool_result for {id} answers a call that {} records hold: ambiguous, left as it is",
+                    many.len()
+                )),
+            }
+        }
+        if let Some(p) = problem {
+            left.push(say(p));
+            continue;
+        }
+        if on_chain.contains(&call) {
+            continue;
+        }
+        // The call's message must hang, through its own fragments only, from the record the
+        // result hangs from: relinking then brings back that message and nothing else.
+        let fragments = message_fragments(&g, call);
+        let target = g.parent[res as usize];
+        let mut at = call;
+        let mut joins = false;
+        for _ in 0..=fragments.len() {
+            if !fragments.contains(&at) || on_chain.contains(&at) {
+                break;
+            }
+            at = g.parent[at as usize];
+            if at == target {
+                joins = true;
+                break;
+            }
+        }
+        if !joins {
+            let from = if target == NONE { "nothing (a root)".to_string() } else { format!("line {}", source_line(target)) };
+            left.push(say(format!(
+                "tool_result for {names} hangs from {from}; its call at line {} does not hang from there: relinking would bring other records into the conversation; left as it is",
+                source_line(call)
+            )));
+            continue;
+        }
+        plans.push((res, call, fragments));
+    }
+    // Every call of a message brought back must be answered: by a relinked result, or by a
+    // result that already hangs from one of its fragments.
+    let mut relinked_ids: FxHashMap<u32, FxHashSet<&str>> = FxHashMap::default();
+    for (res, _, fragments) in &plans {
+        let ids = scan.tables.tool_results(&scan.records[*res as usize]).iter().map(|&id| scan.str(id));
+        relinked_ids.entry(fragments[0]).or_default().extend(ids);
+    }
+    for (res, call, fragments) in plans {
+        let calls: Vec<&str> = fragments
+            .iter()
+            .flat_map(|&f| scan.tables.tool_uses(&scan.records[f as usize]).iter().map(|u| scan.str(u.id)))
+            .collect();
+        let mut answered = relinked_ids[&fragments[0]].clone();
+        let mut answers: Vec<u32> = Vec::new();
+        for &f in &fragments {
+            for &c in g.children(f) {
+                if is_kind(scan, c, "user") && !scan.tables.tool_results(&scan.records[c as usize]).is_empty() {
+                    answered.extend(scan.tables.tool_results(&scan.records[c as usize]).iter().map(|&id| scan.str(id)));
+                    answers.push(c);
+                }
+            }
+        }
+        let line = source_line(res);
+        let missing: Vec<&str> = calls.iter().copied().filter(|c| !answered.contains(c)).collect();
+        if !missing.is_empty() {
+            left.push(Left {
+                kind: Kind::OrphanToolResult,
+                line,
+                message: format!(
+                    "its call's message (line {}) also holds {} that no result answers: relinking would leave them unanswered; left as it is",
+                    source_line(call),
+                    missing.join(", ")
+                ),
+            });
+            continue;
+        }
+        let r = &scan.records[res as usize];
+        let start = r.offset as usize;
+        let rec = &bytes[start..start + r.len as usize];
+        let Ok(Some(m)) = find_member(rec, "parentUuid") else {
+            left.push(Left {
+                kind: Kind::OrphanToolResult,
+                line,
+                message: "its parentUuid bytes cannot be located unambiguously: left as it is".into(),
+            });
+            continue;
+        };
+        let to = scan.str(scan.records[call as usize].uuid.expect("a canonical record has a uuid"));
+        let span = start + m.value.start..start + m.value.end;
+        let ids: Vec<&str> = scan.tables.tool_results(r).iter().map(|&id| scan.str(id)).collect();
+        mends.push(Mend {
+            kind: Kind::OrphanToolResult,
+            line,
+            start: span.start as u64,
+            end: span.end as u64,
+            removed: bytes[span.clone()].to_vec(),
+            message: format!(
+                "tool_result for {} hung where its call (line {}) is off the chain, so the client sent neither: relinked to {to}, the record holding the call",
+                ids.join(", "),
+                source_line(call)
+            ),
+        });
+        out.edits.push((span, json_string(to)));
+        out.claimed.insert(res);
+        out.restored.extend(fragments.iter().copied().chain(answers));
+    }
+    out
+}
