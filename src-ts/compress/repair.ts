@@ -1,6 +1,7 @@
 // `repair` as a file operation: the native core finds the damage and mends it by byte-span edits
 // (crate repair: records on one line split, torn lines and non-JSON bytes cut, lone surrogates
-// rewritten, dangling parents relinked where unambiguous; refused when the client would resume
+// rewritten, dangling parents and tool results whose call is off the chain relinked where
+// unambiguous; refused when the client would resume
 // less or other than what the damage hid). This module decides what is refused and how, and
 // publishes the result as a candidate (--out) or through the in-place replacement transaction,
 // then checks what landed on disk: the expected bytes, a second repair finding nothing left to
@@ -24,6 +25,7 @@ export const REPAIR_KINDS = [
   'non-json-bytes',
   'lone-surrogates',
   'dangling-parent',
+  'orphan-tool-result',
 ] as const
 /** The name of one repair (also its `doctor` finding code). */
 export type RepairKind = (typeof REPAIR_KINDS)[number]
