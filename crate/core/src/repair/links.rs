@@ -17,25 +17,6 @@ use rustc_hash::FxHashSet;
 /// One byte-span edit: the range of the bytes replaced and what replaces them.
 pub type Edit = (std::ops::Range<usize>, Vec<u8>);
 
-/// `s` as a JSON string literal.
-pub fn json_string(s: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len() + 2);
-    out.push(b'"');
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            c if (c as u32) < 0x20 => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
-            c => {
-                let mut b = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-            }
-        }
-    }
-    out.push(b'"');
-    out
-}
-
 /// How many records of the active chain have a `parentUuid` naming no record (what `doctor`
 /// counts before it asks for the repair itself).
 pub fn dangling_on_chain(scan: &Scan) -> u32 {
@@ -111,7 +92,7 @@ pub fn relink(
         } else {
             let to = scan.str(scan.records[client as usize].uuid.expect("a canonical record has a uuid"));
             (
-                json_string(to),
+                crate::json_string::json_string(to).into_bytes(),
                 format!(
                     "parentUuid {parent} names no record: relinked to {to} (line {}), the record the client re-attaches it to and the nearest earlier one",
                     source_line(client)

@@ -18,7 +18,7 @@
 //! the client drops the block, a message left empty becomes `(no content)`), and a call at the
 //! end of the chain with no result (the client sends it with an error result of its own).
 
-use super::links::{json_string, Edit};
+use super::links::Edit;
 use super::{Kind, Left, Mend};
 use crate::client::chain::{active_chain, is_boundary, load, message_fragments};
 use crate::compress::json_span::find_member;
@@ -238,7 +238,7 @@ pub fn relink_results(
                 source_line(call)
             ),
         });
-        out.edits.push((span, json_string(to)));
+        out.edits.push((span, crate::json_string::json_string(to).into_bytes()));
         out.claimed.insert(res);
         out.restored.extend(fragments.iter().copied().chain(answers));
     }
