@@ -17,6 +17,42 @@ use rustc_hash::FxHashSet;
 /// One byte-span edit: the range of the bytes replaced and what replaces them.
 pub type Edit = (std::ops::Range<usize>, Vec<u8>);
 
+/// The byte range of record `i`'s `parentUuid` value in `bytes`, when it can be located
+/// unambiguously (the one value a relink rewrites).
+pub fn parent_span(scan: &Scan, bytes: &[u8], i: u32) -> Option<std::ops::Range<usize>> {
+    let r = &scan.records[i as usize];
+    let start = r.offset as usize;
+    let m = find_member(&bytes[start..start + r.len as usize], "parentUuid").ok()??;
+    Some(start + m.value.start..start + m.value.end)
+}
+
+/// A relink of the value at `span` of `bytes` to `json`: the mend that reports it (the old value
+/// kept) and the edit that makes it.
+pub fn relink_edit(
+    kind: Kind,
+    line: u32,
+    bytes: &[u8],
+    span: std::ops::Range<usize>,
+    json: Vec<u8>,
+    message: String,
+) -> (Mend, Edit) {
+    let mend = Mend {
+        kind,
+        line,
+        start: span.start as u64,
+        end: span.end as u64,
+        removed: bytes[span.clone()].to_vec(),
+        message,
+    };
+    (mend, (span, json))
+}
+
+/// The source line of record `i` (`line_map`: the source line of each line of the scanned bytes).
+pub fn source_line(scan: &Scan, line_map: &[u32], i: u32) -> u32 {
+    let l = scan.records[i as usize].line;
+    line_map.get(l as usize - 1).copied().unwrap_or(l)
+}
+
 /// How many records of the active chain have a `parentUuid` naming no record (what `doctor`
 /// counts before it asks for the repair itself).
 pub fn dangling_on_chain(scan: &Scan) -> u32 {
@@ -42,10 +78,7 @@ pub fn relink(
 ) -> Vec<Edit> {
     let g = Graph::new(scan);
     let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
-    let source_line = |i: u32| {
-        let l = scan.records[i as usize].line;
-        line_map.get(l as usize - 1).copied().unwrap_or(l)
-    };
+    let source_line = |i: u32| source_line(scan, line_map, i);
     let mut edits: Vec<Edit> = Vec::new();
     for (&i, &origin) in chain.records.iter().zip(&chain.origins) {
         if skip.contains(&i) {
@@ -75,9 +108,7 @@ pub fn relink(
             });
             continue;
         }
-        let start = r.offset as usize;
-        let rec = &bytes[start..start + r.len as usize];
-        let Ok(Some(m)) = find_member(rec, "parentUuid") else {
+        let Some(span) = parent_span(scan, bytes, i) else {
             left.push(Left {
                 kind: Kind::DanglingParent,
                 line,
@@ -99,16 +130,9 @@ pub fn relink(
                 ),
             )
         };
-        let span = start + m.value.start..start + m.value.end;
-        mends.push(Mend {
-            kind: Kind::DanglingParent,
-            line,
-            start: span.start as u64,
-            end: span.end as u64,
-            removed: bytes[span.clone()].to_vec(),
-            message,
-        });
-        edits.push((span, json));
+        let (mend, edit) = relink_edit(Kind::DanglingParent, line, bytes, span, json, message);
+        mends.push(mend);
+        edits.push(edit);
     }
     edits
 }

@@ -18,10 +18,9 @@
 //! the client drops the block, a message left empty becomes `(no content)`), and a call at the
 //! end of the chain with no result (the client sends it with an error result of its own).
 
-use super::links::Edit;
+use super::links::{parent_span, relink_edit, source_line, Edit};
 use super::{Kind, Left, Mend};
 use crate::client::chain::{active_chain, is_boundary, load, message_fragments};
-use crate::compress::json_span::find_member;
 use crate::graph::{Graph, NONE};
 use crate::scan::{record, Scan};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -92,10 +91,7 @@ pub fn relink_results(
     if found.is_empty() {
         return out;
     }
-    let source_line = |i: u32| {
-        let l = scan.records[i as usize].line;
-        line_map.get(l as usize - 1).copied().unwrap_or(l)
-    };
+    let source_line = |i: u32| source_line(scan, line_map, i);
     let on_chain: FxHashSet<u32> = loaded.iter().copied().collect();
     // Which records hold each call the orphans answer (the main conversation's, canonical).
     let wanted: FxHashSet<&str> = found.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
@@ -167,7 +163,8 @@ pub fn relink_results(
             }
         }
         if !joins {
-            let from = if target == NONE { "nothing (a root)".to_string() } else { format!("line {}", source_line(target)) };
+            let from =
+                if target == NONE { "nothing (a root)".to_string() } else { format!("line {}", source_line(target)) };
             left.push(say(format!(
                 "tool_result for {names} hangs from {from}; its call at line {} does not hang from there: relinking would bring other records into the conversation; left as it is",
                 source_line(call)
@@ -212,10 +209,7 @@ pub fn relink_results(
             });
             continue;
         }
-        let r = &scan.records[res as usize];
-        let start = r.offset as usize;
-        let rec = &bytes[start..start + r.len as usize];
-        let Ok(Some(m)) = find_member(rec, "parentUuid") else {
+        let Some(span) = parent_span(scan, bytes, res) else {
             left.push(Left {
                 kind: Kind::OrphanToolResult,
                 line,
@@ -224,21 +218,17 @@ pub fn relink_results(
             continue;
         };
         let to = scan.str(scan.records[call as usize].uuid.expect("a canonical record has a uuid"));
-        let span = start + m.value.start..start + m.value.end;
-        let ids: Vec<&str> = scan.tables.tool_results(r).iter().map(|&id| scan.str(id)).collect();
-        mends.push(Mend {
-            kind: Kind::OrphanToolResult,
-            line,
-            start: span.start as u64,
-            end: span.end as u64,
-            removed: bytes[span.clone()].to_vec(),
-            message: format!(
-                "tool_result for {} hung where its call (line {}) is off the chain, so the client sent neither: relinked to {to}, the record holding the call",
-                ids.join(", "),
-                source_line(call)
-            ),
-        });
-        out.edits.push((span, crate::json_string::json_string(to).into_bytes()));
+        let ids: Vec<&str> =
+            scan.tables.tool_results(&scan.records[res as usize]).iter().map(|&id| scan.str(id)).collect();
+        let message = format!(
+            "tool_result for {} hung where its call (line {}) is off the chain, so the client sent neither: relinked to {to}, the record holding the call",
+            ids.join(", "),
+            source_line(call)
+        );
+        let json = crate::json_string::json_string(to).into_bytes();
+        let (mend, edit) = relink_edit(Kind::OrphanToolResult, line, bytes, span, json, message);
+        mends.push(mend);
+        out.edits.push(edit);
         out.claimed.insert(res);
         out.restored.extend(fragments.iter().copied().chain(answers));
     }
