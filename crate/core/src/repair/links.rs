@@ -8,6 +8,7 @@
 //! reported and left. Only the `parentUuid` value's bytes change; the report names every relink.
 
 use super::{Kind, Left, Mend};
+use crate::client::chain::Chain;
 use crate::client::Origin;
 use crate::compress::json_span::find_member;
 use crate::graph::{Graph, Link, NONE};
@@ -53,11 +54,9 @@ pub fn source_line(scan: &Scan, line_map: &[u32], i: u32) -> u32 {
     line_map.get(l as usize - 1).copied().unwrap_or(l)
 }
 
-/// How many records of the active chain have a `parentUuid` naming no record (what `doctor`
-/// counts before it asks for the repair itself).
-pub fn dangling_on_chain(scan: &Scan) -> u32 {
-    let g = Graph::new(scan);
-    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+/// How many records of `chain` (the active chain of `g`) have a `parentUuid` naming no record.
+pub fn dangling_on_chain(g: &Graph, chain: &Chain) -> u32 {
+    let scan = g.scan();
     let dangling = |i: u32| {
         scan.records[i as usize].parent_uuid.is_some_and(|u| g.index_of(scan.str(u)).is_none())
             && matches!(g.link[i as usize], Link::Reattached | Link::Dangling)
@@ -65,19 +64,19 @@ pub fn dangling_on_chain(scan: &Scan) -> u32 {
     chain.records.iter().zip(&chain.origins).filter(|(&i, &o)| o == Origin::Chain && dangling(i)).count() as u32
 }
 
-/// The relinks of the dangling parents of the active chain of `bytes` (scanned as `scan`), the
+/// The relinks of the dangling parents of `chain`, the active chain of `g` over `bytes`, the
 /// records in `skip` left alone (another repair relinks them); `line_map` gives the source line
 /// of each line of `bytes`.
 pub fn relink(
-    scan: &Scan,
+    g: &Graph,
+    chain: &Chain,
     bytes: &[u8],
     line_map: &[u32],
     skip: &FxHashSet<u32>,
     mends: &mut Vec<Mend>,
     left: &mut Vec<Left>,
 ) -> Vec<Edit> {
-    let g = Graph::new(scan);
-    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    let scan = g.scan();
     let source_line = |i: u32| source_line(scan, line_map, i);
     let mut edits: Vec<Edit> = Vec::new();
     for (&i, &origin) in chain.records.iter().zip(&chain.origins) {

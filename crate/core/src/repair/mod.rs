@@ -28,6 +28,25 @@ use crate::graph::{Graph, NONE};
 use crate::scan::{scan_bytes, Mode, Scan};
 use rustc_hash::FxHashSet;
 
+/// Damage on the active chain that `doctor` counts before it asks [`plan`] itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainDamage {
+    /// Records whose `parentUuid` names no record.
+    pub dangling_parents: u32,
+    /// Records holding a `tool_result` whose `tool_use` is not on the chain.
+    pub orphan_results: u32,
+}
+
+/// The damage of the active chain of `scan` (one graph for both counts).
+pub fn chain_damage(scan: &Scan) -> ChainDamage {
+    let g = Graph::new(scan);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    ChainDamage {
+        dangling_parents: links::dangling_on_chain(&g, &chain),
+        orphan_results: tools::orphan_results_on_chain(&g, &chain),
+    }
+}
+
 /// A named repair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -145,9 +164,11 @@ pub fn plan(bytes: &[u8]) -> Plan {
     let mid = scan_bytes(&mended, Mode::Full);
     // Both relinks read the same bytes (their offsets are in them); a result record the tool
     // relink takes is not also relinked as a dangling parent.
-    let tools = tools::relink_results(&mid, &mended, &line_map, &mut p.mends, &mut p.left);
+    let g = Graph::new(&mid);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    let tools = tools::relink_results(&g, &chain, &mended, &line_map, &mut p.mends, &mut p.left);
     let mut edits = tools.edits;
-    edits.extend(links::relink(&mid, &mended, &line_map, &tools.claimed, &mut p.mends, &mut p.left));
+    edits.extend(links::relink(&g, &chain, &mended, &line_map, &tools.claimed, &mut p.mends, &mut p.left));
     if p.mends.is_empty() {
         return p;
     }

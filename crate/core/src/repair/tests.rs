@@ -157,7 +157,7 @@ fn relinks_a_result_whose_call_is_off_the_chain() {
     // The result hangs from the call's parent: the call is a leaf of its own, off the chain.
     let mut t = good.clone();
     t[4] = t[4].replace(r#""parentUuid":"c1""#, r#""parentUuid":"u2""#);
-    assert_eq!(tools::orphan_results_on_chain(&scan_bytes(&join(&t), Mode::Full)), 1);
+    assert_eq!(chain_damage(&scan_bytes(&join(&t), Mode::Full)).orphan_results, 1);
     let p = plan(&join(&t));
     assert_eq!(p.refusal, None);
     assert_eq!(p.mends.iter().map(|m| m.kind).collect::<Vec<_>>(), [Kind::OrphanToolResult]);

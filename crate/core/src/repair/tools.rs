@@ -20,7 +20,7 @@
 
 use super::links::{parent_span, relink_edit, source_line, Edit};
 use super::{Kind, Left, Mend};
-use crate::client::chain::{active_chain, is_boundary, load, message_fragments};
+use crate::client::chain::{is_boundary, load, message_fragments, Chain};
 use crate::graph::{Graph, NONE};
 use crate::scan::{record, Scan};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -66,28 +66,26 @@ fn after_boundary<'c>(g: &Graph, records: &'c [u32]) -> &'c [u32] {
     &records[start..]
 }
 
-/// How many records of the active chain hold a tool result whose call is not on the chain
-/// (what `doctor` counts before it asks the repair itself; the chain as the graph gives it).
-pub fn orphan_results_on_chain(scan: &Scan) -> u32 {
-    let g = Graph::new(scan);
-    let chain = active_chain(&g, crate::client::leaf::choose(&g).leaf);
-    orphans(scan, &chain.records, after_boundary(&g, &chain.records)).len() as u32
+/// How many records of `chain` (the active chain of `g`, after its last compact boundary) hold
+/// a tool result whose call is not on the chain.
+pub fn orphan_results_on_chain(g: &Graph, chain: &Chain) -> u32 {
+    orphans(g.scan(), &chain.records, after_boundary(g, &chain.records)).len() as u32
 }
 
-/// Relinks the result records of the active chain of `bytes` (scanned as `scan`) whose call is
+/// Relinks the result records of `chain`, the active chain of `g` over `bytes`, whose call is
 /// off the chain (module doc); `line_map` gives the source line of each line of `bytes`.
 pub fn relink_results(
-    scan: &Scan,
+    g: &Graph,
+    chain: &Chain,
     bytes: &[u8],
     line_map: &[u32],
     mends: &mut Vec<Mend>,
     left: &mut Vec<Left>,
 ) -> ToolRelinks {
     let mut out = ToolRelinks::default();
-    let g = Graph::new(scan);
-    let chain = active_chain(&g, crate::client::leaf::choose(&g).leaf);
-    let loaded = load(&g, bytes, &chain).records;
-    let found = orphans(scan, &loaded, after_boundary(&g, &loaded));
+    let scan = g.scan();
+    let loaded = load(g, bytes, chain).records;
+    let found = orphans(scan, &loaded, after_boundary(g, &loaded));
     if found.is_empty() {
         return out;
     }
@@ -148,7 +146,7 @@ pub fn relink_results(
         }
         // The call's message must hang, through its own fragments only, from the record the
         // result hangs from: relinking then brings back that message and nothing else.
-        let fragments = message_fragments(&g, call);
+        let fragments = message_fragments(g, call);
         let target = g.parent[res as usize];
         let mut at = call;
         let mut joins = false;
