@@ -218,8 +218,10 @@ pub fn relink_results(
         let to = scan.str(scan.records[call as usize].uuid.expect("a canonical record has a uuid"));
         let ids: Vec<&str> =
             scan.tables.tool_results(&scan.records[res as usize]).iter().map(|&id| scan.str(id)).collect();
+        let from = g.parent[res as usize];
+        let from = if from == NONE { "no record".to_string() } else { format!("line {}", source_line(from)) };
         let message = format!(
-            "tool_result for {} hung where its call (line {}) is off the chain, so the client sent neither: relinked to {to}, the record holding the call",
+            "tool_result for {} hangs from {from}, leaving its call off the chain (the client sends neither): relinked to {to} (line {}), the record holding the call",
             ids.join(", "),
             source_line(call)
         );
