@@ -275,6 +275,11 @@ export interface ArchiveSummary {
    * estate root is never followed).
    */
   skipped: Array<ArchiveFailure>
+  /**
+   * Files the walk found that are no transcript at all (first line not a JSON object, no
+   * record): left out, each with why.
+   */
+  notTranscripts: Array<ArchiveFailure>
   /** Streams found missing or damaged and stored again from the estate: one line each. */
   healed: Array<string>
   archivedFiles: number
@@ -319,6 +324,8 @@ export interface BadLineInfo {
   line: number
   offset: number
   kind: BadLineKind
+  /** What the line is, in words (`corrupt line (not valid JSON)`, `JSON nested too deep…`). */
+  problem: string
 }
 
 export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
@@ -707,6 +714,20 @@ export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' 
 export declare function nativeErrorCodes(): Array<NativeErrorCode>
 
 /**
+ * Why the file at `path` is no transcript at all (its first line is not a JSON object and no
+ * line is a record), or none when it may be one. Reads one block, the whole file only when
+ * that block shows no object first. An unreadable file gives none: the reader that opens it
+ * reports why.
+ */
+export declare function notATranscript(path: string): string | null
+
+/**
+ * Why a file that yielded no record is not a transcript, from how its first line read (none
+ * for an empty file or an object).
+ */
+export declare function notJsonlReason(firstLine: FirstLine): string | null
+
+/**
  * One piece of a rewritten transcript: exactly one of `records` (source records copied
  * verbatim), `record` + `set` (one source record with members replaced or appended), or `line`
  * (a new JSON line).
@@ -1018,6 +1039,11 @@ export interface ScanSummary {
   blankLines: number
   crlfLines: number
   badJsonLines: number
+  /**
+   * Of `badJsonLines`, those that are valid JSON this reader cannot hold (nested deeper than
+   * 1024 levels, a number beyond a double's range): the client reads them.
+   */
+  unreadableJsonLines: number
   nonObjectLines: number
   loneSurrogateLines: number
   bom: boolean
