@@ -162,7 +162,7 @@ test.serial(
 )
 
 test.serial(
-  'left to the client: a result whose call no record holds, and a call at the end with no result',
+  'left to the client: a result whose call no record holds, a call at the end with no result, a parallel call spliced back',
   async (t) => {
     const source = join(REAL, 'real-05.jsonl')
     if (!existsSync(source)) return t.fail(`${source} is missing`)
@@ -201,5 +201,21 @@ test.serial(
     t.true(answer > 0, 'the call is sent with a result')
     t.true(sent[answer].content.find((b: any) => b.tool_use_id === id).is_error, 'an error result the client made')
     t.deepEqual(pairingProblems([...sent, endRun.finalMessage!]), [])
+    // A parallel call's result hung from the record before its call (the call's fragment shares
+    // its message.id with fragments on the chain): the client splices the call back, nothing is
+    // lost, and nothing is repaired.
+    const recs = lines.map((l) => JSON.parse(l.toString('utf8')))
+    const fragmentResult = recs.findIndex((r, j) => {
+      const c = recs.find((x) => x.uuid === r.parentUuid)
+      const id = c?.type === 'assistant' ? c.message?.id : undefined
+      const result = r.type === 'user' && JSON.stringify(r.message?.content ?? '').includes('"tool_result"')
+      return j > 0 && result && id && recs.filter((x) => x.type === 'assistant' && x.message?.id === id).length > 2
+    })
+    t.true(fragmentResult > 0)
+    const spliced = resultOffItsCall(original, fragmentResult).damaged
+    t.deepEqual(native.repairTranscript(spliced).mends, [])
+    const splicedRun = await resumeWithRealClient(spliced, { sessionId })
+    const originalRun = await resumeWithRealClient(original, { sessionId })
+    t.deepEqual(splicedRun.history, originalRun.history)
   },
 )

@@ -219,3 +219,32 @@ fn leaves_a_relink_that_would_bring_back_more_than_the_call() {
     assert!(p.output.is_none());
     assert!(p.left.iter().any(|l| l.message.contains("does not hang from there")), "{:?}", p.left);
 }
+
+#[test]
+fn relinks_the_last_result_of_parallel_calls_and_brings_back_the_whole_message() {
+    // Two calls streamed as two fragments of one message (c1b hangs from c1a), each result
+    // hanging from its call's fragment, the conversation going on from the second result.
+    let frag =
+        |uuid: &str, parent: &str, ts: &str, id: &str| call(uuid, parent, ts, id).replace(&format!("m-{uuid}"), "m-c1");
+    let good = vec![
+        rec("user", "u1", None, "2026-01-01T00:00:01Z", "hello"),
+        frag("c1a", "u1", "2026-01-01T00:00:02Z", "toolu_1"),
+        frag("c1b", "c1a", "2026-01-01T00:00:03Z", "toolu_2"),
+        result("r1", "c1a", "2026-01-01T00:00:04Z", "toolu_1"),
+        result("r2", "c1b", "2026-01-01T00:00:05Z", "toolu_2"),
+        rec("assistant", "a2", Some("r2"), "2026-01-01T00:00:06Z", "done"),
+    ];
+    let mut t = good.clone();
+    t[4] = t[4].replace(r#""parentUuid":"c1b""#, r#""parentUuid":"u1""#);
+    let p = plan(&join(&t));
+    assert_eq!(p.refusal, None);
+    assert_eq!(p.mends.iter().map(|m| (m.kind, m.line)).collect::<Vec<_>>(), [(Kind::OrphanToolResult, 5)]);
+    assert_eq!(p.output.as_deref(), Some(&join(&good)[..]));
+    // Without the first call's result, relinking would leave toolu_1 unanswered: left.
+    let mut t = good.clone();
+    t[4] = t[4].replace(r#""parentUuid":"c1b""#, r#""parentUuid":"u1""#);
+    t.remove(3);
+    let p = plan(&join(&t));
+    assert!(p.output.is_none());
+    assert!(p.left.iter().any(|l| l.message.contains("toolu_1")), "{:?}", p.left);
+}

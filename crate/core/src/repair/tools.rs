@@ -108,7 +108,8 @@ pub fn relink_results(
     }
     // First each orphan's candidate call record, then per call message whether every call is
     // answered once the results are back.
-    let mut plans: Vec<(u32, u32, Vec<u32>)> = Vec::new(); // (result, call record, fragments)
+    // (result, call record, the call's message fragments, the result's parentUuid value)
+    let mut plans: Vec<(u32, u32, Vec<u32>, std::ops::Range<usize>)> = Vec::new();
     for (res, ids) in &found {
         let (res, line) = (*res, source_line(*res));
         let all = scan.tables.tool_results(&scan.records[res as usize]).len();
@@ -169,16 +170,21 @@ pub fn relink_results(
             )));
             continue;
         }
-        plans.push((res, call, fragments));
+        let Some(span) = parent_span(scan, bytes, res) else {
+            left.push(say("its parentUuid bytes cannot be located unambiguously: left as it is".into()));
+            continue;
+        };
+        plans.push((res, call, fragments, span));
     }
     // Every call of a message brought back must be answered: by a relinked result, or by a
-    // result that already hangs from one of its fragments.
+    // result that already hangs from one of its fragments (so the relinks of one message stand
+    // or fall together).
     let mut relinked_ids: FxHashMap<u32, FxHashSet<&str>> = FxHashMap::default();
-    for (res, _, fragments) in &plans {
+    for (res, _, fragments, _) in &plans {
         let ids = scan.tables.tool_results(&scan.records[*res as usize]).iter().map(|&id| scan.str(id));
         relinked_ids.entry(fragments[0]).or_default().extend(ids);
     }
-    for (res, call, fragments) in plans {
+    for (res, call, fragments, span) in plans {
         let calls: Vec<&str> = fragments
             .iter()
             .flat_map(|&f| scan.tables.tool_uses(&scan.records[f as usize]).iter().map(|u| scan.str(u.id)))
@@ -207,14 +213,6 @@ pub fn relink_results(
             });
             continue;
         }
-        let Some(span) = parent_span(scan, bytes, res) else {
-            left.push(Left {
-                kind: Kind::OrphanToolResult,
-                line,
-                message: "its parentUuid bytes cannot be located unambiguously: left as it is".into(),
-            });
-            continue;
-        };
         let to = scan.str(scan.records[call as usize].uuid.expect("a canonical record has a uuid"));
         let ids: Vec<&str> =
             scan.tables.tool_results(&scan.records[res as usize]).iter().map(|&id| scan.str(id)).collect();
