@@ -14,6 +14,7 @@ import {
   callRecordLost,
   callResultLines,
   danglingParent,
+  join as joinLines,
   linesOf,
   loneSurrogate,
   nulPadding,
@@ -217,5 +218,45 @@ test.serial(
     const splicedRun = await resumeWithRealClient(spliced, { sessionId })
     const originalRun = await resumeWithRealClient(original, { sessionId })
     t.deepEqual(splicedRun.history, originalRun.history)
+  },
+)
+
+test.serial(
+  'a torn line that held a call with its result written onto it: the chain comes back, the result whose call was lost is left',
+  async (t) => {
+    const source = join(REAL, 'real-05.jsonl')
+    if (!existsSync(source)) return t.fail(`${source} is missing`)
+    const original = readFileSync(source)
+    const sessionId = sessionOf(original)
+    const { lines, terminated } = linesOf(original)
+    const k = callResultLines(original)[5]
+    const j = k - 1
+    t.true(
+      lines[k].includes(`"parentUuid":"${JSON.parse(lines[j].toString('utf8')).uuid}"`),
+      'the call is the line before',
+    )
+    // The call's write cut short after 200 bytes, the result written onto the same line.
+    const damaged = joinLines(
+      [...lines.slice(0, j), Buffer.concat([lines[j].subarray(0, 200), lines[k]]), ...lines.slice(k + 1)],
+      terminated,
+    )
+    const r = native.repairTranscript(damaged)
+    t.is(r.refusal, undefined, r.refusal?.message)
+    t.deepEqual(r.mends.map((m) => m.kind).sort(), ['dangling-parent', 'torn-line'])
+    t.deepEqual(
+      r.left.map((l) => l.kind),
+      ['orphan-tool-result'],
+    )
+    // The only error left is that result, which the client drops.
+    t.deepEqual(
+      errors(r.output!).map((f) => f.code),
+      ['orphan-tool-result'],
+    )
+    const damagedRun = await resumeWithRealClient(damaged, { sessionId })
+    const repairedRun = await resumeWithRealClient(r.output!, { sessionId })
+    for (const run of [damagedRun, repairedRun]) t.is(run.exitCode, 0, run.stderr)
+    // Measured: for the damaged file the client resumes only the records after the torn line.
+    t.true(repairedRun.history!.length > damagedRun.history!.length + 20)
+    t.deepEqual(pairingProblems([...repairedRun.history!, repairedRun.finalMessage!]), [])
   },
 )

@@ -13,6 +13,7 @@ import {
   callRecordLost,
   callResultLines,
   danglingParent,
+  join as joinLines,
   linesOf,
   loneSurrogate,
   nulPadding,
@@ -181,6 +182,23 @@ test('the API: repairTranscript in candidate mode, and a clean file needs nothin
   t.deepEqual(r.report.edits, [])
 })
 
+test('a torn line that held a call with its result: written and verified, the result whose call was lost left', async (t) => {
+  if (!have) return t.fail(`${SOURCE} is missing`)
+  const { lines, terminated } = linesOf(real())
+  const k = callResultLines(real())[5]
+  const torn = Buffer.concat([lines[k - 1].subarray(0, 200), lines[k]])
+  const { input, out } = inFile(joinLines([...lines.slice(0, k - 1), torn, ...lines.slice(k + 1)], terminated))
+  const r = await repairTranscript(input, { out })
+  t.is(r.report.operationState, 'committed')
+  t.deepEqual(
+    r.report.left.map((l) => l.kind),
+    ['orphan-tool-result'],
+  )
+  // The orphan the torn line hid is reported as left, not taken for an error the repair made.
+  t.deepEqual(r.report.validation.codes, ['orphan-tool-result'])
+  t.true(existsSync(out))
+})
+
 test('doctor names each repair and says it is repairable with claude-jsonl repair', async (t) => {
   if (!have) return t.fail(`${SOURCE} is missing`)
   const a = recordsOnOneLine(real(), 40)
@@ -214,7 +232,7 @@ test('doctor: a result whose call is off the chain is repairable; one whose call
     ['info'],
   )
   t.notRegex(lost[0].message, /repairable/)
-  t.regex(lost[0].message, /no record of the file holds/)
+  t.regex(lost[0].message, /in no record of the file/)
 })
 
 test('repair --all goes through the compress batch: repaired, nothing to repair, unchanged on a re-run', (t) => {

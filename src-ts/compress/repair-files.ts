@@ -38,14 +38,16 @@ export function errorCount(bytes: Buffer): { errors: number; warnings: number; c
   return { errors, warnings: v.findings.length - errors, codes }
 }
 
-/** Fails when the repaired bytes have a validation error the source did not have as often. */
+/** Fails when the repaired bytes have a validation error the source did not have as often
+ * (`allowed`: how many more of a code are damage the repair found and reported as left). */
 export function checkNoNewErrors(
   path: string,
   repaired: ReturnType<typeof errorCount>,
   source: ReturnType<typeof errorCount>,
+  allowed: ReadonlyMap<string, number> = new Map(),
 ): void {
   for (const [code, n] of repaired.codes)
-    if (n > (source.codes.get(code) ?? 0))
+    if (n > (source.codes.get(code) ?? 0) + (allowed.get(code) ?? 0))
       throw new ClaudeJsonlError(`${path}: the repaired file has a new validation error (${code})`, EXIT.internal, path)
 }
 

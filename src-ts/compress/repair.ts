@@ -141,7 +141,10 @@ function verifyRepaired(path: string, published: Buffer, expected: Buffer, sourc
       EXIT.internal,
       path,
     )
-  checkNoNewErrors(path, errorCount(published), errorCount(source))
+  // A tool result the damage hid whose call was lost with it (a torn line held both) comes back
+  // as an orphan the validator flags: damage the repair reports as left, not one it made.
+  const left = again.left.filter((l) => l.kind === 'orphan-tool-result').length
+  checkNoNewErrors(path, errorCount(published), errorCount(source), new Map([['orphan-tool-result', left]]))
 }
 
 /**

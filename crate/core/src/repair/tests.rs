@@ -192,7 +192,7 @@ fn leaves_a_result_whose_call_no_record_holds_and_a_call_at_the_end() {
     assert!(p.output.is_none() && p.refusal.is_none());
     assert_eq!(p.left.len(), 1);
     assert_eq!(p.left[0].kind, Kind::OrphanToolResult);
-    assert!(p.left[0].message.contains("no record of the file holds"), "{}", p.left[0].message);
+    assert!(p.left[0].message.contains("in no record of the file"), "{}", p.left[0].message);
     // The file ends on the call: the client answers it as interrupted; nothing to repair.
     let t = with_tool_call()[..4].to_vec();
     let p = plan(&join(&t));

@@ -61,6 +61,14 @@ fn orphans<'a>(s: &'a Scan, chain: &[u32], sent: &[u32]) -> Vec<(u32, Vec<&'a st
         .collect()
 }
 
+/// Reports the results `ids` of the record at `line` as left, one entry each (as the validator
+/// has one finding for each), with why.
+fn leave(left: &mut Vec<Left>, line: u32, ids: &[&str], why: impl Fn(&str) -> String) {
+    for id in ids {
+        left.push(Left { kind: Kind::OrphanToolResult, line, message: format!("tool_result for {id}: {}", why(id)) });
+    }
+}
+
 fn after_boundary<'c>(g: &Graph, records: &'c [u32]) -> &'c [u32] {
     let start = records.iter().rposition(|&r| is_boundary(g, r)).map_or(0, |k| k + 1);
     &records[start..]
@@ -113,33 +121,31 @@ pub fn relink_results(
     for (res, ids) in &found {
         let (res, line) = (*res, source_line(*res));
         let all = scan.tables.tool_results(&scan.records[res as usize]).len();
-        let say = |message: String| Left { kind: Kind::OrphanToolResult, line, message };
-        let names = ids.join(", ");
         if ids.len() != all {
-            left.push(say(format!(
-                "tool_result for {names} answers a call off the chain, beside results for calls on it: relinking would move those; left as it is"
-            )));
+            let why = "its record also holds results for calls on the chain, which relinking would move; left as it is";
+            leave(left, line, ids, |_| why.into());
             continue;
         }
         let mut call = NONE;
-        let mut problem = None;
-        for id in ids {
+        let mut problems: FxHashMap<&str, String> = FxHashMap::default();
+        for &id in ids {
             match holders.get(id).map(|v| v.as_slice()).unwrap_or(&[]) {
-                [] => problem = Some(format!(
-                    "tool_result for {id} answers a call that no record of the file holds (its record was lost): the client drops the block on resume and nothing here can bring the call back; left as it is"
-                )),
-                [one] if call == NONE || call == *one => call = *one,
-                [_] => problem = Some(format!(
-                    "tool_result for {names} answers calls held by different records: ambiguous, left as it is"
-                )),
-                many => problem = Some(format!(
-                    "tool_result for {id} answers a call that {} records hold: ambiguous, left as it is",
-                    many.len()
-                )),
-            }
+                [] => problems.insert(id, "its call is in no record of the file (the record was lost): the client drops the block on resume and nothing here can bring the call back; left as it is".into()),
+                [one] if call == NONE || call == *one => {
+                    call = *one;
+                    None
+                }
+                [_] => problems.insert(id, "the calls its record answers are held by different records: ambiguous, left as it is".into()),
+                many => problems.insert(id, format!("its call is held by {} records: ambiguous, left as it is", many.len())),
+            };
         }
-        if let Some(p) = problem {
-            left.push(say(p));
+        if !problems.is_empty() {
+            leave(left, line, ids, |id| {
+                problems
+                    .get(id)
+                    .cloned()
+                    .unwrap_or_else(|| "left with the other results of its record; left as it is".into())
+            });
             continue;
         }
         if on_chain.contains(&call) {
@@ -164,14 +170,17 @@ pub fn relink_results(
         if !joins {
             let from =
                 if target == NONE { "nothing (a root)".to_string() } else { format!("line {}", source_line(target)) };
-            left.push(say(format!(
-                "tool_result for {names} hangs from {from}; its call at line {} does not hang from there: relinking would bring other records into the conversation; left as it is",
+            let why = format!(
+                "its record hangs from {from}; its call at line {} does not hang from there: relinking would bring other records into the conversation; left as it is",
                 source_line(call)
-            )));
+            );
+            leave(left, line, ids, |_| why.clone());
             continue;
         }
         let Some(span) = parent_span(scan, bytes, res) else {
-            left.push(say("its parentUuid bytes cannot be located unambiguously: left as it is".into()));
+            leave(left, line, ids, |_| {
+                "its record's parentUuid bytes cannot be located unambiguously; left as it is".into()
+            });
             continue;
         };
         plans.push((res, call, fragments, span));
@@ -202,15 +211,14 @@ pub fn relink_results(
         let line = source_line(res);
         let missing: Vec<&str> = calls.iter().copied().filter(|c| !answered.contains(c)).collect();
         if !missing.is_empty() {
-            left.push(Left {
-                kind: Kind::OrphanToolResult,
-                line,
-                message: format!(
-                    "its call's message (line {}) also holds {} that no result answers: relinking would leave them unanswered; left as it is",
-                    source_line(call),
-                    missing.join(", ")
-                ),
-            });
+            let why = format!(
+                "its call's message (line {}) also holds {} that no result answers: relinking would leave them unanswered; left as it is",
+                source_line(call),
+                missing.join(", ")
+            );
+            let ids: Vec<&str> =
+                scan.tables.tool_results(&scan.records[res as usize]).iter().map(|&id| scan.str(id)).collect();
+            leave(left, line, &ids, |_| why.clone());
             continue;
         }
         let to = scan.str(scan.records[call as usize].uuid.expect("a canonical record has a uuid"));
