@@ -424,6 +424,13 @@ export interface ConversationSpans {
   bytes: number
 }
 
+/**
+ * Per record: the record whose usage counts for the API request it belongs to (the entry with
+ * the largest output, as `stats` counts), or -1 for a record that is no counted assistant entry
+ * (no usage, `<synthetic>`, a sidechain replay).
+ */
+export declare function countedEntries(index: TranscriptIndex): Int32Array
+
 /** A store file of the archive that cannot be read (the rest of the archive can). */
 export interface DamagedStoreFile {
   storePath: string
@@ -1145,6 +1152,12 @@ export interface StreamHistory {
   error?: string
 }
 
+/**
+ * The session an old-layout `agent-*.jsonl` belongs to (the first `sessionId` its records
+ * carry), read from the file's first 64 KiB; null when it names none there or is unreadable.
+ */
+export declare function subagentParentSession(path: string): string | null
+
 export interface SummaryInputOptions {
   /** Strings inside tool inputs are cut to this many characters (400). */
   stringChars?: number
@@ -1177,7 +1190,20 @@ export interface ToolTargetCount {
 }
 
 /** What a tool's targets are. */
-export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern' | 'skill'
+
+/** One tool that has a target: the kind, and the `input` fields that name it, in order. */
+export interface ToolTargetRule {
+  tool: string
+  kind: ToolTargetKind
+  fields: Array<string>
+}
+
+/**
+ * The core's table of which tools have a target and where it is in their input: `stats
+ * --tools` counts by it, `show` names a call's target by it.
+ */
+export declare function toolTargetRules(): Array<ToolTargetRule>
 
 export interface ToolTargetsInfo {
   tool: string

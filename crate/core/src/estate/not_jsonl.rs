@@ -1,8 +1,8 @@
-//! Which files a walk leaves out as no transcript at all: a file whose first line is not a JSON
-//! object, which holds no record, and in which no `"type"` key occurs (a text file, an image, a
+//! Which files a walk leaves out as no transcript at all: a file in which no line begins an
+//! object (after blanks and NUL bytes) and no `"type"` key occurs (a text file, an image, a
 //! binary named `.jsonl`). A damaged transcript (a corrupt first line, then records; a record
-//! behind NUL padding that only `repair` can cut free) is still a transcript: the archive keeps
-//! it and `repair` may mend it.
+//! behind NUL padding that only `repair` can cut free; a first record torn by a crash) is still
+//! a transcript: the archive keeps it and `repair` may mend it.
 
 use crate::scan::{self, FirstLine, Mode};
 use std::fs::File;
@@ -38,11 +38,13 @@ pub fn not_jsonl(path: &Path) -> io::Result<Option<&'static str>> {
     }
     let mut whole = head[..n].to_vec();
     f.read_to_end(&mut whole)?;
-    let s = scan::scan_bytes(&whole, Mode::Full);
-    if !s.records.is_empty() || memchr::memmem::find(&whole, b"\"type\"").is_some() {
+    let begins_object = |line: &[u8]| line.iter().find(|c| !c.is_ascii_whitespace() && **c != 0) == Some(&b'{');
+    if whole.split(|&c| c == b'\n').any(begins_object) || memchr::memmem::find(&whole, b"\"type\"").is_some() {
         return Ok(None);
     }
-    Ok(s.first_line.not_jsonl_reason())
+    // How line 1 reads says which of the two reasons it is.
+    let first = whole.split(|&c| c == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
+    Ok(scan::scan_bytes(first, Mode::Full).first_line.not_jsonl_reason())
 }
 
 #[cfg(test)]
@@ -68,6 +70,9 @@ mod tests {
         assert_eq!(case("torn-head.jsonl", b"\0\0\0garbage\n{\"type\":\"user\",\"uuid\":\"u\"}\n"), None);
         // a record behind NUL padding on its own line: no line parses, but repair can mend it
         assert_eq!(case("padded.jsonl", b"\0\0\0\0{\"type\":\"user\",\"uuid\":\"u\"}\n"), None);
+        // a first record torn by a crash after a corrupt line
+        assert_eq!(case("torn.jsonl", b"\0\0 not json at all\n{\"half\":"), None);
+        assert_eq!(case("text.jsonl", b"not json at all\nnor this\n"), FirstLine::Invalid.not_jsonl_reason());
         // a first line of whitespace longer than the first block
         let mut long = vec![b' '; 5000];
         long.extend_from_slice(b"{\"type\":\"user\"}\n");
