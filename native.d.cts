@@ -936,7 +936,7 @@ export interface RepairLeft {
 export interface RepairMend {
   /**
    * The repair's name (`records-on-one-line`, `torn-line`, `non-json-bytes`,
-   * `lone-surrogates`, `dangling-parent`).
+   * `lone-surrogates`, `dangling-parent`, `orphan-tool-result`).
    */
   kind: string
   /** 1-based source line. */
@@ -1072,6 +1072,11 @@ export interface ScanSummary {
   cwd?: string
   /** Records of the active chain whose `parentUuid` names no record (see `repair`). */
   danglingOnChain: number
+  /**
+   * Records of the active chain holding a `tool_result` whose `tool_use` is not on the chain
+   * (see `repair`).
+   */
+  orphanResultsOnChain: number
 }
 
 /** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */

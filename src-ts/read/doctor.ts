@@ -199,16 +199,27 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
 
 /** Damage `claude-jsonl repair` mends: lines and links the client resumes less of. Line damage
  * that stays informational for the reader (lone surrogates, read after repair) and a relink
- * (the client re-attaches by itself) are info; the rest is flagged. */
-const REPAIR_FLAGS: ReadonlySet<string> = new Set(['records-on-one-line', 'torn-line', 'non-json-bytes'])
+ * (the client re-attaches by itself) are info; the rest (a call and result the client drops
+ * among them) is flagged. */
+const REPAIR_FLAGS: ReadonlySet<string> = new Set([
+  'records-on-one-line',
+  'torn-line',
+  'non-json-bytes',
+  'orphan-tool-result',
+])
 
 /** The repairs a damaged file needs, by kind, from the native repair itself (run only on files
  * whose scan shows damage), or why it cannot be repaired. */
 function repairFindings(f: EstateFileInfo): Finding[] {
   const s = f.summary!
   const damaged =
-    s.badJsonLines - s.unreadableJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 ||
-    s.tornTail
+    s.badJsonLines -
+      s.unreadableJsonLines +
+      s.nonObjectLines +
+      s.loneSurrogateLines +
+      s.danglingOnChain +
+      s.orphanResultsOnChain >
+      0 || s.tornTail
   if (!damaged) return []
   let bytes: Buffer
   try {
