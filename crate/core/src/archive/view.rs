@@ -114,7 +114,7 @@ struct Staged {
 
 /// The indices of `which` by store file: a format-1 file alone, a format-2 stream's files
 /// together (the stream is read once for all of them), largest store file first.
-fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
+pub(super) fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
     let mut at: std::collections::HashMap<(&Path, Option<u32>), usize> = std::collections::HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, s) in which.iter().enumerate() {

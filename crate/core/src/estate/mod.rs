@@ -4,8 +4,8 @@
 mod discover;
 mod scanned;
 
-pub use discover::{discover, DiscoverError, EstateFile, FileKind};
-pub use scanned::{scan_estate, EstateScan};
+pub use discover::{classify_at, discover, DiscoverError, EstateFile, FileKind};
+pub use scanned::{scan_estate, scan_estate_and_archives, ArchiveRoot, EstateScan};
 
 use crate::scan::Scan;
 use std::collections::HashMap;

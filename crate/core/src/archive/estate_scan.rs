@@ -1,0 +1,235 @@
+//! Reading an archive the way the estate readers read a projects folder, with no copy on disk:
+//! each stream is read once, its frames decoded into memory one after another, and each
+//! transcript's bytes scanned in chunks of whole lines as they arrive (a chunk's scan appended
+//! to the file's, as the parallel scanner joins the chunks of one file). Memory is one stream's
+//! stored bytes, one frame and one chunk per thread: bounded by the largest session, whatever
+//! the archive's size. The SHA-256 recorded at every piece is checked as the bytes go by; a
+//! file that fails it (or a stream that does not decode) is an error for that file only.
+
+use super::fsx;
+use super::layout::Key;
+use super::read::{self, Stored};
+use super::stream::{self, MemberSink};
+use crate::scan::{scan_bytes, scan_chunk, Mode, Parser, Progress, Scan};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::fs;
+use std::sync::atomic::Ordering;
+
+/// A chunk is scanned once this many decoded bytes wait (cut after their last newline).
+const CHUNK_BYTES: usize = if cfg!(test) { 1000 } else { 4 << 20 };
+
+/// One archived transcript as the estate scan sees it: its key, the recorded size and source
+/// mtime of the state read, whether it was pruned (older than the cut-off: listed, not read),
+/// and its scan or why it could not be read.
+#[derive(Debug)]
+pub struct ScannedFile {
+    pub key: Key,
+    pub size: u64,
+    pub mtime_ms: f64,
+    pub pruned: bool,
+    pub scan: Result<Scan, String>,
+}
+
+/// Scans the files `which` lists (each stream read once for all of its files, the streams in
+/// parallel, largest first). A file whose recorded mtime is before `min_mtime_ms` is listed but
+/// not decoded. One result per file, in order.
+pub fn scan_stored(which: &[Stored], mode: Mode, min_mtime_ms: Option<f64>, progress: &Progress) -> Vec<ScannedFile> {
+    progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
+    let groups = super::view::by_store_file(which);
+    progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
+    let done: Vec<Vec<ScannedFile>> = groups
+        .par_iter()
+        .with_max_len(1)
+        .map(|g| {
+            let files: Vec<&Stored> = g.iter().map(|&i| &which[i]).collect();
+            let r = match files[0].in_stream() {
+                true => scan_stream(&files, mode, min_mtime_ms),
+                false => files.iter().map(|s| scan_store_file(s, mode, min_mtime_ms)).collect(),
+            };
+            progress.bytes_done.fetch_add(files[0].store_len, Ordering::Relaxed);
+            progress.files_done.fetch_add(g.len() as u64, Ordering::Relaxed);
+            r
+        })
+        .collect();
+    let mut out: Vec<Option<ScannedFile>> = which.iter().map(|_| None).collect();
+    for (g, rs) in groups.iter().zip(done) {
+        for (&i, r) in g.iter().zip(rs) {
+            out[i] = Some(r);
+        }
+    }
+    out.into_iter().map(|f| f.expect("one result per file")).collect()
+}
+
+fn ms_of(ns: i128) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// The files of one format-2 stream (all asking for the same state of it).
+fn scan_stream(files: &[&Stored], mode: Mode, min_mtime_ms: Option<f64>) -> Vec<ScannedFile> {
+    let path = &files[0].path;
+    let failed = |e: String| {
+        files
+            .iter()
+            .map(|s| ScannedFile { key: s.key.clone(), size: 0, mtime_ms: 0.0, pruned: false, scan: Err(e.clone()) })
+            .collect()
+    };
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return failed(fsx::msg(path, &e)),
+    };
+    let name = path.display().to_string();
+    let mut segs = match stream::segments_of(&bytes) {
+        Ok((s, _)) => s,
+        Err(e) => return failed(format!("{name}: {e}")),
+    };
+    if let Some(n) = files[0].segments {
+        segs.truncate(n as usize);
+    }
+    let held: HashMap<String, stream::Held> = match stream::held(&segs) {
+        Ok(h) => h.into_iter().map(|(k, h)| (k.rel, h)).collect(),
+        Err(e) => return failed(format!("{name}: {e}")),
+    };
+    let mut out: Vec<ScannedFile> = files
+        .iter()
+        .map(|s| {
+            let h = held.get(&s.key.rel);
+            let mtime_ms = h.map_or(0.0, |h| ms_of(h.mtime_ns));
+            ScannedFile {
+                key: s.key.clone(),
+                size: h.map_or(0, |h| h.size),
+                mtime_ms,
+                pruned: min_mtime_ms.is_some_and(|m| mtime_ms < m),
+                scan: Err(String::new()),
+            }
+        })
+        .collect();
+    for f in out.iter_mut().filter(|f| f.pruned) {
+        f.scan = Ok(Scan::default());
+    }
+    let todo: Vec<usize> = (0..files.len()).filter(|&i| !out[i].pruned).collect();
+    if todo.is_empty() {
+        return out;
+    }
+    let wanted: Vec<&str> = todo.iter().map(|&i| files[i].key.rel.as_str()).collect();
+    let mut sinks: Vec<ScanSink> = todo.iter().map(|_| ScanSink::new(mode)).collect();
+    let r = {
+        let mut dyns: Vec<&mut dyn MemberSink> = sinks.iter_mut().map(|s| s as &mut dyn MemberSink).collect();
+        stream::decode(&name, &bytes, &segs, &wanted, &mut dyns)
+    };
+    drop(bytes);
+    match r {
+        Ok(_) => {
+            for (&i, sink) in todo.iter().zip(sinks) {
+                out[i].scan = Ok(sink.finish());
+            }
+        }
+        Err(e) => {
+            for &i in &todo {
+                out[i].scan = Err(e.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A format-1 store file: decoded whole into memory (a run cut short is undone by a cut, which
+/// a scan already taken could not follow), then scanned.
+fn scan_store_file(s: &Stored, mode: Mode, min_mtime_ms: Option<f64>) -> ScannedFile {
+    let mut sink = VecSink(Vec::new());
+    let r = read::decode(&s.path, &mut sink, true).and_then(|d| {
+        d.mark.ok_or_else(|| format!("{}: corrupt archive: no run of this transcript completed", s.path.display()))
+    });
+    match r {
+        Err(e) => ScannedFile { key: s.key.clone(), size: 0, mtime_ms: 0.0, pruned: false, scan: Err(e) },
+        Ok(mark) => {
+            sink.0.truncate(mark.size as usize);
+            let mtime_ms = ms_of(mark.mtime_ns);
+            let pruned = min_mtime_ms.is_some_and(|m| mtime_ms < m);
+            let scan = if pruned { Scan::default() } else { scan_bytes(&sink.0, mode) };
+            ScannedFile { key: s.key.clone(), size: mark.size, mtime_ms, pruned, scan: Ok(scan) }
+        }
+    }
+}
+
+struct VecSink(Vec<u8>);
+
+impl read::Sink for VecSink {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn cut(&mut self, len: u64) -> Result<(), String> {
+        self.0.truncate(len as usize);
+        Ok(())
+    }
+}
+
+/// Scans a file's bytes as the decoder hands them over: whole lines in chunks of about
+/// `CHUNK_BYTES`, the last partial line kept for the next chunk.
+struct ScanSink {
+    mode: Mode,
+    parser: Parser,
+    pending: Vec<u8>,
+    /// The file offset of `pending`'s first byte.
+    base: u64,
+    scan: Option<Scan>,
+}
+
+impl ScanSink {
+    fn new(mode: Mode) -> ScanSink {
+        ScanSink { mode, parser: Parser::default(), pending: Vec::new(), base: 0, scan: None }
+    }
+
+    fn scan_upto(&mut self, end: usize, file_end: bool) {
+        let part =
+            scan_chunk(&mut self.parser, &self.pending[..end], self.base, self.scan.is_none(), file_end, self.mode);
+        match &mut self.scan {
+            Some(s) => s.append(part),
+            None => self.scan = Some(part),
+        }
+        self.base += end as u64;
+        self.pending.drain(..end);
+    }
+
+    fn finish(mut self) -> Scan {
+        if !self.pending.is_empty() || self.scan.is_none() {
+            let end = self.pending.len();
+            self.scan_upto(end, true);
+        }
+        self.scan.unwrap_or_default()
+    }
+}
+
+impl MemberSink for ScanSink {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= CHUNK_BYTES {
+            if let Some(nl) = memchr::memrchr(b'\n', &self.pending) {
+                self.scan_upto(nl + 1, false);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One archived file's bytes in memory (the state `s` names), SHA-256 checked: for a reader
+/// that needs a transcript's text after the scan (one file, not the archive).
+pub fn read_stored(s: &Stored) -> Result<Vec<u8>, String> {
+    if !s.in_stream() {
+        let mut sink = VecSink(Vec::new());
+        let d = read::decode(&s.path, &mut sink, true)?;
+        let mark = d.mark.ok_or_else(|| format!("{}: corrupt archive: no run completed", s.path.display()))?;
+        sink.0.truncate(mark.size as usize);
+        return Ok(sink.0);
+    }
+    let name = s.path.display().to_string();
+    let bytes = fs::read(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
+    let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
+    if let Some(n) = s.segments {
+        segs.truncate(n as usize);
+    }
+    let mut data = Vec::new();
+    stream::decode(&name, &bytes, &segs, &[s.key.rel.as_str()], &mut [&mut data])?;
+    Ok(data)
+}
