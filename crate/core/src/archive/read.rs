@@ -311,13 +311,7 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
 /// The files of a format-2 stream, each at its latest generation, from the directories alone;
 /// refused unless the stream's own record places it at `path`.
 fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, String> {
-    let (segs, _) = stream::read_segments(path)?;
-    let Some(first) = segs.first() else {
-        return Err(format!("{}: corrupt archive: no segment of this stream is complete", path.display()));
-    };
-    if first.unit.path(root) != path {
-        return Err(format!("{}: header places this stream elsewhere in the archive", path.display()));
-    }
+    let segs = super::history::placed_segments(root, path)?;
     let held = stream::held(&segs).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(held
         .into_iter()
@@ -919,10 +913,6 @@ pub fn owner_of(bufs: &Buffers, s: &Stored) -> Result<Option<String>, String> {
     if !s.in_stream() {
         return owner(bufs, &s.path);
     }
-    let name = s.path.display().to_string();
-    let bytes = fs::read(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
-    let (segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
-    let mut data = Vec::new();
-    stream::decode(&name, &bytes, &segs, &[s.key.rel.as_str()], &mut [&mut data])?;
+    let data = super::estate_scan::read_stored(s)?;
     Ok(first_session_id(&mut Parser::default(), &data, 0).map(|(_, sid)| sid))
 }

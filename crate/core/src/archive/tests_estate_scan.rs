@@ -38,7 +38,10 @@ fn by_rel(e: &EstateScan, root: &Path) -> Vec<(PathBuf, String)> {
                 Err(e) => format!("error {e}"),
             };
             let session = &e.sessions[si as usize].session_id;
-            (f.path.strip_prefix(root).unwrap().to_path_buf(), format!("{:?} {} {session} {} {what}", f.kind, f.project, f.size))
+            (
+                f.path.strip_prefix(root).unwrap().to_path_buf(),
+                format!("{:?} {} {session} {} {what}", f.kind, f.project, f.size),
+            )
         })
         .collect();
     v.sort();
