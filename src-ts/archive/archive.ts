@@ -2,7 +2,7 @@
 // store root, incrementally and byte-exact; restore; and the read view through which every
 // estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
 // The work is native (crate/core/src/archive); this module owns policy: roots, targets, selection.
-import { basename, dirname, resolve, sep } from 'node:path'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveListing, ArchiveSummary, ArchivedFile } from '#native'
@@ -11,6 +11,7 @@ import type { EstateOptions } from '../read/estate.js'
 import { fromNative, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
 import { filesAsOf, listArchive, listArchiveAll, selectSessions } from './generations.js'
+import { DIFFERS, recoverTargets, replaceWithArchived } from './replace.js'
 
 export type { ArchivedFile, ArchiveListing }
 export { archiveHistory, listArchive, listArchiveAll, selectSessions } from './generations.js'
@@ -132,6 +133,13 @@ export interface RestoreOptions {
   /** Restore each session as the last archive run at or before this time left it (an ISO 8601
    * date or time; a date alone is its midnight UTC). With `all`, every session archived by then. */
   asOf?: string
+  /** Replace a file that exists and differs (else an error for that file) through the in-place
+   * transaction: the current file is kept as a verified numbered `.backup` beside it; a session
+   * Claude Code is running, or one written within `stableForMs`, is refused. Config-folder files
+   * are never replaced. */
+  replace?: boolean
+  /** With `replace`: refuse a session written more recently than this (default 10 s). */
+  stableForMs?: number
 }
 
 /**
@@ -145,8 +153,11 @@ export interface RestoreReport {
   files: {
     key: string
     target: string
-    status: 'written' | 'identical' | 'failed'
+    /** `replaced`: a different file was there (`replace`); it is kept as `backup`. */
+    status: 'written' | 'identical' | 'replaced' | 'failed'
     bytes: number
+    /** The numbered backup the file that was replaced is kept as. */
+    backup?: string
     /** A config-folder file (`includeConfig`). */
     config: boolean
     error?: string
@@ -158,6 +169,7 @@ export interface RestoreReport {
   warnings: string[]
   written: number
   identical: number
+  replaced: number
   failed: number
   bytes: number
   elapsedMs: number
@@ -213,6 +225,7 @@ async function restorePast(
 ): Promise<RestoreReport> {
   const files = listArchive(root).filter((f) => !f.config)
   const which = await filesAsOf(root, files, opts)
+  if (opts.replace) recoverTargets(targetsOf(which, to), to)
   let results
   try {
     results = await withProgress(opts.onProgress, (p) =>
@@ -229,7 +242,30 @@ async function restorePast(
     config: false,
     ...(r.error ? { error: r.error } : {}),
   }))
+  if (opts.replace) await replaceDiffering(out, which, to, opts, env)
   return reportOf({ to, configTo: null, files: out, configSkipped: 0, warnings: [] }, started)
+}
+
+/** Where the files go under `to` (as the core places them, after its checks). */
+const targetsOf = (files: ArchivedFile[], to: string) => files.map((f) => join(to, f.project, f.path))
+
+/** `replace`: each file of the projects folder that exists and differs (`out[i]` for `which[i]`)
+ * replaced through the in-place transaction, one after another. */
+async function replaceDiffering(
+  out: RestoreReport['files'],
+  which: ArchivedFile[],
+  to: string,
+  opts: RestoreOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  for (let i = 0; i < out.length; i++) {
+    const f = out[i]
+    if (f.status !== 'failed' || f.config || !f.error?.endsWith(DIFFERS)) continue
+    const r = await replaceWithArchived(which[i], f.target, to, env, opts.stableForMs)
+    out[i] = r.error
+      ? { ...f, error: r.error }
+      : { key: f.key, target: f.target, status: 'replaced', bytes: r.bytes, config: false, backup: r.backup }
+  }
 }
 
 /** A restore's report: its files with the totals counted from them. */
@@ -242,6 +278,7 @@ function reportOf(
     ...r,
     written: out.filter((f) => f.status === 'written').length,
     identical: out.filter((f) => f.status === 'identical').length,
+    replaced: out.filter((f) => f.status === 'replaced').length,
     failed: out.filter((f) => f.status === 'failed').length,
     bytes: out.reduce((n, f) => n + f.bytes, 0),
     elapsedMs: Math.round(performance.now() - started),
@@ -347,6 +384,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   const sessions = new Set(chosen.files.map((f) => f.sessionId).filter((s) => s != null))
   const config = all.filter((f) => f.config && (opts.all || (f.sessionId != null && sessions.has(f.sessionId))))
   const which = configTo ? [...chosen.files, ...config] : chosen.files
+  if (opts.replace) recoverTargets(targetsOf(chosen.files, to), to)
   let results
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
@@ -365,6 +403,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     config: which[i].config,
     ...(r.error ? { error: r.error } : {}),
   }))
+  if (opts.replace) await replaceDiffering(out, which, to, opts, env)
   out.push(...chosen.unknown)
   const restoredKeys = new Set(out.filter((f) => f.status !== 'failed').map((f) => f.key))
   const warnings = listing.lacking.filter((l) => l.partlyHeld && restoredKeys.has(l.key)).map((l) => l.error)
