@@ -3,8 +3,9 @@
 //! transcript's bytes scanned in chunks of whole lines as they arrive (a chunk's scan appended
 //! to the file's, as the parallel scanner joins the chunks of one file). Memory is one stream's
 //! stored bytes, one frame and one chunk per thread: bounded by the largest session, whatever
-//! the archive's size. The SHA-256 recorded at every piece is checked as the bytes go by; a
-//! file that fails it (or a stream that does not decode) is an error for that file only.
+//! the archive's size. Every frame's checksum is checked as it is decoded (the SHA-256 of every
+//! piece is `restore`'s check: it would cost the readers as much again as the decompression); a
+//! stream that does not decode is an error for its files only.
 
 use super::fsx;
 use super::layout::Key;
@@ -115,7 +116,7 @@ fn scan_stream(files: &[&Stored], mode: Mode, min_mtime_ms: Option<f64>) -> Vec<
     let mut sinks: Vec<ScanSink> = todo.iter().map(|_| ScanSink::new(mode)).collect();
     let r = {
         let mut dyns: Vec<&mut dyn MemberSink> = sinks.iter_mut().map(|s| s as &mut dyn MemberSink).collect();
-        stream::decode(&name, &bytes, &segs, &wanted, &mut dyns)
+        stream::decode_as(&name, &bytes, &segs, &wanted, &mut dyns, stream::Check::Frames)
     };
     drop(bytes);
     match r {
@@ -166,7 +167,7 @@ impl read::Sink for VecSink {
 }
 
 /// Scans a file's bytes as the decoder hands them over: whole lines in chunks of about
-/// `CHUNK_BYTES`, the last partial line kept for the next chunk.
+/// `CHUNK_BYTES` straight from the decoded frame, only a line cut by the frame's end copied.
 struct ScanSink {
     mode: Mode,
     parser: Parser,
@@ -181,33 +182,56 @@ impl ScanSink {
         ScanSink { mode, parser: Parser::default(), pending: Vec::new(), base: 0, scan: None }
     }
 
-    fn scan_upto(&mut self, end: usize, file_end: bool) {
-        let part =
-            scan_chunk(&mut self.parser, &self.pending[..end], self.base, self.scan.is_none(), file_end, self.mode);
+    /// Scans the next bytes of the file (whole lines, or the file's last bytes at its end).
+    fn scan_part(&mut self, buf: &[u8], file_end: bool) {
+        let part = scan_chunk(&mut self.parser, buf, self.base, self.scan.is_none(), file_end, self.mode);
         match &mut self.scan {
             Some(s) => s.append(part),
             None => self.scan = Some(part),
         }
-        self.base += end as u64;
-        self.pending.drain(..end);
+        self.base += buf.len() as u64;
     }
 
     fn finish(mut self) -> Scan {
         if !self.pending.is_empty() || self.scan.is_none() {
-            let end = self.pending.len();
-            self.scan_upto(end, true);
+            let pending = std::mem::take(&mut self.pending);
+            self.scan_part(&pending, true);
         }
         self.scan.unwrap_or_default()
     }
 }
 
 impl MemberSink for ScanSink {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.pending.extend_from_slice(bytes);
-        if self.pending.len() >= CHUNK_BYTES {
-            if let Some(nl) = memchr::memrchr(b'\n', &self.pending) {
-                self.scan_upto(nl + 1, false);
-            }
+    fn put(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+        // a line begun in an earlier put: completed from this one and scanned on its own
+        if !self.pending.is_empty() {
+            let Some(nl) = memchr::memchr(b'\n', bytes) else {
+                self.pending.extend_from_slice(bytes);
+                return Ok(());
+            };
+            self.pending.extend_from_slice(&bytes[..=nl]);
+            let end = self.pending.len();
+            let pending = std::mem::take(&mut self.pending);
+            self.scan_part(&pending[..end], false);
+            self.pending = pending;
+            self.pending.clear();
+            bytes = &bytes[nl + 1..];
+        }
+        // whole lines straight from the decoded frame, in chunks; the cut line kept
+        while !bytes.is_empty() {
+            let window = &bytes[..bytes.len().min(CHUNK_BYTES)];
+            let cut = match memchr::memrchr(b'\n', window) {
+                Some(nl) => nl + 1,
+                None => match memchr::memchr(b'\n', bytes) {
+                    Some(nl) => nl + 1,
+                    None => {
+                        self.pending.extend_from_slice(bytes);
+                        return Ok(());
+                    }
+                },
+            };
+            self.scan_part(&bytes[..cut], false);
+            bytes = &bytes[cut..];
         }
         Ok(())
     }
