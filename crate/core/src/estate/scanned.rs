@@ -65,8 +65,11 @@ pub fn scan_estate_and_archives(
         .collect();
     let mut pruned = pruned;
     for a in archives {
-        let which: Vec<Stored> =
-            a.files.iter().filter(|s| !s.key.is_config() && s.key.rel.ends_with(".jsonl")).cloned().collect();
+        // a crafted header refuses the whole archive, as it does for restore's placing of files
+        let kept: Vec<Stored> = a.files.iter().filter(|s| !s.key.is_config()).cloned().collect();
+        crate::archive::view::refuse_hostile_keys(&kept)
+            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+        let which: Vec<Stored> = kept.into_iter().filter(|s| s.key.rel.ends_with(".jsonl")).collect();
         for (s, f) in which.iter().zip(estate_scan::scan_stored(&which, mode, min_mtime_ms, progress)) {
             let path = a.root.join(&s.key.project).join(&s.key.rel);
             files.push(classify_at(path, f.size, f.mtime_ms));
