@@ -226,7 +226,11 @@ export async function scanEstateFiles(
         : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
     throw inputError(failure.path, failure.message + hint)
   }
-  return { roots, scan, files: scan.files(summaries), archived }
+  const files = scan.files(summaries)
+  // an archived file that does not decode (a damaged frame) is named as the read view named it
+  if (archived.size > 0)
+    for (const f of files) if (f.error && archived.has(f.path)) (opts.warn ?? warnToStderr)(`${f.error} (skipped)`)
+  return { roots, scan, files, archived }
 }
 
 /** Why a scanned file cannot be used, or undefined when it is a readable transcript. */
