@@ -11,11 +11,60 @@ use super::fsx;
 use super::layout::Key;
 use super::read::{self, Stored};
 use super::stream::{self, MemberSink};
+use crate::estate::{self, classify_at, DiscoverError, EstateScan};
 use crate::scan::{scan_bytes, scan_chunk, Mode, Parser, Progress, Scan};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs;
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
+
+/// An archive root read as an estate: the archived files to read (the latest generation of
+/// each, or the state of an earlier run), which the caller chose.
+#[derive(Debug, Clone)]
+pub struct ArchiveRoot {
+    pub root: PathBuf,
+    pub files: Vec<Stored>,
+}
+
+/// `estate::scan_estate` over the folders `paths` and the archives `archives` together: an
+/// archived transcript is read from its stream in memory (nothing written) and listed at
+/// `<archive>/<project>/<path in the project>`, the place it has in the archive's layout as a
+/// projects folder (no file is there: a reader that needs its bytes again asks the archive,
+/// `read_stored`). Only transcripts (`*.jsonl`, not config-folder files) are read. An archive
+/// with a header that would place a file outside its layout is refused whole, naming it.
+pub fn scan_estate_and_archives(
+    paths: &[PathBuf],
+    archives: &[ArchiveRoot],
+    mode: Mode,
+    min_mtime_ms: Option<f64>,
+    progress: &Progress,
+) -> Result<EstateScan, DiscoverError> {
+    let mut e = match paths.is_empty() {
+        true => EstateScan::default(),
+        false => estate::scan_estate(paths, mode, min_mtime_ms, progress)?,
+    };
+    if archives.is_empty() {
+        return Ok(e);
+    }
+    for a in archives {
+        // a crafted header refuses the whole archive, as it does for the read view
+        let kept: Vec<Stored> = a.files.iter().filter(|s| !s.key.is_config()).cloned().collect();
+        super::view::refuse_hostile_keys(&kept).map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+        let which: Vec<Stored> = kept.into_iter().filter(|s| s.key.rel.ends_with(".jsonl")).collect();
+        for (s, f) in which.iter().zip(scan_stored(&which, mode, min_mtime_ms, progress)) {
+            let path = a.root.join(&s.key.project).join(&s.key.rel);
+            e.files.push(classify_at(path, f.size, f.mtime_ms));
+            e.scans.push(f.scan);
+            e.pruned.push(f.pruned);
+        }
+    }
+    let refs: Vec<Option<&Scan>> = e.scans.iter().map(|s| s.as_ref().ok()).collect();
+    let (sessions, session_of_file) = estate::sessions(&e.files, &refs);
+    e.sessions = sessions;
+    e.session_of_file = session_of_file;
+    Ok(e)
+}
 
 /// A chunk is scanned once this many decoded bytes wait (cut after their last newline).
 const CHUNK_BYTES: usize = if cfg!(test) { 1000 } else { 4 << 20 };

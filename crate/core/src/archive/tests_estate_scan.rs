@@ -2,8 +2,9 @@
 //! for the latest state and an earlier one, with a damaged stream failing only its own files.
 use super::stream_tests::big_estate;
 use super::*;
+use crate::archive::estate_scan::{scan_estate_and_archives, ArchiveRoot};
 use crate::archive::stream::Unit;
-use crate::estate::{self, ArchiveRoot, EstateScan};
+use crate::estate::{self, EstateScan};
 use crate::scan::{Mode, Scan};
 
 /// What a reader takes from one file's scan, comparable across the two ways of reading it.
@@ -50,7 +51,7 @@ fn by_rel(e: &EstateScan, root: &Path) -> Vec<(PathBuf, String)> {
 
 fn scan_archive(root: &Path, files: Vec<Stored>, mode: Mode) -> EstateScan {
     let a = ArchiveRoot { root: root.to_path_buf(), files };
-    estate::scan_estate_and_archives(&[], &[a], mode, None, &Progress::default()).unwrap()
+    scan_estate_and_archives(&[], &[a], mode, None, &Progress::default()).unwrap()
 }
 
 #[test]

@@ -5,7 +5,7 @@ mod discover;
 mod scanned;
 
 pub use discover::{classify_at, discover, DiscoverError, EstateFile, FileKind};
-pub use scanned::{scan_estate, scan_estate_and_archives, ArchiveRoot, EstateScan};
+pub use scanned::{scan_estate, EstateScan};
 
 use crate::scan::Scan;
 use std::collections::HashMap;

@@ -1,18 +1,9 @@
 //! Scanning a whole estate: discover its files, scan the ones that can hold anything new (in
 //! parallel), and group them into sessions.
 
-use super::{classify_at, discover, sessions, DiscoverError, EstateFile, Session};
-use crate::archive::{estate_scan, Stored};
+use super::{discover, sessions, DiscoverError, EstateFile, Session};
 use crate::scan::{self, Mode, Progress, Scan};
 use std::path::PathBuf;
-
-/// An archive root read as an estate: the archived files to read (the latest generation of
-/// each, or the state of an earlier run), which the caller chose.
-#[derive(Debug, Clone)]
-pub struct ArchiveRoot {
-    pub root: PathBuf,
-    pub files: Vec<Stored>,
-}
 
 /// Every transcript under the roots, scanned, with the session each belongs to.
 #[derive(Debug, Default)]
@@ -37,46 +28,17 @@ pub fn scan_estate(
     min_mtime_ms: Option<f64>,
     progress: &Progress,
 ) -> Result<EstateScan, DiscoverError> {
-    scan_estate_and_archives(paths, &[], mode, min_mtime_ms, progress)
-}
-
-/// `scan_estate` over the folders `paths` and the archives `archives` together: an archived
-/// transcript is read from its stream in memory (`archive::estate_scan`, nothing written) and
-/// listed at `<archive>/<project>/<path in the project>`, the place it has in the archive's
-/// layout as a projects folder (no file is there: readers that need its bytes again ask the
-/// archive). Only transcripts (`*.jsonl`, not config-folder files) are read.
-pub fn scan_estate_and_archives(
-    paths: &[PathBuf],
-    archives: &[ArchiveRoot],
-    mode: Mode,
-    min_mtime_ms: Option<f64>,
-    progress: &Progress,
-) -> Result<EstateScan, DiscoverError> {
-    let mut files = if paths.is_empty() { Vec::new() } else { discover(paths)? };
+    let files = discover(paths)?;
     let pruned: Vec<bool> = files.iter().map(|f| min_mtime_ms.is_some_and(|m| f.mtime_ms < m)).collect();
     let kept: Vec<PathBuf> = files.iter().zip(&pruned).filter(|(_, p)| !**p).map(|(f, _)| f.path.clone()).collect();
     let mut scanned = scan::scan_paths(&kept, mode, progress).into_iter();
-    let mut scans: Vec<Result<Scan, String>> = pruned
+    let scans: Vec<Result<Scan, String>> = pruned
         .iter()
         .map(|&p| match p {
             true => Ok(Scan::default()),
             false => scanned.next().expect("one scan per kept file").map_err(|e| crate::io_message(&e)),
         })
         .collect();
-    let mut pruned = pruned;
-    for a in archives {
-        // a crafted header refuses the whole archive, as it does for restore's placing of files
-        let kept: Vec<Stored> = a.files.iter().filter(|s| !s.key.is_config()).cloned().collect();
-        crate::archive::view::refuse_hostile_keys(&kept)
-            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
-        let which: Vec<Stored> = kept.into_iter().filter(|s| s.key.rel.ends_with(".jsonl")).collect();
-        for (s, f) in which.iter().zip(estate_scan::scan_stored(&which, mode, min_mtime_ms, progress)) {
-            let path = a.root.join(&s.key.project).join(&s.key.rel);
-            files.push(classify_at(path, f.size, f.mtime_ms));
-            scans.push(f.scan);
-            pruned.push(f.pruned);
-        }
-    }
     let refs: Vec<Option<&Scan>> = scans.iter().map(|s| s.as_ref().ok()).collect();
     let (sessions, session_of_file) = sessions(&files, &refs);
     Ok(EstateScan { files, scans, pruned, session_of_file, sessions })
