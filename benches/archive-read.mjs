@@ -17,7 +17,11 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { median, repo, scriptArgs } from './script-args.mjs'
 
-const { input: projects, rounds, opt } = scriptArgs(
+const {
+  input: projects,
+  rounds,
+  opt,
+} = scriptArgs(
   join(repo, '.bench-cache', 'estate', 'projects'),
   'node benches/archive-read.mjs [PROJECTS] [--rounds N] [--archive DIR]',
   5,
