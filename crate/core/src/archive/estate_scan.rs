@@ -88,13 +88,14 @@ pub fn scan_stored(which: &[Stored], mode: Mode, min_mtime_ms: Option<f64>, prog
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
     let groups = super::view::by_store_file(which);
     progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
+    let bufs = read::Buffers::default();
     let done: Vec<Vec<ScannedFile>> = groups
         .par_iter()
         .with_max_len(1)
         .map(|g| {
             let files: Vec<&Stored> = g.iter().map(|&i| &which[i]).collect();
             let r = match files[0].in_stream() {
-                true => scan_stream(&files, mode, min_mtime_ms),
+                true => scan_stream(&bufs, &files, mode, min_mtime_ms),
                 false => files.iter().map(|s| scan_store_file(s, mode, min_mtime_ms)).collect(),
             };
             progress.bytes_done.fetch_add(files[0].store_len, Ordering::Relaxed);
@@ -116,7 +117,7 @@ fn ms_of(ns: i128) -> f64 {
 }
 
 /// The files of one format-2 stream (all asking for the same state of it).
-fn scan_stream(files: &[&Stored], mode: Mode, min_mtime_ms: Option<f64>) -> Vec<ScannedFile> {
+fn scan_stream(bufs: &read::Buffers, files: &[&Stored], mode: Mode, min_mtime_ms: Option<f64>) -> Vec<ScannedFile> {
     let path = &files[0].path;
     let failed = |e: String| {
         files
@@ -163,10 +164,12 @@ fn scan_stream(files: &[&Stored], mode: Mode, min_mtime_ms: Option<f64>) -> Vec<
     }
     let wanted: Vec<&str> = todo.iter().map(|&i| files[i].key.rel.as_str()).collect();
     let mut sinks: Vec<ScanSink> = todo.iter().map(|_| ScanSink::new(mode)).collect();
+    let mut buf = bufs.take();
     let r = {
         let mut dyns: Vec<&mut dyn MemberSink> = sinks.iter_mut().map(|s| s as &mut dyn MemberSink).collect();
-        stream::decode_as(&name, &bytes, &segs, &wanted, &mut dyns, stream::Check::Frames)
+        stream::decode_as(&name, &bytes, &segs, &wanted, &mut dyns, stream::Check::Frames, &mut buf)
     };
+    bufs.give(buf);
     drop(bytes);
     match r {
         Ok(_) => {

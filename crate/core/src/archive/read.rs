@@ -431,12 +431,12 @@ impl Sink for FileSink<'_> {
 pub struct Buffers(Mutex<Vec<Vec<u8>>>);
 
 impl Buffers {
-    fn take(&self) -> Vec<u8> {
+    pub(super) fn take(&self) -> Vec<u8> {
         let mut v = self.0.lock().map(|mut p| p.pop()).ok().flatten().unwrap_or_default();
         v.clear();
         v
     }
-    fn give(&self, v: Vec<u8>) {
+    pub(super) fn give(&self, v: Vec<u8>) {
         if let Ok(mut p) = self.0.lock() {
             p.push(v);
         }

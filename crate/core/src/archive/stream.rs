@@ -446,7 +446,7 @@ pub fn decode(
     wanted: &[&str],
     sinks: &mut [&mut dyn MemberSink],
 ) -> Result<Vec<Decoded>, String> {
-    decode_as(name, bytes, segs, wanted, sinks, Check::Sha256)
+    decode_as(name, bytes, segs, wanted, sinks, Check::Sha256, &mut Vec::new())
 }
 
 /// How much a decode checks beyond each frame's own checksum (zstd's, over its decoded bytes,
@@ -461,7 +461,8 @@ pub enum Check {
     Frames,
 }
 
-/// `decode`, checking as `check` says.
+/// `decode`, checking as `check` says, each frame decoded into `buf` (a buffer reused across
+/// streams costs no fresh pages).
 pub fn decode_as(
     name: &str,
     bytes: &[u8],
@@ -469,6 +470,7 @@ pub fn decode_as(
     wanted: &[&str],
     sinks: &mut [&mut dyn MemberSink],
     check: Check,
+    buf: &mut Vec<u8>,
 ) -> Result<Vec<Decoded>, String> {
     let named = |e: String| format!("{name}: {e}");
     let latest: HashMap<&str, u32> = {
@@ -483,7 +485,6 @@ pub fn decode_as(
     };
     let slot: HashMap<&str, usize> = wanted.iter().enumerate().map(|(i, w)| (*w, i)).collect();
     let mut state: Vec<(u64, Sha256, Option<Decoded>)> = wanted.iter().map(|_| (0, Sha256::new(), None)).collect();
-    let mut buf = Vec::new();
     for s in segs {
         // each wanted piece's range in the segment's decoded bytes
         let mut at = 0u64;
@@ -511,7 +512,7 @@ pub fn decode_as(
                 continue;
             }
             let frame = &bytes[file_at as usize..(file_at + f.stored) as usize];
-            decompress(frame, f.size, file_at, &mut buf).map_err(named)?;
+            decompress(frame, f.size, file_at, buf).map_err(named)?;
             for w in &want[done..] {
                 if w.0 >= fb {
                     break;
