@@ -287,6 +287,11 @@ export interface ArchiveSummary {
    * estate root is never followed).
    */
   skipped: Array<ArchiveFailure>
+  /**
+   * Files the walk found that are no transcript at all (first line not a JSON object, no
+   * record): left out, each with why.
+   */
+  notTranscripts: Array<ArchiveFailure>
   /** Streams found missing or damaged and stored again from the estate: one line each. */
   healed: Array<string>
   archivedFiles: number
@@ -331,6 +336,8 @@ export interface BadLineInfo {
   line: number
   offset: number
   kind: BadLineKind
+  /** What the line is, in words (`corrupt line (not valid JSON)`, `JSON nested too deep…`). */
+  problem: string
 }
 
 export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
@@ -719,6 +726,20 @@ export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' 
 export declare function nativeErrorCodes(): Array<NativeErrorCode>
 
 /**
+ * Why the file at `path` is no transcript at all (its first line is not a JSON object and no
+ * line is a record), or none when it may be one. Reads one block, the whole file only when
+ * that block shows no object first. An unreadable file gives none: the reader that opens it
+ * reports why.
+ */
+export declare function notATranscript(path: string): string | null
+
+/**
+ * Why a file that yielded no record is not a transcript, from how its first line read (none
+ * for an empty file or an object).
+ */
+export declare function notJsonlReason(firstLine: FirstLine): string | null
+
+/**
  * One piece of a rewritten transcript: exactly one of `records` (source records copied
  * verbatim), `record` + `set` (one source record with members replaced or appended), or `line`
  * (a new JSON line).
@@ -1035,6 +1056,11 @@ export interface ScanSummary {
   blankLines: number
   crlfLines: number
   badJsonLines: number
+  /**
+   * Of `badJsonLines`, those that are valid JSON this reader cannot hold (nested deeper than
+   * 1024 levels, a number beyond a double's range): the client reads them.
+   */
+  unreadableJsonLines: number
   nonObjectLines: number
   loneSurrogateLines: number
   bom: boolean
@@ -1163,7 +1189,20 @@ export interface ToolTargetCount {
 }
 
 /** What a tool's targets are. */
-export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern' | 'skill'
+
+/** One tool that has a target: the kind, and the `input` fields that name it, in order. */
+export interface ToolTargetRule {
+  tool: string
+  kind: ToolTargetKind
+  fields: Array<string>
+}
+
+/**
+ * The core's table of which tools have a target and where it is in their input: `stats
+ * --tools` counts by it, `show` names a call's target by it.
+ */
+export declare function toolTargetRules(): Array<ToolTargetRule>
 
 export interface ToolTargetsInfo {
   tool: string

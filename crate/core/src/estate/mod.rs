@@ -2,9 +2,11 @@
 //! one is (a session or a subagent of one), and the sessions they form.
 
 mod discover;
+mod not_jsonl;
 mod scanned;
 
 pub use discover::{classify_at, discover, DiscoverError, EstateFile, FileKind};
+pub use not_jsonl::not_jsonl;
 pub use scanned::{scan_estate, EstateScan};
 
 use crate::scan::Scan;
