@@ -7,7 +7,6 @@
 //! piece is `restore`'s check: it would cost the readers as much again as the decompression); a
 //! stream that does not decode is an error for its files only.
 
-use super::fsx;
 use super::layout::Key;
 use super::read::{self, Stored};
 use super::stream::{self, MemberSink};
@@ -15,7 +14,6 @@ use crate::estate::{self, classify_at, DiscoverError, EstateScan};
 use crate::scan::{scan_bytes, scan_chunk, Mode, Parser, Progress, Scan};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::fs;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -125,18 +123,11 @@ fn scan_stream(bufs: &read::Buffers, files: &[&Stored], mode: Mode, min_mtime_ms
             .map(|s| ScannedFile { key: s.key.clone(), size: 0, mtime_ms: 0.0, pruned: false, scan: Err(e.clone()) })
             .collect()
     };
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return failed(fsx::msg(path, &e)),
-    };
     let name = path.display().to_string();
-    let mut segs = match stream::segments_of(&bytes) {
-        Ok((s, _)) => s,
-        Err(e) => return failed(format!("{name}: {e}")),
+    let (bytes, segs) = match read::stream_as_of(path, files[0].segments) {
+        Ok(r) => r,
+        Err(e) => return failed(e),
     };
-    if let Some(n) = files[0].segments {
-        segs.truncate(n as usize);
-    }
     let held: HashMap<String, stream::Held> = match stream::held(&segs) {
         Ok(h) => h.into_iter().map(|(k, h)| (k.rel, h)).collect(),
         Err(e) => return failed(format!("{name}: {e}")),
@@ -300,11 +291,7 @@ pub fn read_stored(s: &Stored) -> Result<Vec<u8>, String> {
         return Ok(sink.0);
     }
     let name = s.path.display().to_string();
-    let bytes = fs::read(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
-    let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
-    if let Some(n) = s.segments {
-        segs.truncate(n as usize);
-    }
+    let (bytes, segs) = read::stream_as_of(&s.path, s.segments)?;
     let mut data = Vec::new();
     stream::decode(&name, &bytes, &segs, &[s.key.rel.as_str()], &mut [&mut data])?;
     Ok(data)

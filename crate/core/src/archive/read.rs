@@ -834,6 +834,17 @@ impl stream::MemberSink for TempSink<'_> {
     }
 }
 
+/// A format-2 stream's bytes and its complete segments, as of an earlier run when `segments` is
+/// set (only the segments written up to it). Errors name the stream.
+pub(super) fn stream_as_of(path: &Path, segments: Option<u32>) -> Result<(Vec<u8>, Vec<stream::Segment>), String> {
+    let bytes = fs::read(path).map_err(|e| fsx::msg(path, &e))?;
+    let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(n) = segments {
+        segs.truncate(n as usize);
+    }
+    Ok((bytes, segs))
+}
+
 /// Decodes the given files of one format-2 stream (each at its latest generation) into new
 /// files in their destinations' folders, reading the stream once and decompressing only the
 /// frames they need; as `decode_to_temp` otherwise. A stream that fails to decode fails every
@@ -845,19 +856,11 @@ pub fn stream_to_temps(
     durable: bool,
 ) -> Vec<Result<(PathBuf, Mark), String>> {
     let all = |e: String| files.iter().map(|_| Err(e.clone())).collect();
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return all(fsx::msg(path, &e)),
-    };
     let name = path.display().to_string();
-    let mut segs = match stream::segments_of(&bytes) {
-        Ok((s, _)) => s,
-        Err(e) => return all(format!("{name}: {e}")),
+    let (bytes, segs) = match stream_as_of(path, files.first().and_then(|(s, _)| s.segments)) {
+        Ok(r) => r,
+        Err(e) => return all(e),
     };
-    // as of an earlier run: only the segments written up to it
-    if let Some(n) = files.first().and_then(|(s, _)| s.segments) {
-        segs.truncate(n as usize);
-    }
     let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
     let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
     for (i, (_, dest)) in files.iter().enumerate() {
