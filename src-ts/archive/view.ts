@@ -2,7 +2,8 @@
 // path (sessions, find, show, timeline, teleport-id, compress and pack of an archived session):
 // its read view is a cache folder holding the latest generation of every archived transcript,
 // laid out like a projects folder and refreshed incrementally (natively), which they then scan
-// unchanged. It is said on stderr when it is made, and `claude-jsonl cache clean` removes it.
+// unchanged. It is said on stderr when it is made, a view unused for 30 days is removed by the
+// next reader that opens one, and `claude-jsonl cache clean` removes them all.
 // (`stats` and `doctor` read the streams in memory instead: read/estate.ts.)
 import { createHash } from 'node:crypto'
 import { existsSync, lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs'
@@ -62,8 +63,8 @@ function sizeOf(dir: string): { bytes: number; files: number } {
   return { bytes, files }
 }
 
-/** Every archive read view in the cache folder, with its size. */
-export function listArchiveViews(env: NodeJS.ProcessEnv = process.env): ArchiveViewInfo[] {
+/** The folders of the archive read views in the cache folder. */
+function viewDirs(env: NodeJS.ProcessEnv): string[] {
   const base = archiveViewsDir(env)
   let names: string[] = []
   try {
@@ -71,10 +72,28 @@ export function listArchiveViews(env: NodeJS.ProcessEnv = process.env): ArchiveV
   } catch {
     return []
   }
-  return names
-    .map((n) => join(base, n))
-    .filter((d) => lstatSync(d, { throwIfNoEntry: false })?.isDirectory())
-    .map((dir) => ({ dir, ...sizeOf(dir) }))
+  return names.map((n) => join(base, n)).filter((d) => lstatSync(d, { throwIfNoEntry: false })?.isDirectory())
+}
+
+/** Every archive read view in the cache folder, with its size. */
+export function listArchiveViews(env: NodeJS.ProcessEnv = process.env): ArchiveViewInfo[] {
+  return viewDirs(env).map((dir) => ({ dir, ...sizeOf(dir) }))
+}
+
+/** A read view no reader has refreshed for this long is removed by the next reader that opens
+ * one (every read refreshes its view's state file): the cache holds the archives in use. */
+export const VIEW_UNUSED_MS = 30 * 86_400_000
+
+/** Removes the read views other than `keep` whose state file (rewritten at every read) is older
+ * than VIEW_UNUSED_MS (one without a state file may be being made: left alone). */
+function pruneUnusedViews(env: NodeJS.ProcessEnv, keep: string): void {
+  const now = Date.now()
+  for (const dir of viewDirs(env)) {
+    if (dir === keep) continue
+    const state = lstatSync(join(dir, '.claude-jsonl-view'), { throwIfNoEntry: false })
+    if (!state || now - state.mtimeMs < VIEW_UNUSED_MS) continue
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /** Removes every archive read view (the next reader of an archive that needs one makes it
@@ -111,6 +130,7 @@ export function openArchiveView(
     throw fromNative(e)
   }
   for (const w of summary.warnings) warn(w)
+  pruneUnusedViews(env, view)
   if (made)
     note(
       `this command reads ${resolve(root)} through a read cache: ${summary.files} transcripts (${(summary.bytes / 1e6).toFixed(1)} MB) decoded into ${view}, refreshed on later reads; \`claude-jsonl cache clean\` removes it`,
