@@ -115,20 +115,27 @@ test('--replace never writes through a project folder linked out of the projects
 })
 
 for (const step of STEPS) {
-  test.serial(`--replace killed after step "${step}": compressed or original with its backup; a re-run finishes`, async (t) => {
-    const e = archivedThenCompressed()
-    const run = spawnCli(restoreArgs(e, '--replace', '--stable-for', '0'), e.env, step)
-    await run.stopped
-    run.child.kill('SIGKILL')
-    t.is((await run.exited).signal, 'SIGKILL')
-    const now = readFileSync(e.target)
-    const swapped = TRANSACTION_STEPS.indexOf(step) >= TRANSACTION_STEPS.indexOf('published')
-    t.true(now.equals(swapped ? e.original : e.compressed), `after ${step}`)
-    if (swapped) t.true(backups(e).some((b) => readFileSync(b).equals(e.compressed)), 'replaced only after a backup')
-    const again = cli(restoreArgs(e, '--replace', '--stable-for', '0'), e.env)
-    t.is(again.code, 0, again.stderr)
-    t.true(readFileSync(e.target).equals(e.original))
-    t.true(backups(e).some((b) => readFileSync(b).equals(e.compressed)))
-    t.deepEqual(leftovers(e), [], 'no stage or lock left after the re-run')
-  })
+  test.serial(
+    `--replace killed after step "${step}": compressed or original with its backup; a re-run finishes`,
+    async (t) => {
+      const e = archivedThenCompressed()
+      const run = spawnCli(restoreArgs(e, '--replace', '--stable-for', '0'), e.env, step)
+      await run.stopped
+      run.child.kill('SIGKILL')
+      t.is((await run.exited).signal, 'SIGKILL')
+      const now = readFileSync(e.target)
+      const swapped = TRANSACTION_STEPS.indexOf(step) >= TRANSACTION_STEPS.indexOf('published')
+      t.true(now.equals(swapped ? e.original : e.compressed), `after ${step}`)
+      if (swapped)
+        t.true(
+          backups(e).some((b) => readFileSync(b).equals(e.compressed)),
+          'replaced only after a backup',
+        )
+      const again = cli(restoreArgs(e, '--replace', '--stable-for', '0'), e.env)
+      t.is(again.code, 0, again.stderr)
+      t.true(readFileSync(e.target).equals(e.original))
+      t.true(backups(e).some((b) => readFileSync(b).equals(e.compressed)))
+      t.deepEqual(leftovers(e), [], 'no stage or lock left after the re-run')
+    },
+  )
 }

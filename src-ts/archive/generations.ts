@@ -44,7 +44,6 @@ export function listArchiveAll(root: string): ArchiveListing {
   }
 }
 
-
 /** One generation of a session's transcript, as `restore --list` shows it. */
 export interface GenerationInfo {
   /** 1 for the first archived. */
@@ -196,7 +195,6 @@ export function parseAsOf(text: string): number {
   return ms
 }
 
-
 /** Which archived transcripts a list of session refs names (exit 2 when a prefix is ambiguous,
  * exit 3 when nothing matches). */
 export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedFile[] {
@@ -224,7 +222,6 @@ export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedF
   }
   return files.filter((f) => out.has(f))
 }
-
 
 /** Where a reader's warnings about an archive go: one line each. */
 export type ArchiveWarn = (line: string) => void

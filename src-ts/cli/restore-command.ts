@@ -110,7 +110,8 @@ not archived yet at DATE (one line per session naming what it has; nothing writt
       return EXIT.ok
     }
     const to = values.to
-    if (values['stable-for'] !== undefined && !values.replace) throw usageError('restore: --stable-for goes with --replace')
+    if (values['stable-for'] !== undefined && !values.replace)
+      throw usageError('restore: --stable-for goes with --replace')
     if (!to) throw usageError('restore: --to DIR is required (see claude-jsonl restore --help)')
     const report = await withProgress((onProgress) =>
       restore(root, {
