@@ -436,6 +436,13 @@ export interface ConversationSpans {
   bytes: number
 }
 
+/**
+ * Per record: the record whose usage counts for the API request it belongs to (the entry with
+ * the largest output, as `stats` counts), or -1 for a record that is no counted assistant entry
+ * (no usage, `<synthetic>`, a sidechain replay).
+ */
+export declare function countedEntries(index: TranscriptIndex): Int32Array
+
 /** A store file of the archive that cannot be read (the rest of the archive can). */
 export interface DamagedStoreFile {
   storePath: string
@@ -1156,6 +1163,12 @@ export interface StreamHistory {
   /** Why the stream could not be read (its other fields are then empty). */
   error?: string
 }
+
+/**
+ * The session an old-layout `agent-*.jsonl` belongs to (the first `sessionId` its records
+ * carry), read from the file's first 64 KiB; null when it names none there or is unreadable.
+ */
+export declare function subagentParentSession(path: string): string | null
 
 export interface SummaryInputOptions {
   /** Strings inside tool inputs are cut to this many characters (400). */

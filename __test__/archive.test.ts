@@ -15,7 +15,7 @@ import {
 import { dirname, join, relative } from 'node:path'
 import { archive, listArchive, restore } from '../src-ts/archive/archive.js'
 import { isArchiveRoot } from '../src-ts/archive/view.js'
-import { Store } from '../src-ts/archive/store.js'
+import { Store } from '../src-ts/store/store.js'
 import { stats } from '../src-ts/read/stats.js'
 import { CLI, REAL, REPO, assistant, tempDir, userText, writeTree } from './helpers/transcripts.js'
 import { fileTree as tree } from './helpers/file-tree.js'

@@ -242,6 +242,14 @@ class TurnBuilder {
     return this.groups[i] ?? i
   }
 
+  private counted?: Int32Array
+  /** The record whose usage counts for record i's request (the core's rule), if i is counted. */
+  private countedEntry(i: number): number | undefined {
+    this.counted ??= native.countedEntries(this.index)
+    const c = this.counted[i]
+    return c === undefined || c < 0 ? undefined : c
+  }
+
   private requestKeys?: (string | null | undefined)[]
   /** The request a record belongs to: the native core owns the key (requestId, else message.id). */
   private requestKey(i: number): string | undefined {
@@ -317,7 +325,7 @@ class TurnBuilder {
       } else if (type === 'user') {
         turn = this.user(rec, info, at)
       } else {
-        this.assistant(rec, { ...info, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
+        this.assistant(rec, { ...info, record: i, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
       }
     }
     this.turnOf.set(i, turn)
@@ -382,6 +390,8 @@ class TurnBuilder {
   private assistant(
     rec: Record<string, unknown>,
     info: {
+      /** Its record index. */
+      record: number
       messageId?: string
       model?: string
       requestKey?: string
@@ -433,25 +443,26 @@ class TurnBuilder {
         this.push({ kind: 'tool-call', ...at, id, name, target: toolTarget(name, b.input), input })
       }
     }
-    // Tokens: one row per request, the entry with the largest output (stats' rule).
-    if (info.usage && info.model !== '<synthetic>') {
+    // Tokens: one row per request, from the entry the core counts for it (stats' rule), in the
+    // turn where the request's first entry is.
+    const counted = this.countedEntry(info.record)
+    if (counted !== undefined) {
       const rk = info.requestKey ?? `line:${at.line}`
-      const u = info.usage
-      const row: RequestUsage = {
-        key: rk,
-        model: info.model,
-        timestamp: at.timestamp,
-        inputTokens: u.inputTokens,
-        cacheCreationInputTokens: u.cacheCreationInputTokens,
-        cacheReadInputTokens: u.cacheReadInputTokens,
-        outputTokens: u.outputTokens,
-      }
       const seen = this.requests.get(rk)
       if (!seen) {
+        const entry = counted === info.record ? info : this.index.record(counted)
+        const u = entry?.usage ?? info.usage!
+        const row: RequestUsage = {
+          key: rk,
+          model: entry?.model ?? info.model,
+          timestamp: at.timestamp,
+          inputTokens: u.inputTokens,
+          cacheCreationInputTokens: u.cacheCreationInputTokens,
+          cacheReadInputTokens: u.cacheReadInputTokens,
+          outputTokens: u.outputTokens,
+        }
         this.requests.set(rk, { turn, row })
         turn.requests.push(row)
-      } else if (row.outputTokens > seen.row.outputTokens) {
-        Object.assign(seen.row, { ...row, timestamp: seen.row.timestamp })
       }
     }
   }
