@@ -245,11 +245,23 @@ export interface ArchiveOwner {
 export declare function archiveOwners(files: Array<ArchivedFile>): Promise<ArchiveOwner[]>
 
 /**
+ * One archived file's bytes (the state it names: latest, or as of an earlier run), SHA-256
+ * checked, in memory: for a reader that needs one transcript's text again after a scan.
+ */
+export declare function archiveReadFile(file: ArchivedFile): Buffer
+
+/**
  * Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
  * (checked by SHA-256), never replacing a different file; config-folder files go under
  * `configTo` (refused without it).
  */
 export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress, configTo?: string | undefined | null): Promise<RestoreResult[]>
+
+/** An archive root and the archived files of it an estate scan reads. */
+export interface ArchiveSource {
+  root: string
+  files: Array<ArchivedFile>
+}
 
 /**
  * The files of one format-2 stream as its first `segments` segments hold them (the archive as
@@ -1035,6 +1047,11 @@ export declare function scanEstate(paths: Array<string>, mode?: ScanMode, progre
 export interface ScanEstateOptions {
   /** Skip (but still list) files last modified before this time, ms since the epoch. */
   minMtimeMs?: number
+  /**
+   * Archive roots read too, from their streams in memory (nothing is written): each with the
+   * archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).
+   */
+  archives?: Array<ArchiveSource>
 }
 
 /** Scans one transcript file on the libuv pool, split across cores when large. */

@@ -5,7 +5,7 @@ import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT, usageError } from '../errors.js'
 import { withProgress } from '../terminal/progress.js'
 import { defineCommand, flag, text, wholeNumber } from './command.js'
-import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { JSON_OUTPUT, PROJECTS, ARCHIVE_STATE } from './common-options.js'
 import { formatBytes, formatInt, formatUsd, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
@@ -156,6 +156,7 @@ export const command = defineCommand({
   args: '[PATH...]',
   options: {
     projects: PROJECTS,
+    ...ARCHIVE_STATE,
     by: text('day|session|project|model', 'one row per group, with tool calls, and a total row'),
     since: text('DATE', 'first day included (YYYY-MM-DD or YYYYMMDD)'),
     until: text('DATE', 'last day included'),
@@ -174,6 +175,8 @@ the estate root. Nothing is written.`,
       stats({
         paths: positionals,
         projects: values.projects,
+        generation: values.generation,
+        asOf: values['as-of'],
         by: values.by as GroupBy | undefined,
         since: values.since,
         until: values.until,
