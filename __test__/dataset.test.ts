@@ -1,0 +1,185 @@
+// The team dataset in a folder: export writes what stats counts, a re-run writes nothing new,
+// a change rewrites only its day, history survives the cleanup, machines merge without counting
+// a request twice, and DuckDB reads it (query, stats --dataset). Object storage: dataset-s3.test.ts;
+// Spark: dataset-spark.test.ts.
+import test from 'ava'
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { exportDataset } from '../src-ts/dataset/export.js'
+import { FolderDestination } from '../src-ts/dataset/destination.js'
+import { datasetStats } from '../src-ts/dataset/stats.js'
+import { query } from '../src-ts/dataset/query.js'
+import { stats } from '../src-ts/read/stats.js'
+import { CLI, REPO, tempDir } from './helpers/transcripts.js'
+
+/** A generated estate's projects folder. */
+async function estate(seed: string, sessions = 8): Promise<string> {
+  const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
+  const dir = tempDir('cj-dataset-estate-')
+  generateEstate({ out: dir, sessions, targetMb: 3, seed })
+  return join(dir, 'projects')
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b))
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' })
+  return { code: r.status, out: r.stdout, err: r.stderr }
+}
+
+/** Every part file of the dataset with its mtime. */
+function parts(root: string): Map<string, number> {
+  const out = new Map<string, number>()
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name), `${rel}${e.name}/`)
+      else if (e.name.endsWith('.parquet')) out.set(`${rel}${e.name}`, statSync(join(d, e.name)).mtimeMs)
+    }
+  }
+  walk(root, '')
+  return out
+}
+
+test('export writes what stats counts, by UTC day, and DuckDB reads it back to the token and the cent', async (t) => {
+  const projects = await estate('dataset-1')
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const dest = new FolderDestination(root).open()
+  const report = await exportDataset(dest, { projects, machine: 'laptop' })
+  const expected = await stats({ projects })
+  const requests = report.tables.find((x) => x.table === 'requests')!
+  t.is(requests.rows, expected.totals.requests)
+  t.true(requests.written > 0)
+  const files = [...parts(root).keys()]
+  t.true(files.every((f) => /^(requests|sessions)\/day=(\d{4}-\d{2}-\d{2}|unknown)\/part-laptop\.parquet$/.test(f)), files.join(', '))
+
+  const team = await datasetStats(dest)
+  for (const k of ['requests', 'inputTokens', 'outputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens', 'cacheWrite5mTokens', 'cacheWrite1hTokens'] as const)
+    t.is(team.totals[k], expected.totals[k], k)
+  t.true(close(team.totals.costUsd, expected.totals.costUsd), `${team.totals.costUsd} vs ${expected.totals.costUsd}`)
+  t.deepEqual(team.machines, ['laptop'])
+  t.is(team.scope.sessions, expected.scope.sessions)
+
+  const byModel = await datasetStats(dest, { by: 'model' })
+  const want = await stats({ projects, by: 'model' })
+  t.deepEqual(
+    byModel.groups!.map((g) => [g.key, g.requests, g.outputTokens]),
+    [...want.groups!].sort((a, b) => (a.key < b.key ? -1 : 1)).map((g) => [g.key, g.requests, g.outputTokens]),
+  )
+  const byDay = await datasetStats(dest, { by: 'day' })
+  const wantDays = await stats({ projects, by: 'day', timezone: 'UTC' })
+  t.deepEqual(
+    byDay.groups!.filter((g) => g.key !== 'unknown').map((g) => [g.key, g.requests]),
+    wantDays.groups!.filter((g) => g.key !== 'unknown').sort((a, b) => (a.key < b.key ? -1 : 1)).map((g) => [g.key, g.requests]),
+  )
+
+  const q = await query(dest, 'SELECT count(*)::DOUBLE AS n, count(DISTINCT request_key)::DOUBLE AS keys FROM requests')
+  t.deepEqual(q.rows, [[expected.totals.requests, expected.totals.requests]], 'one row per request, keys unique')
+})
+
+test('a re-run writes nothing; a change rewrites only its day; a cleaned-up session stays in the dataset', async (t) => {
+  const projects = await estate('dataset-2')
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const dest = new FolderDestination(root).open()
+  await exportDataset(dest, { projects, machine: 'm1' })
+  const first = parts(root)
+  const before = await datasetStats(dest)
+
+  const again = await exportDataset(dest, { projects, machine: 'm1' })
+  t.deepEqual(
+    again.tables.map((x) => x.written),
+    again.tables.map(() => 0),
+    'nothing written',
+  )
+  t.deepEqual(parts(root), first, 'no file touched')
+
+  // One more request, on a day that already has requests.
+  const file = readdirSync(join(projects), { recursive: true, withFileTypes: true }).find(
+    (e) => e.isFile() && e.name.endsWith('.jsonl') && !e.name.startsWith('agent-') && !e.parentPath.includes('subagents'),
+  )!
+  const path = join(file.parentPath, file.name)
+  const last = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l)).filter((r) => r.type === 'assistant' && r.timestamp).pop()
+  const extra = { ...last, uuid: 'extra-uuid-1', requestId: 'req_extra_1', message: { ...last.message, id: 'msg_extra_1' } }
+  appendFileSync(path, JSON.stringify(extra) + '\n')
+  const changed = await exportDataset(dest, { projects, machine: 'm1' })
+  const day = String(extra.timestamp).slice(0, 10)
+  const after = parts(root)
+  const touched = [...after].filter(([k, m]) => first.get(k) !== m).map(([k]) => k)
+  t.true(touched.includes(`requests/day=${day}/part-m1.parquet`), touched.join(', '))
+  t.true(touched.every((k) => k.includes(`day=${day}/`) || k.startsWith('sessions/')), touched.join(', '))
+  t.is(changed.tables.find((x) => x.table === 'requests')!.written, 1)
+  t.is((await datasetStats(dest)).totals.requests, before.totals.requests + 1)
+
+  // The cleanup deletes the session's transcript: its rows stay.
+  rmSync(path)
+  await exportDataset(dest, { projects, machine: 'm1' })
+  t.is((await datasetStats(dest)).totals.requests, before.totals.requests + 1)
+})
+
+test('machines merge into one dataset: a session copied to two machines counts once', async (t) => {
+  const a = await estate('dataset-a', 6)
+  const b = await estate('dataset-b', 6)
+  // Machine b also holds a copy of one of a's sessions.
+  const project = readdirSync(a)[0]
+  const copied = readdirSync(join(a, project)).find((n) => n.endsWith('.jsonl'))!
+  cpSync(join(a, project, copied), join(b, project, copied), { force: true })
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const dest = new FolderDestination(root).open()
+  const ra = await exportDataset(dest, { projects: a, machine: 'a' })
+  const rb = await exportDataset(dest, { projects: b, machine: 'b' })
+  const sa = await stats({ projects: a })
+  const sb = await stats({ projects: b })
+  const copy = await stats({ paths: [join(a, project, copied)] })
+  t.true(copy.totals.requests > 0)
+  t.is(rb.tables.find((x) => x.table === 'requests')!.duplicatesOfOtherMachines, copy.totals.requests)
+  const team = await datasetStats(dest)
+  t.is(team.totals.requests, sa.totals.requests + sb.totals.requests - copy.totals.requests)
+  t.true(close(team.totals.costUsd, sa.totals.costUsd + sb.totals.costUsd - copy.totals.costUsd))
+  const byMachine = await datasetStats(dest, { by: 'machine' })
+  t.deepEqual(
+    byMachine.groups!.map((g) => [g.key, g.requests]),
+    [
+      ['a', sa.totals.requests],
+      ['b', sb.totals.requests - copy.totals.requests],
+    ],
+  )
+  t.truthy(ra)
+  // Exporting a again after b changes nothing: the copy stays counted once.
+  await exportDataset(dest, { projects: a, machine: 'a' })
+  t.is((await datasetStats(dest)).totals.requests, team.totals.requests)
+})
+
+test('cli: export, query and stats --dataset; bad input is one line with its exit code', async (t) => {
+  const projects = await estate('dataset-cli', 4)
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const exp = cli(['export', '--projects', projects, '--to', root, '--machine', 'ci-box'])
+  t.is(exp.code, 0, exp.err)
+  t.regex(exp.out, /Exported machine ci-box into .*team \(schema 1\)/)
+  t.regex(exp.out, /requests: [\d,]+ rows in [\d,]+ days; [\d,]+ written, 0 unchanged/)
+  const q = cli(['query', 'SELECT machine, count(*) AS n FROM requests GROUP BY machine', '--dataset', root, '--json'])
+  t.is(q.code, 0, q.err)
+  const expected = await stats({ projects })
+  t.deepEqual(JSON.parse(q.out).rows, [['ci-box', String(expected.totals.requests)]])
+  const s = cli(['stats', '--dataset', root, '--json'])
+  t.is(s.code, 0, s.err)
+  t.is(JSON.parse(s.out).totals.requests, expected.totals.requests)
+  const text = cli(['stats', '--dataset', root, '--by', 'machine'])
+  t.is(text.code, 0, text.err)
+  t.regex(text.out, /ci-box/)
+
+  const badSql = cli(['query', 'SELECT nope FROM requests', '--dataset', root])
+  t.is(badSql.code, 2)
+  t.regex(badSql.err, /^claude-jsonl: query: .*nope/m)
+  t.notRegex(badSql.err, /\n\s+at /)
+  const badMachine = cli(['export', '--projects', projects, '--to', root, '--machine', '../evil'])
+  t.is(badMachine.code, 2)
+  const missing = cli(['stats', '--dataset', join(root, 'nowhere')])
+  t.is(missing.code, 3)
+  const info = join(root, '_claude_jsonl', 'dataset.json')
+  writeFileSync(info, JSON.stringify({ format: 'claude-jsonl-dataset', schemaVersion: 99 }))
+  const other = cli(['export', '--projects', projects, '--to', root])
+  t.is(other.code, 3)
+  t.regex(other.err, /schema version 99; this claude-jsonl reads and writes version 1/)
+  const otherQuery = cli(['query', 'SELECT 1', '--dataset', root])
+  t.is(otherQuery.code, 3)
+})

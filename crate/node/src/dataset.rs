@@ -1,0 +1,120 @@
+//! The team dataset: Parquet encoding of one partition's rows, and reading the key column of a
+//! file another machine wrote (see `claude_jsonl_core::dataset`).
+
+use super::js_error;
+use claude_jsonl_core::dataset::{self, schema::ColumnType, schema::Table, Values};
+use claude_jsonl_core::failure::{Code, Failure};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// One column's values: `strings` for text (null allowed), `numbers` for integers, doubles and
+/// timestamps in ms (NaN for null), `flags` for booleans (0 false, 1 true, 2 null).
+#[napi(object)]
+pub struct DatasetColumn {
+    pub name: String,
+    pub strings: Option<Vec<Option<String>>>,
+    pub numbers: Option<Float64Array>,
+    pub flags: Option<Uint8Array>,
+}
+
+fn table(name: &str) -> Result<Table> {
+    Table::from_name(name).ok_or_else(|| js_error(Failure::new(Code::InvalidArgument, format!("no dataset table {name}"))))
+}
+
+/// The rows of `table` (every column of its schema) as one zstd-compressed Parquet file.
+#[napi]
+pub fn encode_dataset_table(table_name: String, columns: Vec<DatasetColumn>) -> Result<Buffer> {
+    let t = table(&table_name)?;
+    let mut cols = Vec::with_capacity(columns.len());
+    for c in columns {
+        let values = match (c.strings, c.numbers, c.flags) {
+            (Some(s), None, None) => Values::Strings(s),
+            (None, Some(n), None) => Values::Numbers(n.to_vec()),
+            (None, None, Some(f)) => Values::Flags(f.to_vec()),
+            _ => {
+                return Err(js_error(Failure::new(
+                    Code::InvalidArgument,
+                    format!("column {}: give exactly one of strings, numbers, flags", c.name),
+                )))
+            }
+        };
+        cols.push((c.name, values));
+    }
+    dataset::encode(t, cols).map(Buffer::from).map_err(js_error)
+}
+
+/// Every column of `table` read back from the Parquet file in `bytes`.
+#[napi]
+pub fn decode_dataset_table(table_name: String, bytes: &[u8]) -> Result<Vec<DatasetColumn>> {
+    let t = table(&table_name)?;
+    let cols = dataset::decode(t, bytes.to_vec()).map_err(js_error)?;
+    Ok(cols
+        .into_iter()
+        .map(|(name, v)| match v {
+            Values::Strings(s) => DatasetColumn { name, strings: Some(s), numbers: None, flags: None },
+            Values::Numbers(n) => DatasetColumn { name, strings: None, numbers: Some(Float64Array::new(n)), flags: None },
+            Values::Flags(f) => DatasetColumn { name, strings: None, numbers: None, flags: Some(Uint8Array::new(f)) },
+        })
+        .collect())
+}
+
+/// The values of text column `column` of the Parquet file in `bytes`.
+#[napi]
+pub fn read_dataset_strings(bytes: &[u8], column: String) -> Result<Vec<Option<String>>> {
+    dataset::read_strings(bytes.to_vec(), &column).map_err(js_error)
+}
+
+/// How a column's values cross: as `strings`, `numbers` or `flags` of a [`DatasetColumn`].
+#[napi(string_enum = "lowercase")]
+pub enum DatasetValues {
+    Strings,
+    Numbers,
+    Flags,
+}
+
+#[napi(object)]
+pub struct DatasetColumnInfo {
+    pub name: String,
+    pub values: DatasetValues,
+    pub nullable: bool,
+    /// The column's SQL type (`VARCHAR`, `BIGINT`, `DOUBLE`, `BOOLEAN`, `TIMESTAMP WITH TIME ZONE`).
+    pub sql_type: String,
+}
+
+/// A table of the dataset: its columns in file order, and the column unique across its files.
+#[napi(object)]
+pub struct DatasetTableInfo {
+    pub name: String,
+    pub columns: Vec<DatasetColumnInfo>,
+    pub unique_key: Option<String>,
+}
+
+#[napi]
+pub fn dataset_schema_version() -> u32 {
+    dataset::schema::SCHEMA_VERSION
+}
+
+#[napi]
+pub fn dataset_tables() -> Vec<DatasetTableInfo> {
+    Table::ALL
+        .iter()
+        .map(|t| DatasetTableInfo {
+            name: t.name().to_string(),
+            columns: t
+                .columns()
+                .iter()
+                .map(|c| DatasetColumnInfo {
+                    name: c.name.to_string(),
+                    values: match c.ty {
+                        ColumnType::Utf8 => DatasetValues::Strings,
+                        ColumnType::Bool => DatasetValues::Flags,
+                        _ => DatasetValues::Numbers,
+                    },
+                    nullable: c.nullable,
+                    sql_type: c.ty.sql().to_string(),
+                })
+                .collect(),
+            unique_key: t.unique_key().map(str::to_string),
+        })
+        .collect()
+}

@@ -1,0 +1,355 @@
+// `export`: an estate (or an archive) as rows of the team dataset, written as Parquet partitions
+// (`TABLE/day=YYYY-MM-DD/part-MACHINE.parquet`) into a folder or object storage.
+//
+// The rows are what `stats` counts: every request of `requests()` (deduplicated and priced by the
+// same code), the sessions with their titles as `sessions` reads them. A re-run writes only the
+// partitions whose rows changed, and merges the rows it wrote before with today's, so rows whose
+// transcripts Claude Code's cleanup deleted since stay in the dataset. Several machines write into
+// one dataset, each its own part file of a day: a request (or tool call) another machine's part
+// already holds is left out of this machine's, so a session copied to two machines counts once.
+import { createHash } from 'node:crypto'
+import { closeSync, openSync, readSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { basename } from 'node:path'
+import native from '../native.js'
+import type { DatasetColumn, DatasetTableInfo } from '../native.js'
+import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
+import type { EstateOptions } from '../read/estate.js'
+import { requests } from '../read/requests.js'
+import { discoverFiles } from '../read/session-ref.js'
+import { transcriptFactsSync } from '../read/sessions.js'
+import type { DatasetDestination } from './destination.js'
+import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
+
+/** A row: column name to value (null for a null). */
+export type Row = Record<string, string | number | boolean | null>
+
+export interface ExportOptions extends Pick<EstateOptions, 'projects' | 'paths' | 'env'> {
+  /** The machine's name in the dataset (default: the host name). */
+  machine?: string
+  /** Also write the `messages` table (what was said, as text). */
+  includeText?: boolean
+}
+
+/** What one table's export did. */
+export interface TableExport {
+  table: string
+  /** Rows this machine has for the table now (after leaving out other machines' duplicates). */
+  rows: number
+  /** Partitions (days) this machine has rows in. */
+  partitions: number
+  /** Partitions written by this run, and those left as they were. */
+  written: number
+  unchanged: number
+  /** Rows left out because another machine's part of the same day already holds them. */
+  duplicatesOfOtherMachines: number
+}
+
+export interface ExportReport {
+  dataset: string
+  machine: string
+  schemaVersion: number
+  tables: TableExport[]
+  ms: number
+}
+
+const MACHINE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+
+/** The machine name to write under: `--machine`, else the host name made safe for a file name. */
+export function machineName(given?: string): string {
+  if (given !== undefined) {
+    if (!MACHINE_NAME.test(given))
+      throw usageError(`export: --machine takes letters, digits, '.', '_' and '-' (at most 64), not '${given}'`)
+    return given
+  }
+  const h = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '')
+  return (h || 'machine').slice(0, 64)
+}
+
+/** The UTC day of an instant (ms), `unknown` when there is none. */
+export function utcDay(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : 'unknown'
+}
+
+/** The subagent's id from its transcript's name (`agent-<id>.jsonl`). */
+function agentOf(path: string): string | null {
+  const m = /^agent-(.+)\.jsonl$/.exec(basename(path))
+  return m ? m[1] : null
+}
+
+/** The marker our compressor writes in the compact boundary it makes (at the file's start). */
+const OUR_COMPACT_PAIR = Buffer.from('"codexOfflineCompression":true')
+const HEAD_BYTES = 64 * 1024
+
+function compressedByUs(path: string): boolean {
+  try {
+    const fd = openSync(path, 'r')
+    try {
+      const buf = Buffer.allocUnsafe(HEAD_BYTES)
+      const n = readSync(fd, buf, 0, HEAD_BYTES, 0)
+      return buf.subarray(0, n).indexOf(OUR_COMPACT_PAIR) >= 0
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return false
+  }
+}
+
+/** The rows of the estate, by table. */
+async function estateRows(machine: string, opts: ExportOptions): Promise<Map<string, Row[]>> {
+  const scope = { projects: opts.projects, paths: opts.paths, env: opts.env }
+  const reqs: Row[] = []
+  const perSession = new Map<string, { requests: number; cost: number; first: number }>()
+  for await (const r of requests(scope)) {
+    const agent = r.subagent ? agentOf(r.path) : null
+    reqs.push({
+      machine,
+      project: r.project,
+      session_id: r.sessionId,
+      agent_id: agent,
+      request_key: r.requestId ?? r.messageId ?? `${r.path}:${r.line}`,
+      request_id: r.requestId ?? null,
+      message_id: r.messageId ?? null,
+      model: r.model,
+      speed: r.usage.speed ?? null,
+      service_tier: r.usage.serviceTier ?? null,
+      timestamp: Number.isFinite(r.timeMs) ? r.timeMs : null,
+      input_tokens: r.usage.inputTokens,
+      output_tokens: r.usage.outputTokens,
+      cache_creation_input_tokens: r.usage.cacheCreationInputTokens,
+      cache_read_input_tokens: r.usage.cacheReadInputTokens,
+      cache_write_5m_tokens: r.usage.cacheWrite5mTokens,
+      cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
+      cost_usd: r.costUsd ?? null,
+      priced: r.costUsd !== undefined,
+      price_estimated: r.priceEstimated,
+      priced_as: r.pricedAs ?? null,
+      fast: r.fast,
+      long_context: r.longContext,
+    })
+    const key = `${r.project}\0${r.sessionId}`
+    let s = perSession.get(key)
+    if (!s) perSession.set(key, (s = { requests: 0, cost: 0, first: Infinity }))
+    s.requests++
+    s.cost += r.costUsd ?? 0
+    if (Number.isFinite(r.timeMs) && r.timeMs < s.first) s.first = r.timeMs
+  }
+
+  const files = discoverFiles(scope)
+  const subagentBytes = new Map<string, number>()
+  for (const f of files)
+    if (f.kind !== 'session' && f.sessionId) {
+      const key = `${f.project}\0${f.sessionId}`
+      subagentBytes.set(key, (subagentBytes.get(key) ?? 0) + f.size)
+    }
+  const sessions: Row[] = []
+  for (const f of files) {
+    if (f.kind !== 'session') continue
+    let facts
+    try {
+      facts = transcriptFactsSync(f.path, f.size)
+    } catch {
+      continue // vanished or unreadable since the walk
+    }
+    const id = f.sessionId ?? facts.sessionId ?? basename(f.path, '.jsonl')
+    const key = `${f.project}\0${id}`
+    const agg = perSession.get(key)
+    const last = facts.lastTimestamp ? Date.parse(facts.lastTimestamp) : NaN
+    sessions.push({
+      machine,
+      project: f.project,
+      session_id: id,
+      cwd: facts.cwd,
+      title: facts.title,
+      first_activity: agg && Number.isFinite(agg.first) ? agg.first : null,
+      last_activity: Number.isFinite(last) ? last : f.mtimeMs,
+      requests: agg?.requests ?? 0,
+      cost_usd: agg?.cost ?? 0,
+      compressed_by_us: compressedByUs(f.path),
+      bytes: f.size + (subagentBytes.get(key) ?? 0),
+    })
+  }
+  return new Map([
+    ['requests', reqs],
+    ['sessions', sessions],
+  ])
+}
+
+/** The day a row of `table` belongs to. */
+function dayOf(table: string, row: Row): string {
+  if (table === 'sessions') return utcDay(Number(row.first_activity ?? row.last_activity))
+  return utcDay(row.timestamp === null ? NaN : Number(row.timestamp))
+}
+
+/** What identifies a row of `table` within one machine's part. */
+function rowKey(table: DatasetTableInfo, row: Row): string {
+  if (table.uniqueKey) return String(row[table.uniqueKey])
+  return `${row.project}\0${row.session_id}\0${row.uuid ?? ''}`
+}
+
+/** Columns for the native encoder, in the table's order, from rows. */
+export function toColumns(table: DatasetTableInfo, rows: Row[]): DatasetColumn[] {
+  return table.columns.map((c) => {
+    if (c.values === 'strings')
+      return { name: c.name, strings: rows.map((r) => (r[c.name] === null ? null : String(r[c.name]))) }
+    if (c.values === 'flags')
+      return { name: c.name, flags: Uint8Array.from(rows, (r) => (r[c.name] === null ? 2 : r[c.name] ? 1 : 0)) }
+    return { name: c.name, numbers: Float64Array.from(rows, (r) => (r[c.name] === null ? NaN : Number(r[c.name]))) }
+  })
+}
+
+/** Rows from decoded columns. */
+export function fromColumns(columns: DatasetColumn[]): Row[] {
+  const n = columns[0]?.strings?.length ?? columns[0]?.numbers?.length ?? columns[0]?.flags?.length ?? 0
+  const rows: Row[] = Array.from({ length: n }, () => ({}))
+  for (const c of columns)
+    for (let i = 0; i < n; i++) {
+      if (c.strings) rows[i][c.name] = c.strings[i] ?? null
+      else if (c.numbers) rows[i][c.name] = Number.isNaN(c.numbers[i]) ? null : c.numbers[i]
+      else if (c.flags) rows[i][c.name] = c.flags[i] === 2 ? null : c.flags[i] === 1
+    }
+  return rows
+}
+
+function sortRows(table: DatasetTableInfo, rows: Row[]): Row[] {
+  const ts = (r: Row) => Number(r.timestamp ?? r.first_activity ?? r.last_activity ?? 0)
+  return rows.sort((a, b) => ts(a) - ts(b) || (rowKey(table, a) < rowKey(table, b) ? -1 : 1))
+}
+
+const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex')
+
+/** The machine's record of what it wrote: per partition key, a hash of the estate's rows then. */
+interface MachineManifest {
+  schemaVersion: number
+  machine: string
+  exportedAt: string
+  partitions: Record<string, { rows: string; bytes: string; count: number }>
+}
+
+/** Writes the estate into the dataset at `dest` as machine `opts.machine`. */
+export async function exportDataset(dest: DatasetDestination, opts: ExportOptions = {}): Promise<ExportReport> {
+  const started = performance.now()
+  const machine = machineName(opts.machine)
+  const info = await readDatasetInfo(dest)
+  if (!info) await writeDatasetInfo(dest)
+  const tables = native.datasetTables().filter((t) => t.name !== 'messages' || opts.includeText)
+  const manifestKey = `${MACHINES_PREFIX}${machine}.json`
+  const previous = await dest.get(manifestKey)
+  let manifest: MachineManifest
+  try {
+    manifest = previous
+      ? (JSON.parse(previous.toString('utf8')) as MachineManifest)
+      : { schemaVersion: native.datasetSchemaVersion(), machine, exportedAt: '', partitions: {} }
+  } catch {
+    throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
+  }
+  const rowsByTable = await estateRows(machine, opts)
+  if (opts.includeText) rowsByTable.set('messages', [])
+  const report: TableExport[] = []
+  for (const table of tables) {
+    const byDay = new Map<string, Row[]>()
+    for (const row of rowsByTable.get(table.name) ?? []) {
+      const day = dayOf(table.name, row)
+      let list = byDay.get(day)
+      if (!list) byDay.set(day, (list = []))
+      list.push(row)
+    }
+    const t: TableExport = {
+      table: table.name,
+      rows: 0,
+      partitions: 0,
+      written: 0,
+      unchanged: 0,
+      duplicatesOfOtherMachines: 0,
+    }
+    for (const [day, fresh] of [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const folder = `${table.name}/day=${day}/`
+      const key = `${folder}part-${machine}.parquet`
+      const freshHash = sha256(JSON.stringify(sortRows(table, fresh)))
+      const known = manifest.partitions[key]
+      const existing = await dest.get(key)
+      if (known && existing && known.rows === freshHash && sha256(existing) === known.bytes) {
+        t.partitions++
+        t.unchanged++
+        t.rows += known.count
+        continue
+      }
+      // What this machine wrote before stays unless today's estate has the same row anew.
+      const merged = new Map<string, Row>()
+      if (existing) for (const r of fromColumns(decode(table.name, existing, dest.label, key))) merged.set(rowKey(table, r), r)
+      for (const r of fresh) merged.set(rowKey(table, r), r)
+      if (table.uniqueKey) {
+        const theirs = new Set<string>()
+        for (const other of await dest.list(folder)) {
+          if (other === key || !other.endsWith('.parquet')) continue
+          const bytes = await dest.get(other)
+          if (!bytes) continue
+          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k !== null) theirs.add(k)
+        }
+        for (const k of [...merged.keys()])
+          if (theirs.has(k)) {
+            merged.delete(k)
+            t.duplicatesOfOtherMachines++
+          }
+      }
+      const rows = sortRows(table, [...merged.values()])
+      t.rows += rows.length
+      t.partitions++
+      const bytes = rows.length > 0 ? encode(table, rows) : undefined
+      if (bytes && existing && existing.equals(bytes)) t.unchanged++
+      else if (bytes) {
+        await dest.put(key, bytes)
+        t.written++
+      } else if (existing) {
+        await dest.delete(key)
+        t.written++
+      }
+      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length }
+      else delete manifest.partitions[key]
+    }
+    // Partitions this machine wrote before and has no rows for now (their transcripts are gone)
+    // stay as they are: the dataset keeps history.
+    for (const key of Object.keys(manifest.partitions))
+      if (key.startsWith(`${table.name}/`) && !byDay.has(/day=([^/]+)\//.exec(key)?.[1] ?? '')) {
+        t.partitions++
+        t.unchanged++
+        t.rows += manifest.partitions[key].count
+      }
+    report.push(t)
+  }
+  manifest.exportedAt = new Date().toISOString()
+  manifest.schemaVersion = native.datasetSchemaVersion()
+  await dest.put(manifestKey, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))
+  return {
+    dataset: dest.label,
+    machine,
+    schemaVersion: native.datasetSchemaVersion(),
+    tables: report,
+    ms: performance.now() - started,
+  }
+}
+
+function encode(table: DatasetTableInfo, rows: Row[]): Buffer {
+  try {
+    return native.encodeDatasetTable(table.name, toColumns(table, rows))
+  } catch (e) {
+    throw fromNative(e)
+  }
+}
+
+function decode(table: string, bytes: Buffer, label: string, key: string): DatasetColumn[] {
+  try {
+    return native.decodeDatasetTable(table, bytes)
+  } catch (e) {
+    throw new ClaudeJsonlError(`${label}/${key}: ${(e as Error).message}`, EXIT.input)
+  }
+}
+
+function readKeys(bytes: Buffer, column: string, label: string, key: string): (string | null)[] {
+  try {
+    return native.readDatasetStrings(bytes, column)
+  } catch (e) {
+    throw new ClaudeJsonlError(`${label}/${key}: ${(e as Error).message}`, EXIT.input)
+  }
+}
