@@ -196,6 +196,11 @@ export interface ArchiveSummary {
   bytesStored: number
   /** Transcripts that could not be archived (everything else was). */
   failures: Array<ArchiveFailure>
+  /**
+   * Files not archived on purpose, each with its reason (a transcript link leading out of its
+   * estate root is never followed).
+   */
+  skipped: Array<ArchiveFailure>
   archivedFiles: number
   /** Of `archived_files`: config-folder files. */
   archivedConfigFiles: number
@@ -235,7 +240,7 @@ export interface BadLineInfo {
   kind: BadLineKind
 }
 
-export type BadLineKind = 'invalid-json' | 'non-object'
+export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
 
 export interface ChainOptions {
   /** Also group the records off the chain into branches. */
@@ -624,8 +629,13 @@ export interface PlanOptions {
   checkpointPolicy?: CheckpointPolicy
   /** Snapshots kept at most (default 80). */
   maxFileHistorySnapshots?: number
-  /** Bytes of the kept raw suffix over input bytes, in (0, 1] (default 0.30; planning only). */
+  /**
+   * Estimated message tokens of the kept raw suffix over those of the model-visible chain
+   * (what the client sends), in (0, 1] (default 0.30; planning only).
+   */
   targetRatio?: number
+  /** The kept raw suffix's ceiling in estimated message tokens (planning only; default none). */
+  maxKeptTokens?: number
   /** Records the kept suffix holds at least, when the chain allows (default 10). */
   minRecentRecords?: number
   /**
@@ -778,8 +788,40 @@ export declare function releaseMapped(buffer: Uint8Array, start?: number | undef
  */
 export declare function releasePages(buffer: Buffer): number
 
+export interface RepairLeft {
+  kind: string
+  line: number
+  message: string
+}
+
+export interface RepairMend {
+  /**
+   * The repair's name (`records-on-one-line`, `torn-line`, `non-json-bytes`,
+   * `lone-surrogates`, `dangling-parent`).
+   */
+  kind: string
+  /** 1-based source line. */
+  line: number
+  /** Byte range edited (for a relink: in the bytes after the line repairs). */
+  start: number
+  end: number
+  /** The bytes cut or replaced. */
+  removed: Buffer
+  message: string
+}
+
 /** Plans, applies and self-checks the `Read.pages` repair of one transcript held in memory. */
 export declare function repairReadPages(buffer: Uint8Array, scope: string): ReadPagesRepair
+
+export interface RepairRefusal {
+  /** `not-transcript`, `unmendable` or `worse`. */
+  kind: string
+  line?: number
+  message: string
+}
+
+/** Finds the damage in one transcript held in memory and mends what can be mended safely. */
+export declare function repairTranscript(buffer: Uint8Array): TranscriptRepair
 
 /**
  * The estate's counted API requests (deduplicated as `usage` dedupes them), one column per
@@ -884,6 +926,8 @@ export interface ScanSummary {
   lastTimestampMs?: number
   sessionId?: string
   cwd?: string
+  /** Records of the active chain whose `parentUuid` names no record (see `repair`). */
+  danglingOnChain: number
 }
 
 /** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */
@@ -1039,6 +1083,12 @@ export interface TopologyPlan {
   legalCuts: Uint32Array
   promptCuts: Uint8Array
   cutBytes: Float64Array
+  /** Per legal cut: estimated message tokens of the suffix. */
+  cutTokens: Float64Array
+  /** Per chain position: the record's estimated message tokens. */
+  chainTokens: Float64Array
+  /** Estimated message tokens of the model-visible chain (the cut's denominator). */
+  visibleTokens: number
   cut?: number
   summaryIndexes: Uint32Array
   rawKeepIndexes: Uint32Array
@@ -1062,6 +1112,15 @@ export interface TopologyPlan {
  * the resume pointer that cannot be followed (too long, branching, or unsafe).
  */
 export type TopologyStatus = 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop' | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
+
+export interface TranscriptRepair {
+  mends: Array<RepairMend>
+  left: Array<RepairLeft>
+  refusal?: RepairRefusal
+  /** The repaired bytes; absent when nothing is mended or the repair is refused. */
+  output?: Buffer
+  records: number
+}
 
 export interface TypeCount {
   name: string

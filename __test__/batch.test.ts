@@ -45,7 +45,11 @@ function estate(): { root: string; projects: string; subagent: string } {
   mkdirSync(b, { recursive: true })
   writeFileSync(join(a, `${ID.big}.jsonl`), readFileSync(join(REAL, 'real-12.jsonl')))
   writeFileSync(join(b, `${ID.other}.jsonl`), readFileSync(join(REAL, 'real-05.jsonl')))
-  writeFileSync(join(a, `${ID.small}.jsonl`), readFileSync(join(REAL, 'real-06.jsonl')))
+  // A four-record chain: its summary would outweigh what it replaces.
+  writeFileSync(
+    join(a, `${ID.small}.jsonl`),
+    readFileSync(join(REPO, 'fixtures', 'topology', 'metadata-and-checkpoints.jsonl')),
+  )
   writeFileSync(join(b, `${ID.foreign}.jsonl`), readFileSync(join(REAL, 'real-02.jsonl')))
   writeFileSync(join(b, `${ID.torn}.jsonl`), readFileSync(join(REAL, 'real-10.jsonl')).subarray(0, 300_000))
   writeFileSync(

@@ -32,8 +32,13 @@ test('bad JSON, non-object lines and a torn tail are flagged with line numbers',
   const r = await doctor({ paths: [root] })
   t.false(r.clean)
   const codes = r.files[0].findings.filter((f) => f.severity === 'flag').map((f) => f.code)
-  t.deepEqual(codes, ['bad-json', 'non-object', 'torn-tail'])
+  // The non-object line is damage `repair` does not mend: the file is flagged as not repairable.
+  t.deepEqual(codes, ['bad-json', 'non-object', 'torn-tail', 'not-repairable'])
   t.regex(r.files[0].findings[0].message, /line 2/)
+  t.regex(
+    r.files[0].findings.find((f) => f.code === 'not-repairable')!.message,
+    /cannot be repaired safely: line 3: valid JSON that is not an object/,
+  )
 })
 
 test('zero duplicates collapsed on many assistant entries flags the dedupe key', async (t) => {

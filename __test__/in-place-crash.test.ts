@@ -14,12 +14,23 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import native from '../src-ts/native.js'
-import { TRANSACTION_STEPS } from '../src-ts/compress/transaction.js'
-import { backups, cli, inPlaceArgs, leftovers, liveEstate, spawnCli, type LiveEstate } from './helpers/live-estate.js'
+import { TRANSACTION_STEPS, type TransactionStep } from '../src-ts/compress/transaction.js'
+import {
+  backups,
+  cli,
+  inPlaceArgs,
+  leftovers,
+  liveEstate,
+  sessionOf,
+  spawnCli,
+  type LiveEstate,
+} from './helpers/live-estate.js'
+import { REAL } from './helpers/transcripts.js'
 
 const FULL = process.env.CLAUDE_JSONL_TEST_FULL === '1'
 const SAMPLED = ['backed-up', 'staged', 'captured', 'published']
@@ -279,4 +290,105 @@ test.serial('without an exchange, a kill while the original is set aside is undo
   t.true(valid(readFileSync(e.target)))
   t.deepEqual(leftovers(e), [])
   t.true(backups(e).every((b) => readFileSync(b).equals(e.original)))
+})
+
+/** Three sessions in one config folder (liveEstate's plus two more), each last written a minute
+ * ago, for `compress --all --in-place`. */
+function liveBatch() {
+  const e = liveEstate()
+  const more = ['real-05.jsonl', 'real-12.jsonl'].map((f) => {
+    const bytes = readFileSync(join(REAL, f))
+    const path = join(e.project, `${sessionOf(bytes)}.jsonl`)
+    writeFileSync(path, bytes)
+    const past = new Date(Date.now() - 60_000)
+    utimesSync(path, past, past)
+    return { path, original: bytes }
+  })
+  const sessions = [{ path: e.target, original: e.original }, ...more]
+  const args = [
+    'compress',
+    '--all',
+    '--in-place',
+    '--work-dir',
+    e.work,
+    '--confirm-session-closed',
+    '--jobs',
+    '1',
+    '--json',
+  ]
+  return { e, sessions, args }
+}
+
+/** Everything an in-place run leaves beside the transcripts only while it runs. */
+const batchLeftovers = (dir: string) => readdirSync(dir).filter((f) => f.includes('.in-place'))
+
+const BATCH_STEPS: readonly TransactionStep[] = FULL ? ON_EXCHANGE : ['staged', 'published']
+for (const step of BATCH_STEPS) {
+  test.serial(
+    `compress --all --in-place killed after step "${step}": the next run recovers first, says so, and compresses nothing twice`,
+    async (t) => {
+      const { e, sessions, args } = liveBatch()
+      const run = spawnCli(args, e.env, step)
+      await run.stopped
+      run.child.kill('SIGKILL')
+      t.is((await run.exited).signal, 'SIGKILL')
+      t.true(batchLeftovers(e.project).length > 0, 'the killed run left its lock (and stage)')
+      const again = cli(args, e.env)
+      t.is(again.code, 0, again.stderr)
+      const report = JSON.parse(again.stdout) as {
+        recovered: { target: string; action: string; message: string }[]
+        sessions: { path: string; status: string; reason?: string; message?: string; previous?: { status: string } }[]
+      }
+      t.true(report.recovered.length >= 1, 'the recovery is reported')
+      t.true(report.recovered.every((r) => /recovered an interrupted in-place run|stale in-place lock/.test(r.message)))
+      if (TRANSACTION_STEPS.indexOf(step) >= TRANSACTION_STEPS.indexOf('published'))
+        t.true(
+          report.recovered.some((r) => r.action === 'finished'),
+          JSON.stringify(report.recovered),
+        )
+      t.deepEqual(batchLeftovers(e.project), [], 'no lock or stage left')
+      for (const s of report.sessions) t.not(s.reason, 'live', `${s.path}: ${s.message}`)
+      for (const s of sessions) {
+        const name = s.path.slice(e.project.length + 1)
+        const backupsOf = readdirSync(e.project).filter((f) => f.startsWith(`${name}.backup`))
+        t.true(backupsOf.length <= 1, `${name} was compressed at most once (${backupsOf.join(', ')})`)
+        const now = readFileSync(s.path)
+        if (!now.equals(s.original)) {
+          t.true(valid(now))
+          t.true(readFileSync(join(e.project, backupsOf[0])).equals(s.original), 'replaced with a verified backup')
+        }
+      }
+      // The session the killed run had replaced is recognised as compressed, not compressed again.
+      const text = cli(
+        args.filter((a) => a !== '--json'),
+        e.env,
+      )
+      t.is(text.code, 0, text.stderr)
+      const third = JSON.parse(cli(args, e.env).stdout) as typeof report
+      t.true(
+        third.sessions.every((s) => s.reason === 'unchanged' || s.reason === 'nothing-to-gain'),
+        JSON.stringify(third.sessions.map((s) => [s.status, s.reason])),
+      )
+    },
+  )
+}
+
+test.serial('two batches sharing one --work-dir: the second is refused while the first runs (exit 3)', async (t) => {
+  // One session: the fault point stops the run at each session's step.
+  const e = liveEstate()
+  const args = ['compress', '--all', '--in-place', '--work-dir', e.work, '--confirm-session-closed', '--json']
+  const first = spawnCli(args, e.env, 'staged')
+  await first.stopped
+  const second = cli(args, e.env)
+  t.is(second.code, 3, second.stderr)
+  t.regex(second.stderr, /--work-dir .*: another compress --all \(pid \d+\) is using this folder/)
+  first.child.kill('SIGCONT')
+  t.is((await first.exited).code, 0, first.stderr())
+  const manifest = JSON.parse(readFileSync(join(e.work, '.claude-jsonl-batch.json'), 'utf8')) as {
+    sessions: Record<string, unknown>
+  }
+  t.is(Object.keys(manifest.sessions).length, 1, 'the first run recorded its session')
+  const again = JSON.parse(cli(args, e.env).stdout) as { sessions: { reason?: string }[] }
+  t.is(again.sessions[0].reason, 'unchanged', 'and it is not compressed twice')
+  t.false(existsSync(join(e.work, '.claude-jsonl-batch.lock')))
 })

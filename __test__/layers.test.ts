@@ -37,3 +37,48 @@ test('the import walk sees cycles through `import type` and import(), and layer 
   t.deepEqual(g.importCycles(graph), [['compress/a.ts', 'compress/b.ts', 'compress/c.ts']])
   t.deepEqual(g.layerViolations(graph), ['read/d.ts -> terminal/format.ts'])
 })
+
+// ---- the Rust crates -------------------------------------------------------------------------
+interface RustGraph {
+  rustModuleGraph(src: string): Map<string, string[]>
+}
+const loadRust = async () => (await load()) as unknown as ImportGraph & RustGraph
+
+test('the core crate: the graph knows nothing of the client, failures import only the JSON escaper', async (t) => {
+  const g = await loadRust()
+  const graph = g.rustModuleGraph(join(REPO, 'crate', 'core', 'src'))
+  t.true(graph.size > 10, `walked ${graph.size} modules`)
+  t.false(graph.get('graph')!.includes('client'), 'graph -> client (the client builds its rules on the graph)')
+  t.deepEqual(graph.get('failure'), ['json_string'])
+  t.deepEqual(graph.get('json_string'), [])
+  // What is left: the record pass of scan applies two client rules as it reads (the reply shape
+  // of client::blocks, the call target of read::tool_targets), which themselves read the scan.
+  // A new cycle, or a longer one, fails here.
+  t.deepEqual(g.importCycles(graph), [['client', 'graph', 'read', 'scan']])
+})
+
+test('the module walk of a crate names top-level modules and skips comments and tests', async (t) => {
+  const g = await loadRust()
+  const root = writeTree({
+    'lib.rs': 'pub mod a;\npub mod b;\npub mod c;\n',
+    'a/mod.rs': 'use crate::b::X;\n// crate::c is only named in a comment\n',
+    'a/tests.rs': 'use crate::c::Y;\n',
+    'b.rs': 'pub struct X;\nfn f() { crate::a::g() }\n#[cfg(test)]\nmod tests {\n    use crate::c::Z;\n}\n',
+    'c.rs': '',
+  })
+  const graph = g.rustModuleGraph(root)
+  t.deepEqual(Object.fromEntries(graph), { a: ['b'], b: ['a'], c: [] })
+  t.deepEqual(g.importCycles(graph), [['a', 'b']])
+})
+
+test('the core crate knows nothing of Node; the binding runs no parallel loop of its own but two', async (t) => {
+  const { readFileSync, readdirSync } = await import('node:fs')
+  t.notRegex(readFileSync(join(REPO, 'crate', 'core', 'Cargo.toml'), 'utf8'), /napi/)
+  const uses = (dir: string, re: RegExp) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.rs') && re.test(readFileSync(join(dir, f), 'utf8')))
+      .sort()
+  t.deepEqual(uses(join(REPO, 'crate', 'core', 'src'), /\b(use napi|napi::|napi_derive)\b/), [])
+  // Still to move into the core: the per-file facts of EstateScan.files and archiveOwners' decoding.
+  t.deepEqual(uses(join(REPO, 'crate', 'node', 'src'), /\bpar_iter\b|\binto_par_iter\b/), ['archive.rs', 'estate.rs'])
+})

@@ -177,10 +177,13 @@ test.serial('the prebuilt install works with no Rust toolchain: CLI, stats and t
 test.serial('the root tarball alone builds the addon from source when Rust is present', async (t) => {
   const [root] = await pack()
   const home = tempDir('cj-home-')
-  // The checkout's target folder: its compiled dependencies are reused, so only the crate itself is
-  // built again from the installed package's sources.
+  // The checkout's target folder and the `fast` profile `npm test`'s cargo test has just built in:
+  // its compiled dependencies are reused, so only the two crates are built again from the installed
+  // package's sources, without the release profile's fat LTO (minutes on two cores). `npm install`
+  // of the checkout builds the release profile itself.
   const env = {
     ...process.env,
+    CLAUDE_JSONL_CARGO_PROFILE: 'fast',
     HOME: home,
     npm_config_cache: npmCache,
     CARGO_HOME: process.env.CARGO_HOME ?? join(homedir(), '.cargo'),

@@ -22,6 +22,7 @@ import { FIXTURE_SESSION, fixtures, Transcript } from './helpers/resume-fixtures
 import { assertResumesLike } from './helpers/resume-like.js'
 import { REAL, tempDir } from './helpers/transcripts.js'
 import { conversation } from '../src-ts/index.js'
+import { validate } from '../src-ts/read/validate.js'
 
 const CLIENT_TIMEOUT = 180_000
 
@@ -179,6 +180,22 @@ for (const fx of fixtures()) {
     await resumeAndCompare(t, fx.bytes, FIXTURE_SESSION, `${fx.name} (${fx.expect})`)
   })
 }
+
+test.serial(
+  'the file name is the session: records of another sessionId resume under the name, and validate agrees',
+  async (t) => {
+    t.timeout(CLIENT_TIMEOUT)
+    const bytes = fixtures()[0].bytes // its records carry FIXTURE_SESSION
+    const other = '0e0e0e0e-1111-4222-8333-444455556666'
+    t.false(bytes.toString('utf8').includes(other))
+    await resumeAndCompare(t, bytes, other, 'a file named after another session')
+    const path = join(tempDir('cj-file-name-'), `${other}.jsonl`)
+    writeFileSync(path, bytes)
+    const v = await validate(path)
+    t.true(v.valid, JSON.stringify(v.findings))
+    t.true(v.findings.some((f) => f.code === 'file-session-differs' && f.severity === 'warning'))
+  },
+)
 
 test.serial('fixture expectations from the notes hold in the view', (t) => {
   const texts = (name: string) =>

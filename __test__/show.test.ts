@@ -399,6 +399,8 @@ test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t)
 
 // ---- HTML in headless Chromium ------------------------------------------------------------
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
+// `npm run test:quick` (CLAUDE_JSONL_TEST_QUICK=1) starts no browser: the Chromium parts say they skipped.
+const QUICK = process.env.CLAUDE_JSONL_TEST_QUICK === '1'
 const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -415,6 +417,7 @@ function chromiumDom(html: string, name: string, query = ''): { dom?: string; sk
   mkdirSync(dir, { recursive: true })
   const page = join(dir, `${name}.html`)
   writeFileSync(page, html)
+  if (QUICK) return { page, skipped: 'npm run test:quick runs no browser' }
   if (!CHROMIUM) return { page, skipped: 'no chromium at /usr/bin/chromium (install it: apt-get install -y chromium)' }
   const profile = tempDir('cj-chromium-')
   try {

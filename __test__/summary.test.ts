@@ -87,6 +87,15 @@ test('deterministic summary: nine sections in order, preamble, transcript path, 
   }
   t.regex(anchoredLine(s.text, PLANTED.failedCommand) ?? '', /FAILED \(exit 1\): AssertionError/)
   t.regex(anchoredLine(s.text, PLANTED.created) ?? '', /File created/)
+  // The working state: the last failed command with its error, in the current-state section.
+  const current = s.text.split('## ')[SECTION_HEADINGS.findIndex((h) => /current/i.test(h)) + 1] ?? ''
+  const failedLine = inputs.commands.find((c) => c.command === PLANTED.failedCommand)!.line
+  t.true(
+    current.includes(
+      `- L${failedLine} Last failed command (not run again since): \`${PLANTED.failedCommand}\` FAILED (exit 1): AssertionError`,
+    ),
+    current,
+  )
   t.regex(s.text, /continues verbatim after this summary from line 16 \(4 records\)/)
   // Every body line cites a line of the source.
   const body = s.text.split('\n').filter((l) => l.startsWith('- '))

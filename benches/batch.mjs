@@ -5,6 +5,11 @@
 //
 //   node benches/batch.mjs PROJECTS_DIR [--rounds 3]
 //
+// Then the outcome over the estate and over the real sample transcripts (a dry run): sessions of
+// 20k or more estimated message tokens skipped as nothing to gain, compressed ones that keep more
+// than 40% of their tokens, and the share of the estate's tokens that remains (a skipped session
+// counted as kept whole).
+//
 // Prints a table and, last, one JSON line (benches/run.mjs reads it).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -31,8 +36,44 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
+/** The outcome of one `compress --all --json` report: see the header. */
+export function outcome(report) {
+  let before = 0
+  let after = 0
+  let big = 0
+  let bigNothingToGain = 0
+  let bigOver40 = 0
+  let worstBigKept = 0
+  const bigRefused = {}
+  for (const s of report.sessions) {
+    const b = s.tokensBefore ?? 0
+    before += b
+    after += s.status === 'compressed' ? s.tokensAfter : b
+    if (b < 20000) continue
+    big++
+    if (s.status !== 'compressed') {
+      bigRefused[s.reason] = (bigRefused[s.reason] ?? 0) + 1
+      if (s.reason === 'nothing-to-gain') bigNothingToGain++
+      continue
+    }
+    const kept = s.tokensAfter / b
+    if (kept > 0.4) bigOver40++
+    worstBigKept = Math.max(worstBigKept, kept)
+  }
+  return {
+    big,
+    bigNothingToGain,
+    bigOver40,
+    worstBigKept,
+    bigRefused,
+    tokensBefore: before,
+    tokensAfter: after,
+    keptShare: before > 0 ? after / before : 0,
+  }
+}
+
 /** One CLI run: wall ms, peak RSS (MiB, the largest process of the child's tree), CPU s, report. */
-function run(outDir) {
+function run(outDir, roots = ['--projects', projects], extra = []) {
   const t0 = process.hrtime.bigint()
   const r = spawnSync(
     'python3',
@@ -43,11 +84,11 @@ function run(outDir) {
       CLI,
       'compress',
       '--all',
-      '--projects',
-      projects,
+      ...roots,
       '--out-dir',
       outDir,
       '--json',
+      ...extra,
     ],
     { encoding: 'utf8', maxBuffer: 1 << 28 },
   )
@@ -101,12 +142,26 @@ try {
     rerunRssMiB: Math.max(...rerun.map((x) => x.rssMiB)),
     rerunUnchanged: rerunReport.totals.skippedByReason.unchanged ?? 0,
     rounds,
+    outcome: outcome(report),
   }
+  const real = [join(repo, '..', 'shared', 'real-transcripts'), '/work/shared/real-transcripts'].find((p) =>
+    existsSync(p),
+  )
+  if (real) result.realOutcome = { dir: real, ...outcome(run(join(work, 'real'), [real], ['--dry-run']).report) }
   process.stdout.write(
     [
       `compress --all over ${projects}: ${t.sessions} sessions, ${(t.bytesBefore / 1e6).toFixed(1)} MB; ${t.compressed} compressed, ${t.skipped} skipped, ${t.failed} failed`,
       `  first run  median ${(result.firstMs / 1000).toFixed(2)} s (min ${(result.firstMinMs / 1000).toFixed(2)}, max ${(result.firstMaxMs / 1000).toFixed(2)}), ${result.firstCpuS.toFixed(1)} CPU s, peak RSS ${result.firstRssMiB.toFixed(1)} MiB`,
       `  re-run     median ${(result.rerunMs / 1000).toFixed(2)} s (${result.rerunUnchanged} unchanged), peak RSS ${result.rerunRssMiB.toFixed(1)} MiB`,
+      ...[
+        ['estate', result.outcome],
+        ['real samples', result.realOutcome],
+      ]
+        .filter(([, o]) => o)
+        .map(
+          ([name, o]) =>
+            `  outcome (${name}): ${o.big} sessions of >= 20k tokens, ${o.bigNothingToGain} skipped as nothing to gain, ${o.bigOver40} compressed keep > 40% (worst ${(100 * o.worstBigKept).toFixed(1)}%); ${(100 * o.keptShare).toFixed(1)}% of ${o.tokensBefore.toFixed(0)} tokens remain`,
+        ),
       JSON.stringify(result),
       '',
     ].join('\n'),

@@ -34,7 +34,7 @@ const BASELINE = path.join(HERE, 'js-baseline.mjs')
 const EMPTY_HOME = path.join(CACHE, 'empty-home')
 const RESULTS_MD = path.join(HERE, 'RESULTS.md')
 const RESULTS_JSON = path.join(HERE, 'results.json')
-const BATCH_TITLE = '## compress --all (issue 15)'
+const BATCH_TITLE = '## compress --all: a whole estate, then again unchanged'
 
 const SINGLE_UUID = '5e1f0c2a-4b3d-4c6e-9a8b-7d2f1e0c9b42'
 const HUGE_UUID = '9a3c7e51-2d4b-4f6a-8c1e-0b5d3f7a2e96'
@@ -1231,7 +1231,7 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
   }
 
   if (R.find) {
-    L.push('## find (issue 6)', '')
+    L.push('## find: ranked and literal search over the estate, cold and warm', '')
     if (R.find.error) L.push(`failed: ${String(R.find.error).replace(/\n/g, ' ')}`, '')
     else {
       const f = R.find
@@ -1261,12 +1261,12 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
   L.push(...compressSections(R))
   if (R.batch) L.push(BATCH_TITLE, '', ...(R.batch.error ? [`failed: ${R.batch.error}`, ''] : batchSection(R.batch)))
   if (R.archive) {
-    L.push('## archive and restore (issue 4)', '')
+    L.push('## archive and restore: the estate beside zstd -3', '')
     if (R.archive.error) L.push(`failed: ${String(R.archive.error).replace(/\n/g, ' ')}`, '')
     else L.push(...archiveSection(R.archive))
   }
 
-  L.push('## Targets (issues 2, 3, 4 and 6)', '')
+  L.push('## Targets: stats, find and memory', '')
   L.push('| target | threshold | measured | result |')
   L.push('|---|---|---|---|')
   for (const t of R.targets) L.push(`| ${t.target} | ${t.threshold} | ${t.measured} | ${t.result} |`)
@@ -1372,7 +1372,7 @@ function compressBench(opts, notes) {
 function compressSections(R) {
   const L = []
   if (R.compress) {
-    L.push('## compress (issue 3)', '')
+    L.push('## compress: one 50 MB transcript, plan to verified write', '')
     if (R.compress.error) L.push(`failed: ${String(R.compress.error).replace(/\n/g, ' ')}`, '')
     else {
       const c = R.compress
@@ -1392,7 +1392,7 @@ function compressSections(R) {
         `Side by side in this run: claude-jsonl in process takes ${fmt2(c.inProcessMs / c.baselineMs)}× the baseline's time while also summarising ${fmtInt(c.summarizedRecords)} records and validating the candidate; the CLI adds about ${Math.max(0, c.cliMs - c.inProcessMs).toFixed(0)} ms here${c.nodeStartMs ? `, of which Node's own start-up (\`node -e 0\`) is ${c.nodeStartMs.toFixed(0)} ms; the rest is loading the modules and running the code once, cold, where the in-process figure is the median of warm runs` : ": Node's start-up and module loading"}.`,
         '',
       )
-      L.push('| target (issue 3) | threshold | measured | result |')
+      L.push('| compress target | threshold | measured | result |')
       L.push('|---|---|---|---|')
       L.push(
         `| plan + compress of a 50 MB transcript, deterministic summary, in-process API | < 0.5 s | ${(c.inProcessMs / 1000).toFixed(2)} s | ${c.inProcessMs < 500 ? 'PASS' : 'FAIL'} |`,
@@ -1408,7 +1408,7 @@ function compressSections(R) {
   }
   if (R.calibration) {
     const k = R.calibration
-    L.push('## Token estimator calibration (issue 3)', '')
+    L.push('## Token estimator: estimated against recorded context growth', '')
     L.push(
       '`node benches/estimator-calibration.mjs` over the sample transcripts: on the active chain after the last compaction, the context of each request (input + cache read + cache creation tokens, as recorded) grows from one request to the next by the records in between; the estimate of those records is set against that growth. Ratio = estimated / recorded (1 = exact; above 1 the estimate is conservative). Steps where the context shrank are left out.',
       '',
@@ -1438,7 +1438,7 @@ function compressOnly(opts) {
   const r = compressBench(opts, notes)
   for (const n of notes) loud(n)
   let md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  for (const title of ['## compress (issue 3)', '## Token estimator calibration (issue 3)']) {
+  for (const title of ['## compress: one 50 MB transcript, plan to verified write', '## Token estimator: estimated against recorded context growth']) {
     const start = md.indexOf(title)
     if (start < 0) continue
     const next = md.indexOf('\n## ', start + 1)
@@ -1446,9 +1446,9 @@ function compressOnly(opts) {
   }
   const section = compressSections(r).join('\n') + '\n'
   const at =
-    md.indexOf('## archive and restore (issue 4)') >= 0
-      ? md.indexOf('## archive and restore (issue 4)')
-      : md.indexOf('## Targets (issues')
+    md.indexOf('## archive and restore: the estate beside zstd -3') >= 0
+      ? md.indexOf('## archive and restore: the estate beside zstd -3')
+      : md.indexOf('## Targets:')
   md = at >= 0 ? md.slice(0, at) + section + '\n' + md.slice(at) : md + '\n' + section
   fs.writeFileSync(RESULTS_MD, md.replace(/\n{3,}/g, '\n\n'))
   const json = readJson(RESULTS_JSON) || {}
@@ -1496,10 +1496,43 @@ function batchSection(b) {
   )
   L.push('')
   const t = (name, threshold, measured, ok) => `| ${name} | ${threshold} | ${measured} | ${ok ? 'PASS' : 'FAIL'} |`
-  L.push('| target (issue 15) | threshold | measured | result |', '|---|---|---|---|')
+  L.push('| compress --all target | threshold | measured | result |', '|---|---|---|---|')
   L.push(t('candidate-mode batch over the estate, whole process, 2 cores', '< 10 s', s(b.firstMs), b.firstMs < 10000))
   L.push(t('a report per compressed session', 'all', `${b.reports} of ${b.compressed}`, b.reports === b.compressed))
   L.push(t('peak RSS', '< 1 GiB', `${fmt1(b.firstRssMiB)} MiB`, b.firstRssMiB < 1024))
+  for (const [name, o] of [
+    ['estate', b.outcome],
+    ['real samples', b.realOutcome],
+  ]) {
+    if (!o) continue
+    const refused = Object.entries(o.bigRefused)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')
+    L.push(
+      t(
+        `${name}: sessions of >= 20k estimated tokens skipped as nothing to gain`,
+        '0',
+        `${o.bigNothingToGain} of ${o.big}${refused ? ` (refused: ${refused})` : ''}`,
+        o.bigNothingToGain === 0,
+      ),
+    )
+    L.push(
+      t(
+        `${name}: compressed sessions of >= 20k tokens keeping > 40% of their tokens`,
+        '0',
+        `${o.bigOver40} (worst keeps ${(100 * o.worstBigKept).toFixed(1)}%)`,
+        o.bigOver40 === 0,
+      ),
+    )
+    L.push(
+      t(
+        `${name}: estimated message tokens remaining (skipped kept whole)`,
+        '<= 30%',
+        `${(100 * o.keptShare).toFixed(1)}% of ${Math.round(o.tokensBefore).toLocaleString('en-US')}`,
+        o.keptShare <= 0.3,
+      ),
+    )
+  }
   L.push(
     t(
       're-run over the unchanged estate',
@@ -1521,7 +1554,7 @@ function batchOnly(opts) {
     loud(`batch: ${b.error}`)
     return 1
   }
-  replaceSection(BATCH_TITLE, batchSection(b), '## archive and restore (issue 4)', 'batch', b)
+  replaceSection(BATCH_TITLE, batchSection(b), '## archive and restore: the estate beside zstd -3', 'batch', b)
   return 0
 }
 
@@ -1558,7 +1591,7 @@ function archiveOnly(opts) {
     loud(`archive: ${a.error}`)
     return 1
   }
-  replaceSection('## archive and restore (issue 4)', archiveSection(a), '## Targets (issues', 'archive', {
+  replaceSection('## archive and restore: the estate beside zstd -3', archiveSection(a), '## Targets:', 'archive', {
     ...a,
     date: a.date ?? new Date().toISOString(),
   })
@@ -1604,7 +1637,7 @@ function archiveSection(a) {
   if (a.zstd) L.push(`| zstd -dc > /dev/null (reference) | | ${mb(a.zstd.decompressMBperS)} | | |`)
   L.push('')
   const t = (name, threshold, measured, ok) => `| ${name} | ${threshold} | ${measured} | ${ok ? 'met' : 'not met'} |`
-  L.push('Targets (issue 4):', '', '| target | threshold | measured | result |', '|---|---|---|---|')
+  L.push('Archive and restore targets:', '', '| target | threshold | measured | result |', '|---|---|---|---|')
   L.push(t('archive speed, 2 cores', '≥ 800 MB/s', mb(a.archive.mbPerS), a.archive.mbPerS >= 800))
   L.push(t('archive size ratio', '≥ 5x', `${a.archive.ratio.toFixed(2)}x`, a.archive.ratio >= 5))
   if (a.tarZstd) {

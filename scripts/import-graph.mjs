@@ -96,6 +96,37 @@ export function layerViolations(graph) {
   return out
 }
 
+/**
+ * The module graph of a Rust crate's `src`, one node per top-level module (`scan`, `failure`, ...):
+ * module -> the other top-level modules its files name as `crate::<module>`, comments and test
+ * files (`tests.rs`, `*_tests.rs`, `tests/`) left out, so a test that uses a neighbour does not
+ * count as a dependency of the code.
+ */
+export function rustModuleGraph(src) {
+  const graph = new Map()
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name)
+      if (e.isDirectory()) {
+        if (e.name !== 'tests') walk(p)
+        continue
+      }
+      if (!e.name.endsWith('.rs') || e.name === 'tests.rs' || e.name.endsWith('_tests.rs')) continue
+      const rel = relative(src, p).split('\\').join('/')
+      if (rel === 'lib.rs') continue
+      const top = rel.split('/')[0].replace(/\.rs$/, '')
+      if (!graph.has(top)) graph.set(top, new Set())
+      const code = readFileSync(p, 'utf8')
+        .replace(/#\[cfg\(test\)\]\s*mod tests \{[\s\S]*$/m, '')
+        .replace(/\/\/.*$/gm, '')
+      for (const m of code.matchAll(/\bcrate::(\w+)/g)) if (m[1] !== top) graph.get(top).add(m[1])
+    }
+  }
+  walk(src)
+  const names = new Set(graph.keys())
+  return new Map([...graph].map(([k, v]) => [k, [...v].filter((d) => names.has(d)).sort()]))
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const graph = importGraph(join(dirname(fileURLToPath(import.meta.url)), '..', 'src-ts'))
   const cycles = importCycles(graph)

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // `npm test`: build the addon (incremental), run the Rust tests, compile the TypeScript, run ava.
-// Ends with exactly one plain line `N passed, M failed` (Rust + ava); exits non-zero if anything failed.
-// A step that errors without reporting a test failure counts as one failure.
+// Ends with the slowest ten test files, then exactly one plain line `N passed, M failed` (Rust +
+// ava); exits non-zero if anything failed. A step that errors without reporting a test failure
+// counts as one failure.
+// `--quick` (`npm run test:quick`, the edit-test loop): no network, no Claude Code client, no
+// browser, no Rust tests; the addon is rebuilt (in the incremental `fast` profile) only when a
+// Rust source is newer than it.
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { homedir } from 'node:os'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -16,16 +20,31 @@ process.env.PATH = `${process.env.PATH ?? ''}${delimiter}${join(homedir(), '.car
 // --full: the slow loops that `npm test` samples (e.g. every crash point of the in-place
 // transaction) run whole.
 if (process.argv.includes('--full')) process.env.CLAUDE_JSONL_TEST_FULL = '1'
+const quick = process.argv.includes('--quick')
+// Read by the tests that would start a browser: they say they skipped that part.
+if (quick) process.env.CLAUDE_JSONL_TEST_QUICK = '1'
+// The test files `--quick` leaves out: they drive the real Claude Code client (installed from the
+// npm registry), install the packed packages with npm, or drive Chromium. compress.test.ts skips
+// its few real-client tests and show.test.ts its Chromium parts itself (CLAUDE_JSONL_TEST_QUICK).
+const NOT_QUICK = [
+  'real-client',
+  'real-client-cleanup',
+  'in-place-real-client',
+  'compress-fixtures',
+  'package',
+  'serve-browser',
+]
 
 let passed = 0
 let failed = 0
 
-function run(cmd, args, { capture = false } = {}) {
+function run(cmd, args, { capture = false, env = {} } = {}) {
   console.error(`\n> ${[cmd, ...args].join(' ')}`)
   return new Promise((resolve) => {
     let out = ''
     const child = spawn(cmd, args, {
       cwd: root,
+      env: { ...process.env, ...env },
       stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit'],
       shell: win && cmd.endsWith('.cmd'),
     })
@@ -47,21 +66,40 @@ function stepFailed(name, res) {
 
 const bin = (name) => join(root, 'node_modules', '.bin', win ? `${name}.cmd` : name)
 
-// 1. the addon (native.cjs loads it in the ava tests)
-const build = await run(process.execPath, [join(root, 'scripts', 'build-native.mjs')])
-if (build.code !== 0) stepFailed('build-native', build)
+/** The newest modification time under `dir` (0 when it does not exist). */
+function newest(dir) {
+  if (!existsSync(dir)) return 0
+  let t = 0
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) t = Math.max(t, statSync(join(e.parentPath, e.name)).mtimeMs)
+  }
+  return t
+}
 
-// 2. Rust tests
+// 1. the addon (native.cjs loads it in the ava tests)
+const { platformArchABI } = (await import('node:module')).createRequire(import.meta.url)(join(root, 'platform.cjs'))
+const addon = join(root, `claude-jsonl.${platformArchABI()}.node`)
+const rustSources = Math.max(...['crate/core/src', 'crate/node/src'].map((d) => newest(join(root, d))))
+if (!quick || !existsSync(addon) || statSync(addon).mtimeMs < rustSources) {
+  const build = await run(process.execPath, [join(root, 'scripts', 'build-native.mjs')], {
+    env: quick ? { CLAUDE_JSONL_CARGO_PROFILE: 'fast' } : {},
+  })
+  if (build.code !== 0) stepFailed('build-native', build)
+}
+
+// 2. Rust tests (not with --quick)
 // The `fast` profile (no LTO, parallel codegen): the tests need optimised code, not the
 // release build's fat LTO, which would compile the crate a second time for minutes.
-const cargo = await run('cargo', ['test', '--workspace', '--profile', 'fast', '--no-fail-fast'], { capture: true })
 let rustPassed = 0
 let rustFailed = 0
-for (const m of cargo.out.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed;/gm)) {
-  rustPassed += Number(m[1])
-  rustFailed += Number(m[2])
+if (!quick) {
+  const cargo = await run('cargo', ['test', '--workspace', '--profile', 'fast', '--no-fail-fast'], { capture: true })
+  for (const m of cargo.out.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed;/gm)) {
+    rustPassed += Number(m[1])
+    rustFailed += Number(m[2])
+  }
+  if (cargo.code !== 0 && rustFailed === 0) stepFailed('cargo test', cargo)
 }
-if (cargo.code !== 0 && rustFailed === 0) stepFailed('cargo test', cargo)
 passed += rustPassed
 failed += rustFailed
 
@@ -86,8 +124,19 @@ for (const [name, cmd, args] of [
 }
 passed += stylePassed
 
-// 5. ava (TAP). Its `# fail` includes todo tests, which are not failures here.
-const ava = await run(bin('ava'), ['--tap'], { capture: true })
+// 5. ava (TAP). Its `# fail` includes todo tests, which are not failures here. Each test file
+// records how long it ran (__test__/helpers/file-timing.ts) for the slowest-ten list.
+const timingDir = mkdtempSync(join(tmpdir(), 'claude-jsonl-test-'))
+const timings = join(timingDir, 'files.jsonl')
+const avaFiles = quick
+  ? readdirSync(join(root, 'dist', '__test__'))
+      .filter((f) => f.endsWith('.test.js') && !NOT_QUICK.includes(f.slice(0, -'.test.js'.length)))
+      .map((f) => join('dist', '__test__', f))
+  : []
+const ava = await run(bin('ava'), ['--tap', ...avaFiles], {
+  capture: true,
+  env: { CLAUDE_JSONL_TEST_TIMINGS: timings },
+})
 const count = (re) => (ava.out.match(re) ?? []).length
 const summary = (key) => {
   const m = ava.out.match(new RegExp(`^# ${key} (\\d+)\\s*$`, 'm'))
@@ -106,6 +155,22 @@ if (avaPassed === null || avaFailed === null) {
 if (ava.code !== 0 && avaFailed === 0) stepFailed('ava', ava)
 passed += avaPassed
 failed += avaFailed
+
+// The slowest ten test files, so a slow one is seen where it is added.
+const perFile = existsSync(timings)
+  ? readFileSync(timings, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+  : []
+rmSync(timingDir, { recursive: true, force: true })
+perFile.sort((a, b) => b.ms - a.ms)
+if (perFile.length) {
+  console.log(
+    `\nslowest test files (of ${perFile.length}; seconds from load to exit, ${quick ? 'quick' : 'full'} run):`,
+  )
+  for (const { file, ms } of perFile.slice(0, 10)) console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}`)
+}
 
 console.log(
   `\ntest summary: cargo ${rustPassed} passed/${rustFailed} failed; style ${stylePassed} of 2; ` +

@@ -14,7 +14,7 @@ export type {
   TokenTotals,
   ToolTargets,
 } from './read/stats.js'
-export { doctor, KNOWN_TYPES } from './read/doctor.js'
+export { doctor } from './read/doctor.js'
 export type { DoctorFile, DoctorOptions, DoctorReport, Finding } from './read/doctor.js'
 export { resolveRoots, claudeConfigDirs } from './read/estate.js'
 export { resolveSession, discoverFiles } from './read/session-ref.js'
@@ -63,7 +63,16 @@ export type {
   Candidate,
   Frozen,
   OperationState,
+  Recovery,
 } from './compress/transaction.js'
+export { repairTranscript, REPAIR_KINDS } from './compress/repair.js'
+export type {
+  RepairEdit,
+  RepairKind,
+  RepairTranscriptOptions,
+  TranscriptRepairReport,
+  TranscriptRepairResult,
+} from './compress/repair.js'
 export { repairReadPages } from './compress/repair-read-pages.js'
 export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'
 export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'

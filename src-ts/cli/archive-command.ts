@@ -18,7 +18,7 @@ export function renderArchive(r: ArchiveReport): string {
     `${formatInt(r.unchanged)} unchanged`,
   ].filter(Boolean)
   return [
-    `Archived ${formatInt(r.files - r.configFiles)} transcripts${r.configFiles ? ` and ${formatInt(r.configFiles)} config files` : ''} into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}`,
+    `Archived ${formatInt(r.files - r.configFiles)} transcripts${r.configFiles ? ` and ${formatInt(r.configFiles)} config files` : ''} into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}${r.skipped.length ? `, ${formatInt(r.skipped.length)} skipped (symbolic links out of the estate, not followed)` : ''}`,
     `This run: ${formatBytes(r.bytesIn)} in, ${formatBytes(r.bytesStored)} stored (${ratio(r.ratio)}) in ${(r.elapsedMs / 1000).toFixed(2)} s`,
     `Archive: ${formatInt(r.archive.files - r.archive.configFiles)} transcripts${r.archive.configFiles ? ` and ${formatInt(r.archive.configFiles)} config files` : ''}, ${formatBytes(r.archive.bytes)} in ${formatBytes(r.archive.storeBytes)} (${ratio(r.archive.ratio)})`,
   ].join('\n')
@@ -58,6 +58,7 @@ an archive, or another archive run holds DIR.`,
       }),
     )
     for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message}\n`)
+    for (const f of report.skipped) process.stderr.write(`claude-jsonl: skipped: ${f.message}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
     return report.failures.length > 0 ? EXIT.flagged : EXIT.ok
   },

@@ -8,14 +8,23 @@
 // import is caught, so the addon must not first fail there.)
 import { asksVersion, versionLine } from './version.cjs'
 
-let native: { version(): string } | undefined
-try {
-  native = require('#native') as { version(): string }
-} catch (e) {
-  const err = e as { code?: string; message?: string }
-  const msg = err.code === 'CLAUDE_JSONL_NATIVE_LOAD' ? err.message : `internal error: ${String(err.message ?? e)}`
-  process.stderr.write(`claude-jsonl: ${String(msg).split('\n')[0]}\n`)
-  process.exitCode = 4
+// `statusline` runs after every assistant message: a call whose inputs did not change is answered
+// from its cache before the addon or any ES module is loaded (integrations/statusline-cache.cts).
+const argv = process.argv.slice(2)
+if (argv[0] === 'statusline' && require('../integrations/statusline-cache.cjs').statuslineFastPath(argv)) {
+  // answered
+} else start()
+
+function start(): void {
+  let native: { version(): string } | undefined
+  try {
+    native = require('#native') as { version(): string }
+  } catch (e) {
+    const err = e as { code?: string; message?: string }
+    const msg = err.code === 'CLAUDE_JSONL_NATIVE_LOAD' ? err.message : `internal error: ${String(err.message ?? e)}`
+    process.stderr.write(`claude-jsonl: ${String(msg).split('\n')[0]}\n`)
+    process.exitCode = 4
+  }
+  if (native && asksVersion(argv)) process.stdout.write(versionLine(native.version()) + '\n')
+  else if (native) void import('./main.js')
 }
-if (native && asksVersion(process.argv.slice(2))) process.stdout.write(versionLine(native.version()) + '\n')
-else if (native) void import('./main.js')

@@ -122,7 +122,11 @@ async function runInPlace(
   o: { workDir: string; confirmSessionClosed?: boolean; stableForMs?: number; json?: boolean },
   print: (text: string) => void,
 ): Promise<number> {
-  const { result, report, reportPath } = await compressInPlace(input, { ...options, ...o })
+  const { result, report, reportPath } = await compressInPlace(input, {
+    ...options,
+    ...o,
+    onRecovered: (r) => process.stderr.write(`claude-jsonl: ${r.message}\n`),
+  })
   if (result.operationState === 'committed-report-failed') {
     print(committedReportFailed(result, 'operation_state'))
     process.stderr.write(`claude-jsonl: ${result.error!.message}\n`)
@@ -229,6 +233,7 @@ const SKIP_LABELS: Record<string, string> = {
   'invalid-source': 'invalid source',
   'token-ceiling': 'over --target-estimated-tokens',
   unchanged: 'unchanged since the last run',
+  symlink: 'refused: a symbolic link',
 }
 
 /** The batch as a table: outcomes by reason, with bytes and estimated tokens. */
@@ -295,6 +300,10 @@ export function renderBatch(r: BatchReport): string {
     )
   }
   for (const s of r.sessions.filter((x) => x.status === 'failed').slice(0, 20)) out.push(`failed: ${s.message}`)
+  for (const s of r.sessions.filter((x) => x.reason === 'symlink').slice(0, 20)) out.push(`refused: ${s.message}`)
+  for (const x of r.recovered) out.push(`recovered: ${x.message}`)
+  // An unchanged session carries a message only when it was recognised as an interrupted run's output.
+  for (const s of r.sessions.filter((x) => x.reason === 'unchanged' && x.message)) out.push(`recognised: ${s.message}`)
   if (r.notFound.length) out.push(`not found (--sessions): ${r.notFound.join(', ')}`)
   return out.join('\n')
 }

@@ -3,7 +3,7 @@
 // summarising model to read. Its answer is applied with `compress --model-summary`.
 import { EXIT } from '../errors.js'
 import { resolveSession } from '../read/session-ref.js'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import { checkSourceUnchanged, planSource } from '../compress/compress.js'
 import { checkOutputPath } from '../compress/paths.js'
 import { packFor } from '../compress/summarize.js'

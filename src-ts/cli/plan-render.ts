@@ -21,7 +21,9 @@ export function renderPlan(r: PlanReport, path: string): string {
       r.priorCompactRecordCount > 0 ? `, starts at the compact boundary on line ${r.activeChainStartLine}` : ''
     const seg = r.preservedSegmentApplied ? ', preserved segment spliced' : ''
     const pre = r.precompactRecords > 0 ? `; ${r.precompactRecords} earlier records only through logicalParentUuid` : ''
-    out.push(`  chain: ${r.sourceActiveChainLength} records${start}${seg}${pre}`)
+    out.push(
+      `  chain: ${r.sourceActiveChainLength} records, ~${r.visibleEstimatedTokens} estimated message tokens (what the client sends)${start}${seg}${pre}`,
+    )
     if (r.lineageRuns.length > 1)
       out.push(
         `  lineage: ${r.lineageRuns.map((x) => `${x.sessionId} (${x.endPosition - x.startPosition})`).join(' -> ')}; earlier sessions are summarised`,
@@ -30,7 +32,7 @@ export function renderPlan(r: PlanReport, path: string): string {
   if (r.cut) {
     const c = r.cut
     out.push(
-      `  cut: chain position ${c.position} (line ${c.firstKeptLine}${c.promptStart ? ', a human prompt' : ''}): keeps ${c.recentRecordsPreserved} records, ${c.keptBytes} bytes (${(c.ratio * 100).toFixed(1)}% of the input; target ${(r.requestedTargetRatio * 100).toFixed(0)}%); ${c.legalPositions.length} legal cut positions`,
+      `  cut: chain position ${c.position} (line ${c.firstKeptLine}${c.promptStart ? ', a human prompt' : ''}): keeps ${c.recentRecordsPreserved} records, ~${c.keptEstimatedTokens} of the chain's ~${r.visibleEstimatedTokens} estimated message tokens (${(c.keptTokenRatio * 100).toFixed(1)}%; target ${(r.requestedTargetRatio * 100).toFixed(0)}%${r.maxKeptTokens !== undefined ? `, at most ~${r.maxKeptTokens}` : ''}), ${c.keptBytes} bytes (${(c.ratio * 100).toFixed(1)}% of the file); ${c.legalPositions.length} legal cut positions`,
     )
   } else if (r.sourceActiveChainLength > 0) {
     out.push('  cut: none (no legal position)')

@@ -72,6 +72,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./compress-command.js'),
   },
   {
+    name: 'repair',
+    summary: 'mend a damaged transcript (--all: every one) so the client resumes all of it',
+    load: () => import('./repair-command.js'),
+  },
+  {
     name: 'repair-read-pages',
     summary: 'a transcript without the Read.pages members some readers reject',
     load: () => import('./repair-read-pages-command.js'),
@@ -90,6 +95,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'restore',
     summary: 'write archived transcripts back, byte-identical',
     load: () => import('./restore-command.js'),
+  },
+  {
+    name: 'hook',
+    summary: 'Claude Code hooks: archive each session as it ends, warn of unarchived old sessions',
+    load: () => import('./hook-command.js'),
+  },
+  {
+    name: 'mcp',
+    summary: 'an MCP server (stdio) that lets Claude search and read past sessions',
+    load: () => import('./mcp-command.js'),
+  },
+  {
+    name: 'statusline',
+    summary: "Claude Code's status line: this session's cost and tokens, today's cost, context in use",
+    load: () => import('./statusline-command.js'),
   },
 ]
 

@@ -14,7 +14,11 @@ export const TOPOLOGY_OPTIONS = {
   ),
   'checkpoint-policy': text('active-correlated|preserve-recent|none', 'which file-history snapshots are kept'),
   'max-file-history-snapshots': wholeNumber('N', 'keep at most N file-history snapshots (default 80)'),
-  'target-ratio': decimal('R', 'kept bytes over input bytes (default 0.30)', 'a number in (0, 1]'),
+  'target-ratio': decimal(
+    'R',
+    "the kept suffix's share of the chain's estimated message tokens (default 0.30, at most 40000 tokens)",
+    'a number in (0, 1]',
+  ),
   'min-recent-records': wholeNumber('N', 'keep at least N recent records verbatim (default 10)'),
 } as const
 

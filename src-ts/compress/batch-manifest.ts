@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import type { SessionJob, SessionOutcome } from './batch-modes.js'
 
 export const MANIFEST_NAME = '.claude-jsonl-batch.json'
@@ -50,7 +50,7 @@ export function unchangedOutcome(m: Manifest, job: SessionJob): SessionOutcome |
   // Times within a millisecond are the same: the walk and a stat may round a nanosecond time
   // differently.
   if (!e || e.size !== job.size || Math.abs(e.mtimeMs - job.mtimeMs) >= 1) return undefined
-  if (e.outcome.status === 'compressed') {
+  if (e.outcome.status === 'compressed' || e.outcome.status === 'repaired') {
     // What it wrote must still be there as written (a size check; the run never rewrites it).
     try {
       if (!e.outcome.output || statSync(e.outcome.output).size !== e.outcome.bytesAfter) return undefined
@@ -79,5 +79,5 @@ export async function saveManifest(
       }
   }
   mkdirSync(dir, { recursive: true })
-  await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true })
+  await publishFile(join(dir, MANIFEST_NAME), JSON.stringify(m) + '\n', { replace: true, fault: 'manifest' })
 }

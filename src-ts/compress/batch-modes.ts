@@ -5,6 +5,7 @@ import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
+import { checkWithin, LinkRefusal } from '../durable-files.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { compressInPlace } from './in-place.js'
 import type { Summarizer } from './summarizer.js'
@@ -23,13 +24,27 @@ export interface SessionJob {
 }
 
 export type SkipReason =
-  'too-small' | 'nothing-to-gain' | 'live' | 'ambiguous-leaf' | 'invalid-source' | 'token-ceiling' | 'unchanged'
+  | 'too-small'
+  | 'nothing-to-gain'
+  | 'live'
+  | 'ambiguous-leaf'
+  | 'invalid-source'
+  | 'token-ceiling'
+  | 'unchanged'
+  /** Writing it would follow a symbolic link (out of the estate or the out dir, or the
+   * transcript is itself a link): refused, nothing written. */
+  | 'symlink'
+  /** `repair --all`: no damage found. */
+  | 'nothing-to-repair'
+  /** `repair --all`: damage that cannot be mended safely (the reason in the message). */
+  | 'unmendable'
 
 export type FailReason = 'summary-failed' | 'write-failed' | 'internal'
 
 /** What happened to one session. */
 export interface SessionOutcome {
-  status: 'compressed' | 'skipped' | 'failed'
+  /** `repaired` for `repair --all`, `compressed` for `compress --all`. */
+  status: 'compressed' | 'repaired' | 'skipped' | 'failed'
   reason?: SkipReason | FailReason
   /** The option that would change a skip, when one does (e.g. the leaf option of an ambiguous leaf). */
   option?: string
@@ -46,6 +61,8 @@ export interface SessionOutcome {
   candidateSha256?: string
   /** The model summary failed and the deterministic one was used instead. */
   summaryFallback?: string
+  /** `repair --all`: the edits made, per repair. */
+  repairs?: Partial<Record<string, number>>
   /** In place: the verified numbered backup of the original. */
   backup?: string
   /** The session file's size and modification time after the run, when the run replaced it
@@ -84,7 +101,7 @@ export function batchMode(cfg: ModeConfig): BatchMode {
 
 /** Messages of the in-place refusals that mean the session is in use: a running Claude Code
  * holds it, or it was written within the stability window. */
-const IN_USE = /Claude Code is running this session|stability window/
+export const IN_USE = /Claude Code is running this session|stability window/
 
 /**
  * In-place mode: each session through the in-place transaction (a verified numbered backup
@@ -144,7 +161,11 @@ export function candidateMode(outDir: string): BatchMode {
         const r = await compressWith(job.path, out, summarize, {
           ...options,
           force: true,
-          beforePublish: () => void mkdirSync(join(outDir, job.project), { recursive: true }),
+          beforePublish: () => {
+            mkdirSync(join(outDir, job.project), { recursive: true })
+            // A project folder in the out dir that is a link out of it is never written through.
+            checkWithin(out, outDir)
+          },
         })
         return {
           ...compressedOutcome(r),
@@ -187,6 +208,7 @@ export function outcomeOfError(e: unknown, job: SessionJob): SessionOutcome {
       tokensAfter: e.tokens?.after !== undefined ? Math.ceil(e.tokens.after) : undefined,
     }
   }
+  if (e instanceof LinkRefusal) return { ...base, status: 'skipped', reason: 'symlink', message: e.message }
   if (e instanceof BatchSummaryError) return { ...base, status: 'failed', reason: 'summary-failed', message: e.message }
   if (e instanceof ClaudeJsonlError) {
     // A source that changed while it was read is being written to: a live session.

@@ -4,9 +4,12 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { batchMode, outcomeOfError, type ModeConfig, type SessionJob } from './batch-modes.js'
 import { batchSummarizer, type BatchSummaryPolicy } from './batch-summary.js'
+import { repairMode } from './batch-repair.js'
 import type { CompressOptions } from './compress.js'
 
 export interface WorkerInit {
+  /** What the batch does to each session (default compress). */
+  operation?: 'compress' | 'repair'
   mode: ModeConfig
   options: CompressOptions
   summaryPolicy: BatchSummaryPolicy
@@ -20,7 +23,7 @@ export type FromWorker =
 
 const port = parentPort!
 const init = workerData as WorkerInit
-const mode = batchMode(init.mode)
+const mode = init.operation === 'repair' ? repairMode(init.mode) : batchMode(init.mode)
 const grants = new Map<number, () => void>()
 let nextToken = 0
 const summarize = batchSummarizer(init.options, init.summaryPolicy, () => {

@@ -4,21 +4,24 @@
 // (the manifest), the pool that runs them, and the accounting. How one session is compressed
 // and where it lands is the mode's (batch-modes.ts); every session runs in a pool worker.
 import { availableParallelism } from 'node:os'
-import { readFileSync } from 'node:fs'
-import { resolve, sep } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, resolve, sep } from 'node:path'
 import type { DiscoveredFile } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
 import { resolveRoots, type EstateOptions } from '../read/estate.js'
 import { discoverFiles } from '../read/session-ref.js'
 import { projectMatcher } from '../read/sessions.js'
-import type { CompressOptions } from './compress.js'
+import type { CompressOptions, CompressReport } from './compress.js'
 import { selectionPolicy, summarizerFor } from './summarize.js'
 import { minGainOf } from './refusal.js'
 import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
 import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
 import { loadManifest, optionsDigest, saveManifest, unchangedOutcome } from './batch-manifest.js'
 import { runPool } from './batch-pool.js'
-import { insideClaudeTree } from './paths.js'
+import { checkWithin, errno, releaseLock, takeLock } from '../durable-files.js'
+import { recoverInterrupted, type Recovery } from './transaction.js'
+import { ownCandidate } from './in-place.js'
+import { insideClaudeTree, resolvedPath } from './paths.js'
 
 export interface BatchSelection {
   /** Sessions smaller than this many bytes are skipped as too small (not read). */
@@ -48,6 +51,8 @@ export interface BatchProgress {
  * compressed, and how it is published.
  */
 export interface BatchOptions extends Omit<EstateOptions, 'onProgress'>, BatchSelection {
+  /** What is done to each session: compressed (the default) or repaired (`repair --all`). */
+  operation?: 'compress' | 'repair'
   /** Candidate files in a folder, or in-place replacement. */
   mode: ModeConfig
   /** Plan, summarise and validate every session; write nothing (no candidate, report or manifest). */
@@ -81,6 +86,8 @@ export interface BatchSessionEntry extends SessionOutcome {
 export interface BatchTotals {
   sessions: number
   compressed: number
+  /** `repair --all`: sessions repaired. */
+  repaired: number
   skipped: number
   failed: number
   skippedByReason: Partial<Record<SkipReason, number>>
@@ -107,6 +114,9 @@ export interface BatchReport {
   notFound: string[]
   /** Subagent transcripts seen (never compressed, never touched). */
   subagentFiles: number
+  /** In place: interrupted transactions of a killed earlier run, finished or rolled back before
+   * this run started (their locks and stage files removed). */
+  recovered: Recovery[]
   totals: BatchTotals
   elapsedMs: number
 }
@@ -198,6 +208,7 @@ export function selectBatchSessions(files: DiscoveredFile[], o: BatchSelection, 
 /** What decides a session's outcome, for the manifest: a change re-runs every session. */
 function outcomeOptions(o: BatchOptions): Record<string, unknown> {
   const c = o.compress ?? {}
+  if (o.operation === 'repair') return { operation: 'repair', mode: o.mode.kind }
   return {
     mode: o.mode.kind,
     ...selectionPolicy(c),
@@ -244,8 +255,12 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
     const out = resolve(o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir || '.')
     const flagName = o.mode.kind === 'candidate' ? `--out-dir ${o.mode.outDir}` : `--work-dir ${o.mode.workDir}`
     if (insideClaudeTree(out)) throw usageError(`${flagName}: must lie outside any .claude tree`)
+    // Compared as written and with links resolved: a work dir that is a link into the estate
+    // is inside it.
+    const real = resolvedPath(out)
     for (const r of roots) {
-      if (within(out, r) || within(r, out))
+      const realRoot = resolvedPath(r)
+      if (within(out, r) || within(r, out) || within(real, realRoot) || within(realRoot, real))
         throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
     }
   }
@@ -264,8 +279,63 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const files = discoverFiles(estate)
   const sel = selectBatchSessions(files, o, now)
   const manifestDir = o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : resolve(o.mode.workDir)
+  // One batch at a time per out or work folder: two would each rewrite the manifest without the
+  // other's sessions.
+  const lock = o.dryRun
+    ? undefined
+    : lockBatchFolder(manifestDir, o.mode.kind === 'candidate' ? '--out-dir' : '--work-dir')
+  try {
+    return await runBatch(o, roots, sel, manifestDir, started)
+  } finally {
+    if (lock) releaseLock(lock)
+  }
+}
+
+/** The batch folder's lock (`.claude-jsonl-batch.lock`, naming its owner); a live holder refuses. */
+function lockBatchFolder(dir: string, flag: string): string {
+  try {
+    mkdirSync(dir, { recursive: true })
+    return takeLock(
+      join(dir, BATCH_LOCK),
+      (pid) =>
+        new ClaudeJsonlError(
+          `${flag} ${dir}: another compress --all (pid ${pid}) is using this folder; wait for it to finish, or give another folder`,
+          EXIT.input,
+          dir,
+        ),
+    )
+  } catch (e) {
+    if (e instanceof ClaudeJsonlError) throw e
+    throw inputError(dir, `cannot lock the batch folder (${errno(e)})`)
+  }
+}
+
+async function runBatch(
+  o: BatchOptions,
+  roots: string[],
+  sel: Selected,
+  manifestDir: string,
+  started: number,
+): Promise<BatchReport> {
   const digest = optionsDigest(outcomeOptions(o))
   const manifest = loadManifest(manifestDir, digest)
+  const inPlace = o.mode.kind === 'in-place' && !o.dryRun
+  // In place, what a killed earlier run left is recovered first, folder by folder.
+  const recovered: Recovery[] = []
+  if (inPlace) {
+    const dirs = new Set([...sel.jobs, ...sel.tooSmall].map((j) => dirname(j.path)))
+    for (const dir of dirs) {
+      const root = roots.find((r) => within(dir, r))
+      try {
+        // (a name inside the folder: the folder itself may be the root)
+        if (root !== undefined) checkWithin(join(dir, '.recovery'), root)
+      } catch {
+        continue // a folder linked out of the estate: never written in (its sessions are refused)
+      }
+      recovered.push(...recoverInterrupted(dir))
+    }
+  }
+  const workNames = inPlace ? safeReaddir(manifestDir) : []
 
   const entries = new Map<string, BatchSessionEntry>()
   const record = (job: SessionJob, outcome: SessionOutcome, previous?: BatchSessionEntry['previous']) =>
@@ -292,15 +362,34 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
       bytesBefore: job.size,
     })
   const todo: SessionJob[] = []
+  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   for (const job of sel.jobs) {
     const before = o.dryRun ? undefined : unchangedOutcome(manifest, job)
-    if (before)
+    if (before) {
       record(
         job,
         { ...before, status: 'skipped', reason: 'unchanged', option: undefined, message: undefined },
         { status: before.status, reason: before.reason },
       )
-    else todo.push(job)
+      continue
+    }
+    // A session a killed run replaced before it could record it holds that run's candidate:
+    // recorded as compressed then, never compressed again.
+    const own = inPlace ? ownCandidate(manifestDir, job.path, workNames) : undefined
+    if (own) {
+      const outcome = earlierInPlaceOutcome(job, own)
+      done.push({ job, outcome })
+      record(
+        job,
+        {
+          ...outcome,
+          status: 'skipped',
+          reason: 'unchanged',
+          message: `${job.path}: already compressed in place by an earlier run that was interrupted (it holds that run's candidate ${own}); not compressed again`,
+        },
+        { status: 'compressed' },
+      )
+    } else todo.push(job)
   }
   // Largest first: the long sessions start early and the small ones fill the gaps at the end.
   todo.sort((a, b) => b.size - a.size)
@@ -308,7 +397,6 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const bytesTotal = todo.reduce((s, j) => s + j.size, 0)
   const progress: BatchProgress = { sessionsDone: 0, sessionsTotal: todo.length, bytesDone: 0, bytesTotal }
   o.onProgress?.({ ...progress })
-  const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   const cores = availableParallelism()
   const workers = o.jobs ?? cores
   const model = usesModel(o.compress ?? {})
@@ -317,7 +405,6 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     ...o.compress,
     dryRun: o.dryRun,
     minEstimatedTokens: o.minEstimatedTokens,
-    refuseTornTail: true,
   }
   await runPool(todo, {
     workers,
@@ -325,7 +412,12 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     // a model, as many as keep the summary permits busy). Memory stays bounded by the slots.
     slots: model ? Math.max(2, Math.ceil(summaryJobs / Math.min(workers, Math.max(1, todo.length)))) : 2,
     summaryPermits: summaryJobs,
-    init: { mode: absoluteMode(o.mode), options: compressOptions, summaryPolicy: o.summaryPolicy ?? {} },
+    init: {
+      operation: o.operation,
+      mode: absoluteMode(o.mode),
+      options: compressOptions,
+      summaryPolicy: o.summaryPolicy ?? {},
+    },
     onDone: (job, outcome) => {
       done.push({ job, outcome })
       record(job, outcome)
@@ -339,8 +431,8 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
       await saveManifest(manifestDir, manifest, done)
     } catch (e) {
       throw new ClaudeJsonlError(
-        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${(e as Error).message}); the next run redoes them`,
-        EXIT.internal,
+        `${manifestDir}: the sessions were compressed, but the batch manifest could not be written (${errno(e)}); the next run redoes them`,
+        EXIT.input,
         manifestDir,
       )
     }
@@ -354,6 +446,7 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
     sessions,
     notFound: sel.notFound,
     subagentFiles: sel.subagentFiles,
+    recovered,
     totals: totalsOf(sessions),
     elapsedMs: Math.round(performance.now() - started),
   }
@@ -368,6 +461,7 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
   const t: BatchTotals = {
     sessions: sessions.length,
     compressed: 0,
+    repaired: 0,
     skipped: 0,
     failed: 0,
     skippedByReason: {},
@@ -383,7 +477,9 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
     t.bytesBefore += s.bytesBefore
     // An unchanged session the earlier run compressed is compressed in the estate's account.
     const compressed = s.status === 'compressed' || (s.reason === 'unchanged' && s.previous?.status === 'compressed')
-    t.bytesAfter += compressed && s.bytesAfter !== undefined ? s.bytesAfter : s.bytesBefore
+    const rewritten =
+      compressed || s.status === 'repaired' || (s.reason === 'unchanged' && s.previous?.status === 'repaired')
+    t.bytesAfter += rewritten && s.bytesAfter !== undefined ? s.bytesAfter : s.bytesBefore
     if (compressed) {
       t.compressedBytesBefore += s.bytesBefore
       t.compressedBytesAfter += s.bytesAfter ?? s.bytesBefore
@@ -391,6 +487,7 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
       t.compressedTokensAfter += s.tokensAfter ?? 0
     }
     if (s.status === 'compressed') t.compressed++
+    else if (s.status === 'repaired') t.repaired++
     else if (s.status === 'skipped') {
       t.skipped++
       const r = s.reason as SkipReason
@@ -402,4 +499,38 @@ export function totalsOf(sessions: BatchSessionEntry[]): BatchTotals {
     }
   }
   return t
+}
+
+const BATCH_LOCK = '.claude-jsonl-batch.lock'
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+/** What an interrupted earlier run did to a session it had replaced, from its report when it
+ * wrote one (else from the file as it is now). */
+function earlierInPlaceOutcome(job: SessionJob, candidate: string): SessionOutcome {
+  const st = statSync(job.path)
+  let r: Partial<CompressReport> = {}
+  try {
+    r = JSON.parse(readFileSync(`${candidate}.report.json`, 'utf8')) as CompressReport
+  } catch {
+    // killed before its report: the numbers it would have held are not known
+  }
+  return {
+    status: 'compressed',
+    bytesBefore: r.inputBytes ?? st.size,
+    bytesAfter: st.size,
+    tokensBefore: r.inputEstimatedMessageTokens,
+    tokensAfter: r.outputEstimatedMessageTokens,
+    output: job.path,
+    sourceSha256: r.sourceSha256,
+    candidateSha256: r.candidateSha256,
+    finalSize: st.size,
+    finalMtimeMs: st.mtimeMs,
+  }
 }

@@ -11,17 +11,26 @@ import { basename, resolve } from 'node:path'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
+import { checkRegularFile } from '../read/session-ref.js'
+import { validateAs } from '../read/validate.js'
 import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
-import { planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
+import { planOptionsOf, planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
 import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor } from './summarize.js'
 import type { Summarizer, SummaryOptions } from './summarizer.js'
 import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans } from './source-spans.js'
-import { CompressRefusal, minGainOf, nothingToGain, tooShortToCut, topologyRefusal } from './refusal.js'
+import {
+  CompressRefusal,
+  minGainOf,
+  nothingToGain,
+  tooShortToCut,
+  topologyRefusal,
+  tornTailRefusal,
+} from './refusal.js'
 
 export const ENGINE_VERSION = 'v10'
 export const MODEL_PACK_SCHEMA_VERSION = 11
@@ -42,8 +51,9 @@ export interface CompressOptions extends BudgetOptions, SummaryOptions {
   dryRun?: boolean
   /** Refuse a source whose active chain holds fewer estimated message tokens (too small). */
   minEstimatedTokens?: number
-  /** Refuse a source whose last line is cut short (a batch leaves such a session alone). */
-  refuseTornTail?: boolean
+  /** The path the candidate is resumed under when it is not `out` (in place: the transcript
+   * itself): the candidate is validated under this name, as `validate` would check it there. */
+  publishedPath?: string
   /** Test hook: runs after the candidate is built, before the source is re-checked. */
   beforePublish?: () => void | Promise<void>
 }
@@ -96,6 +106,7 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
   try {
     stat = statSync(path, { bigint: true })
     if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
+    checkRegularFile(path, stat)
     // A mapping of the page cache instead of a copy: a fresh 50 MB buffer costs more to fault
     // in than the whole scan. A mapping of another length (the file changed) is not used.
     // CLAUDE_JSONL_NO_MMAP=1 reads the file instead (a filesystem where mappings misbehave).
@@ -156,24 +167,15 @@ export function planSource(input: string, options: BudgetOptions = {}): PlannedS
 }
 
 /** planSource; with `hash` false the source hash is left empty ('') for the caller to fill. */
-function planSourceWith(
-  input: string,
-  options: BudgetOptions & { refuseTornTail?: boolean },
-  hash: boolean,
-): PlannedSource {
+function planSourceWith(input: string, options: BudgetOptions, hash: boolean): PlannedSource {
   summaryCharBudget(options)
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
   if (index.length === 0 || !isClaudeCodeTranscript(summary.types)) {
     throw inputError(input, index.length === 0 ? 'no records: not a transcript' : NOT_CLAUDE_CODE)
   }
-  if (summary.tornTail && options.refuseTornTail)
-    throw new CompressRefusal(
-      `${input}: torn: its last line is cut short (still being written, or damaged); nothing written`,
-      'invalid-source',
-      input,
-    )
-  const first = planIndex(index, src.buffer, options, basename(input), src.sha256)
+  if (summary.tornTail) throw tornTailRefusal(input)
+  const first = planIndex(index, src.buffer, planOptionsOf(options), basename(input), src.sha256)
   if (first.report.status !== 'valid')
     throw topologyRefusal(input, stopMessage(first.report), first.report.stop?.recovery ?? [])
   const { plan, tokens } = planWithBudget(first, options)
@@ -413,7 +415,8 @@ async function compressPlanned(
   spans?.release() // the kept records are in the candidate now
   // Validated in memory before anything is written; what lands on disk is then checked to be
   // exactly those bytes (read back and compared), so the file itself is what passed.
-  const v = native.validateBuffer(bytes, { fileSessionId: leafSession })
+  // The same check `validate` makes of the published file: by its published name.
+  const v = validateAs(bytes, options.publishedPath ?? out)
   const errors = v.findings.filter((f) => f.severity === 'error')
   const validation: CompressReport['validation'] = {
     valid: errors.length === 0,
@@ -424,9 +427,9 @@ async function compressPlanned(
   if (errors.length) {
     // A defect the source already has in the records kept verbatim is the input's (refused,
     // exit 1); one compression introduced is a bug (exit 4).
-    const inherited = native
-      .validateBuffer(src.buffer, { fileSessionId: leafSession })
-      .findings.find((f) => f.severity === 'error' && f.code === errors[0].code)
+    const inherited = validateAs(src.buffer, input).findings.find(
+      (f) => f.severity === 'error' && f.code === errors[0].code,
+    )
     if (inherited) {
       throw new CompressRefusal(
         `${input}: the source is invalid where compress must keep it verbatim (${inherited.code}: ${inherited.message}); compress neither hides nor repairs it; nothing written`,

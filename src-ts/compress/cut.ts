@@ -1,8 +1,7 @@
-// The kept suffix under a token ceiling: `--target-estimated-tokens N` narrows the byte-ratio
-// plan to the largest legal suffix whose estimated tokens, plus a reserve for the summary, stay
-// within N. The choice depends only on the transcript and the options, so `pack` and `compress`
+// The kept suffix under a token ceiling: `--target-estimated-tokens N` narrows the plan to the
+// largest legal suffix whose estimated tokens, plus a reserve for the summary, stay within N (and
+// replaces the default kept-suffix ceiling: N is the caller's own). The choice depends only on the transcript and the options, so `pack` and `compress`
 // (which must summarise exactly the same records) always agree on it.
-import native from '../native.js'
 import { usageError } from '../errors.js'
 import { summaryCharBudget as checkedCharBudget } from './model-summary.js'
 import { planIndex, type PlanOptions, type TranscriptPlan } from './plan.js'
@@ -17,6 +16,11 @@ export interface BudgetOptions extends PlanOptions {
 /** --summary-char-budget, defaulted and checked (a usage error below the minimum). */
 export function summaryCharBudget(o: BudgetOptions): number {
   return checkedCharBudget(o.summaryCharBudget)
+}
+
+/** The plan options of a budgeted plan: a hard token gate replaces the default kept-suffix ceiling. */
+export function planOptionsOf(o: BudgetOptions): BudgetOptions {
+  return o.targetEstimatedTokens !== undefined && o.maxKeptTokens === undefined ? { ...o, maxKeptTokens: Infinity } : o
 }
 
 /** Tokens held back for the compact pair: the summary at its full budget, as ASCII. */
@@ -48,19 +52,18 @@ export function planWithBudget(plan: TranscriptPlan, o: BudgetOptions): { plan: 
   const narrowed = planIndex(
     plan.index,
     plan.buffer,
-    { ...o, cutPosition: cuts[j] },
+    { ...planOptionsOf(o), cutPosition: cuts[j] },
     plan.report.input,
     plan.report.sourceSha256,
   )
   return { plan: narrowed, tokens }
 }
 
-/** Estimated tokens per record index; only the active chain's records are estimated (the rest
- * never reaches the output), others are 0. */
+/** Estimated tokens per record index, from the plan (which measured the chain for its cut);
+ * only the active chain's records are estimated (the rest never reaches the output), others are 0. */
 export function chainTokens(plan: TranscriptPlan): Float64Array {
   const t = plan.topology
-  const perChain = native.estimateRecordTokens(plan.buffer, plan.index, t.chain)
   const tokens = new Float64Array(plan.index.length)
-  for (let k = 0; k < t.chain.length; k++) tokens[t.chain[k]] = perChain[k]
+  for (let k = 0; k < t.chain.length; k++) tokens[t.chain[k]] = t.chainTokens[k]
   return tokens
 }

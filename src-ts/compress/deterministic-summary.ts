@@ -6,10 +6,20 @@
 // only to rank: every human prompt is a candidate whatever its language.
 import { CommandRun, SummaryEntry, SummaryInputs, oneLine } from './summary-inputs.js'
 import { SECTION, SECTION_HEADINGS, SUMMARY_SECTIONS } from './summary-sections.js'
-import { unionTest } from './union-test.js'
+import { anyPatternTest } from './any-pattern.js'
 
 export const MIN_SUMMARY_CHAR_BUDGET = 4000
 export const DEFAULT_SUMMARY_CHAR_BUDGET = 60000
+/** Without --summary-char-budget, the deterministic summary takes at most this share of the
+ * estimated tokens it replaces (as characters at 4 per token), between the minimum and the
+ * default budget: a 20k-token session must not get a 15k-token summary. */
+export const DETERMINISTIC_SUMMARY_SHARE = 0.1
+
+/** The deterministic summary's default character budget for a part of `replacedTokens`. */
+export function deterministicCharBudget(replacedTokens: number): number {
+  const share = Math.round(replacedTokens * DETERMINISTIC_SUMMARY_SHARE * 4)
+  return Math.max(MIN_SUMMARY_CHAR_BUDGET, Math.min(DEFAULT_SUMMARY_CHAR_BUDGET, share))
+}
 
 /** Claude Code's own opening for a continued session. */
 export const CONTINUATION_PREAMBLE =
@@ -64,9 +74,9 @@ const REJECT =
 const RISK =
   /\b(TODO|FIXME|risk\w*|unknown|unclear|not sure|uncertain|follow[- ]up|remaining|still need|not yet|unresolved|open question|caveat|warning|might break|flaky|limitation|left to do|next step)\b|风险|待办|未解决|リスク|未解決|위험|미해결/i
 
-/** Any cue at all: one fast test before the sentence split and the five tests (see union-test). */
+/** Any cue at all: one fast test before the sentence split and the five tests (see any-pattern.ts). */
 export const CUE_PATTERNS = [DECISION, REASON, RESEARCH, REJECT, RISK]
-const anyCue = unionTest(CUE_PATTERNS)
+const anyCue = anyPatternTest(CUE_PATTERNS)
 
 /** Sentences (or lines) of an assistant text, trimmed. */
 function sentences(text: string): string[] {
@@ -162,6 +172,17 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
         )
     })
   }
+  // The last command that failed, while no later run of the same command replaced it: where
+  // the work stood when the summary begins.
+  const lastFailed = [...inputs.commands].reverse().find((c) => c.failed)
+  if (lastFailed && ![...inputs.commands].some((c) => c.line > lastFailed.line && c.command === lastFailed.command))
+    add(
+      SECTION.current,
+      1,
+      9,
+      1.5,
+      `- L${lastFailed.line} Last failed command (not run again since): \`${oneLine(lastFailed.command, 200).replace(/`/g, "'")}\` ${statusOf(lastFailed)}`,
+    )
   const lastText = [...inputs.entries].reverse().find((e) => e.texts.length > 0)
   if (lastText)
     add(SECTION.current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)

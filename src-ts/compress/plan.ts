@@ -38,7 +38,7 @@
 // unreadable input, or one that is not a Claude Code transcript, throws (ClaudeJsonlError, exit 3);
 // an option the plan cannot honour throws a usage error (exit 2).
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
@@ -53,6 +53,7 @@ import type {
 } from '#native'
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
+import { checkRegularFile } from '../read/session-ref.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
@@ -110,9 +111,14 @@ export interface CutInfo {
   keptBytes: number
   /** keptBytes / inputBytes. */
   ratio: number
-  /** Every legal cut position (chain positions), ascending; with its suffix bytes and whether it starts at a prompt. */
+  /** Estimated message tokens of the kept suffix. */
+  keptEstimatedTokens: number
+  /** keptEstimatedTokens over the model-visible chain's estimated tokens: what the target measures. */
+  keptTokenRatio: number
+  /** Every legal cut position (chain positions), ascending; with its suffix bytes and tokens and whether it starts at a prompt. */
   legalPositions: number[]
   legalBytes: number[]
+  legalEstimatedTokens: number[]
   legalPromptStarts: boolean[]
 }
 
@@ -153,8 +159,13 @@ export interface PlanReport {
   preservedSegmentApplied: boolean
   precompactRecords: number
   lineageRuns: { sessionId: string; startPosition: number; endPosition: number }[]
+  /** Estimated message tokens of the model-visible chain (from the last compact boundary to the
+   * leaf: what the client would send): the denominator of the target ratio. */
+  visibleEstimatedTokens: number
   cut: CutInfo | null
   requestedTargetRatio: number
+  /** The kept suffix's ceiling in estimated message tokens, when one applies. */
+  maxKeptTokens?: number
   minRecentRecords: number
   checkpointPolicy: CheckpointPolicy
   fileHistorySnapshotsPreserved: number
@@ -212,6 +223,25 @@ export interface TranscriptPlan {
 
 const DEFAULTS = { targetRatio: 0.3, minRecentRecords: 10 }
 
+/**
+ * The kept suffix's default ceiling in estimated message tokens. A resumed session sends the
+ * summary (at most ~15k tokens at the default budget), this suffix, and the client's own system
+ * prompt and tools (~19k with 2.1.332's built-in tools): measured with the real client on the
+ * largest sample sessions, about 50k of a 200k window, which leaves most of it for the work that
+ * follows (benches/kept-ceiling.mjs; the figures are in docs/compress/kept-ceiling.md).
+ */
+export const DEFAULT_MAX_KEPT_TOKENS = 40_000
+
+/** The ceiling the plan uses: the caller's, else the default unless the caller chose a target
+ * ratio (which then decides alone); Infinity or 0 means none. */
+export function maxKeptTokensOf(o: PlanOptions): number | undefined {
+  const v = o.maxKeptTokens
+  if (v === undefined) return o.targetRatio === undefined ? DEFAULT_MAX_KEPT_TOKENS : undefined
+  if (v === Infinity || v === 0) return undefined
+  if (!(Number.isFinite(v) && v > 0)) throw usageError(`the kept-token ceiling must be a number > 0, not '${v}'`)
+  return v
+}
+
 function nativeOptions(o: PlanOptions): NativePlanOptions {
   // policy names, their combination and the target ratio are checked natively, before any file is read
   try {
@@ -237,6 +267,7 @@ function nativeOptions(o: PlanOptions): NativePlanOptions {
     checkpointPolicy: o.checkpointPolicy,
     maxFileHistorySnapshots: int(o.maxFileHistorySnapshots, '--max-file-history-snapshots'),
     targetRatio: o.targetRatio,
+    maxKeptTokens: maxKeptTokensOf(o),
     minRecentRecords: int(o.minRecentRecords, '--min-recent-records'),
     cutPosition: int(o.cutPosition, 'cutPosition'),
   }
@@ -256,8 +287,10 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
   if (typeof source === 'string') {
     input = basename(source)
     try {
+      checkRegularFile(source, await stat(source))
       buffer = await readFile(source)
     } catch (e) {
+      if (e instanceof ClaudeJsonlError) throw e
       const err = e as NodeJS.ErrnoException
       const why =
         err.code === 'ENOENT'
@@ -361,8 +394,11 @@ function buildReport(
       recentRecordsPreserved: t.chain.length - t.cut,
       keptBytes: t.cutBytes[j],
       ratio: t.inputBytes > 0 ? t.cutBytes[j] / t.inputBytes : 0,
+      keptEstimatedTokens: Math.round(t.cutTokens[j]),
+      keptTokenRatio: t.visibleTokens > 0 ? t.cutTokens[j] / t.visibleTokens : 0,
       legalPositions: Array.from(t.legalCuts),
       legalBytes: Array.from(t.cutBytes),
+      legalEstimatedTokens: Array.from(t.cutTokens, Math.round),
       legalPromptStarts: Array.from(t.promptCuts, (b) => b === 1),
     }
   }
@@ -404,8 +440,10 @@ function buildReport(
     preservedSegmentApplied: t.segmentLive,
     precompactRecords: t.precompact.length,
     lineageRuns: t.lineageRuns.map((r) => ({ sessionId: r.sessionId, startPosition: r.start, endPosition: r.end })),
+    visibleEstimatedTokens: Math.round(t.visibleTokens),
     cut,
     requestedTargetRatio: options.targetRatio ?? DEFAULTS.targetRatio,
+    maxKeptTokens: maxKeptTokensOf(options),
     minRecentRecords: options.minRecentRecords ?? DEFAULTS.minRecentRecords,
     checkpointPolicy: options.checkpointPolicy ?? 'active-correlated',
     fileHistorySnapshotsPreserved: snapshots,

@@ -84,3 +84,15 @@ export function topologyRefusal(input: string, message: string, recovery: string
     recovery.find((r) => /^--(resume-leaf|max-post-last-prompt-extension)\b/.test(r))
   return new CompressRefusal(message, option ? 'ambiguous-leaf' : 'invalid-source', input, option ?? recovery[0])
 }
+
+/** The one torn-tail rule of every writer that rewrites a transcript (single-file compress,
+ * `--in-place`, `compress --all`, `pack`): a source whose last line is cut short (an interrupted
+ * write, or a file still being written) is refused, never published with the cut line kept or
+ * dropped. `claude-jsonl repair` mends such a file first. */
+export function tornTailRefusal(input: string): CompressRefusal {
+  return new CompressRefusal(
+    `${input}: torn: its last line is cut short (still being written, or damaged); nothing written (claude-jsonl repair can mend it)`,
+    'invalid-source',
+    input,
+  )
+}

@@ -9,7 +9,7 @@ import { basename, join, resolve } from 'node:path'
 import native from '../native.js'
 import type { ReadPagesRepair } from '#native'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { checkOutputPath } from './paths.js'
 import { checkLiveReplacement, receiptFields, workDirFor, type LiveReplacementOptions } from './in-place.js'
@@ -89,7 +89,8 @@ function planRepair(path: string, bytes: Buffer, scope: RepairScope): ReadPagesR
   )
 }
 
-function errorCount(bytes: Buffer): { errors: number; warnings: number; codes: Map<string, number> } {
+/** The validator's errors by code, and its warning count (the repairs compare before and after). */
+export function errorCount(bytes: Buffer): { errors: number; warnings: number; codes: Map<string, number> } {
   const v = native.validateBuffer(bytes)
   const codes = new Map<string, number>()
   let errors = 0
@@ -148,7 +149,8 @@ function reportOf(
   }
 }
 
-function readInput(path: string): Buffer {
+/** The bytes of a transcript file; a folder or a missing file is a one-line input error. */
+export function readInput(path: string): Buffer {
   try {
     if (statSync(path).isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
     return readFileSync(path)

@@ -11,6 +11,7 @@ import type { TranscriptPlan } from './plan.js'
 import { buildPack, type Pack, type PackOptions } from './pack.js'
 import type { SummaryInputs } from './summary-inputs.js'
 import { produceSummary, type SummarySource } from './summarizers.js'
+import { deterministicCharBudget } from './deterministic-summary.js'
 
 function readText(path: string, what: string): string {
   try {
@@ -82,6 +83,14 @@ function sourceOf(o: SummaryOptions): SummarySource {
   return { kind: 'anthropic', model: o.model, timeoutMs: o.summarizerTimeoutMs }
 }
 
+/** Estimated message tokens of the chain records the summary replaces (before the cut). */
+function replacedTokens(p: TranscriptPlan): number {
+  const t = p.topology
+  let s = 0
+  for (let k = 0; k < (t.cut ?? 0); k++) s += t.chainTokens[k]
+  return s
+}
+
 /** The summariser `compress` applies: the options checked up front, the work done per request. */
 export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
   const source = sourceOf(o)
@@ -89,6 +98,12 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
   const summarize: Summarizer = async (req: SummaryRequest): Promise<SummaryResult> => {
     const p = req.plan
     const cut = p.report.cut
+    // The deterministic summary's default budget scales with what it replaces; a model's
+    // summary is checked against the budget the caller chose (or the default).
+    const charBudget =
+      source.kind === 'deterministic' && o.summaryCharBudget === undefined
+        ? Math.min(req.charBudget, deterministicCharBudget(replacedTokens(p)))
+        : req.charBudget
     const outcome = await produceSummary({
       bytes: p.buffer,
       index: p.index,
@@ -98,7 +113,7 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
       sourceSha256: p.report.sourceSha256,
       pack: packOptions(o),
       transcriptPath: req.sourcePath,
-      charBudget: req.charBudget,
+      charBudget,
       preservePriorSummariesVerbatim: o.preservePriorSummariesVerbatim,
       firstKeptLine: cut?.firstKeptLine,
       keptRecords: cut?.recentRecordsPreserved,

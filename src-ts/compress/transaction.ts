@@ -19,9 +19,7 @@
 // Every step can be stopped from outside for crash tests (CLAUDE_JSONL_FAULT_STOP).
 import {
   closeSync,
-  fchmodSync,
   fstatSync,
-  fsyncSync,
   linkSync,
   lstatSync,
   openSync,
@@ -30,7 +28,6 @@ import {
   readSync,
   renameSync,
   unlinkSync,
-  writeSync,
   constants as fsConstants,
   type Stats,
 } from 'node:fs'
@@ -39,7 +36,24 @@ import { basename, dirname, join } from 'node:path'
 import native from '../native.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
-import { processExists, processStartTicks } from '../read/live-sessions.js'
+import { claudeProjectsRoot } from '../read/estate.js'
+import {
+  checkWithin,
+  errno,
+  faultPoint,
+  fsyncDirSync as fsyncDir,
+  linkAsNumberedBackup,
+  LinkRefusal,
+  lockHolder,
+  ownerAlive,
+  ownerTag,
+  takeLock,
+  tryUnlink,
+  writeNew,
+  writeNumberedBackup,
+} from '../durable-files.js'
+
+export { writeNumberedBackup }
 
 /** The steps, in order; a fault point follows each (see `faultPoint`). */
 export const TRANSACTION_STEPS = [
@@ -98,6 +112,11 @@ export interface ReplaceOptions {
   guard?: () => void
   /** Environment used to find the `.claude` trees the work folder must stay out of (defaults to process.env). */
   env?: NodeJS.ProcessEnv
+  /** The root the target must be reached in without following a symbolic link out of it:
+   * checked before the lock and again just before the capture. Default: the Claude projects
+   * folder the target lies in (when it lies in one), so every caller (compress, repair, restore)
+   * keeps the rule. */
+  within?: string
 }
 
 /**
@@ -127,6 +146,9 @@ export interface Receipt {
   parentDirFsync?: 'ok' | 'unsupported' | string
   /** Leftovers of earlier interrupted runs removed or restored first. */
   recovered: string[]
+  /** What recovering an earlier interrupted run of this transcript did (finished or rolled
+   * back), when there was one. */
+  recovery?: Recovery
 }
 
 /** The outcome of `replaceInPlace`: its receipt, how it ended, and why it did not commit. */
@@ -135,89 +157,6 @@ export interface ReplaceResult extends Receipt {
   /** Why it did not commit, or why the report failed. */
   error?: ClaudeJsonlError
   details?: unknown
-}
-
-/** Test hook: `CLAUDE_JSONL_FAULT_STOP=<step>` makes the process announce the step on stderr
- * and stop itself (SIGSTOP) right after it, so a test can kill it there or let it go on. */
-function faultPoint(step: TransactionStep, env: NodeJS.ProcessEnv): void {
-  if (env.CLAUDE_JSONL_FAULT_STOP !== step) return
-  process.stderr.write(`claude-jsonl: fault point ${step}\n`)
-  process.kill(process.pid, 'SIGSTOP')
-}
-
-/** Test hook: `CLAUDE_JSONL_FAULT_ERRNO=<write>:<CODE>` fails that write (backup, stage) as the
- * file system would, e.g. `stage:ENOSPC`. */
-function injectedError(what: 'backup' | 'stage', env: NodeJS.ProcessEnv): void {
-  const spec = env.CLAUDE_JSONL_FAULT_ERRNO
-  if (!spec || !spec.startsWith(`${what}:`)) return
-  const code = spec.slice(what.length + 1)
-  const e = new Error(`${code}: injected failure, write`) as NodeJS.ErrnoException
-  e.code = code
-  throw e
-}
-
-const errno = (e: unknown) => (e as NodeJS.ErrnoException).code ?? (e as Error).message
-
-function fsyncDir(dir: string): 'ok' | 'unsupported' | string {
-  let fd: number
-  try {
-    fd = openSync(dir, 'r')
-  } catch (e) {
-    return `failed (${errno(e)})`
-  }
-  try {
-    fsyncSync(fd)
-    return 'ok'
-  } catch (e) {
-    const c = errno(e)
-    return c === 'EINVAL' || c === 'ENOTSUP' || c === 'EISDIR' ? 'unsupported' : `failed (${c})`
-  } finally {
-    closeSync(fd)
-  }
-}
-
-/** Writes `bytes` to a new file (never an existing one) with `mode`, fsyncs it and reads it back. */
-function writeNew(path: string, bytes: Buffer, env: NodeJS.ProcessEnv, what: 'backup' | 'stage', mode = 0o600): void {
-  const fd = openSync(path, 'wx', 0o600)
-  let ok = false
-  try {
-    fchmodSync(fd, mode)
-    injectedError(what, env)
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
-    fsyncSync(fd)
-    ok = true
-  } finally {
-    closeSync(fd)
-    if (!ok) tryUnlink(path)
-  }
-  if (!native.fileEquals(path, bytes)) {
-    tryUnlink(path)
-    throw new Error(`${path} does not read back as the bytes written`)
-  }
-}
-
-function tryUnlink(path: string): boolean {
-  try {
-    unlinkSync(path)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** `<file>.backup`, `<file>.backup1`, ...: the first free name, created exclusively. */
-export function writeNumberedBackup(target: string, bytes: Buffer, env: NodeJS.ProcessEnv = process.env): string {
-  for (let n = 0; n < 10_000; n++) {
-    const path = `${target}.backup${n === 0 ? '' : n}`
-    try {
-      writeNew(path, bytes, env, 'backup')
-      return path
-    } catch (e) {
-      if (errno(e) === 'EEXIST') continue
-      throw e
-    }
-  }
-  throw new Error(`${target}: 10000 numbered backups exist already`)
 }
 
 /** Reads the whole of an open file. */
@@ -240,67 +179,55 @@ function sameInode(a: Stats, b: Stats): boolean {
 }
 
 const TEMP_TAG = '.in-place-'
+const LOCK_SUFFIX = '.in-place.lock'
 
 /** Temp names beside the target: `.<file>.in-place-<pid>-<start>-<random>.<kind>`, so a later
  * run can tell whether their owner still runs. */
 function tempName(target: string, kind: 'stage' | 'lock'): string {
-  const start = processStartTicks(process.pid) ?? '0'
+  const { start } = ownerTag()
   const rand = randomBytes(4).toString('hex')
   return kind === 'lock'
-    ? `${target}.in-place.lock`
+    ? `${target}${LOCK_SUFFIX}`
     : join(dirname(target), `.${basename(target)}${TEMP_TAG}${process.pid}-${start}-${rand}.${kind}`)
 }
 
-/** Whether the run that named a temp file still runs: the same pid with the same start time. */
-function ownerAlive(pid: number, start: string): boolean {
-  const now = processStartTicks(pid)
-  if (now !== undefined) return start === '0' || now === start
-  return processExists(pid)
+/** The numbered backup of `target` that holds exactly `bytes`, if one does. */
+function sameBackup(target: string, bytes: Buffer): string | undefined {
+  const dir = dirname(target)
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return undefined
+  }
+  const prefix = `${basename(target)}.backup`
+  for (const n of names) {
+    if (!n.startsWith(prefix) || !/^\d*$/.test(n.slice(prefix.length))) continue
+    const p = join(dir, n)
+    try {
+      if (lstatSync(p).isFile() && lstatSync(p).size === bytes.length && native.fileEquals(p, bytes)) return p
+    } catch {
+      continue
+    }
+  }
+  return undefined
 }
 
 /** Takes the per-transcript lock (an exclusive file beside it naming its owner). A lock whose
  * owner no longer runs is taken over; a live one refuses. */
 function acquireLock(target: string): string {
   const lock = tempName(target, 'lock')
-  const me = `${process.pid} ${processStartTicks(process.pid) ?? '0'}\n`
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600)
-      try {
-        writeSync(fd, me)
-        fsyncSync(fd)
-      } catch (e) {
-        tryUnlink(lock) // a lock naming no owner would block the next run
-        throw e
-      } finally {
-        closeSync(fd)
-      }
-      return lock
-    } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e
-    }
-    let text = ''
-    try {
-      text = readFileSync(lock, 'utf8')
-    } catch {
-      continue // released meanwhile
-    }
-    const [pid, start] = text.trim().split(' ')
-    if (pid && ownerAlive(Number(pid), start ?? '0')) {
-      throw new ClaudeJsonlError(
-        `${target}: another in-place run (pid ${pid}) is replacing this transcript; wait for it to finish (or remove ${lock} if that process is not claude-jsonl)`,
+  return takeLock(
+    lock,
+    (pid) =>
+      new ClaudeJsonlError(
+        pid > 0
+          ? `${target}: another in-place run (pid ${pid}) is replacing this transcript; wait for it to finish (or remove ${lock} if that process is not claude-jsonl)`
+          : `${target}: could not take the in-place lock ${lock}`,
         EXIT.flagged,
         target,
-      )
-    }
-    // Stale: remove it only if it is still the one read (another run may be taking it over).
-    try {
-      if (readFileSync(lock, 'utf8') === text) unlinkSync(lock)
-    } catch {
-      // gone already
-    }
-  }
-  throw new ClaudeJsonlError(`${target}: could not take the in-place lock ${lock}`, EXIT.flagged, target)
+      ),
+  )
 }
 
 /** The owner of a temp name beside the target (`.<file>.in-place-<pid>-<start>-...`), if any. */
@@ -344,35 +271,147 @@ export function recoverInterruptedPublish(target: string): string | undefined {
   return undefined
 }
 
-/** Removes what interrupted runs whose owner is gone left beside the target: stage files (a
- * candidate or, after a swap, the original, of which a verified backup exists by then) and an
- * original set aside once it is identical to a numbered backup. */
-function recoverLeftovers(target: string): string[] {
+/** What the recovery of one interrupted transaction did. */
+export interface Recovery {
+  /** The transcript the killed run was replacing. */
+  target: string
+  /** `finished`: the killed run had published its candidate, which verifies, so it stands;
+   * `rolled-back`: it had not (or what it published does not verify), so the transcript is the
+   * original; `cleaned`: only a stale lock or a copy of a backup was left. */
+  action: 'finished' | 'rolled-back' | 'cleaned'
+  /** One line for a person. */
+  message: string
+  /** The leftovers removed (stage files, a stale lock, an original set aside). */
+  removed: string[]
+}
+
+const noErrors = (bytes: Buffer) => native.validateBuffer(bytes).findings.every((f) => f.severity !== 'error')
+
+/**
+ * Finishes or rolls back what interrupted runs whose owner is gone left beside the target, by the
+ * transaction's recovery rules: an original renamed aside goes back to an empty name; a stage
+ * identical to a numbered backup holds the original after the swap, so the candidate had been
+ * published: it stands when it verifies (the stage is removed) and is swapped back when it does
+ * not; any other stage holds an unpublished candidate and is removed; an original set aside that
+ * a backup holds too is removed. Never touches a verified backup. The lock is the caller's.
+ */
+function recoverStages(target: string): Recovery | undefined {
   const dir = dirname(target)
   const removed: string[] = []
+  let action: Recovery['action'] | undefined
+  const notes: string[] = []
+  const restored = recoverInterruptedPublish(target)
+  if (restored) {
+    action = 'rolled-back'
+    notes.push(`put the original set aside back (${restored})`)
+  }
   let names: string[] = []
   try {
     names = readdirSync(dir)
   } catch {
-    return removed
+    return undefined
   }
   const backups = names.filter((n) => n.startsWith(`${basename(target)}.backup`)).map((n) => join(dir, n))
   for (const name of names) {
     const owner = tempOwner(target, name)
     if (!owner || ownerAlive(owner.pid, owner.start)) continue
     const path = join(dir, name)
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(path)
+    } catch {
+      continue
+    }
+    const backup = backups.find((b) => native.fileEquals(b, bytes))
     if (name.endsWith('.stage.original')) {
-      let bytes: Buffer
+      if (!backup) continue // keep: it is no backup's copy
+      if (tryUnlink(path)) removed.push(path)
+      action ??= 'cleaned'
+      continue
+    }
+    if (!name.endsWith('.stage')) continue
+    if (backup) {
+      // Swapped: the transcript holds the killed run's candidate, the stage the original.
+      let published: Buffer | undefined
       try {
-        bytes = readFileSync(path)
+        published = readFileSync(target)
       } catch {
-        continue
+        published = undefined
       }
-      if (!backups.some((b) => native.fileEquals(b, bytes))) continue // keep: it is no backup's copy
-    } else if (!name.endsWith('.stage')) continue
+      if (published && noErrors(published)) {
+        action = 'finished'
+        notes.push(`the killed run had published its candidate; it verifies and stands (the original is in ${backup})`)
+      } else {
+        try {
+          if (!native.exchangePaths(path, target)) renameSync(path, target)
+        } catch {
+          continue // leave the stage: it holds the original, beside its backup
+        }
+        action = 'rolled-back'
+        notes.push(`what the killed run published does not verify; the original was put back (also in ${backup})`)
+      }
+    } else {
+      action = action === 'finished' ? action : 'rolled-back'
+      notes.push(
+        'the killed run had not published; its staged candidate was removed and the transcript is the original',
+      )
+    }
     if (tryUnlink(path)) removed.push(path)
   }
-  return removed
+  if (!action) return undefined
+  return {
+    target,
+    action,
+    message: `${target}: recovered an interrupted in-place run: ${notes.join('; ') || 'removed its leftovers'}`,
+    removed,
+  }
+}
+
+/**
+ * Recovers every interrupted in-place transaction in a folder (or only `target`'s): for each
+ * transcript with leftovers of a run that no longer runs (its lock, its stage files), the stages
+ * are finished or rolled back (`recoverStages`) and the stale lock is removed. A transcript whose
+ * lock a live run holds is left alone. Returns what was done, one entry per transcript.
+ */
+export function recoverInterrupted(dir: string, target?: string): Recovery[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const targets = new Set<string>()
+  for (const name of names) {
+    if (name.endsWith(LOCK_SUFFIX)) targets.add(name.slice(0, -LOCK_SUFFIX.length))
+    else if (name.startsWith('.') && name.includes(TEMP_TAG)) targets.add(name.slice(1, name.indexOf(TEMP_TAG)))
+  }
+  const out: Recovery[] = []
+  for (const file of targets) {
+    const path = join(dir, file)
+    if (target !== undefined && path !== target) continue
+    const lock = `${path}${LOCK_SUFFIX}`
+    let lockText: string | undefined
+    try {
+      lockText = readFileSync(lock, 'utf8')
+    } catch {
+      lockText = undefined
+    }
+    if (lockText !== undefined && lockHolder(lock)) continue // a live run is at work on it
+    const r = recoverStages(path)
+    const rec = r ?? {
+      target: path,
+      action: 'cleaned' as const,
+      message: `${path}: removed a stale in-place lock`,
+      removed: [],
+    }
+    try {
+      if (lockText !== undefined && readFileSync(lock, 'utf8') === lockText && tryUnlink(lock)) rec.removed.push(lock)
+    } catch {
+      // gone meanwhile
+    }
+    if (r || rec.removed.length) out.push(rec)
+  }
+  return out
 }
 
 const fail = (message: string, code: number = EXIT.input, path?: string) => new ClaudeJsonlError(message, code, path)
@@ -399,12 +438,13 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
       throw fail(`${target}: ${errno(e) === 'ENOENT' ? 'no such file' : errno(e)}`, EXIT.input, target)
     }
     if (st.isSymbolicLink())
-      throw fail(
+      throw new LinkRefusal(
         `${target}: is a symbolic link; in-place replaces only a regular file (name the file the link points to)`,
-        EXIT.usage,
         target,
       )
     if (!st.isFile()) throw fail(`${target}: not a regular file`, EXIT.usage, target)
+    const within = opts.within ?? claudeProjectsRoot(target, env)
+    if (within !== undefined) checkWithin(target, within)
     try {
       lock = acquireLock(target)
     } catch (e) {
@@ -415,7 +455,8 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
         target,
       )
     }
-    receipt.recovered = recoverLeftovers(target)
+    receipt.recovery = recoverStages(target)
+    receipt.recovered = receipt.recovery?.removed ?? []
     faultPoint('locked', env)
 
     // 1. The frozen source.
@@ -447,7 +488,9 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
 
     // 4. The numbered backup, verified.
     try {
-      receipt.backup = writeNumberedBackup(target, frozen.bytes, env)
+      // A backup an interrupted earlier run made of these very bytes serves (compared byte for
+      // byte): a re-run after a kill adds no second copy of the same original.
+      receipt.backup = sameBackup(target, frozen.bytes) ?? writeNumberedBackup(target, frozen.bytes, env)
       fsyncDir(dirname(target)) // best effort: the backup's name survives a power cut too
     } catch (e) {
       throw fail(`${target}: cannot write its backup (${errno(e)}); nothing replaced`)
@@ -470,6 +513,7 @@ export async function replaceInPlace(opts: ReplaceOptions): Promise<ReplaceResul
 
     // 6. Capture the target and swap the stage in.
     opts.guard?.()
+    if (within !== undefined) checkWithin(target, within)
     let fd: number
     try {
       fd = openSync(target, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0))
@@ -604,17 +648,7 @@ function putBack(target: string, aside: string, receipt: Receipt): void {
     unlinkSync(aside)
   } catch (e) {
     if (errno(e) !== 'EEXIST') throw e
-    for (let n = 1; ; n++) {
-      const path = `${target}.backup${n}`
-      try {
-        linkSync(aside, path)
-        unlinkSync(aside)
-        receipt.extraBackups.push(path)
-        return
-      } catch (e2) {
-        if (errno(e2) !== 'EEXIST') throw e2
-      }
-    }
+    receipt.extraBackups.push(linkAsNumberedBackup(target, aside))
   }
 }
 

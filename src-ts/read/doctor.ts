@@ -2,11 +2,10 @@
 // from a full native scan; which facts are findings, and how bad, is decided here.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { EstateFileInfo } from '../native.js'
+import native, { type EstateFileInfo } from '../native.js'
+import type { RepairKind } from '../compress/repair.js'
 import { KNOWN_TYPES } from './record-types.js'
 import { EstateOptions, claudeConfigDirs, fileProblem, inClaudeProjects, scanEstateFiles } from './estate.js'
-
-export { KNOWN_TYPES }
 
 /** Below this many assistant entries, zero collapsed duplicates proves nothing. */
 export const DEDUPE_MIN_ENTRIES = 20
@@ -33,6 +32,8 @@ export interface Finding {
     | 'unknown-types'
     | 'null-stop-reason'
     | 'missing-request-id'
+    | RepairKind
+    | 'not-repairable'
   message: string
 }
 
@@ -107,9 +108,9 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
   if (f.error) return [{ severity: 'flag', code: 'unreadable', message: f.error }]
   if (problem) out.push({ severity: 'flag', code: 'not-jsonl', message: problem })
   const s = f.summary!
-  const lineList = (kind: string) =>
+  const lineList = (kind: 'json' | 'non-object') =>
     s.badLines
-      .filter((b) => b.kind === kind)
+      .filter((b) => (b.kind === 'non-object') === (kind === 'non-object'))
       .slice(0, 5)
       .map((b) => b.line)
       .join(', ')
@@ -117,7 +118,7 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
     out.push({
       severity: 'flag',
       code: 'bad-json',
-      message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('invalid-json')}…)`,
+      message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('json')}…)`,
     })
   }
   if (s.nonObjectLines > 0) {
@@ -149,13 +150,7 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
       message: `last written ${Math.floor(ageDays)} days ago, past Claude Code's ${cleanupDays}-day cleanup: it is deleted at Claude Code's next start-up unless archived`,
     })
   }
-  if (s.loneSurrogateLines > 0) {
-    out.push({
-      severity: 'info',
-      code: 'lone-surrogates',
-      message: `${plural(s.loneSurrogateLines, 'line')} with lone UTF-16 surrogate escapes (read after repair)`,
-    })
-  }
+  out.push(...repairFindings(f))
   const unknown = s.types.filter((t) => !KNOWN_TYPES.has(t.name))
   if (s.records > 0 && unknown.length === s.types.length) {
     out.push({
@@ -185,6 +180,44 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
       message: `${r.assistantEntries - r.entriesWithRequestId} of ${plural(r.assistantEntries, 'assistant entry')} have no requestId (deduped by message.id)`,
     })
   }
+  return out
+}
+
+/** Damage `claude-jsonl repair` mends: lines and links the client resumes less of. Line damage
+ * that stays informational for the reader (lone surrogates, read after repair) and a relink
+ * (the client re-attaches by itself) are info; the rest is flagged. */
+const REPAIR_FLAGS: ReadonlySet<string> = new Set(['records-on-one-line', 'torn-line', 'non-json-bytes'])
+
+/** The repairs a damaged file needs, by kind, from the native repair itself (run only on files
+ * whose scan shows damage), or why it cannot be repaired. */
+function repairFindings(f: EstateFileInfo): Finding[] {
+  const s = f.summary!
+  const damaged = s.badJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 || s.tornTail
+  if (!damaged) return []
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(f.path)
+  } catch {
+    return []
+  }
+  const r = native.repairTranscript(bytes)
+  if (r.refusal) {
+    if (r.refusal.kind === 'not-transcript') return []
+    return [{ severity: 'flag', code: 'not-repairable', message: `cannot be repaired safely: ${r.refusal.message}` }]
+  }
+  const byKind = new Map<string, number[]>()
+  for (const m of r.mends) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m.line])
+  const out: Finding[] = []
+  for (const [kind, lines] of byKind) {
+    const at = [...new Set(lines)].slice(0, 5).join(', ')
+    out.push({
+      severity: REPAIR_FLAGS.has(kind) ? 'flag' : 'info',
+      code: kind as RepairKind,
+      message: `${plural(lines.length, 'edit')} (line ${at}${lines.length > 5 ? '…' : ''}): repairable with \`claude-jsonl repair\``,
+    })
+  }
+  for (const l of r.left)
+    out.push({ severity: 'info', code: l.kind as RepairKind, message: `line ${l.line}: ${l.message}` })
   return out
 }
 

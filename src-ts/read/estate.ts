@@ -75,9 +75,19 @@ export function emptyEstateNotice(roots: Roots): string {
 
 /** True when the file sits in a folder Claude Code itself cleans up. */
 export function inClaudeProjects(path: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return claudeProjectsRoot(path, env) !== undefined
+}
+
+/** The Claude projects folder `path` lies in (`…/.claude/projects` or `$CLAUDE_CONFIG_DIR/projects`),
+ * read from the path as written; undefined when it lies in none. */
+export function claudeProjectsRoot(path: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const abs = resolve(path)
-  if (abs.includes(`${sep}.claude${sep}projects${sep}`)) return true
-  return claudeConfigDirs(env).some((d) => abs.startsWith(join(d, 'projects') + sep))
+  const marker = `${sep}.claude${sep}projects${sep}`
+  const at = abs.indexOf(marker)
+  if (at >= 0) return abs.slice(0, at + marker.length - 1)
+  return claudeConfigDirs(env)
+    .map((d) => join(d, 'projects'))
+    .find((d) => abs.startsWith(d + sep))
 }
 
 export interface ScannedEstate {

@@ -1,6 +1,6 @@
 // Naming a session on the command line: a transcript path, a full session uuid, or a unique
 // prefix of one, looked up across the estate (same root rules as `stats`).
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
@@ -31,6 +31,23 @@ export function discoverFiles(opts: EstateOptions = {}): DiscoveredFile[] {
 }
 
 /**
+ * Refuses a named path that is neither a regular file nor a folder (a FIFO, a socket, a device)
+ * before anything opens it: opening a FIFO for reading blocks until a writer comes, and a device
+ * never ends. Exit code 3, naming what the path is. (The core checks the same in its own opens.)
+ */
+export function checkRegularFile(path: string, st: Stats | BigIntStats): void {
+  if (st.isFile() || st.isDirectory()) return
+  const what = st.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isBlockDevice() || st.isCharacterDevice()
+        ? 'a device'
+        : 'not a regular file'
+  throw inputError(path, `is ${what}, not a transcript file; not read`)
+}
+
+/**
  * Resolves `ref` to one session. Throws a ClaudeJsonlError: exit 3 when nothing matches (naming
  * what was searched), exit 2 when a prefix is ambiguous (listing the candidates).
  */
@@ -38,7 +55,9 @@ export function resolveSession(ref: string, opts: EstateOptions = {}): SessionRe
   if (ref.includes('/') || ref.endsWith('.jsonl') || existsSync(ref)) {
     const path = resolve(ref)
     if (!existsSync(path)) throw inputError(path, 'no such file or directory')
-    if (statSync(path).isDirectory()) throw inputError(path, 'is a directory, not a transcript')
+    const st = statSync(path)
+    if (st.isDirectory()) throw inputError(path, 'is a directory, not a transcript')
+    checkRegularFile(path, st)
     return { path, sessionId: basename(path, '.jsonl'), project: basename(resolve(path, '..')), subagentPaths: [] }
   }
   const files = discoverFiles({ ...opts, paths: undefined })

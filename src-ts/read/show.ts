@@ -4,7 +4,7 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
-import type { ActiveChain } from '#native'
+import type { ActiveChain, BadLineKind } from '#native'
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
 import { fromNative, inputError } from '../errors.js'
@@ -451,13 +451,22 @@ export async function loadSession(
   return { ref: session, index, chain }
 }
 
+/** What a line the reader could not take is (the core tells valid JSON it cannot read, too deep
+ * or holding a number out of range, from text that is not JSON). */
+const BAD_LINE_PROBLEM: Record<BadLineKind, string> = {
+  'invalid-json': 'corrupt line (not valid JSON)',
+  'non-object': 'not a JSON object',
+  'too-deep': 'JSON nested too deep to read (over 1024 levels)',
+  'number-out-of-range': "JSON holding a number out of range (beyond a double's ±1.8e308, like 1e400)",
+}
+
 /** The session's active chain as typed turns. */
 export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
   const { ref: session, index, chain } = await loadSession(ref, opts)
   const summary = index.summary()
   const bad = summary.badLines.map((b) => ({
     line: b.line,
-    problem: b.kind === 'invalid-json' ? 'corrupt line (not valid JSON)' : 'not a JSON object',
+    problem: BAD_LINE_PROBLEM[b.kind],
   }))
   if (summary.tornTail) bad.push({ line: summary.lines, problem: 'last line cut short (interrupted write)' })
   const reader = new SpanReader(session.path, index.offsets(), index.lengths())

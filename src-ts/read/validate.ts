@@ -47,13 +47,28 @@ export interface ValidationReport {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
+ * The session a transcript file is, by its name: the real client (2.1.332) finds a session by
+ * `<uuid>.jsonl` and does not check its records' `sessionId`. Undefined when the name is no uuid.
+ * `validate` and compress's check of a candidate under its published name both use it.
+ */
+export function fileSessionOf(path: string): string | undefined {
+  const stem = basename(path).replace(/\.jsonl$/i, '')
+  return UUID.test(stem) ? stem : undefined
+}
+
+/** The findings `validate` would report for `bytes` published at `path`: the one check compress
+ * and the in-place transaction make of a candidate before and after publishing it. */
+export function validateAs(bytes: Buffer, path: string): ValidationResult {
+  return native.validateBuffer(bytes, { fileSessionId: fileSessionOf(path) })
+}
+
+/**
  * Validates one transcript file. Resolves with the report whatever the verdict; throws a
  * ClaudeJsonlError (exit code 3) when the file cannot be read, is not JSONL, or is not a Claude
  * Code transcript (no record has a Claude Code type: a Codex rollout, for instance).
  */
 export async function validate(path: string): Promise<ValidationReport> {
-  const stem = basename(path).replace(/\.jsonl$/i, '')
-  const fileSessionId = UUID.test(stem) ? stem : undefined
+  const fileSessionId = fileSessionOf(path)
   let r: ValidationResult
   try {
     r = await native.validateFile(path, { fileSessionId })

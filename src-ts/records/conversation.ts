@@ -112,7 +112,7 @@ export async function conversation(path: string): Promise<Conversation> {
       lines: spans.badLines.map((b) => ({
         line: b.line,
         offset: b.offset,
-        reason: b.kind === 'invalid-json' ? 'not-json' : 'not-an-object',
+        reason: b.kind === 'non-object' ? 'not-an-object' : 'not-json',
       })),
     })
   if (spans.tornTail) problems.push({ kind: 'torn-tail' })

@@ -204,7 +204,10 @@ const RECORD_CHECKS: { [T in KnownRecordType]: Check<Extract<KnownRecord, { type
   tag: shape<TagRecord>({ type: literal('tag'), tag: opt(str), sessionId: opt(str) }),
 }
 
-/** The known record types, in the order their checks are declared. */
+/**
+ * The record types Claude Code writes, in the order their checks are declared: the core's list
+ * (the doctor and the transcript gate use it as it comes from the core), typed here.
+ */
 export const KNOWN_RECORD_TYPES = Object.keys(RECORD_CHECKS) as readonly KnownRecordType[]
 
 /** Whether `v` is a known record: its `type` is known and every declared field has its declared JS type. */

@@ -92,7 +92,7 @@ impl Failure {
 impl Failure {
     /// `{"code":…,"path":…}`: the data half of the failure, as it crosses to JavaScript.
     pub fn data_json(&self) -> String {
-        let json = crate::archive::layout::json_string;
+        let json = crate::json_string::json_string;
         match &self.path {
             Some(p) => format!("{{\"code\":{},\"path\":{}}}", json(self.code.name()), json(p)),
             None => format!("{{\"code\":{}}}", json(self.code.name())),

@@ -9,13 +9,49 @@ pub mod estate;
 pub mod failure;
 pub mod graph;
 pub mod hash;
+pub mod json_string;
 pub mod mapped;
 pub mod read;
+pub mod repair;
 pub mod scan;
 pub mod search;
 pub mod store;
 pub mod topology;
 pub mod validate;
+
+/// What a path is when it is neither a regular file nor a folder (a FIFO, a socket, a device),
+/// as a phrase for `path: phrase`; None for a regular file or a folder. Every reader checks a
+/// named file with this before opening it: opening a FIFO for reading blocks until a writer
+/// comes, and reading a device never ends.
+pub fn special_file(m: &std::fs::Metadata) -> Option<&'static str> {
+    let t = m.file_type();
+    if t.is_file() || t.is_dir() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("is a FIFO (named pipe), not a transcript file; not read");
+        }
+        if t.is_socket() {
+            return Some("is a socket, not a transcript file; not read");
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return Some("is a device, not a transcript file; not read");
+        }
+    }
+    Some("is not a regular file; not read")
+}
+
+/// Reads a whole named file, refusing a special file (`special_file`) before opening it.
+pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, failure::Failure> {
+    let m = std::fs::metadata(path).map_err(|e| failure::Failure::io(path, &e))?;
+    if let Some(what) = special_file(&m) {
+        return Err(failure::Failure::at(failure::Code::Io, path, what));
+    }
+    std::fs::read(path).map_err(|e| failure::Failure::io(path, &e))
+}
 
 /// An I/O error as one short phrase for a message that already names the path (`path: phrase`),
 /// without the OS error number Rust appends.

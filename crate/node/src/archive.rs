@@ -44,6 +44,9 @@ pub struct ArchiveSummary {
     pub bytes_stored: f64,
     /// Transcripts that could not be archived (everything else was).
     pub failures: Vec<ArchiveFailure>,
+    /// Files not archived on purpose, each with its reason (a transcript link leading out of its
+    /// estate root is never followed).
+    pub skipped: Vec<ArchiveFailure>,
     pub archived_files: f64,
     /// Of `archived_files`: config-folder files.
     pub archived_config_files: f64,
@@ -67,6 +70,11 @@ impl From<archive::Summary> for ArchiveSummary {
             bytes_stored: s.bytes_stored as f64,
             failures: s
                 .failures
+                .into_iter()
+                .map(|f| ArchiveFailure { path: f.path.unwrap_or_default(), message: f.message })
+                .collect(),
+            skipped: s
+                .skipped
                 .into_iter()
                 .map(|f| ArchiveFailure { path: f.path.unwrap_or_default(), message: f.message })
                 .collect(),

@@ -3,6 +3,7 @@
 
 use super::fail;
 use super::scan::TranscriptIndex;
+use claude_jsonl_core::client;
 use claude_jsonl_core::failure::Code;
 use claude_jsonl_core::graph::{self, Graph, Link};
 use napi::bindgen_prelude::*;
@@ -18,13 +19,13 @@ pub enum LeafRule {
     Manual,
 }
 
-impl From<graph::LeafRule> for LeafRule {
-    fn from(r: graph::LeafRule) -> LeafRule {
+impl From<client::LeafRule> for LeafRule {
+    fn from(r: client::LeafRule) -> LeafRule {
         match r {
-            graph::LeafRule::LastPrompt => LeafRule::LastPrompt,
-            graph::LeafRule::LastPromptInterior => LeafRule::LastPromptInterior,
-            graph::LeafRule::LastConversationRecord => LeafRule::LastConversationRecord,
-            graph::LeafRule::None => LeafRule::None,
+            client::LeafRule::LastPrompt => LeafRule::LastPrompt,
+            client::LeafRule::LastPromptInterior => LeafRule::LastPromptInterior,
+            client::LeafRule::LastConversationRecord => LeafRule::LastConversationRecord,
+            client::LeafRule::None => LeafRule::None,
         }
     }
 }
@@ -40,15 +41,15 @@ pub enum PointerState {
     InteriorOffChain,
 }
 
-impl From<graph::Pointer> for PointerState {
-    fn from(p: graph::Pointer) -> PointerState {
+impl From<client::Pointer> for PointerState {
+    fn from(p: client::Pointer) -> PointerState {
         match p {
-            graph::Pointer::Absent => PointerState::Absent,
-            graph::Pointer::NoLeafUuid => PointerState::NoLeafUuid,
-            graph::Pointer::Unknown => PointerState::UnknownUuid,
-            graph::Pointer::Leaf => PointerState::Leaf,
-            graph::Pointer::InteriorOnChain => PointerState::InteriorOnChain,
-            graph::Pointer::InteriorOffChain => PointerState::InteriorOffChain,
+            client::Pointer::Absent => PointerState::Absent,
+            client::Pointer::NoLeafUuid => PointerState::NoLeafUuid,
+            client::Pointer::Unknown => PointerState::UnknownUuid,
+            client::Pointer::Leaf => PointerState::Leaf,
+            client::Pointer::InteriorOnChain => PointerState::InteriorOnChain,
+            client::Pointer::InteriorOffChain => PointerState::InteriorOffChain,
         }
     }
 }
@@ -103,7 +104,7 @@ pub struct ActiveChain {
 #[napi]
 pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> Result<ActiveChain> {
     let g = Graph::new(&index.scan);
-    let choice = g.client_leaf();
+    let choice = claude_jsonl_core::client::leaf::choose(&g);
     let (leaf, rule) = match options.as_ref().and_then(|o| o.leaf) {
         Some(l) => {
             if l as usize >= index.scan.records.len() || !g.canonical(l) {
@@ -113,12 +114,12 @@ pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> R
         }
         None => (choice.leaf, choice.rule.into()),
     };
-    let chain = g.active_chain(leaf);
+    let chain = claude_jsonl_core::client::chain::active_chain(&g, leaf);
     let links = |k: Link| Uint32Array::new((0..g.link.len() as u32).filter(|&i| g.link[i as usize] == k).collect());
-    let all = g.branches(&chain);
+    let all = g.branches(&chain.records);
     let target = choice.pointer_target;
     let branches_below_pointer = (target != graph::NONE && chain.records.contains(&target))
-        .then(|| g.branches_below(&chain, &all, target).len() as u32);
+        .then(|| g.branches_below(&chain.records, &all, target).len() as u32);
     let branches = options.as_ref().and_then(|o| o.all_branches).unwrap_or(false).then_some(all);
     Ok(ActiveChain {
         origins: Uint8Array::new(chain.origins.iter().map(|o| *o as u8).collect()),

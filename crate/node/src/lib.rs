@@ -16,6 +16,7 @@ mod hash;
 mod in_place;
 mod mapped;
 mod records;
+mod repair;
 mod scan;
 mod search;
 mod store;

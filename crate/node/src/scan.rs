@@ -63,6 +63,10 @@ impl From<scan::FirstLine> for FirstLine {
 pub enum BadLineKind {
     InvalidJson,
     NonObject,
+    /// Valid JSON nested deeper than the parser reads.
+    TooDeep,
+    /// Valid JSON holding a number beyond a double's range (`1e400`).
+    NumberOutOfRange,
 }
 
 #[napi(object)]
@@ -91,6 +95,8 @@ impl From<&scan::BadLine> for BadLineInfo {
             kind: match b.kind {
                 scan::BadKind::InvalidJson => BadLineKind::InvalidJson,
                 scan::BadKind::NonObject => BadLineKind::NonObject,
+                scan::BadKind::TooDeep => BadLineKind::TooDeep,
+                scan::BadKind::NumberOutOfRange => BadLineKind::NumberOutOfRange,
             },
         }
     }
@@ -144,6 +150,8 @@ pub struct ScanSummary {
     pub last_timestamp_ms: Option<f64>,
     pub session_id: Option<String>,
     pub cwd: Option<String>,
+    /// Records of the active chain whose `parentUuid` names no record (see `repair`).
+    pub dangling_on_chain: u32,
 }
 
 impl From<&Scan> for ScanSummary {
@@ -170,6 +178,7 @@ impl From<&Scan> for ScanSummary {
             last_timestamp_ms: f.last_timestamp_ms.map(|v| v as f64),
             session_id: f.session_id,
             cwd: f.cwd,
+            dangling_on_chain: claude_jsonl_core::repair::links::dangling_on_chain(s),
         }
     }
 }

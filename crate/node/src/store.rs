@@ -97,15 +97,15 @@ pub fn store_load(path: String, compression: StoreCompression, repair: bool) -> 
 /// (so a killed writer never leaves a stale lock).
 #[napi]
 pub struct StoreLock {
-    file: Option<std::fs::File>,
+    lock: Option<store::WriterLock>,
 }
 
 #[napi]
 impl StoreLock {
     #[napi]
     pub fn release(&mut self) {
-        if let Some(f) = self.file.take() {
-            let _ = f.unlock();
+        if let Some(lock) = self.lock.take() {
+            lock.release();
         }
     }
 }
@@ -114,17 +114,5 @@ impl StoreLock {
 /// process or another store in this one) is an error naming the file.
 #[napi]
 pub fn store_lock(path: String) -> Result<StoreLock> {
-    let path = PathBuf::from(path);
-    let f = std::fs::File::open(&path).map_err(|e| js_error(Failure::io(&path, &e)))?;
-    match f.try_lock() {
-        Ok(()) => Ok(StoreLock { file: Some(f) }),
-        Err(std::fs::TryLockError::WouldBlock) => Err(js_error(Failure::at(
-            Code::Locked,
-            &path,
-            "another writer holds this session (one writer per session)",
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(js_error(Failure::at(Code::Io, &path, format!("cannot lock: {}", claude_jsonl_core::io_message(&e)))))
-        }
-    }
+    store::WriterLock::take(Path::new(&path)).map(|lock| StoreLock { lock: Some(lock) }).map_err(js_error)
 }

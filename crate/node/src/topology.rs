@@ -135,8 +135,11 @@ pub struct PlanOptions {
     pub checkpoint_policy: Option<CheckpointPolicy>,
     /// Snapshots kept at most (default 80).
     pub max_file_history_snapshots: Option<u32>,
-    /// Bytes of the kept raw suffix over input bytes, in (0, 1] (default 0.30; planning only).
+    /// Estimated message tokens of the kept raw suffix over those of the model-visible chain
+    /// (what the client sends), in (0, 1] (default 0.30; planning only).
     pub target_ratio: Option<f64>,
+    /// The kept raw suffix's ceiling in estimated message tokens (planning only; default none).
+    pub max_kept_tokens: Option<f64>,
     /// Records the kept suffix holds at least, when the chain allows (default 10).
     pub min_recent_records: Option<u32>,
     /// Start the kept suffix exactly at this chain position (one of `topology.legalCuts`), e.g.
@@ -161,6 +164,7 @@ fn topology_options(o: Option<PlanOptions>) -> Result<topology::Options> {
     if let Some(r) = o.target_ratio {
         out.target_ratio = options::check_target_ratio(r).map_err(js_error)?;
     }
+    out.max_kept_tokens = o.max_kept_tokens;
     out.min_recent_records = o.min_recent_records.unwrap_or(out.min_recent_records);
     out.cut_at = o.cut_position;
     Ok(out)
@@ -236,6 +240,12 @@ pub struct TopologyPlan {
     pub legal_cuts: Uint32Array,
     pub prompt_cuts: Uint8Array,
     pub cut_bytes: Float64Array,
+    /// Per legal cut: estimated message tokens of the suffix.
+    pub cut_tokens: Float64Array,
+    /// Per chain position: the record's estimated message tokens.
+    pub chain_tokens: Float64Array,
+    /// Estimated message tokens of the model-visible chain (the cut's denominator).
+    pub visible_tokens: f64,
     pub cut: Option<u32>,
     pub summary_indexes: Uint32Array,
     pub raw_keep_indexes: Uint32Array,
@@ -305,6 +315,9 @@ pub fn plan_transcript(index: &TranscriptIndex, buffer: &[u8], options: Option<P
         legal_cuts: u32s(&p.legal_cuts),
         prompt_cuts: Uint8Array::new(p.prompt_cuts.iter().map(|&b| b as u8).collect()),
         cut_bytes: Float64Array::new(p.cut_bytes.iter().map(|&b| b as f64).collect()),
+        cut_tokens: Float64Array::new(p.cut_tokens.clone()),
+        chain_tokens: Float64Array::new(p.chain_tokens.clone()),
+        visible_tokens: p.visible_tokens,
         cut: p.cut,
         summary_indexes: Uint32Array::new(p.set(SetKind::Summary)),
         raw_keep_indexes: Uint32Array::new(p.set(SetKind::RawKeep)),

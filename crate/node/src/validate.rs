@@ -3,7 +3,6 @@
 use super::graph::{LeafRule, PointerState};
 use super::scan::{type_counts, FirstLine, TypeCount};
 use super::{job, Job};
-use claude_jsonl_core::failure::Failure;
 use claude_jsonl_core::scan::{self, Mode};
 use claude_jsonl_core::validate;
 use napi::bindgen_prelude::*;
@@ -115,7 +114,7 @@ pub fn validate_file(path: String, options: Option<ValidateOptions>) -> AsyncTas
     let file_session = options.and_then(|o| o.file_session_id);
     job(move || {
         let path = PathBuf::from(path);
-        let bytes = std::fs::read(&path).map_err(|e| Failure::io(&path, &e))?;
+        let bytes = claude_jsonl_core::read_regular(&path)?;
         Ok(validate_bytes(&bytes, file_session.as_deref()))
     })
 }

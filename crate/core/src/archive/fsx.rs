@@ -10,6 +10,33 @@ pub fn msg(path: &Path, e: &io::Error) -> String {
     format!("{}: {}", path.display(), crate::io_message(e))
 }
 
+/// Why reading or writing `path`, reached from `root` (whose real path is `real_root`), would
+/// follow a symbolic link out of the root: None when every link on the way (the file's own name
+/// included) leads inside it. Secrets a link points at (a file only root may read) are never
+/// copied into an archive, and no write passes through a link out of its root.
+pub fn outside_root(path: &Path, root: &Path, real_root: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut p = root.to_path_buf();
+    for part in rel.iter() {
+        p.push(part);
+        let m = fs::symlink_metadata(&p).ok()?;
+        if !m.file_type().is_symlink() {
+            continue;
+        }
+        return match fs::canonicalize(&p) {
+            Ok(real) if real.starts_with(real_root) => continue,
+            Ok(real) => Some(format!(
+                "{}: a symbolic link leading out of {} (to {}); not followed",
+                p.display(),
+                root.display(),
+                real.display()
+            )),
+            Err(_) => Some(format!("{}: a symbolic link that leads nowhere; not followed", p.display())),
+        };
+    }
+    None
+}
+
 pub fn fsync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
@@ -32,7 +59,7 @@ pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), String> {
         }
     }
     for m in missing.iter().rev() {
-        match fs::create_dir(m) {
+        match private_dir().create(m) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(msg(m, &e)),
@@ -44,13 +71,26 @@ pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Folders made by a writer are private (0700): an archive or a restored project holds
+/// transcripts, which may hold secrets.
+fn private_dir() -> fs::DirBuilder {
+    let mut b = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b
+}
+
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// Opening never follows a symbolic link at the file's own name (creating exclusively already
 /// refuses one; this says so to the kernel as well).
+/// Files are created private (0600): no archive stream, index or restored transcript is ever
+/// readable by more users than the owner, whatever the source's mode was.
 fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
     #[cfg(target_os = "linux")]
     std::os::unix::fs::OpenOptionsExt::custom_flags(o, libc::O_NOFOLLOW);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(o, 0o600);
     o
 }
 

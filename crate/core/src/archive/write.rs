@@ -55,6 +55,9 @@ pub struct Summary {
     pub bytes_in: u64,
     pub bytes_stored: u64,
     pub failures: Vec<Failure>,
+    /// Files not archived on purpose, each with its reason: a transcript (or a folder on its
+    /// way) that is a symbolic link leading out of its estate root is never followed.
+    pub skipped: Vec<Failure>,
     /// The whole archive after the run: transcripts, source bytes held, store bytes.
     pub archived_files: u64,
     /// Of `archived_files`: config-folder files.
@@ -155,6 +158,19 @@ pub fn archive_as(
     let (found, mut idx) = index::load_with_format(root);
     let format = found.or_else(|| read::root_format(root)).or(format).unwrap_or(2);
     let mut summary = Summary::default();
+    let real_roots: Vec<(PathBuf, PathBuf)> =
+        roots.iter().filter_map(|r| fs::canonicalize(r).ok().map(|real| (r.clone(), real))).collect();
+    let mut files = files;
+    files.retain(|f| {
+        let Some((root, real)) = real_roots.iter().find(|(r, _)| f.path.starts_with(r)) else { return true };
+        match fsx::outside_root(&f.path, root, real) {
+            None => true,
+            Some(why) => {
+                summary.skipped.push(Failure::at(Code::Archive, &f.path, why));
+                false
+            }
+        }
+    });
     // the files each session keeps beside its transcript go with it (the cleanup deletes them too)
     let mut beside = Vec::new();
     for found in session_files::discover(&files) {

@@ -9,7 +9,7 @@
 //!
 //! The record so named is not always where the client goes on: when the chain ends on replies
 //! that say nothing (a streamed `"\n\n"` text, thinking only), the client drops them as it
-//! loads the file and resumes from the last record left (see [`settle`]).
+//! loads the file and resumes from the last record left (see [`past_silent_replies`]).
 
 use crate::graph::{Graph, NONE};
 use crate::scan::record;
@@ -86,7 +86,7 @@ pub struct LeafChoice {
     /// The leaf of the last conversation record in file order (the fallback), or [`NONE`].
     pub default_leaf: u32,
     /// The record the rules above name, before the client drops the silent replies the chain
-    /// ends on: `leaf` itself unless it stepped back from them (see [`settle`]).
+    /// ends on: `leaf` itself unless it stepped back from them (see [`past_silent_replies`]).
     pub named_leaf: u32,
 }
 
@@ -107,7 +107,7 @@ fn is_kind(g: &Graph, i: u32, k: &str) -> bool {
 pub fn choose(g: &Graph) -> LeafChoice {
     let mut c = name(g);
     c.named_leaf = c.leaf;
-    c.leaf = settle(g, c.leaf);
+    c.leaf = past_silent_replies(g, c.leaf);
     c
 }
 
@@ -210,12 +210,12 @@ pub fn resume_point(g: &Graph, target: u32) -> u32 {
 /// interrupted). Records after the leaf in the file (a prompt below a blank reply) are not
 /// concerned: the leaf is not a silent reply then. Returns `leaf` when nothing is dropped
 /// there, or when the whole chain would be.
-pub fn settle(g: &Graph, leaf: u32) -> u32 {
+pub fn past_silent_replies(g: &Graph, leaf: u32) -> u32 {
     if leaf == NONE || !droppable_shape(g, leaf) {
         return leaf;
     }
     let s = g.scan();
-    let chain = g.active_chain(leaf).records;
+    let chain = crate::client::chain::active_chain(g, leaf).records;
     let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
     for &i in &chain {
         let r = &s.records[i as usize];
@@ -249,7 +249,7 @@ pub fn settle(g: &Graph, leaf: u32) -> u32 {
     chain.iter().rev().copied().find(|&i| message(i) && !(is_kind(g, i, "assistant") && dropped(i))).unwrap_or(leaf)
 }
 
-/// What [`settle`] did, in one phrase: `named` and `leaf` are the lines of
+/// What [`past_silent_replies`] did, in one phrase: `named` and `leaf` are the lines of
 /// [`LeafChoice::named_leaf`] and [`LeafChoice::leaf`].
 pub fn describe_step_back(named: u32, leaf: u32) -> String {
     format!("the chain ends on replies that say nothing (blank text or thinking only, up to line {named}): the client drops them as it loads the file and goes on from line {leaf}")

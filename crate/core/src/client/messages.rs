@@ -179,8 +179,8 @@ pub struct ApiView {
 
 pub fn api_view(s: &Scan, bytes: &[u8]) -> ApiView {
     let g = crate::graph::Graph::new(s);
-    let leaf = g.client_leaf().leaf;
-    let loaded = super::chain::load(&g, bytes, &g.active_chain(leaf)).records;
+    let leaf = crate::client::leaf::choose(&g).leaf;
+    let loaded = super::chain::load(&g, bytes, &crate::client::chain::active_chain(&g, leaf)).records;
     let start = loaded.iter().rposition(|&r| super::chain::is_boundary(&g, r)).map_or(0, |k| k + 1);
     let records = loaded[start..].to_vec();
     let view = api_messages(s, bytes, &records);

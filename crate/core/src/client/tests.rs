@@ -2,7 +2,8 @@
 //! the real client 2.1.332; the comments say what it sent).
 
 use super::messages::{api_messages, Dropped};
-use crate::graph::{Graph, LeafRule, Pointer};
+use crate::client::{LeafRule, Pointer};
+use crate::graph::Graph;
 use crate::scan::{scan_bytes, Mode, Scan};
 
 fn rec(kind: &str, uuid: &str, parent: Option<&str>, extra: &str) -> String {
@@ -58,7 +59,7 @@ fn branched(main: Vec<String>, extra: Vec<String>) -> Vec<String> {
 fn leaf(lines: &[String]) -> (String, LeafRule, Pointer) {
     let (s, _) = scan(lines);
     let g = Graph::new(&s);
-    let c = g.client_leaf();
+    let c = crate::client::leaf::choose(&g);
     (uuid_of(&s, c.leaf).to_string(), c.rule, c.pointer)
 }
 
@@ -147,7 +148,7 @@ fn interior_pointer_on_a_call_without_result_or_on_a_text_answer_stays() {
 fn view(lines: &[String]) -> (Vec<(char, Vec<String>)>, Vec<(String, Dropped)>) {
     let (s, bytes) = scan(lines);
     let g = Graph::new(&s);
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     let v = api_messages(&s, &bytes, &chain.records);
     let msgs = v
         .messages
@@ -279,10 +280,10 @@ fn prompt_then(tail: Vec<String>) -> Vec<String> {
 }
 
 /// (the leaf, the record the pointer rules named).
-fn settled(lines: &[String]) -> (String, String) {
+fn leaf_and_named(lines: &[String]) -> (String, String) {
     let (s, _) = scan(lines);
     let g = Graph::new(&s);
-    let c = g.client_leaf();
+    let c = crate::client::leaf::choose(&g);
     (uuid_of(&s, c.leaf).to_string(), uuid_of(&s, c.named_leaf).to_string())
 }
 
@@ -308,7 +309,7 @@ fn a_blank_last_reply_is_dropped_and_the_client_resumes_from_the_record_before()
         vec![b("at", "u2", "mb"), asst("ab", "at", "mb", &think("x"))],
     ];
     for (k, tail) in cases.into_iter().enumerate() {
-        assert_eq!(settled(&prompt_then(tail)), ("u2".into(), "ab".into()), "case {k}");
+        assert_eq!(leaf_and_named(&prompt_then(tail)), ("u2".into(), "ab".into()), "case {k}");
     }
 }
 
@@ -317,16 +318,16 @@ fn the_step_back_passes_system_records_and_stops_at_an_attachment_a_result_or_a_
     let b = |u: &str, p: &str| asst(u, p, "mb", &text(NL));
     // A system record between U2 and the blank reply: resumed from U2.
     let sys = rec("system", "sy", Some("u2"), r#","subtype":"informational","content":"note""#);
-    assert_eq!(settled(&prompt_then(vec![sys, b("ab", "sy")])).0, "u2");
+    assert_eq!(leaf_and_named(&prompt_then(vec![sys, b("ab", "sy")])).0, "u2");
     // An attachment between: resumed from the attachment.
     let att = rec("attachment", "t1", Some("u2"), r#","attachment":{"type":"date_change","newDate":"2026-01-02"}"#);
-    assert_eq!(settled(&prompt_then(vec![att, b("ab", "t1")])).0, "t1");
+    assert_eq!(leaf_and_named(&prompt_then(vec![att, b("ab", "t1")])).0, "t1");
     // After a tool result: resumed from the result.
     let tail = vec![asst("ac", "u2", "mc", &call("t1")), result("rc", "ac", "t1"), b("ab", "rc")];
-    assert_eq!(settled(&prompt_then(tail)).0, "rc");
+    assert_eq!(leaf_and_named(&prompt_then(tail)).0, "rc");
     // A system record below the blank reply is not a leaf either: resumed from U2.
     let below = rec("system", "sy", Some("ab"), r#","subtype":"turn_duration","durationMs":5"#);
-    assert_eq!(settled(&prompt_then(vec![b("ab", "u2"), below])).0, "u2");
+    assert_eq!(leaf_and_named(&prompt_then(vec![b("ab", "u2"), below])).0, "u2");
 }
 
 #[test]
@@ -334,21 +335,24 @@ fn a_blank_reply_stays_when_its_message_says_something_or_a_prompt_follows() {
     // A text fragment then a blank fragment of the same message.id: the client kept the blank
     // fragment as its leaf ("continue" hung off it) and sent only the text.
     let tail = vec![asst("a2", "u2", "my", &text("A2")), asst("ab", "a2", "my", &text(NL))];
-    assert_eq!(settled(&prompt_then(tail.clone())), ("ab".into(), "ab".into()));
+    assert_eq!(leaf_and_named(&prompt_then(tail.clone())), ("ab".into(), "ab".into()));
     let (v, dropped) = view(&prompt_then(tail));
     assert_eq!(v.last().unwrap(), &('A', vec![t("text")]));
     assert_eq!(dropped, [("ab".to_string(), Dropped::BlankText)]);
     // A call fragment then a blank fragment of its message: the blank one stays too.
     let tail = vec![asst("ac", "u2", "mc", &call("t1")), asst("ab", "ac", "mc", &text(NL))];
-    assert_eq!(settled(&prompt_then(tail)).0, "ab");
+    assert_eq!(leaf_and_named(&prompt_then(tail)).0, "ab");
     // Blank text beside a call in one record: an ordinary reply.
-    assert_eq!(settled(&prompt_then(vec![asst("ab", "u2", "mb", &format!("{},{}", text(NL), call("t1")))])).0, "ab");
+    assert_eq!(
+        leaf_and_named(&prompt_then(vec![asst("ab", "u2", "mb", &format!("{},{}", text(NL), call("t1")))])).0,
+        "ab"
+    );
     // A blank reply after a reply of another message.id: resumed from that reply.
     let tail = vec![asst("a2", "u2", "m2", &text("A2")), asst("ab", "a2", "mb", &text(NL))];
-    assert_eq!(settled(&prompt_then(tail)).0, "a2");
+    assert_eq!(leaf_and_named(&prompt_then(tail)).0, "a2");
     // A prompt below the blank reply: the prompt is the leaf, the blank reply merely dropped.
     let tail = vec![asst("ab", "u2", "mb", &text(NL)), user("u3", Some("ab"), r#""U3""#)];
-    assert_eq!(settled(&prompt_then(tail)), ("u3".into(), "u3".into()));
+    assert_eq!(leaf_and_named(&prompt_then(tail)), ("u3".into(), "u3".into()));
 }
 
 #[test]
@@ -384,7 +388,8 @@ fn blocks_carry_their_place_in_the_record() {
     // The parsed path (blank text makes the scan's tables unable to tell) and the scanned one.
     let (s, bytes) = scan(&lines);
     let g = Graph::new(&s);
-    let v = api_messages(&s, &bytes, &g.active_chain(g.client_leaf().leaf).records);
+    let v =
+        api_messages(&s, &bytes, &crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf).records);
     let places: Vec<(bool, Vec<(u32, At)>)> =
         v.messages.iter().map(|m| (m.string, m.blocks.iter().map(|b| (b.line, b.at)).collect())).collect();
     assert_eq!(

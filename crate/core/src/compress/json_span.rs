@@ -199,7 +199,7 @@ fn string_end(line: &[u8], start: usize) -> Option<usize> {
 }
 
 /// The index just past the value starting at `start`.
-fn value_end(line: &[u8], start: usize) -> Option<usize> {
+pub fn value_end(line: &[u8], start: usize) -> Option<usize> {
     match *line.get(start)? {
         b'"' => string_end(line, start),
         b'{' | b'[' => {

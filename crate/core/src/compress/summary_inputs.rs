@@ -4,6 +4,7 @@
 //! results cut to a head and a tail. Records are parsed in parallel with the scanner's parser.
 
 use crate::failure::{Code, Failure};
+use crate::json_string::escape_into;
 use crate::scan::tape::{as_bool, as_str, entries, items};
 use crate::scan::{Parser, Scan};
 use rayon::prelude::*;
@@ -108,31 +109,6 @@ fn cut_counted(s: &str, n: usize, max: usize, tail: bool) -> (String, bool) {
     // The tail is found from the end: walking to it from the start would cross the whole text.
     let tail_at = if back == 0 { s.len() } else { s.char_indices().nth_back(back - 1).map_or(0, |(i, _)| i) };
     (format!("{}…[{} chars cut]…{}", &s[..at(head)], n - head - back, &s[tail_at..]), true)
-}
-
-fn escape_into(s: &str, out: &mut String) {
-    out.push('"');
-    let b = s.as_bytes();
-    let mut run = 0;
-    for (i, &c) in b.iter().enumerate() {
-        if c >= 0x20 && c != b'"' && c != b'\\' {
-            continue;
-        }
-        // Runs between escapes are copied whole; every escaped byte is ASCII, so the slices
-        // lie on char boundaries.
-        out.push_str(&s[run..i]);
-        match c {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            c => out.push_str(&format!("\\u{:04x}", c)),
-        }
-        run = i + 1;
-    }
-    out.push_str(&s[run..]);
-    out.push('"');
 }
 
 /// Writes the value at `tape[at]` as compact JSON with strings cut; returns the index after it.

@@ -109,6 +109,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<EstateFile>, DiscoverError> {
         if meta.is_dir() {
             seen.insert(dir_key(&meta));
             walk(p, &mut seen, &mut out)?;
+        } else if let Some(what) = crate::special_file(&meta) {
+            return Err(DiscoverError { path: p.clone(), message: what.into() });
         } else {
             out.push(classify(p.clone(), &meta));
         }

@@ -1,7 +1,8 @@
 //! The record graph of one transcript: uuid index, parent/children links, roots, and the
 //! records off the active chain grouped into branches. Which leaf the client resumes from and
-//! what it splices into the chain are the client's rules (`crate::client`); the graph offers
-//! them as methods.
+//! what it splices into the chain are the client's rules, built on this graph
+//! (`crate::client::leaf::choose`, `crate::client::chain::active_chain`); the graph knows
+//! nothing of them.
 //!
 //! Everything works on record indexes into a [`Scan`]; no transcript text is read here. Walks
 //! are loop-safe: a parent cycle stops a walk and is reported, never hangs it.
@@ -27,8 +28,6 @@ pub enum Link {
     /// `parentUuid` names no record and nothing could take its place (e.g. a slice's first record).
     Dangling,
 }
-
-pub use crate::client::{Chain, LeafChoice, LeafRule, Origin, Pointer};
 
 /// Records not on the active chain, grouped into branches.
 #[derive(Clone, Debug, Default)]
@@ -208,23 +207,12 @@ impl<'a> Graph<'a> {
         false
     }
 
-    /// The leaf the real client resumes from (the client's rule: [`crate::client::leaf`]).
-    pub fn client_leaf(&self) -> LeafChoice {
-        crate::client::leaf::choose(self)
-    }
-
-    /// The active chain from `leaf` as the client loads it (fragments and tool results
-    /// spliced in: [`crate::client::chain`]).
-    pub fn active_chain(&self, leaf: u32) -> Chain {
-        crate::client::chain::active_chain(self, leaf)
-    }
-
-    /// Records off the active chain, grouped into branches (a branch is named by its first
-    /// record below the chain). Only branches holding a conversation record are kept: progress
+    /// Records off the active chain (`chain`: its records, as `client::Chain::records`), grouped
+    /// into branches (a branch is named by its first record below the chain). Only branches holding a conversation record are kept: progress
     /// and bookkeeping records hanging off the chain are not branches.
-    pub fn branches(&self, chain: &Chain) -> Branches {
+    pub fn branches(&self, chain: &[u32]) -> Branches {
         let n = self.scan.records.len();
-        let on_chain: FxHashSet<u32> = chain.records.iter().copied().collect();
+        let on_chain: FxHashSet<u32> = chain.iter().copied().collect();
         // Branch root per record, memoised; NONE = not yet known.
         let mut root_of = vec![NONE; n];
         let mut fork_of = vec![NONE; n];
@@ -273,11 +261,11 @@ impl<'a> Graph<'a> {
     /// below it. Empty means the chain below `at` is a linear continuation: what a stale
     /// `last-prompt` pointer needs for the `auto` leaf policy (spliced fragments and results,
     /// progress and bookkeeping records are not branches).
-    pub fn branches_below(&self, chain: &Chain, branches: &Branches, at: u32) -> Vec<u32> {
-        let Some(from) = chain.records.iter().position(|&r| r == at) else {
+    pub fn branches_below(&self, chain: &[u32], branches: &Branches, at: u32) -> Vec<u32> {
+        let Some(from) = chain.iter().position(|&r| r == at) else {
             return Vec::new();
         };
-        let pos: FxHashMap<u32, usize> = chain.records.iter().enumerate().map(|(k, &r)| (r, k)).collect();
+        let pos: FxHashMap<u32, usize> = chain.iter().enumerate().map(|(k, &r)| (r, k)).collect();
         let mut out: Vec<u32> = branches
             .branch
             .iter()

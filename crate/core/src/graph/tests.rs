@@ -1,4 +1,5 @@
 use super::*;
+use crate::client::{LeafChoice, LeafRule, Origin, Pointer};
 use crate::scan::{scan_bytes, Mode};
 
 /// One record line: `u(uuid, parent, ts)` style helpers keep the graphs readable.
@@ -51,8 +52,8 @@ fn uuids(s: &Scan, idx: &[u32]) -> Vec<String> {
 }
 fn chain_of(s: &Scan) -> (LeafChoice, Vec<String>) {
     let g = Graph::new(s);
-    let c = g.client_leaf();
-    let chain = g.active_chain(c.leaf);
+    let c = crate::client::leaf::choose(&g);
+    let chain = crate::client::chain::active_chain(&g, c.leaf);
     (c, uuids(s, &chain.records))
 }
 
@@ -165,8 +166,8 @@ fn parallel_fragments_and_results_are_spliced_once() {
     ];
     let s = scan(&l);
     let g = Graph::new(&s);
-    let c = g.client_leaf();
-    let chain = g.active_chain(c.leaf);
+    let c = crate::client::leaf::choose(&g);
+    let chain = crate::client::chain::active_chain(&g, c.leaf);
     assert_eq!(uuids(&s, &chain.records), ["U1", "F1", "F2", "R1", "R2", "A3"]);
     assert_eq!(chain.origins[3], Origin::ToolResult);
     assert_eq!(chain.origins[4], Origin::Chain);
@@ -181,7 +182,7 @@ fn parallel_fragments_and_results_are_spliced_once() {
     ];
     let s = scan(&l);
     let g = Graph::new(&s);
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     // The results in the order they were written, as the client sends them.
     assert_eq!(uuids(&s, &chain.records), ["U1", "F1", "F2", "R2", "R1", "A3"]);
     assert_eq!(chain.origins[2], Origin::Fragment);
@@ -221,7 +222,7 @@ fn loops_and_duplicates_do_not_hang() {
     let s = scan(&l);
     let g = Graph::new(&s);
     assert!(g.roots.is_empty());
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     assert!(chain.looped);
     assert_eq!(uuids(&s, &chain.records), ["U1", "A1", "U2", "A2"]);
     // A reused uuid: the later record takes the earlier one's place.
@@ -229,7 +230,7 @@ fn loops_and_duplicates_do_not_hang() {
     let s = scan(&l);
     let g = Graph::new(&s);
     assert_eq!(g.duplicates, [1]);
-    assert_eq!(g.active_chain(g.client_leaf().leaf).records, [0, 2]);
+    assert_eq!(crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf).records, [0, 2]);
 }
 
 #[test]
@@ -263,9 +264,9 @@ fn branches_are_grouped_and_bookkeeping_is_not_a_branch() {
     ];
     let s = scan(&l);
     let g = Graph::new(&s);
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     assert_eq!(uuids(&s, &chain.records), ["U1", "A1", "U2alt", "A2alt"]);
-    let b = g.branches(&chain);
+    let b = g.branches(&chain.records);
     assert_eq!(uuids(&s, &b.records), ["U2", "A2"]);
     assert_eq!(b.branch, [2, 2]);
     assert_eq!(b.fork, [1, 1]);
@@ -285,12 +286,12 @@ fn branches_below_a_stale_pointer() {
     ];
     let s = scan(&l);
     let g = Graph::new(&s);
-    let chain = g.active_chain(g.client_leaf().leaf);
-    let b = g.branches(&chain);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    let b = g.branches(&chain.records);
     // A pointer at U1 or A1 has the rewound branch (forking at A1) below it; at U2alt it has not.
-    assert_eq!(g.branches_below(&chain, &b, 0), [2]);
-    assert_eq!(g.branches_below(&chain, &b, 1), [2]);
-    assert!(g.branches_below(&chain, &b, 4).is_empty());
+    assert_eq!(g.branches_below(&chain.records, &b, 0), [2]);
+    assert_eq!(g.branches_below(&chain.records, &b, 1), [2]);
+    assert!(g.branches_below(&chain.records, &b, 4).is_empty());
     // Not on the chain: nothing to say.
-    assert!(g.branches_below(&chain, &b, 3).is_empty());
+    assert!(g.branches_below(&chain.records, &b, 3).is_empty());
 }

@@ -66,11 +66,15 @@ pub fn select(buf: &[u8], sel: &Selection) -> Selected {
     let chain: Option<Vec<u32>> = sel.active_chain.then(|| {
         let scan = scan_bytes_parallel(buf, Mode::Full);
         let g = Graph::new(&scan);
-        let leaf = g.client_leaf().leaf;
+        let leaf = crate::client::leaf::choose(&g).leaf;
         let mut lines: Vec<u32> = if leaf == NONE {
             Vec::new()
         } else {
-            g.active_chain(leaf).records.iter().map(|&i| scan.records[i as usize].line).collect()
+            crate::client::chain::active_chain(&g, leaf)
+                .records
+                .iter()
+                .map(|&i| scan.records[i as usize].line)
+                .collect()
         };
         lines.sort_unstable();
         lines

@@ -183,6 +183,39 @@ pub fn string_value(b: &[u8], i: usize) -> Option<&[u8]> {
     Some(&b[i + 1..end - 1])
 }
 
+/// Why a line the parser could not read is still one JSON text: nested deeper than the parser
+/// reads (`simd_json::DEFAULT_MAX_DEPTH` levels), or holding a number beyond the range of a
+/// double (`1e400`). None when the line is not JSON at all. Run only on lines that failed to
+/// parse, so a person is told what the line is instead of "not valid JSON".
+pub fn unreadable_kind(b: &[u8]) -> Option<super::BadKind> {
+    if !JsonText::default().check(b) {
+        return None;
+    }
+    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for &c in b {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Some(if max > simd_json::DEFAULT_MAX_DEPTH { super::BadKind::TooDeep } else { super::BadKind::NumberOutOfRange })
+}
+
 impl JsonText {
     /// True when `b` is one JSON text.
     pub fn check(&mut self, b: &[u8]) -> bool {

@@ -43,6 +43,26 @@ pub enum FirstLine {
 pub enum BadKind {
     InvalidJson,
     NonObject,
+    /// One JSON text by the grammar, nested deeper than the parser reads.
+    TooDeep,
+    /// One JSON text by the grammar, holding a number beyond the range of a double.
+    NumberOutOfRange,
+}
+
+impl BadKind {
+    /// What the line is, as the end of `line N …`.
+    pub fn phrase(self) -> String {
+        match self {
+            BadKind::InvalidJson => "is not valid JSON".into(),
+            BadKind::NonObject => "is JSON but not an object".into(),
+            BadKind::TooDeep => {
+                format!("is JSON nested deeper than {} levels, too deep to read", simd_json::DEFAULT_MAX_DEPTH)
+            }
+            BadKind::NumberOutOfRange => {
+                "is JSON holding a number out of range (beyond a double's ±1.8e308), which no reader keeps exact".into()
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,7 +401,11 @@ impl ChunkState<'_> {
                     return;
                 }
                 self.scan.counts.bad_json_lines += 1;
-                BadKind::InvalidJson
+                if self.scan.bad_lines.len() < BAD_LINE_SAMPLES {
+                    json_text::unreadable_kind(line).unwrap_or(BadKind::InvalidJson)
+                } else {
+                    BadKind::InvalidJson
+                }
             }
         };
         if self.scan.bad_lines.len() < BAD_LINE_SAMPLES {

@@ -231,6 +231,9 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
     for p in paths {
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => errors.push(Some(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"))),
+            Ok(m) if crate::special_file(&m).is_some() => {
+                errors.push(Some(io::Error::new(io::ErrorKind::InvalidInput, crate::special_file(&m).unwrap())))
+            }
             Ok(m) => {
                 errors.push(None);
                 jobs.push(Job { path: p, from: 0, size: m.len() });

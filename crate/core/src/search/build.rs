@@ -22,7 +22,8 @@ struct Stat {
 }
 
 impl Stat {
-    fn settle(&mut self) {
+    /// The record being counted ends: keep its count when it is the term's best so far.
+    fn end_record(&mut self) {
         if self.cur > self.best {
             self.best = self.cur;
             self.post = self.cur_post;
@@ -175,7 +176,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
                     let stat = index.slot(&mut u.table, tok);
                     stat.tf += 1;
                     if stat.cur_rec != rid {
-                        stat.settle();
+                        stat.end_record();
                         stat.cur_rec = rid;
                         stat.cur_post = here;
                     }
@@ -186,7 +187,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
     }
     u.lines = lines.lines;
     for (_, _, s) in &mut u.table.terms {
-        s.settle();
+        s.end_record();
     }
     if index.by_hash.capacity() > 1 << 20 {
         *index = TermIndex::default();

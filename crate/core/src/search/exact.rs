@@ -14,8 +14,9 @@
 
 use super::build::{with_record_text, Source};
 use super::extract::{self, Fields, Finders};
+use super::rank::{project_matches, Filter};
 use super::segment::NO_TIME;
-use super::{cut, project_matches, Filter};
+use super::snippet::cut;
 use crate::scan::{self, timestamp, Parser, Progress};
 use memchr::memmem::Finder;
 use std::cell::RefCell;

@@ -1,5 +1,7 @@
 use super::*;
+use crate::scan::Progress;
 use std::fs;
+use std::path::{Path, PathBuf};
 
 fn user(text: &str) -> String {
     format!(

@@ -9,6 +9,9 @@
 //! length and the decoder wanted more) from a damaged one (anything else that does not decode
 //! to exactly the declared length with a good checksum). Only the former is recoverable.
 
+mod lock;
+pub use lock::WriterLock;
+
 use crate::scan::json_text::JsonText;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};

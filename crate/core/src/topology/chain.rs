@@ -4,7 +4,8 @@ use super::{
     is_boundary, is_summary, kind_is, line, uuid_of, LeafPolicy, Options, Plan, PreserveMode, Run, Status, Stop,
     Warning,
 };
-use crate::graph::{Graph, Link, Origin, NONE};
+use crate::client::Origin;
+use crate::graph::{Graph, Link, NONE};
 use crate::scan::reparse::{get, parse_line};
 use crate::scan::{record, Scan};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -64,7 +65,7 @@ pub(super) fn join(lines: &[u32], max: usize) -> String {
 /// boundary on it. Also the sessionId runs along it.
 pub(super) fn build(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     let s = g.scan();
-    let loaded = crate::client::chain::load(g, bytes, &g.active_chain(p.leaf));
+    let loaded = crate::client::chain::load(g, bytes, &crate::client::chain::active_chain(g, p.leaf));
     let mut chain = loaded.records;
     let mut origins: Vec<u8> = loaded.origins.iter().map(|o| *o as u8).collect();
     let mut dropped = loaded.dropped;

@@ -1,5 +1,6 @@
 //! Where the recent raw suffix may start (never inside an API turn or a merged user message),
-//! where it does start (byte ratio, minimum records, a human prompt when one is in reach), and
+//! where it does start (a share of the model-visible chain's estimated message tokens, a token
+//! ceiling, minimum records, a human prompt when one is in reach), and
 //! the six-way partition of every record.
 
 use super::{kind_is, line, CheckpointPolicy, Options, Plan, PreserveMode, Status, Stop, Warning};
@@ -71,12 +72,17 @@ fn widen<K: std::hash::Hash + Eq>(m: &mut FxHashMap<K, (usize, usize)>, key: K, 
     e.1 = e.1.max(k);
 }
 
-pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
+pub(super) fn legal_cuts(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     let s = g.scan();
     let n = p.chain.len();
     if n == 0 {
         return;
     }
+    // What the client sends of each chain record: the cut is measured on this, never on the
+    // file's bytes (history before a boundary, other branches and side records are not sent).
+    p.chain_tokens =
+        crate::compress::estimate::record_tokens(s, bytes, Some(&p.chain)).unwrap_or_else(|_| vec![0.0; n]);
+    p.visible_tokens = p.chain_tokens.iter().sum();
     let run_start = p.runs.last().map_or(0, |r| r.start as usize);
     // Records forced into the summary: the prior compact pair and earlier sessions. A message
     // they share with the suffix changes anyway (the summary replaces them), so a cut right
@@ -123,8 +129,10 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
         }
     }
     let mut suffix = vec![0u64; n + 1];
+    let mut suffix_tokens = vec![0f64; n + 1];
     for k in (0..n).rev() {
         suffix[k] = suffix[k + 1] + s.records[p.chain[k] as usize].len as u64 + 1;
+        suffix_tokens[k] = suffix_tokens[k + 1] + p.chain_tokens[k];
     }
     let mut inside = 0i32;
     let mut prev: Option<usize> = None;
@@ -144,6 +152,7 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph) {
             p.legal_cuts.push(k as u32);
             p.prompt_cuts.push(prompt);
             p.cut_bytes.push(suffix[k]);
+            p.cut_tokens.push(suffix_tokens[k]);
         }
         prev = Some(k);
     }
@@ -168,21 +177,27 @@ pub(super) fn choose(p: &mut Plan, opts: &Options) {
         return;
     }
     let n = p.chain.len() as u32;
-    let target = opts.target_ratio * p.input_bytes as f64;
+    // The share of what the client would send, capped by the ceiling when there is one.
+    let target = (opts.target_ratio * p.visible_tokens).min(opts.max_kept_tokens.unwrap_or(f64::INFINITY));
     let all: Vec<usize> = (0..p.legal_cuts.len()).collect();
-    let mut enough: Vec<usize> =
+    let within = |js: &[usize]| -> Vec<usize> { js.iter().copied().filter(|&j| p.cut_tokens[j] <= target).collect() };
+    // At least min_recent_records kept when such a suffix fits the target; when none does, the
+    // target wins (a few huge records at the end must not keep the session whole).
+    let enough: Vec<usize> =
         all.iter().copied().filter(|&j| n - p.legal_cuts[j] >= opts.min_recent_records.max(1)).collect();
-    if enough.is_empty() {
-        enough.push(0);
+    let mut fits = within(&enough);
+    if fits.is_empty() {
+        fits = within(&all);
     }
-    let fits: Vec<usize> = enough.iter().copied().filter(|&j| p.cut_bytes[j] as f64 <= target).collect();
     // The largest suffix within the target; a human prompt is "in reach" when starting there
-    // keeps at least half of that suffix's bytes.
+    // keeps at least half of that suffix's tokens. Nothing fits: the shortest legal suffix.
     let j = match fits.first() {
-        None => *enough.last().unwrap(),
-        Some(&best) => {
-            fits.iter().copied().find(|&j| p.prompt_cuts[j] && p.cut_bytes[j] * 2 >= p.cut_bytes[best]).unwrap_or(best)
-        }
+        None => *all.last().unwrap(),
+        Some(&best) => fits
+            .iter()
+            .copied()
+            .find(|&j| p.prompt_cuts[j] && p.cut_tokens[j] * 2.0 >= p.cut_tokens[best])
+            .unwrap_or(best),
     };
     p.cut = Some(p.legal_cuts[j]);
 }

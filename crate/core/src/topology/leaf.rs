@@ -3,7 +3,8 @@
 //! client's rules, and the `auto` policy between them.
 
 use super::{line, uuid_of, LeafPolicy, Options, Plan, PreserveMode, Status, Stop, Warning};
-use crate::graph::{Graph, LeafChoice, LeafRule, Pointer, NONE};
+use crate::client::{LeafChoice, LeafRule, Pointer};
+use crate::graph::{Graph, NONE};
 use crate::scan::record;
 use crate::scan::reparse::{get, parse_line};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -143,9 +144,9 @@ fn auto(
             // Stale (a snapshot taken at prompt submit): everything below the pointer's record
             // was written after the pointer, on one linear continuation. A continuation written
             // before the pointer is a rewind the pointer records, not staleness.
-            let chain = g.active_chain(c.leaf);
-            let branches = g.branches(&chain);
-            let below = g.branches_below(&chain, &branches, c.pointer_target);
+            let chain = crate::client::chain::active_chain(g, c.leaf);
+            let branches = g.branches(&chain.records);
+            let below = g.branches_below(&chain.records, &branches, c.pointer_target);
             let rewound: Vec<u32> = descendants(g, c.pointer_target)
                 .into_iter()
                 .filter(|&d| d < c.pointer_record && g.is_conversation(d))
@@ -383,8 +384,7 @@ fn closure(g: &Graph, t: u32, pr: u32, after: &[u32], max_ext: u32) -> Result<(u
     let uses: FxHashSet<&str> =
         group.iter().flat_map(|&i| s.tables.tool_uses(&s.records[i as usize])).map(|u| s.str(u.id)).collect();
     let after_set: FxHashSet<u32> = after.iter().copied().collect();
-    let before: FxHashSet<&str> = g
-        .active_chain(t)
+    let before: FxHashSet<&str> = crate::client::chain::active_chain(g, t)
         .records
         .iter()
         .filter(|i| !after_set.contains(i))

@@ -30,7 +30,8 @@ pub mod options;
 #[cfg(test)]
 mod tests;
 
-use crate::graph::{Graph, Origin, Pointer, NONE};
+use crate::client::{Origin, Pointer};
+use crate::graph::{Graph, NONE};
 use crate::scan::{record, Scan};
 
 pub use cut::SetKind;
@@ -155,8 +156,12 @@ pub struct Options {
     pub checkpoint_policy: CheckpointPolicy,
     /// Snapshots kept as side records at most (the latest ones).
     pub max_checkpoints: u32,
-    /// Bytes of the kept raw suffix over input bytes (planning only).
+    /// Estimated message tokens of the kept raw suffix over those of the model-visible chain
+    /// (planning only).
     pub target_ratio: f64,
+    /// The kept raw suffix holds at most this many estimated message tokens (planning only;
+    /// None: no ceiling beyond the ratio).
+    pub max_kept_tokens: Option<f64>,
     pub min_recent_records: u32,
     /// Start the kept suffix at this chain position (one of the legal cuts) instead of choosing.
     pub cut_at: Option<u32>,
@@ -172,6 +177,7 @@ impl Default for Options {
             checkpoint_policy: CheckpointPolicy::ActiveCorrelated,
             max_checkpoints: 80,
             target_ratio: 0.30,
+            max_kept_tokens: None,
             min_recent_records: 10,
             cut_at: None,
         }
@@ -253,6 +259,12 @@ pub struct Plan {
     pub prompt_cuts: Vec<bool>,
     /// Bytes of the chain suffix from each legal cut (line terminators included).
     pub cut_bytes: Vec<u64>,
+    /// Per chain position: the record's estimated message tokens (what the client sends of it).
+    pub chain_tokens: Vec<f64>,
+    /// Estimated message tokens of the whole model-visible chain: the cut's denominator.
+    pub visible_tokens: f64,
+    /// Estimated message tokens of the chain suffix from each legal cut.
+    pub cut_tokens: Vec<f64>,
     /// Chain position of the first kept record, or None when no legal cut exists.
     pub cut: Option<u32>,
     /// Per record: its set.
@@ -304,7 +316,7 @@ pub(crate) fn is_summary(s: &Scan, i: u32) -> bool {
 /// Plans one transcript: `bytes` are the bytes `scan` was made from.
 pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
     let g = Graph::new(scan);
-    let choice = g.client_leaf();
+    let choice = crate::client::leaf::choose(&g);
     let mut p = Plan {
         status: Status::Valid,
         message: String::new(),
@@ -330,6 +342,9 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
         legal_cuts: Vec::new(),
         prompt_cuts: Vec::new(),
         cut_bytes: Vec::new(),
+        chain_tokens: Vec::new(),
+        visible_tokens: 0.0,
+        cut_tokens: Vec::new(),
         cut: None,
         sets: Vec::new(),
         metadata: Vec::new(),
@@ -361,7 +376,7 @@ pub fn plan(scan: &Scan, bytes: &[u8], opts: &Options) -> Plan {
         if p.preserve_mode != PreserveMode::PhysicalTail {
             chain::check(&mut p, &g, bytes, opts);
         }
-        cut::legal_cuts(&mut p, &g);
+        cut::legal_cuts(&mut p, &g, bytes);
         cut::choose(&mut p, opts);
         summarised_defects(&mut p, scan, bytes);
     }

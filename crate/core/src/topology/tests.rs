@@ -472,10 +472,13 @@ fn cut_never_splits_a_turn_or_a_merged_user_message() {
     // With a tiny ratio the cut still lands on a prompt when one fits.
     let p = f.plan(Options { target_ratio: 0.25, ..policy(LeafPolicy::Auto) });
     assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("u4"));
-    // min_recent_records pushes it earlier.
-    let p = f.plan(Options { target_ratio: 0.25, min_recent_records: 8, ..policy(LeafPolicy::Auto) });
+    // min_recent_records pushes it earlier when that fits the target ...
+    let p = f.plan(Options { target_ratio: 0.95, min_recent_records: 8, ..policy(LeafPolicy::Auto) });
     assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("c1"));
     assert_eq!(p.set(SetKind::Summary).len(), 2);
+    // ... and the target wins when it does not.
+    let p = f.plan(Options { target_ratio: 0.25, min_recent_records: 8, ..policy(LeafPolicy::Auto) });
+    assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("u4"));
 }
 
 fn compacted(segment: bool) -> Fixture {
@@ -537,14 +540,14 @@ fn control_projection_and_checkpoints() {
     ];
     l.push(pointer("a2"));
     let f = fx(&l);
-    let p = f.plan(Options { target_ratio: 0.4, ..policy(LeafPolicy::Auto) });
+    let p = f.plan(Options { target_ratio: 0.5, ..policy(LeafPolicy::Auto) });
     assert_eq!(p.status, Status::Valid, "{}", p.message);
     assert_eq!(p.cut.map(|c| uuid_of(&f.scan, p.chain[c as usize])), Some("u2"));
     assert_eq!(p.set(SetKind::ControlProjection), vec![7, 8, 11]);
     assert_eq!(p.set(SetKind::SideKeep), vec![5]);
     assert_eq!(p.set(SetKind::ExcludedUnattributed), vec![0, 2, 9, 10]);
     let p =
-        f.plan(Options { target_ratio: 0.4, checkpoint_policy: CheckpointPolicy::None, ..policy(LeafPolicy::Auto) });
+        f.plan(Options { target_ratio: 0.5, checkpoint_policy: CheckpointPolicy::None, ..policy(LeafPolicy::Auto) });
     assert!(p.set(SetKind::SideKeep).is_empty());
 }
 
@@ -781,4 +784,123 @@ fn a_blank_last_reply_is_left_out_under_auto_and_client_kept_under_strict() {
     // A pointer on the prompt before the blank reply, written after it: the client's leaf too.
     let p = blank_tail(Some("u4")).plan(policy(LeafPolicy::Auto));
     assert_eq!((p.status, p.preserve_mode), (Status::Valid, PreserveMode::ActiveChain), "{}", p.message);
+}
+
+/// A user prompt or an assistant text of `n` characters.
+fn user_text(uuid: &str, parent: Option<&str>, n: usize) -> String {
+    let t = "u".repeat(n);
+    rec("user", uuid, parent, &format!(r#","message":{{"role":"user","content":"{t}"}}"#))
+}
+fn asst_text(uuid: &str, parent: Option<&str>, n: usize) -> String {
+    let t = "a".repeat(n);
+    rec(
+        "assistant",
+        uuid,
+        parent,
+        &format!(r#","message":{{"id":"m-{uuid}","role":"assistant","content":[{{"type":"text","text":"{t}"}}]}}"#),
+    )
+}
+
+/// `k` prompt/answer pairs of `n` characters each, chained after `parent`, named `{p}u{i}`/`{p}a{i}`.
+fn turns(p: &str, parent: Option<&str>, k: usize, n: usize) -> (Vec<String>, String) {
+    let mut out = Vec::new();
+    let mut last = parent.map(str::to_string);
+    for i in 0..k {
+        let (u, a) = (format!("{p}u{i}"), format!("{p}a{i}"));
+        out.push(user_text(&u, last.as_deref(), n));
+        out.push(asst_text(&a, Some(&u), n));
+        last = Some(a);
+    }
+    (out, last.unwrap())
+}
+
+/// The chosen cut's share of the visible chain's tokens, and of the file's bytes.
+fn shares(p: &Plan) -> (f64, f64) {
+    let j = p.legal_cuts.iter().position(|&c| Some(c) == p.cut).expect("a cut");
+    (p.cut_tokens[j] / p.visible_tokens, p.cut_bytes[j] as f64 / p.input_bytes as f64)
+}
+
+#[test]
+fn the_cut_is_measured_on_the_compacted_chain_not_the_history_before_it() {
+    // 40 long turns before the boundary, 10 short ones after it: the client sends only the latter.
+    let (mut l, old_leaf) = turns("old", None, 40, 2000);
+    l.push(rec("system", "b", None, &format!(r#","subtype":"compact_boundary","logicalParentUuid":"{old_leaf}","compactMetadata":{{"trigger":"auto","preTokens":5}}"#)));
+    l.push(rec("user", "s", Some("b"), r#","isCompactSummary":true,"message":{"role":"user","content":"SUMMARY"}"#));
+    let (after, leaf) = turns("new", Some("s"), 10, 400);
+    l.extend(after);
+    l.push(pointer(&leaf));
+    let f = fx(&l);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(p.chain.len(), 22);
+    // The denominator is the chain from the boundary: its tokens alone.
+    assert_eq!(p.chain_tokens.len(), p.chain.len());
+    assert!((p.visible_tokens - p.chain_tokens.iter().sum::<f64>()).abs() < 1e-9);
+    let all: f64 = crate::compress::estimate::record_tokens(&f.scan, &f.bytes, None).unwrap().iter().sum();
+    assert!(p.visible_tokens * 5.0 < all, "history before the boundary is not counted: {} of {all}", p.visible_tokens);
+    // Measured on bytes, the whole chain (a few % of the file) would have been kept.
+    let (tokens, bytes) = shares(&p);
+    assert!(tokens <= 0.3 && tokens > 0.1, "keeps {tokens} of the visible tokens");
+    assert!(bytes < 0.05);
+    assert!(p.cut.unwrap() > p.legal_cuts[0]);
+}
+
+#[test]
+fn a_long_excluded_branch_does_not_count_toward_the_target() {
+    // u0 a0, then a long rewound branch, then the branch the pointer names.
+    let (mut l, root) = turns("r", None, 1, 400);
+    let (rewound, _) = turns("x", Some(&root), 30, 3000);
+    l.extend(rewound);
+    let (live, leaf) = turns("y", Some(&root), 10, 400);
+    l.extend(live);
+    l.push(pointer(&leaf));
+    let f = fx(&l);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    assert_eq!(p.chain.len(), 22);
+    assert_eq!(p.set(SetKind::ExcludedBranch).len(), 60);
+    let (tokens, bytes) = shares(&p);
+    assert!(tokens <= 0.3 && tokens > 0.1, "keeps {tokens} of the visible tokens");
+    assert!(bytes < 0.05, "the rewound branch is most of the file");
+}
+
+#[test]
+fn a_small_chain_in_a_large_file_is_still_cut_to_the_target() {
+    // Ten short turns beside one huge record the client never sends (a snapshot).
+    let (mut l, leaf) = turns("t", None, 10, 400);
+    l.insert(
+        3,
+        format!(
+            r#"{{"type":"file-history-snapshot","messageId":"none","snapshot":{{"blob":"{}"}}}}"#,
+            "z".repeat(200_000)
+        ),
+    );
+    l.push(pointer(&leaf));
+    let f = fx(&l);
+    let p = f.plan(policy(LeafPolicy::Auto));
+    assert_eq!(p.status, Status::Valid, "{}", p.message);
+    let (tokens, bytes) = shares(&p);
+    assert!(tokens <= 0.3 && tokens > 0.1, "keeps {tokens} of the visible tokens");
+    // On the file's bytes the whole chain fits in 30%: the old measure would have kept it all.
+    assert!((p.cut_bytes[0] as f64) < 0.1 * p.input_bytes as f64);
+    assert!(bytes < 0.03);
+}
+
+#[test]
+fn the_kept_token_ceiling_caps_the_suffix_and_the_target_beats_min_recent_records() {
+    let (mut l, leaf) = turns("t", None, 20, 4000);
+    l.push(pointer(&leaf));
+    let f = fx(&l);
+    let p = f.plan(Options { max_kept_tokens: Some(3000.0), ..policy(LeafPolicy::Auto) });
+    let j = p.legal_cuts.iter().position(|&c| Some(c) == p.cut).unwrap();
+    assert!(p.cut_tokens[j] <= 3000.0, "{}", p.cut_tokens[j]);
+    assert!(p.cut_tokens[j] > 1500.0, "the largest suffix within the ceiling");
+    // Ten records would hold ~5000 tokens: over the ceiling, so fewer are kept.
+    let p = f.plan(Options { max_kept_tokens: Some(3000.0), min_recent_records: 10, ..policy(LeafPolicy::Auto) });
+    let j = p.legal_cuts.iter().position(|&c| Some(c) == p.cut).unwrap();
+    assert!(p.cut_tokens[j] <= 3000.0);
+    assert!((p.chain.len() as u32 - p.cut.unwrap()) < 10);
+    // When ten records fit, ten are kept.
+    let p = f.plan(Options { target_ratio: 0.9, min_recent_records: 10, ..policy(LeafPolicy::Auto) });
+    assert!(p.chain.len() as u32 - p.cut.unwrap() >= 10);
 }

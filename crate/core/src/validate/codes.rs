@@ -65,8 +65,12 @@ codes! {
     SilentTail = "silent-tail", Warning;
     /// The active chain returns to a session it had left.
     SessionLineageReturns = "session-lineage-returns", Error;
-    /// The chain ends in another session than the last `last-prompt`'s or the file's.
+    /// The chain ends in another session than the last `last-prompt`'s.
     SessionMismatch = "session-mismatch", Error;
+    /// The file is named after another session than its chain ends in. The client finds a
+    /// session by its file name and does not check the records' `sessionId`: it resumes the file
+    /// under its name, so this is reported, not an error.
+    FileSessionDiffers = "file-session-differs", Warning;
     /// The active chain spans several sessions, one way.
     SessionLineage = "session-lineage", Warning;
     /// Records carry several `sessionId` values.

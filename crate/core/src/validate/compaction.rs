@@ -14,7 +14,7 @@ use simd_json::OwnedValue as V;
 /// at most one current pair (on the parentUuid-only walk the client loads); the file's last pair
 /// is on the active chain; the current boundary's metadata agrees with the chain. Returns the
 /// model-visible records: what follows the current boundary on the loaded chain.
-pub(super) fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::graph::Chain, report: &mut Report) -> Vec<u32> {
+pub(super) fn check_compaction(cx: &mut Ctx, g: &Graph, chain: &crate::client::Chain, report: &mut Report) -> Vec<u32> {
     let s = cx.scan;
     let boundaries: Vec<u32> = (0..s.records.len() as u32)
         .filter(|&i| {

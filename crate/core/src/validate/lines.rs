@@ -10,12 +10,8 @@ use simd_json::OwnedValue as V;
 pub(super) fn check_lines(cx: &mut Ctx) {
     let s = cx.scan;
     for b in &s.bad_lines {
-        match b.kind {
-            BadKind::InvalidJson => cx.push(Code::BadJson, vec![b.line], format!("line {} is not valid JSON", b.line)),
-            BadKind::NonObject => {
-                cx.push(Code::NonObject, vec![b.line], format!("line {} is JSON but not an object", b.line))
-            }
-        }
+        let code = if b.kind == BadKind::NonObject { Code::NonObject } else { Code::BadJson };
+        cx.push(code, vec![b.line], format!("line {} {}", b.line, b.kind.phrase()));
     }
     let bad = s.counts.bad_json_lines + s.counts.non_object_lines;
     if bad > s.bad_lines.len() as u64 {

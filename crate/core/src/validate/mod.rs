@@ -69,8 +69,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// The leaf the client resumes from (line), how it was chosen, and what became of the pointer.
     pub leaf_line: Option<u32>,
-    pub leaf_rule: crate::graph::LeafRule,
-    pub pointer: crate::graph::Pointer,
+    pub leaf_rule: crate::client::LeafRule,
+    pub pointer: crate::client::Pointer,
     /// Records on the active chain (spliced fragments and results included).
     pub chain_records: u32,
     /// Of those, the records after the current compact boundary (what the model sees).
@@ -159,12 +159,12 @@ pub fn validate(scan: &Scan, bytes: &[u8], file_session: Option<&str>) -> Report
         };
         cx.push(Code::NoConversation, vec![], why.into());
     }
-    let choice = g.client_leaf();
+    let choice = crate::client::leaf::choose(&g);
     report.leaf_rule = choice.rule;
     report.pointer = choice.pointer;
     report.leaf_line = (choice.leaf != NONE).then(|| cx.line(choice.leaf));
     sessions::check_pointer(&mut cx, &choice);
-    let chain = g.active_chain(choice.leaf);
+    let chain = crate::client::chain::active_chain(&g, choice.leaf);
     report.chain_records = chain.records.len() as u32;
     links::check_cycles(&mut cx, &g, chain.looped);
     report.sessions = sessions::check_sessions(&mut cx, &chain, choice.leaf, choice.pointer_record, file_session);

@@ -2,9 +2,10 @@
 
 use super::codes::Code;
 use super::Ctx;
-use crate::graph::{Pointer, NONE};
+use crate::client::Pointer;
+use crate::graph::NONE;
 
-pub(super) fn check_pointer(cx: &mut Ctx, c: &crate::graph::LeafChoice) {
+pub(super) fn check_pointer(cx: &mut Ctx, c: &crate::client::LeafChoice) {
     let pl = (c.pointer_record != NONE).then(|| cx.line(c.pointer_record));
     match c.pointer {
         Pointer::Unknown => {
@@ -49,7 +50,7 @@ pub(super) fn check_pointer(cx: &mut Ctx, c: &crate::graph::LeafChoice) {
 /// the pointer's session and the file's. Returns the sessions of the file with their counts.
 pub(super) fn check_sessions(
     cx: &mut Ctx,
-    chain: &crate::graph::Chain,
+    chain: &crate::client::Chain,
     leaf: u32,
     pointer: u32,
     file_session: Option<&str>,
@@ -67,7 +68,7 @@ pub(super) fn check_sessions(
     // Runs along the parent chain (spliced records excluded: they follow their owners).
     let mut runs: Vec<(&str, u32)> = Vec::new();
     for (k, &i) in chain.records.iter().enumerate() {
-        if chain.origins[k] != crate::graph::Origin::Chain {
+        if chain.origins[k] != crate::client::Origin::Chain {
             continue;
         }
         let r = &s.records[i as usize];
@@ -102,9 +103,9 @@ pub(super) fn check_sessions(
         if let Some(fs) = file_session {
             if fs != fin {
                 cx.push(
-                    Code::SessionMismatch,
+                    Code::FileSessionDiffers,
                     vec![cx.line(leaf)],
-                    format!("the file is session {fs}, but its active chain ends in session {fin}"),
+                    format!("the file is session {fs}, but its active chain ends in session {fin}: the client resumes it as {fs} (it goes by the file name)"),
                 );
             }
         }

@@ -1,10 +1,10 @@
 import test from 'ava'
 import fc from 'fast-check'
 import { CUE_PATTERNS } from '../src-ts/compress/deterministic-summary.js'
-import { topLevelAlternatives, unionTest } from '../src-ts/compress/union-test.js'
+import { topLevelAlternatives, anyPatternTest } from '../src-ts/compress/any-pattern.js'
 
 const joined = new RegExp(CUE_PATTERNS.map((r) => r.source).join('|'), 'i')
-const fast = unionTest(CUE_PATTERNS)
+const fast = anyPatternTest(CUE_PATTERNS)
 
 test('top-level alternatives ignore bars inside groups, classes and escapes', (t) => {
   t.deepEqual(topLevelAlternatives(String.raw`\b(a|b)\b|[x|y]|c\|d|e`), [
@@ -15,7 +15,7 @@ test('top-level alternatives ignore bars inside groups, classes and escapes', (t
   ])
 })
 
-test('the union test answers as the joined cue regex, on cue words, their neighbours and other scripts', (t) => {
+test('anyPatternTest answers as the joined cue regex, on cue words, their neighbours and other scripts', (t) => {
   const fragments = [
     'decided',
     'decision',
@@ -89,7 +89,7 @@ test('the union test answers as the joined cue regex, on cue words, their neighb
     for (const s of [f, `x${f}`, `${f}x`, ` ${f} `]) t.is(fast(s), joined.test(s), JSON.stringify(s))
 })
 
-test('the union test refuses patterns it cannot rewrite faithfully', (t) => {
-  t.throws(() => unionTest([/\bword\b/]), { message: /case-insensitive/ })
-  t.throws(() => unionTest([/\bword\b/iu]), { message: /without u/ })
+test('anyPatternTest refuses patterns it cannot rewrite faithfully', (t) => {
+  t.throws(() => anyPatternTest([/\bword\b/]), { message: /case-insensitive/ })
+  t.throws(() => anyPatternTest([/\bword\b/iu]), { message: /without u/ })
 })

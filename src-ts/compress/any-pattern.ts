@@ -36,13 +36,13 @@ export function topLevelAlternatives(source: string): string[] {
  * `(text) => patterns.some((p) => p.test(text))`, for case-insensitive patterns whose top-level
  * alternatives are `\b(…)\b` word groups or plain literals.
  */
-export function unionTest(patterns: RegExp[]): (text: string) => boolean {
+export function anyPatternTest(patterns: RegExp[]): (text: string) => boolean {
   const byFirst = new Map<string, string[]>()
   const otherWords: string[] = []
   const literals: string[] = []
   for (const p of patterns) {
     if (!p.flags.includes('i') || p.flags.includes('u'))
-      throw new Error(`unionTest: /${p.source}/${p.flags} must be case-insensitive, without u`)
+      throw new Error(`anyPatternTest: /${p.source}/${p.flags} must be case-insensitive, without u`)
     for (const alt of topLevelAlternatives(p.source)) {
       const group = /^\\b\((.*)\)\\b$/.exec(alt)
       if (!group) {
