@@ -133,6 +133,52 @@ export interface ArchivedFile {
   generations: number
   storePath: string
   storeBytes: number
+  /**
+   * As of an earlier run: only the stream's first `segments` segments are read (absent: the
+   * latest state).
+   */
+  segments?: number
+}
+
+export interface ArchivedFileHistory {
+  key: string
+  project: string
+  path: string
+  sessionId?: string
+  generations: Array<ArchivedGeneration>
+  /** Its source is gone from the estate (absent when the archive index does not know it). */
+  deleted?: boolean
+}
+
+/** One generation of an archived file. */
+export interface ArchivedGeneration {
+  /** 1 for the first archived. */
+  generation: number
+  /**
+   * The segment that started it, and how many of the stream's segments to read to restore it
+   * at its last state (`archiveStreamAt`).
+   */
+  fromSegment: number
+  untilSegment: number
+  bytes: number
+  sha256: string
+  /** The source's mtime at its last state, in ms since the epoch. */
+  mtimeMs: number
+  /**
+   * A compressed candidate of ours (our compact pair in it); absent for files that are not
+   * transcripts.
+   */
+  compressed?: boolean
+}
+
+export interface ArchivedSegment {
+  /**
+   * When the run that wrote it started (ISO 8601), absent in streams written before runs
+   * recorded it.
+   */
+  archivedAt?: string
+  /** The newest source mtime among its pieces, in ms (a lower bound of its time). */
+  newestMtimeMs: number
 }
 
 /**
@@ -154,8 +200,30 @@ export interface ArchiveFailure {
   message: string
 }
 
+/**
+ * Every generation of every file of the given format-2 streams, in parallel; with `scan`, each
+ * transcript generation is decoded (SHA-256 checked) to tell a compressed candidate of ours.
+ */
+export declare function archiveHistory(root: string, storePaths: Array<string>, scan: boolean): Promise<StreamHistory[]>
+
 /** The latest generation of every archived transcript (reads header frames only). */
 export declare function archiveList(root: string): Array<ArchivedFile>
+
+/**
+ * Every readable file of an archive at its latest generation, with each damaged store file and
+ * each file the index has but the store files lack named apart (reads directories only).
+ */
+export declare function archiveListAll(root: string): ArchiveListing
+
+/**
+ * The whole archive: the latest generation of every readable file, the damaged store files,
+ * and what the index has that the store files lack.
+ */
+export interface ArchiveListing {
+  files: Array<ArchivedFile>
+  damaged: Array<DamagedStoreFile>
+  lacking: Array<LackingFile>
+}
 
 export interface ArchiveOwner {
   key: string
@@ -177,6 +245,12 @@ export declare function archiveOwners(files: Array<ArchivedFile>): Promise<Archi
  * `configTo` (refused without it).
  */
 export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress, configTo?: string | undefined | null): Promise<RestoreResult[]>
+
+/**
+ * The files of one format-2 stream as its first `segments` segments hold them (the archive as
+ * that run left the session), ready for `archiveRestore`.
+ */
+export declare function archiveStreamAt(root: string, storePath: string, segments: number): Array<ArchivedFile>
 
 export interface ArchiveSummary {
   /** Transcripts found in the estate now. */
@@ -201,6 +275,8 @@ export interface ArchiveSummary {
    * estate root is never followed).
    */
   skipped: Array<ArchiveFailure>
+  /** Streams found missing or damaged and stored again from the estate: one line each. */
+  healed: Array<string>
   archivedFiles: number
   /** Of `archived_files`: config-folder files. */
   archivedConfigFiles: number
@@ -220,6 +296,11 @@ export interface ArchiveViewSummary {
   files: number
   decoded: number
   bytes: number
+  /**
+   * Store files (or files in them) left out of the view, and files the index has that the
+   * store files lack: one line each.
+   */
+  warnings: Array<string>
 }
 
 /**
@@ -334,6 +415,16 @@ export interface ConversationSpans {
   noContentText: string
   /** The file's size when it was read. */
   bytes: number
+}
+
+/** A store file of the archive that cannot be read (the rest of the archive can). */
+export interface DamagedStoreFile {
+  storePath: string
+  /** The project and session its name places it at, when the name says. */
+  project?: string
+  sessionId?: string
+  /** One line naming the file and what is wrong with it. */
+  error: string
 }
 
 /** A transcript file found by walking, before any scan. */
@@ -551,6 +642,21 @@ export interface HashedScan {
 
 /** Record types Claude Code writes (any other type is passed through and reported as unknown). */
 export declare function knownRecordTypes(): Array<string>
+
+/**
+ * A file the archive index records that no store file holds (or holds only in an earlier
+ * state): its stream was lost or cut back.
+ */
+export interface LackingFile {
+  key: string
+  project: string
+  path: string
+  sessionId?: string
+  config: boolean
+  /** True when an earlier state of it is held (and restored); false when nothing is. */
+  partlyHeld: boolean
+  error: string
+}
 
 /** Which leaf a compression starts from (see `claude_jsonl_core::topology`). */
 export type LeafPolicy = 'strict' | 'client' | 'auto'
@@ -1000,6 +1106,14 @@ export declare function storeLock(path: string): StoreLock
 /** The header line of a store file, reading only its first frame (or line). */
 export declare function storeReadHeader(path: string, compression: StoreCompression): Buffer
 
+export interface StreamHistory {
+  storePath: string
+  segments: Array<ArchivedSegment>
+  files: Array<ArchivedFileHistory>
+  /** Why the stream could not be read (its other fields are then empty). */
+  error?: string
+}
+
 export interface SummaryInputOptions {
   /** Strings inside tool inputs are cut to this many characters (400). */
   stringChars?: number
@@ -1151,6 +1265,8 @@ export interface UsageColumns {
   cacheWrite1hTokens: Float64Array
   cacheReadInputTokens: Float64Array
   outputTokens: Float64Array
+  /** Assistant entries per bucket (the requests' fragments and repeats; replays not included). */
+  entries: Float64Array
   models: Array<string>
   /** Tool calls: bucket index, tool name index, count. */
   toolBucket: Uint32Array

@@ -3,6 +3,7 @@
 // code, re-runs through the manifest, dry runs, and model summaries with a concurrency limit,
 // retries and the fallback.
 import test from 'ava'
+import { listSessions } from '../src-ts/read/sessions.js'
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
@@ -207,18 +208,32 @@ test('selection: --min-bytes, --min-estimated-tokens, --project, --older-than/--
   t.is(byId(tokens)[ID.big].status, 'compressed')
   const project = await compressEstate({ projects, mode: out(), project: '-home-dev-lib' })
   t.deepEqual(project.sessions.map((s) => s.session).sort(), [ID.other, ID.foreign, ID.torn].sort())
-  // Last activity is the file's modification time.
-  const now = Date.now()
-  const old = new Date(now - 10 * 86_400_000)
+  // Last activity is the last record's timestamp, as `sessions` shows it, not the file's
+  // modification time: an old mtime changes nothing.
+  const old = new Date(Date.now() - 400 * 86_400_000)
   utimesSync(join(projects, '-home-dev-app', `${ID.big}.jsonl`), old, old)
+  const listing = await listSessions({ projects, recent: Infinity })
+  const last = new Map(listing.sessions.map((x) => [x.sessionId, Date.parse(x.lastActivity)]))
+  const times = [...new Set(last.values())].sort((x, y) => x - y)
+  // A threshold between two sessions' last activities splits the estate in two.
+  const cut = (times[1] + times[2]) / 2
+  const now = cut + 7 * 86_400_000
+  const want = (f: (ms: number) => boolean) =>
+    [...last]
+      .filter(([, ms]) => f(ms))
+      .map(([id]) => id)
+      .sort()
   const older = await compressEstate({ projects, mode: out(), olderThan: '7d', now })
   t.deepEqual(
-    older.sessions.map((s) => s.session),
-    [ID.big],
+    older.sessions.map((s) => s.session).sort(),
+    want((ms) => ms <= cut),
   )
   const newer = await compressEstate({ projects, mode: out(), newerThan: '7d', now })
-  t.false(newer.sessions.some((s) => s.session === ID.big))
-  t.is(newer.sessions.length, 5)
+  t.deepEqual(
+    newer.sessions.map((s) => s.session).sort(),
+    want((ms) => ms >= cut),
+  )
+  t.true(older.sessions.length > 0 && newer.sessions.length > 0)
   const list = join(root, 'ids.txt')
   writeFileSync(list, `# the two I care about\n${ID.big}\n\n${ID.small}\nffffffff-0000-4000-8000-000000000000\n`)
   const r = cli('compress', '--all', '--projects', projects, '--out-dir', out().outDir, '--sessions', list, '--json')

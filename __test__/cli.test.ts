@@ -151,7 +151,7 @@ test('show and timeline are wired into the CLI and take a session prefix', (t) =
   t.is(JSON.parse(tl.stdout).turns.length, 1)
   const unknown = run(['show', 'nope', '--projects', projects])
   t.is(unknown.code, 3)
-  t.regex(unknown.stderr, /^claude-jsonl: no session matches 'nope' \(searched 1 sessions under /)
+  t.regex(unknown.stderr, /^claude-jsonl: no session matches 'nope' \(searched 1 session under /)
 })
 
 test('sessions and teleport-id are wired into the CLI', (t) => {

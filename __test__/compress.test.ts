@@ -91,7 +91,7 @@ const lines = (b: Buffer) =>
 test('the candidate is side records, one compact pair, the suffix byte for byte, latest metadata, one pointer', async (t) => {
   const src = richSession()
   const { input, out } = writeSession(src.bytes())
-  const report = await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.45, minRecentRecords: 1 })
+  const report = await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.7, minRecentRecords: 1 })
   t.true(report.validation.valid, JSON.stringify(report.validation))
   const inLines = lines(readFileSync(input))
   const outLines = lines(readFileSync(out))
@@ -160,7 +160,7 @@ test('CRLF, BOM and lone-surrogate escapes in kept records survive byte for byte
     .lastPrompt('A2')
   const body = src.bytes().toString('utf8').replace(/\n/g, '\r\n')
   const { input, out } = writeSession(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]))
-  await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.5, minRecentRecords: 1 })
+  await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.7, minRecentRecords: 1 })
   const bytes = readFileSync(out)
   t.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf])
   const text = bytes.toString('utf8').slice(1)
@@ -309,7 +309,7 @@ clientSerial(
   'the real client resumes a candidate as summary + the original suffix, without the rewound branch',
   async (t) => {
     const { input, out } = writeSession(richSession().bytes())
-    await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.45, minRecentRecords: 1 })
+    await compressWith(input, out, fixedSummary, { minGain: GROW, targetRatio: 0.7, minRecentRecords: 1 })
     const r = await assertResumesLike(readFileSync(input), readFileSync(out), { excludedTexts: [PLANTED] })
     t.is(r.suffixMessages, 6)
   },
@@ -394,7 +394,7 @@ clientSerial(
       '--out',
       out,
       '--target-ratio',
-      '0.45',
+      '0.7',
       '--min-recent-records',
       '1',
       '--summarizer-cmd',

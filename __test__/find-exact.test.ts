@@ -85,7 +85,7 @@ test('the CLI: text and JSON, and its usage errors', async (t) => {
   const text = run(['--exact', 'scan/units', '--projects', projects])
   t.is(text.status, 0, text.stderr)
   t.regex(text.stdout, /^Searched 3 sessions \(4 files, [^)]*\) for human and assistant text\n/)
-  t.regex(text.stdout, /Exact "scan\/units" \(case-insensitive\): 1 matches in 1 files, 1 sessions/)
+  t.regex(text.stdout, /Exact "scan\/units" \(case-insensitive\): 1 match in 1 file, 1 session/)
   t.regex(
     text.stdout,
     new RegExp(`^1\\. 1 match  2026-03-01  ${S(1)}  -home-u-app\\n   line 1: .*crate/core/src/scan/units\\.rs`, 'm'),

@@ -102,7 +102,8 @@ test('an index that cannot be written is reported and the answer is still comple
   const { projects } = estate()
   const blocker = join(tempDir('cj-find-block-'), 'file')
   writeFileSync(blocker, 'not a folder')
-  const r = await find(['quokka'], { projects, indexDir: blocker })
+  // (An --index-dir that is itself a file is bad usage; one below a file cannot be made.)
+  const r = await find(['quokka'], { projects, indexDir: join(blocker, 'index') })
   t.is(r.hits[0].sessionId, S(1))
   t.like(r.scope.index, { written: false, filesRescanned: 5 })
   t.truthy(r.scope.index!.error)
@@ -164,7 +165,7 @@ test('the index is reused, refreshed when a file grows, rebuilt when one is rewr
     filesAppended: 1,
     bytesRescanned: Buffer.byteLength(line),
   })
-  t.regex(renderFind(third), /\nIndex \d+ s old, 1 files changed \(\d+ B read now, 1 of them only appended to\)\n/)
+  t.regex(renderFind(third), /\nIndex \d+ s old, 1 file changed \(\d+ B read now, 1 of them only appended to\)\n/)
   t.is(third.hits[0].sessionId, S(2))
   t.is(third.hits[0].line, 6)
 

@@ -107,6 +107,8 @@ test.serial(
       'platform.cjs',
       'scripts/build-native.mjs',
       'dist/src-ts/cli/bin.cjs',
+      'dist/src-ts/cli/load-cached.cjs',
+      'dist/src-ts/cli/bundle.cjs',
     ]) {
       t.true(root.files.includes(needed), `${needed} is packed`)
     }

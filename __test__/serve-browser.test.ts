@@ -17,11 +17,9 @@ test('serve in Chromium: list, search hit, usage plot and a session, each inside
     timezone: 'UTC',
     indexDir: join(tempDir('cj-serve-index-'), 'find'),
   })
+  t.teardown(() => s.close())
   const browser = await Browser.launch()
-  t.teardown(async () => {
-    await browser.close()
-    await s.close()
-  })
+  t.teardown(() => browser.close())
   const shots = join(REPO, 'dist', 'test-artifacts')
   mkdirSync(shots, { recursive: true })
   const look = async (path: string, name: string) => {

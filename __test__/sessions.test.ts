@@ -258,7 +258,7 @@ test('runSessions: table by default, --json on request, bad flags are usage erro
   const projects = join(root, 'p')
   let out = ''
   t.is(await runSessions(['--projects', projects, '--timezone', 'UTC'], (s) => void (out += s)), 0)
-  t.regex(out, /1 of 1 sessions/)
+  t.regex(out, /1 of 1 session/)
   t.regex(out, new RegExp(`2026-03-01 10:00 +${id(1, 5)} v5 +hello there +/home/u/app`))
   t.regex(out, /v5: spawned programmatically/)
   out = ''

@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { showSession, Item, ShowResult } from '../src-ts/read/show.js'
 import { renderHtml, renderMarkdown, renderText } from '../src-ts/cli/show-render.js'
 import native from '../src-ts/native.js'
-import { REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
+import { CHROMIUM, CHROMIUM_FLAGS, removeProfile } from './helpers/chromium.js'
+import { CLI, REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
+import { createHash } from 'node:crypto'
 
 const hasReal = existsSync(REAL)
 const realTest = hasReal ? test : test.skip
@@ -394,25 +396,20 @@ test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t)
   t.is(cli([]).status, 2)
   const missing = cli(['ffffffff', '--projects', projects])
   t.is(missing.status, 3)
-  t.regex(missing.stderr, /^claude-jsonl: no session matches 'ffffffff' \(searched 1 sessions under /)
+  t.regex(missing.stderr, /^claude-jsonl: no session matches 'ffffffff' \(searched 1 session under /)
 })
 
 // ---- HTML in headless Chromium ------------------------------------------------------------
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 // `npm run test:quick` (CLAUDE_JSONL_TEST_QUICK=1) starts no browser: the Chromium parts say they skipped.
 const QUICK = process.env.CLAUDE_JSONL_TEST_QUICK === '1'
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-]
 
 /** The DOM Chromium built from `html` (opened with `query` in its address), or why it could not. */
-function chromiumDom(html: string, name: string, query = ''): { dom?: string; skipped?: string; page: string } {
+function chromiumDom(
+  html: string,
+  name: string,
+  query = '',
+  extra: string[] = [],
+): { dom?: string; skipped?: string; page: string } {
   const dir = join(REPO, 'dist', 'test-artifacts')
   mkdirSync(dir, { recursive: true })
   const page = join(dir, `${name}.html`)
@@ -423,7 +420,7 @@ function chromiumDom(html: string, name: string, query = ''): { dom?: string; sk
   try {
     const r = spawnSync(
       CHROMIUM,
-      [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, '--dump-dom', `file://${page}${query}`],
+      [...CHROMIUM_FLAGS, ...extra, `--user-data-dir=${profile}`, '--dump-dom', `file://${page}${query}`],
       {
         encoding: 'utf8',
         timeout: 60_000,
@@ -433,7 +430,7 @@ function chromiumDom(html: string, name: string, query = ''): { dom?: string; sk
       return { page, skipped: `chromium could not start (${(r.stderr || String(r.error)).split('\n')[0]})` }
     return { page, dom: r.stdout }
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    removeProfile(profile)
   }
 }
 
@@ -519,7 +516,7 @@ test('HTML: one self-contained page, escaped, rendered by headless Chromium (scr
     t.true(png.subarray(1, 4).toString() === 'PNG' && statSync(shot).size > 5000, 'a real PNG')
     t.log(`screenshot: ${shot}`)
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    removeProfile(profile)
   }
 })
 
@@ -609,4 +606,76 @@ out(JSON.stringify({ markdownIt: cache.some((k) => k.includes('/markdown-it/')),
   t.deepEqual(probe('text'), { markdownIt: false, hljs: false })
   t.deepEqual(probe('markdown'), { markdownIt: false, hljs: false })
   t.deepEqual(probe('html'), { markdownIt: true, hljs: true })
+})
+
+// `--last N` keeps only the last turns whole while it reads (a huge transcript's text is never
+// held at once): what it returns must be exactly the last N turns of the whole conversation.
+test('showSession with last N returns the last N turns of the whole result, on the real transcripts', async (t) => {
+  const files = ['real-04.jsonl', 'real-07.jsonl', 'real-08.jsonl', 'real-11.jsonl']
+    .map((f) => join(REAL, f))
+    .filter(existsSync)
+  if (files.length === 0) return t.pass('no real transcripts here')
+  for (const file of files) {
+    const whole = await showSession(file, { tools: true, thinking: true })
+    for (const last of [0, 1, 2, 5, whole.turns.length - 1, whole.turns.length + 3]) {
+      const some = await showSession(file, { tools: true, thinking: true, last })
+      const expected =
+        last >= 0 && last < whole.turns.length ? whole.turns.slice(whole.turns.length - last) : whole.turns
+      t.deepEqual(some.turns, expected, `${file} --last ${last}`)
+      t.is(some.omittedTurns, whole.turns.length - expected.length, `${file} --last ${last}: omitted turns`)
+    }
+  }
+})
+
+test('HTML from the CLI: slash commands and background-task notices read as what they are, tool lines name their target once, no horizontal scrollbar at 1280 px', (t) => {
+  const notice =
+    '<task-notification>\n<task-id>a9e0</task-id>\n<status>completed</status>\n<summary>Agent "Security &amp; review" completed</summary>\n<result>Two files changed, both fine.</result>\n</task-notification>'
+  const path = file([
+    human(
+      'U1',
+      null,
+      '<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>src</command-args>',
+    ),
+    said('A1', 'U1', 'm1', [
+      text('Looking: ' + 'x'.repeat(400)),
+      call('t1', 'Agent', { subagent_type: 'Explore', prompt: 'find it' }),
+      call('t2', 'Task', { description: 'Security review', prompt: 'review' }),
+      call('t3', 'Bash', { command: 'ls ' + '/very/long/path'.repeat(40) }),
+    ]),
+    result('R1', 'A1', 't1', 'found'),
+    human('U2', 'R1', notice),
+    said('A2', 'U2', 'm2', [text('| a | b |\n|---|---|\n| ' + 'wide '.repeat(80) + ' | ' + 'y'.repeat(300) + ' |')]),
+  ])
+  const out = join(tempDir(), 'page.html')
+  const r = spawnSync(process.execPath, [CLI, 'show', path, '--tools', '--format', 'html', '--out', out], {
+    encoding: 'utf8',
+  })
+  t.is(r.status, 0, r.stderr)
+  const html = readFileSync(out, 'utf8')
+  t.notRegex(html, /&lt;(task-notification|command-message|command-name)&gt;/, 'no raw client tags')
+  t.regex(html, /<li><a href="#turn-1">Turn 1: slash command \/review src<\/a><\/li>/)
+  t.regex(
+    html,
+    /<li><a href="#turn-2">Turn 2: background task completed: Agent &quot;Security &amp; review&quot; completed<\/a>/,
+  )
+  t.regex(html, /<div class="command" data-line="1">slash command <code>\/review<\/code> src<\/div>/)
+  t.regex(
+    html,
+    /<details class="task"[^>]*><summary>background task completed: [^<]*<\/summary><pre>Two files changed, both fine\.<\/pre>/,
+  )
+  t.regex(html, /<summary>Agent: <span class="target" title="agent">Explore<\/span><\/summary>/)
+  t.regex(html, /<summary>Task: <span class="target" title="agent">Security review<\/span><\/summary>/)
+  t.notRegex(html, /Agent agent|agent: Explore/)
+  // The page's width in Chromium at 1280 px: a copy of the page whose one extra script (allowed
+  // in the copy only) writes the document's scroll width into its title.
+  const probe = `document.title=String(document.documentElement.scrollWidth)+'/'+String(document.documentElement.clientWidth)`
+  const hash = createHash('sha256').update(probe).digest('base64')
+  const measured = html
+    .replace(/script-src 'sha256-/, `script-src 'sha256-${hash}' 'sha256-`)
+    .replace('</body>', `<script>${probe}</script></body>`)
+  const { dom, skipped } = chromiumDom(measured, 'show-width', '', ['--window-size=1280,900'])
+  if (!dom) return t.log(`SKIPPED the Chromium part: ${skipped}`)
+  const [scroll, client] = /<title>(\d+)\/(\d+)<\/title>/.exec(dom)!.slice(1).map(Number)
+  t.true(client > 1000, `the window is about 1280 px wide (${client})`)
+  t.true(scroll <= client, `no horizontal scrollbar: scroll width ${scroll} <= ${client}`)
 })

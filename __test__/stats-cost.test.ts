@@ -152,13 +152,10 @@ test('unknown models, malformed usage and unknown speeds are counted and reporte
   t.deepEqual(lines, ["claude-jsonl: no price for model 'claude-nova-1' (2 requests): not in the cost totals"])
   const table = run(['stats', root])
   t.is(table.stderr, r.stderr)
-  t.regex(
-    table.stdout,
-    /~ estimated: claude-opus-7 \(1 requests\) is not in the price table; priced as claude-opus-5-5/,
-  )
+  t.regex(table.stdout, /~ estimated: claude-opus-7 \(1 request\) is not in the price table; priced as claude-opus-5-5/)
   t.regex(table.stdout, /\* not priced \(unknown model\): claude-nova-1/)
-  t.regex(table.stdout, /Unknown usage\.speed values, priced at standard rates: 'turbo' 1 requests/)
-  t.regex(table.stdout, /Fast mode on claude-opus-4-5 \(1 requests\): no fast-mode rate known/)
+  t.regex(table.stdout, /Unknown usage\.speed values, priced at standard rates: 'turbo' 1 request/)
+  t.regex(table.stdout, /Fast mode on claude-opus-4-5 \(1 request\): no fast-mode rate known/)
   t.regex(table.stdout, /Malformed usage: 3 assistant entries/)
   t.regex(table.stdout, /\$\d[\d,.]*~\*/, 'the total is marked both estimated and incomplete')
 })

@@ -1,4 +1,5 @@
 import test from 'ava'
+import fc from 'fast-check'
 
 import { formatBytes, formatInt, formatTokensCompact, formatUsd } from '../src-ts/terminal/format.js'
 import { renderTable, stringWidth, stripAnsi } from '../src-ts/terminal/table.js'
@@ -106,6 +107,40 @@ test('formatUsd', (t) => {
   t.is(formatUsd(1234567.891), '$1,234,567.89')
   t.is(formatUsd(-3.5), '-$3.50')
   t.is(formatUsd(undefined), '—')
+})
+
+// The hand-written integer and dollar formats must read exactly as ICU's en-US ones, which they
+// replace to keep ICU from starting in commands that print a table.
+test('formatInt and formatUsd agree with Intl.NumberFormat', (t) => {
+  const icuInt = new Intl.NumberFormat('en-US', {
+    maximumFractionDigits: 0,
+    roundingMode: 'halfCeil',
+    signDisplay: 'negative',
+  } as unknown as Intl.NumberFormatOptions)
+  const icuUsd = new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    signDisplay: 'negative',
+  } as unknown as Intl.NumberFormatOptions)
+  const edges = [0, -0, 0.5, -0.5, 2.5, -2.5, 0.004, -0.004, -0.005, 0.005, 1.005, 2.675, 0.125, 9.995, 99.995]
+  const extra = [999_999.995, -999.995, 123456.785, 0.1 + 0.2, 5e-7, -5e-7, 1e20, 2 ** 60, 2 ** 53 + 1, 1e21, 1e300]
+  const check = (x: number) => {
+    t.is(formatInt(x), icuInt.format(x), `formatInt(${x})`)
+    t.is(formatUsd(x), icuUsd.format(x), `formatUsd(${x})`)
+  }
+  for (const x of [...edges, ...extra]) check(x)
+  fc.assert(
+    fc.property(fc.double({ noNaN: true, min: -1e22, max: 1e22 }), (x) => void check(x)),
+    { numRuns: 2000 },
+  )
+  fc.assert(
+    fc.property(
+      fc.integer({ min: -10_000_000, max: 10_000_000 }),
+      fc.integer({ min: 0, max: 999 }),
+      (a, b) => void check(a + b / 1000),
+    ),
+    { numRuns: 2000 },
+  )
 })
 
 test('formatBytes uses decimal units', (t) => {

@@ -84,10 +84,7 @@ test('an id with no local transcript: exit 3 naming what was searched, the uuid 
     { instanceOf: ClaudeJsonlError },
   )
   t.is(e!.exitCode, 3)
-  t.is(
-    e!.message,
-    `no local transcript has session ${OTHER_UUID} (from cse_abc): searched 1 sessions under ${projects}`,
-  )
+  t.is(e!.message, `no local transcript has session ${OTHER_UUID} (from cse_abc): searched 1 session under ${projects}`)
   t.regex(out, new RegExp(`^${OTHER_UUID} `))
   t.false(e!.message.includes('\n'))
   const usage = await t.throwsAsync(

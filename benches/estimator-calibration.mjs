@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// How the local token estimate (crate/core/src/compress/estimate.rs, a per-character heuristic) compares
+// How the local token estimate (crate/core/src/estimate.rs, a per-character heuristic) compares
 // with what Claude Code's API requests recorded. On the active chain after the last compaction,
 // each assistant message's first record carries the request's usage; its context size is
 // input + cache read + cache creation tokens. The context grows from one request to the next by

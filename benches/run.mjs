@@ -1438,7 +1438,10 @@ function compressOnly(opts) {
   const r = compressBench(opts, notes)
   for (const n of notes) loud(n)
   let md = fs.existsSync(RESULTS_MD) ? fs.readFileSync(RESULTS_MD, 'utf8') : ''
-  for (const title of ['## compress: one 50 MB transcript, plan to verified write', '## Token estimator: estimated against recorded context growth']) {
+  for (const title of [
+    '## compress: one 50 MB transcript, plan to verified write',
+    '## Token estimator: estimated against recorded context growth',
+  ]) {
     const start = md.indexOf(title)
     if (start < 0) continue
     const next = md.indexOf('\n## ', start + 1)

@@ -38,23 +38,61 @@ const NOT_QUICK = [
 let passed = 0
 let failed = 0
 
+// The whole run ends by this deadline whatever a step does (a test process that never exits, a
+// hung build): the step still running is stopped with everything it started and counted as a
+// failure, so the summary line is always printed. CI allows 90 minutes for install and tests.
+const limitMinutes = Number(process.env.CLAUDE_JSONL_TEST_LIMIT_MINUTES) || 60
+const deadline = Date.now() + limitMinutes * 60_000
+let current
+const stopGroup = (child) => {
+  try {
+    if (win) child.kill('SIGKILL')
+    else process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (current) stopGroup(current)
+    process.exit(130)
+  })
+}
+
 function run(cmd, args, { capture = false, env = {} } = {}) {
   console.error(`\n> ${[cmd, ...args].join(' ')}`)
   return new Promise((resolve) => {
     let out = ''
+    let timedOut = false
+    // A process group of its own, so a step past the deadline is stopped with its children.
     const child = spawn(cmd, args, {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit'],
       shell: win && cmd.endsWith('.cmd'),
+      detached: !win,
     })
+    current = child
+    const timer = setTimeout(
+      () => {
+        timedOut = true
+        console.error(`test: stopping \`${cmd}\`: the run is past its ${limitMinutes}-minute limit`)
+        stopGroup(child)
+      },
+      Math.max(0, deadline - Date.now()),
+    )
     child.stdout?.setEncoding('utf8').on('data', (chunk) => {
       process.stdout.write(chunk)
       out += chunk
     })
-    child.on('error', (err) => resolve({ code: 1, out, why: err.message }))
+    const done = (res) => {
+      clearTimeout(timer)
+      current = undefined
+      resolve({ ...res, timedOut, why: timedOut ? `stopped past the ${limitMinutes}-minute limit` : res.why })
+    }
+    child.on('error', (err) => done({ code: 1, out, why: err.message }))
     child.on('close', (code, signal) =>
-      resolve({ code: code ?? 1, out, why: signal ? `signal ${signal}` : `exit code ${code}` }),
+      done({ code: code ?? 1, out, why: signal ? `signal ${signal}` : `exit code ${code}` }),
     )
   })
 }
@@ -98,7 +136,7 @@ if (!quick) {
     rustPassed += Number(m[1])
     rustFailed += Number(m[2])
   }
-  if (cargo.code !== 0 && rustFailed === 0) stepFailed('cargo test', cargo)
+  if (cargo.timedOut || (cargo.code !== 0 && rustFailed === 0)) stepFailed('cargo test', cargo)
 }
 passed += rustPassed
 failed += rustFailed
@@ -107,6 +145,9 @@ failed += rustFailed
 rmSync(join(root, 'dist', '__test__'), { recursive: true, force: true })
 const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'])
 if (tsc.code !== 0) stepFailed('tsc', tsc)
+// The installed command runs the CLI bundled into one file (scripts/bundle-cli.mjs).
+const bundle = await run(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')])
+if (bundle.code !== 0) stepFailed('bundle-cli', bundle)
 
 // 4. One style: the formatters' checks count as one test each (`npm run format` applies them).
 let stylePassed = 0
@@ -152,7 +193,7 @@ if (avaPassed === null || avaFailed === null) {
 } else {
   avaFailed = Math.max(0, avaFailed - todo)
 }
-if (ava.code !== 0 && avaFailed === 0) stepFailed('ava', ava)
+if (ava.timedOut || (ava.code !== 0 && avaFailed === 0)) stepFailed('ava', ava)
 passed += avaPassed
 failed += avaFailed
 

@@ -100,8 +100,17 @@ export type { EstateOptions, Roots } from './read/estate.js'
 export { clientView } from './read/client-view.js'
 export type { ClientView, ClientMessage } from './read/client-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
-export { archive, restore, listArchive, selectSessions } from './archive/archive.js'
-export type { ArchiveOptions, ArchiveReport, ArchivedFile, RestoreOptions, RestoreReport } from './archive/archive.js'
+export { archive, restore, listArchive, listArchiveAll, archiveHistory, selectSessions } from './archive/archive.js'
+export type {
+  ArchiveOptions,
+  ArchiveReport,
+  ArchivedFile,
+  ArchiveListing,
+  RestoreOptions,
+  RestoreReport,
+  SessionHistory,
+  GenerationInfo,
+} from './archive/archive.js'
 export { isArchiveRoot, openArchiveView, archiveViewDir } from './archive/view.js'
 export { costUsd, priceFor, estimatePriceFor, normalizeModelId, PRICE_TABLE_DATE } from './read/prices.js'
 export type { CostOptions, ModelPrice, PriceMatch, TokenCounts } from './read/prices.js'

@@ -9,6 +9,30 @@ import type { Readable, Writable } from 'node:stream'
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 
+/** Flags for a headless run on a machine with no network: nothing starts a connection of its own. */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
+
+/**
+ * Removes a Chromium profile folder without ever throwing: a helper process (zygote, renderer) can
+ * outlive the browser for a moment and write into the folder while it is removed, and a failed
+ * clean-up of a temp folder must not fail a test or stop the teardowns after it.
+ */
+export function removeProfile(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+  } catch (err) {
+    console.error(`chromium: left its profile ${dir} (${(err as Error).message})`)
+  }
+}
+
 /** Why the browser part of a test cannot run here, or undefined when it can. */
 export const chromiumMissing = CHROMIUM
   ? undefined
@@ -57,20 +81,9 @@ export class Browser {
     const profile = mkdtempSync(join(tmpdir(), 'cj-chromium-'))
     const child = spawn(
       CHROMIUM,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--hide-scrollbars',
-        `--user-data-dir=${profile}`,
-        '--remote-debugging-pipe',
-        'about:blank',
-      ],
-      { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
+      [...CHROMIUM_FLAGS, '--hide-scrollbars', `--user-data-dir=${profile}`, '--remote-debugging-pipe', 'about:blank'],
+      // A process group of its own, so close() can end the helper processes with the browser.
+      { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true },
     )
     return new Browser(child, profile)
   }
@@ -119,8 +132,14 @@ export class Browser {
       this.child.kill('SIGKILL')
       await gone
     }
-    // Chromium's helper processes may still be writing the profile for a moment.
-    rmSync(this.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    // Helper processes that outlived the browser would keep writing the profile.
+    try {
+      process.kill(-this.child.pid!, 'SIGKILL')
+    } catch {
+      // the group is gone already
+    }
+    for (const fd of [3, 4]) (this.child.stdio[fd] as Readable | Writable | null)?.destroy()
+    removeProfile(this.profile)
   }
 }
 

@@ -21,19 +21,32 @@ export function archiveViewDir(root: string, env: NodeJS.ProcessEnv = process.en
   return join(base, 'claude-jsonl', 'archive-view', id)
 }
 
+/** Where a reader's warnings about an archive go: one line each (damaged store files left out
+ * of the view, files the index has that no store file holds). */
+export type ArchiveWarn = (line: string) => void
+
+const toStderr: ArchiveWarn = (line) => process.stderr.write(`claude-jsonl: warning: ${line}\n`)
+
 /** Brings an archive's read view up to date and returns its folder (the latest generation of
- * every transcript, each with the source's mtime recorded at archive time). */
-export function openArchiveView(root: string, env: NodeJS.ProcessEnv = process.env): string {
+ * every transcript, each with the source's mtime recorded at archive time). A damaged store
+ * file is left out and named through `warn` (stderr by default); the rest is read. */
+export function openArchiveView(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: ArchiveWarn = toStderr,
+): string {
   const view = archiveViewDir(root, env)
+  let summary
   try {
-    native.archiveView(resolve(root), view)
+    summary = native.archiveView(resolve(root), view)
   } catch (e) {
     throw fromNative(e)
   }
+  for (const w of summary.warnings) warn(w)
   return view
 }
 
 /** The folder to scan for a root: an archive root's read view, any other root itself. */
-export function readableRoot(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return isArchiveRoot(root) ? openArchiveView(root, env) : root
+export function readableRoot(root: string, env: NodeJS.ProcessEnv = process.env, warn?: ArchiveWarn): string {
+  return isArchiveRoot(root) ? openArchiveView(root, env, warn) : root
 }

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 // The installed `claude-jsonl` command, in CommonJS: Node's ES module loader costs several
-// milliseconds to start, and `--version` (answered here from the addon) needs none of the CLI's ES
-// modules; every other command loads the CLI (main.js) behind one dynamic import.
+// milliseconds to start, and `--version` (answered here from the addon) needs none of the CLI's
+// modules; every other command loads the CLI bundled into one CommonJS file (bundle.cjs, made by
+// scripts/bundle-cli.mjs from main.js and the modules it reaches), so that Node reads and
+// compiles one file instead of resolving and loading some forty ES modules.
+// Node's compile cache (22.1 and later) is enabled first, or on older Node the bundle is loaded
+// through load-cached.cjs, which keeps V8's code for it: V8 then reuses the code it compiled in
+// an earlier run instead of compiling the bundle again.
 // The native addon is loaded first, by require, so that one that cannot load (no prebuilt package
 // for this platform, a broken one, no local build) ends in one line and exit code 4. (Node 20 also
 // prints the stack of a CommonJS module that throws while an ES module imports it, even when the
@@ -16,6 +21,9 @@ if (argv[0] === 'statusline' && require('../integrations/statusline-cache.cjs').
 } else start()
 
 function start(): void {
+  // `module.enableCompileCache` is absent before Node 22.1, where load-cached.cjs keeps the cache.
+  const enableCompileCache = (require('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache
+  enableCompileCache?.()
   let native: { version(): string } | undefined
   try {
     native = require('#native') as { version(): string }
@@ -26,5 +34,11 @@ function start(): void {
     process.exitCode = 4
   }
   if (native && asksVersion(argv)) process.stdout.write(versionLine(native.version()) + '\n')
-  else if (native) void import('./main.js')
+  // The MCP server loads the SDK bundled for it as an ES module, which the CLI bundle does not
+  // hold; a statusline call past its fast path goes on with the input that path read, which the
+  // fast path's own module instance keeps (the bundle would hold a second one).
+  else if (native && (argv[0] === 'mcp' || argv[0] === 'statusline')) void import('./main.js')
+  else if (native && enableCompileCache) require('./bundle.cjs')
+  else if (native)
+    (require('./load-cached.cjs') as typeof import('./load-cached.cjs')).requireCached(`${__dirname}/bundle.cjs`)
 }

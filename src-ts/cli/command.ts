@@ -1,6 +1,6 @@
 // The declarative command line. A command declares its arguments and options once (kind, value
 // name, one help line); from that declaration this module parses the arguments (node:util
-// parseArgs, strict), validates every value (numbers, choices, required options, options that
+// parseArgs tokens, worded here), validates every value (numbers, choices, required options, options that
 // exclude each other, the argument count) and writes the command's --help. A command's run()
 // only ever sees values that passed.
 import { parseArgs } from 'node:util'
@@ -130,13 +130,61 @@ function listChoices(choices: readonly string[]): string {
   return choices.length < 2 ? choices.join('') : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`
 }
 
+type ParseConfig = Record<string, { type: 'boolean' | 'string'; short?: string }>
+
+/**
+ * Splits `args` into option values and positionals. Node's parseArgs tokenizes (non-strict, so
+ * every token comes back); the checks and their wording are ours, so every command words an
+ * unknown option, a missing value or a value that looks like an option the same way.
+ */
+function readTokens(
+  name: string,
+  args: string[],
+  config: ParseConfig,
+  options: Options,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const { tokens } = parseArgs({ args, options: config, allowPositionals: true, strict: false, tokens: true })
+  const values: Record<string, string | boolean | undefined> = {}
+  const positionals: string[] = []
+  const shorts = new Set(Object.values(config).map((c) => c.short && `-${c.short}`))
+  const isOption = (arg: string) => (arg.startsWith('--') ? arg.slice(2).split('=')[0] in config : shorts.has(arg))
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value)
+    if (token.kind !== 'option') continue
+    const spec = config[token.name]
+    const label = token.rawName.startsWith('--') ? token.rawName : `${token.rawName} (--${token.name})`
+    if (!spec) throw usageError(`${name}: unknown option ${token.rawName} ${see(name)}`)
+    if (spec.type === 'boolean') {
+      if (token.value !== undefined) throw usageError(`${name}: ${label} takes no value ${see(name)}`)
+      values[token.name] = true
+      continue
+    }
+    const declared = options[token.name]
+    const valueName = declared && declared.kind !== 'flag' && declared.kind !== 'choice' ? declared.value : 'a value'
+    const v = token.value
+    if (v === undefined || (!token.inlineValue && isOption(v)))
+      throw usageError(
+        `${name}: ${label} needs ${valueName === 'a value' ? valueName : `a value (${valueName})`} ${see(name)}`,
+      )
+    if (v === '') throw usageError(`${name}: ${label} needs a value, not an empty string ${see(name)}`)
+    // A separate value that starts with '-' is taken only where it cannot be mistaken: a number
+    // (refused by its own check below) or written joined, --exact=-p.
+    if (!token.inlineValue && v.startsWith('-') && declared?.kind !== 'number')
+      throw usageError(
+        `${name}: ${label} ${v}: a value that starts with '-' is written joined, ${token.rawName}=${v} ${see(name)}`,
+      )
+    values[token.name] = v
+  }
+  return { values, positionals }
+}
+
 /** Parses and validates `args` against `command`'s declaration; `help` is true for -h/--help. */
 export function parseCommandLine<O extends Options>(
   command: Command<O>,
   args: string[],
 ): { help: boolean; values: Values<O>; positionals: string[] } {
   const { name, options } = command
-  const config: Record<string, { type: 'boolean' | 'string'; short?: string }> = {
+  const config: ParseConfig = {
     help: { type: 'boolean', short: 'h' },
   }
   for (const [key, spec] of Object.entries(options))
@@ -146,15 +194,7 @@ export function parseCommandLine<O extends Options>(
         : spec.short
           ? { type: 'boolean', short: spec.short }
           : { type: 'boolean' }
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
-  try {
-    parsed = parseArgs({ args, options: config, allowPositionals: true, strict: true })
-  } catch (e) {
-    // Only the user's arguments are a usage error; a bad declaration is a bug.
-    if (!String((e as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS')) throw e
-    throw usageError(`${name}: ${(e as Error).message.split('\n')[0]} ${see(name)}`)
-  }
-  const { values: raw, positionals } = parsed
+  const { values: raw, positionals } = readTokens(name, args, config, options)
   if (raw.help) return { help: true, values: {} as Values<O>, positionals }
   const values: Record<string, unknown> = {}
   for (const [key, spec] of Object.entries(options)) {

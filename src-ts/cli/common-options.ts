@@ -4,8 +4,12 @@ import { flag, text, wholeNumber } from './command.js'
 export const PROJECTS = text('DIR', 'the estate root (default $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)')
 export const JSON_OUTPUT = flag('print the whole report as JSON')
 
-/** The SESSION argument of show, timeline, pack and compress. */
+/** The SESSION argument of every command that takes one session. */
 export const ONE_SESSION = { name: 'SESSION', what: 'a path, uuid or uuid prefix' }
+
+/** The line every such command's --help says of it. */
+export const SESSION_HELP =
+  'SESSION is a transcript path, a session uuid, or a unique prefix of one (looked up under --projects DIR, else the estate root).'
 
 /** `--last N` of show and timeline. */
 export const LAST_TURNS = wholeNumber('N', 'only the last N turns', { noun: 'a number of turns' })

@@ -7,14 +7,16 @@ import { compressInPlace } from '../compress/in-place.js'
 import { recoverInterruptedPublish } from '../compress/transaction.js'
 import { EXIT, usageError } from '../errors.js'
 import type { BatchReport, BatchSessionEntry } from '../compress/batch.js'
-import type { ModeConfig } from '../compress/batch-modes.js'
-import { formatBytes, formatInt } from '../terminal/format.js'
+import { formatBytes, formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 import { resolveSession } from '../read/session-ref.js'
 import { choice, decimal, defineCommand, flag, text, wholeNumber, type Values } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
 import { BUDGET_OPTIONS, budgetOptions, PACK_BUDGET_OPTIONS } from './topology-options.js'
-import { committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+import { batchMode, committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+
+/** Skipped and failed sessions listed by name in the batch's text output, unless --verbose. */
+const LISTED_SESSIONS = 20
 
 /** The options of `compress --all` alone. */
 const BATCH_OPTIONS = {
@@ -37,6 +39,7 @@ const BATCH_OPTIONS = {
     ['fail', 'deterministic'] as const,
     'with --all: when a model summary keeps failing (default fail)',
   ),
+  verbose: flag(`with --all: list every skipped and failed session (default: the first ${LISTED_SESSIONS})`),
 } as const
 
 const COMPRESS_OPTIONS = {
@@ -107,7 +110,7 @@ or (in place) operation_state committed-report-failed: replaced and verified, re
       [
         `compress: ${out}: ${r.outputBytes} bytes (${pct(r.ratio)} of ${r.inputBytes}), ~${r.outputEstimatedMessageTokens} estimated message tokens (was ~${r.inputEstimatedMessageTokens})`,
         `  leaf ${r.selectedLeafUuid} (${r.preserveMode}): ${r.resumeLeafInfo.reason}`,
-        `  summary: ${r.semanticSummaryMode}, ${r.summaryChars} chars over ${r.summarizedRecords} records; kept ${r.recentRecordsPreserved} records verbatim from line ${r.cut?.firstKeptLine}`,
+        `  summary: ${summaryModeLabel(r.semanticSummaryMode)}, ${r.summaryChars} chars over ${r.summarizedRecords} records; kept ${r.recentRecordsPreserved} records verbatim from line ${r.cut?.firstKeptLine}`,
         `  excluded: ${r.excludedBranchCount} off the active branch, ${r.excludedUnattributedCount} unattributed; validation ${r.validation.valid ? 'passed' : 'FAILED'}${r.validation.warnings ? ` (${r.validation.warnings} warnings)` : ''}`,
         `  report: ${out}.report.json`,
       ].join('\n'),
@@ -115,6 +118,12 @@ or (in place) operation_state committed-report-failed: replaced and verified, re
     return EXIT.ok
   },
 })
+
+/** The summary mode as a person reads it: the default one is "deterministic" (the report's
+ * 'deterministic-fallback' names the protocol's fallback, which reads as a failure here). */
+function summaryModeLabel(mode: string): string {
+  return mode === 'deterministic-fallback' ? 'deterministic' : mode
+}
 
 async function runInPlace(
   input: string,
@@ -168,26 +177,7 @@ function singleOptions(values: CompressValues): CompressOptions {
 }
 
 async function runBatch(values: CompressValues, positionals: string[], print: (text: string) => void): Promise<number> {
-  if (values.out) throw usageError('compress --all writes into --out-dir DIR, not --out FILE')
-  if (values.force) throw usageError('compress --all: --force is not needed (a re-run replaces changed sessions)')
-  if (values['in-place'] && values['out-dir'])
-    throw usageError('compress --all: give --out-dir DIR (candidates) or --in-place, not both')
-  let mode: ModeConfig
-  if (values['in-place']) {
-    const s = inPlaceSettings('compress', values)!
-    mode = {
-      kind: 'in-place',
-      workDir: s.workDir,
-      confirmSessionClosed: s.confirmSessionClosed === true,
-      stableForMs: s.stableForMs,
-    }
-  } else {
-    if (values['work-dir'] !== undefined || values['confirm-session-closed'] || values['stable-for'] !== undefined)
-      throw usageError('compress: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
-    if (!values['out-dir'])
-      throw usageError('compress --all needs --out-dir DIR or --in-place (see claude-jsonl compress --help)')
-    mode = { kind: 'candidate', outDir: values['out-dir'] }
-  }
+  const mode = batchMode('compress', values)
   const { compressEstate, readSessionList } = await import('../compress/batch.js')
   const { createProgress } = await import('../terminal/progress.js')
   const bar = createProgress(process.stderr)
@@ -218,7 +208,7 @@ async function runBatch(values: CompressValues, positionals: string[], print: (t
         }),
     })
     bar.done()
-    print(values.json ? JSON.stringify(report, null, 2) : renderBatch(report))
+    print(values.json ? JSON.stringify(report, null, 2) : renderBatch(report, { verbose: values.verbose === true }))
     return report.totals.failed > 0 ? EXIT.flagged : EXIT.ok
   } finally {
     bar.done()
@@ -228,7 +218,7 @@ async function runBatch(values: CompressValues, positionals: string[], print: (t
 const SKIP_LABELS: Record<string, string> = {
   'too-small': 'too small',
   'nothing-to-gain': 'nothing to gain',
-  live: 'live (written to during the run)',
+  live: 'live',
   'ambiguous-leaf': 'ambiguous leaf',
   'invalid-source': 'invalid source',
   'token-ceiling': 'over --target-estimated-tokens',
@@ -236,31 +226,51 @@ const SKIP_LABELS: Record<string, string> = {
   symlink: 'refused: a symbolic link',
 }
 
-/** The batch as a table: outcomes by reason, with bytes and estimated tokens. */
-export function renderBatch(r: BatchReport): string {
+/** Who holds a session skipped as live, from its refusal: a running client, a recent write, or a
+ * write during the run. */
+function liveHolder(message: string | undefined): string {
+  if (message && /Claude Code is running this session/.test(message)) return 'a running Claude Code holds it'
+  if (message && /stability window/.test(message)) return 'modified within the stability window'
+  return 'written to during the run'
+}
+
+/** The reason of a skip or failure as one line: the message without the path it starts with. */
+function oneLineReason(e: BatchSessionEntry): string {
+  const m = (e.message ?? e.reason ?? '').split('\n')[0]
+  return m.startsWith(`${e.path}: `) ? m.slice(e.path.length + 2) : m
+}
+
+/** The batch as a table: outcomes by reason, with bytes and estimated tokens; then each skipped
+ * and failed session with its reason (the first LISTED_SESSIONS unless `verbose`). */
+export function renderBatch(r: BatchReport, o: { verbose?: boolean } = {}): string {
   const t = r.totals
   const out: string[] = []
   const where = r.outDir ? ` into ${r.outDir}` : ''
   out.push(
-    `compress --all${r.dryRun ? ' (dry run: nothing written)' : ''}${where}: ${formatInt(t.sessions)} sessions, ${formatBytes(t.bytesBefore)}; ${formatInt(r.subagentFiles)} subagent transcripts left alone; ${(r.elapsedMs / 1000).toFixed(1)} s`,
+    `compress --all${r.dryRun ? ' (dry run: nothing written)' : ''}${where}: ${count(t.sessions, 'session')}, ${formatBytes(t.bytesBefore)}; ${count(r.subagentFiles, 'subagent transcript')} left alone; ${(r.elapsedMs / 1000).toFixed(1)} s`,
   )
   // One row per outcome and reason, with what those sessions hold before and after (a session
   // left as it is holds the same after; tokens are summed where they were estimated).
   const groups = new Map<string, BatchSessionEntry[]>()
-  const keyOf = (e: BatchSessionEntry) => (e.status === 'compressed' ? 'compressed' : `${e.status}:${e.reason}`)
+  const keyOf = (e: BatchSessionEntry) =>
+    e.status === 'compressed'
+      ? 'compressed'
+      : `${e.status}:${e.reason}${e.reason === 'live' ? `:${liveHolder(e.message)}` : ''}`
   for (const e of r.sessions) groups.set(keyOf(e), [...(groups.get(keyOf(e)) ?? []), e])
   const order = [
     'compressed',
-    ...Object.keys(t.skippedByReason).map((k) => `skipped:${k}`),
+    ...Object.keys(t.skippedByReason).flatMap((k) =>
+      k === 'live' ? [...groups.keys()].filter((g) => g.startsWith('skipped:live:')) : [`skipped:${k}`],
+    ),
     ...Object.keys(t.failedByReason).map((k) => `failed:${k}`),
   ]
   const rows = order.map((key) => {
     const list = groups.get(key) ?? []
-    const [status, reason] = key.split(':')
+    const [status, reason, holder] = key.split(':')
     let label =
       status === 'compressed'
         ? 'compressed'
-        : `${status}: ${status === 'skipped' ? (SKIP_LABELS[reason] ?? reason) : reason}`
+        : `${status}: ${status === 'skipped' ? (SKIP_LABELS[reason] ?? reason) : reason}${holder ? ` (${holder})` : ''}`
     if (reason === 'ambiguous-leaf') {
       const options = [...new Set(list.filter((s) => s.option).map((s) => s.option!.replace(/ \(.*$/, '')))]
       if (options.length) label += ` (decided by ${options.join(' or ')})`
@@ -299,7 +309,26 @@ export function renderBatch(r: BatchReport): string {
       `compressed sessions: ${formatBytes(t.compressedBytesBefore)} -> ${formatBytes(t.compressedBytesAfter)} (${pct(t.compressedBytesAfter, t.compressedBytesBefore)}), ~${formatInt(t.compressedTokensBefore)} -> ~${formatInt(t.compressedTokensAfter)} estimated message tokens (${pct(t.compressedTokensAfter, t.compressedTokensBefore)})`,
     )
   }
-  for (const s of r.sessions.filter((x) => x.status === 'failed').slice(0, 20)) out.push(`failed: ${s.message}`)
+  // Each session left as it is or failed, by name, with why; unchanged ones only as a count.
+  const listed = [
+    ...r.sessions.filter((x) => x.status === 'failed'),
+    ...r.sessions.filter((x) => x.status === 'skipped' && x.reason !== 'unchanged'),
+  ]
+  const shown = o.verbose ? listed : listed.slice(0, LISTED_SESSIONS)
+  if (shown.length) out.push('')
+  for (const s of shown) {
+    out.push(`${s.status} ${s.path}: ${oneLineReason(s)}`)
+  }
+  if (listed.length > shown.length)
+    out.push(
+      `… and ${count(listed.length - shown.length, 'more session')} (--verbose lists them all; --json has every reason)`,
+    )
+  if (r.mode === 'in-place' && !r.dryRun) {
+    out.push('')
+    out.push(
+      `backups: beside each replaced session (<session>.jsonl.backup, verified byte for byte)${r.workDir ? `; work dir (candidates, reports, manifest): ${r.workDir}` : ''}`,
+    )
+  }
   for (const s of r.sessions.filter((x) => x.reason === 'symlink').slice(0, 20)) out.push(`refused: ${s.message}`)
   for (const x of r.recovered) out.push(`recovered: ${x.message}`)
   // An unchanged session carries a message only when it was recognised as an interrupted run's output.

@@ -5,18 +5,18 @@ import { EXIT } from '../errors.js'
 import { withProgress } from '../terminal/progress.js'
 import { defineCommand, flag } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { formatInt } from '../terminal/format.js'
+import { formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
 export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}): string {
   const out: string[] = []
   const t = r.totals
-  out.push(`${formatInt(t.files)} files, ${formatInt(t.lines)} lines, ${formatInt(t.records)} records`)
+  out.push(`${count(t.files, 'file')}, ${count(t.lines, 'line')}, ${count(t.records, 'record')}`)
   out.push(
     `bad JSON lines: ${formatInt(t.badJsonLines)}, non-object lines: ${formatInt(t.nonObjectLines)}, lone-surrogate lines: ${formatInt(t.loneSurrogateLines)}`,
   )
   out.push(
-    `assistant entries: ${formatInt(t.assistantEntries)} → ${formatInt(t.distinctRequests)} requests (${formatInt(t.duplicatesCollapsed)} duplicates collapsed); requests with stop_reason null throughout: ${formatInt(t.nullStopGroups)}`,
+    `assistant entries: ${formatInt(t.assistantEntries)} → ${count(t.distinctRequests, 'request')} (${count(t.duplicatesCollapsed, 'duplicate')} collapsed); requests with stop_reason null throughout: ${formatInt(t.nullStopGroups)}`,
   )
   out.push('')
   out.push(
@@ -45,12 +45,11 @@ export function renderDoctor(r: DoctorReport, opts: { verbose?: boolean } = {}):
       }
     }
     if (info.size > 0) out.push('')
-    for (const [code, k] of info)
-      out.push(`info ${code} in ${formatInt(k.files)} file${k.files === 1 ? '' : 's'}, e.g. ${k.example}`)
+    for (const [code, k] of info) out.push(`info ${code} in ${count(k.files, 'file')}, e.g. ${k.example}`)
     if (info.size > 0) out.push('(--verbose lists every file)')
   }
   out.push('')
-  out.push(r.clean ? 'No problems flagged.' : `${formatInt(r.flagged)} of ${formatInt(t.files)} files flagged.`)
+  out.push(r.clean ? 'No problems flagged.' : `${formatInt(r.flagged)} of ${count(t.files, 'file')} flagged.`)
   return out.join('\n')
 }
 

@@ -8,7 +8,7 @@ import { EXIT, usageError } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
-import { formatBytes, formatInt } from '../terminal/format.js'
+import { formatBytes, formatInt, count } from '../terminal/format.js'
 
 function age(ms: number): string {
   const s = ms / 1000
@@ -27,8 +27,8 @@ function scopeLine(s: FindReport['scope'] | FindExactReport['scope']): string {
     .filter(Boolean)
     .join(', ')
   return (
-    `Searched ${formatInt(s.sessions)} sessions (${formatInt(s.files)} files, ${formatBytes(s.bytes)}${filters ? `; ${filters}` : ''}) for ${parts}` +
-    (s.sessions !== s.sessionsTotal ? ` of ${formatInt(s.sessionsTotal)} sessions` : '')
+    `Searched ${count(s.sessions, 'session')} (${count(s.files, 'file')}, ${formatBytes(s.bytes)}${filters ? `; ${filters}` : ''}) for ${parts}` +
+    (s.sessions !== s.sessionsTotal ? ` of ${count(s.sessionsTotal, 'session')}` : '')
   )
 }
 
@@ -52,7 +52,7 @@ export function renderFindExact(r: FindExactReport): string {
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)
   const how = r.query.caseSensitive ? 'case-sensitive' : 'case-insensitive'
   out.push(
-    `Exact ${JSON.stringify(r.query.exact)} (${how}): ${formatInt(s.matches)} matches in ${formatInt(s.matchingFiles)} files, ${formatInt(s.matchingSessions)} sessions`,
+    `Exact ${JSON.stringify(r.query.exact)} (${how}): ${count(s.matches, 'match')} in ${count(s.matchingFiles, 'file')}, ${count(s.matchingSessions, 'session')}`,
   )
   out.push('')
   if (r.hits.length === 0) {
@@ -76,14 +76,16 @@ export function renderFind(r: FindReport): string {
     const refreshed = fresh
       ? ` (${formatBytes(i.bytesRescanned)} read)`
       : i.filesRescanned > 0
-        ? `, ${formatInt(i.filesRescanned)} files changed (${formatBytes(i.bytesRescanned)} read now${appended})`
+        ? `, ${count(i.filesRescanned, 'file')} changed (${formatBytes(i.bytesRescanned)} read now${appended})`
         : ', no file changed'
     const state = i.error ? 'not written' : fresh ? 'built now' : `${age(i.ageMs ?? 0)} old`
     out.push(`Index ${state}${refreshed}${i.error ? `; could not write it: ${i.error}` : ''}`)
   } else out.push('No index (--no-index): every transcript read now')
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)
   const counts = r.query.terms.map((t, k) => `${t} ${formatInt(s.termFiles[k] ?? 0)}`).join(', ')
-  out.push(`Terms (files holding each): ${counts}; ${formatInt(s.matchingSessions)} sessions match at least one`)
+  out.push(
+    `Terms (files holding each): ${counts}; ${count(s.matchingSessions, 'session')} ${s.matchingSessions === 1 ? 'matches' : 'match'} at least one`,
+  )
   out.push('')
   if (r.hits.length === 0) {
     out.push('No session holds any of the terms.')

@@ -1,5 +1,6 @@
 // The options of the in-place replacement, shared by compress and repair-read-pages, and how
 // their outcome is printed when the replacement committed but its report could not be written.
+import type { ModeConfig } from '../compress/batch-modes.js'
 import type { ReplaceResult } from '../compress/transaction.js'
 import { usageError } from '../errors.js'
 import { decimal, flag, text, type Values } from './command.js'
@@ -33,6 +34,31 @@ export function inPlaceSettings(
     confirmSessionClosed: v['confirm-session-closed'],
     stableForMs: v['stable-for'] === undefined ? undefined : v['stable-for'] * 1000,
   }
+}
+
+/**
+ * How `COMMAND --all` publishes: candidates into --out-dir, or in place. Refuses the single-file
+ * options (--out, --force) and options of the other mode, before any session is read.
+ */
+export function batchMode(command: string, v: InPlaceValues & { 'out-dir'?: string }): ModeConfig {
+  if (v.out) throw usageError(`${command} --all writes into --out-dir DIR, not --out FILE`)
+  if (v.force) throw usageError(`${command} --all: --force is not needed (a re-run replaces changed sessions)`)
+  if (v['in-place'] && v['out-dir'])
+    throw usageError(`${command} --all: give --out-dir DIR (candidates) or --in-place, not both`)
+  if (v['in-place']) {
+    const s = inPlaceSettings(command, v)!
+    return {
+      kind: 'in-place',
+      workDir: s.workDir,
+      confirmSessionClosed: s.confirmSessionClosed === true,
+      stableForMs: s.stableForMs,
+    }
+  }
+  if (v['work-dir'] !== undefined || v['confirm-session-closed'] || v['stable-for'] !== undefined)
+    throw usageError(`${command}: --work-dir, --confirm-session-closed and --stable-for go with --in-place`)
+  if (!v['out-dir'])
+    throw usageError(`${command} --all needs --out-dir DIR or --in-place (see claude-jsonl ${command} --help)`)
+  return { kind: 'candidate', outDir: v['out-dir'] }
 }
 
 /** The receipt printed when a replacement committed but its report could not be written. */

@@ -9,7 +9,7 @@ import { checkOutputPath } from '../compress/paths.js'
 import { packFor } from '../compress/summarize.js'
 import { readSummaryInputs } from '../compress/summary-inputs.js'
 import { defineCommand, flag, text } from './command.js'
-import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
+import { JSON_OUTPUT, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { BUDGET_OPTIONS, budgetOptions, PACK_BUDGET_OPTIONS } from './topology-options.js'
 
 export const command = defineCommand({
@@ -24,7 +24,8 @@ export const command = defineCommand({
     projects: PROJECTS,
     json: JSON_OUTPUT,
   },
-  description: `Writes the evidence pack a summarising model reads (protocol v11), for the records that
+  description: `${SESSION_HELP}
+Writes the evidence pack a summarising model reads (protocol v11), for the records that
 \`compress\` with the same options summarises (give it the same options). PACK.md must lie outside
 any .claude tree.`,
   exitCodes: `Exit codes: 0 written, 1 refused (topology stop, or the mandatory evidence does not fit the

@@ -5,13 +5,12 @@ import { resolve } from 'node:path'
 import { repairTranscript, type TranscriptRepairReport } from '../compress/repair.js'
 import { recoverInterruptedPublish } from '../compress/transaction.js'
 import type { BatchReport } from '../compress/batch.js'
-import type { ModeConfig } from '../compress/batch-modes.js'
 import { EXIT, usageError } from '../errors.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
 import { resolveSession } from '../read/session-ref.js'
 import { defineCommand, flag, text, wholeNumber, type Values } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
-import { committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+import { batchMode, committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
 
 const BATCH_OPTIONS = {
   all: flag('repair every session of the estate (PATH folders, --projects, $CLAUDE_CONFIG_DIR or ~/.claude)'),
@@ -112,26 +111,7 @@ export function renderRepair(rep: TranscriptRepairReport): string[] {
 }
 
 async function runBatch(values: RepairValues, positionals: string[], print: (text: string) => void): Promise<number> {
-  if (values.out) throw usageError('repair --all writes into --out-dir DIR, not --out FILE')
-  if (values.force) throw usageError('repair --all: --force is not needed (a re-run replaces changed sessions)')
-  if (values['in-place'] && values['out-dir'])
-    throw usageError('repair --all: give --out-dir DIR (candidates) or --in-place, not both')
-  let mode: ModeConfig
-  if (values['in-place']) {
-    const s = inPlaceSettings('repair', values)!
-    mode = {
-      kind: 'in-place',
-      workDir: s.workDir,
-      confirmSessionClosed: s.confirmSessionClosed === true,
-      stableForMs: s.stableForMs,
-    }
-  } else {
-    if (values['work-dir'] !== undefined || values['confirm-session-closed'] || values['stable-for'] !== undefined)
-      throw usageError('repair: --work-dir, --confirm-session-closed and --stable-for go with --in-place')
-    if (!values['out-dir'])
-      throw usageError('repair --all needs --out-dir DIR or --in-place (see claude-jsonl repair --help)')
-    mode = { kind: 'candidate', outDir: values['out-dir'] }
-  }
+  const mode = batchMode('repair', values)
   const { compressEstate, readSessionList } = await import('../compress/batch.js')
   const { createProgress } = await import('../terminal/progress.js')
   const bar = createProgress(process.stderr)

@@ -1,23 +1,25 @@
-// `claude-jsonl repair-read-pages FILE (--out FILE | --in-place --work-dir DIR
+// `claude-jsonl repair-read-pages SESSION (--out FILE | --in-place --work-dir DIR
 // --confirm-session-closed)`: removes the `pages` member from settled historical `Read` calls.
 import { repairReadPages, type RepairScope } from '../compress/repair-read-pages.js'
 import { EXIT } from '../errors.js'
 import { choice, defineCommand, flag, text } from './command.js'
-import { JSON_OUTPUT } from './common-options.js'
+import { JSON_OUTPUT, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
 
 export const command = defineCommand({
   name: 'repair-read-pages',
-  args: 'FILE',
-  oneArgument: { name: 'FILE' },
+  args: 'SESSION',
+  oneArgument: ONE_SESSION,
   options: {
     out: text('FILE', 'where the repaired copy is written (outside any .claude tree; FILE.report.json beside it)'),
     force: flag('replace an existing --out FILE'),
     ...IN_PLACE_OPTIONS,
     scope: choice(['active', 'all'] as const, 'the strict active chain (default) or every record'),
     json: JSON_OUTPUT,
+    projects: PROJECTS,
   },
-  description: `Removes the input.pages member of assistant Read tool calls whose result is settled (non-empty
+  description: `${SESSION_HELP}
+Removes the input.pages member of assistant Read tool calls whose result is settled (non-empty
 file_path, exactly one later tool_result in the same session naming the call's record), for
 readers that reject it. Only those member bytes (and one comma) are deleted; everything else is
 copied byte for byte. Pending calls (no result yet) are reported and left alone.
@@ -34,6 +36,7 @@ changed during the run, or operationState committed-report-failed (replaced, rep
       out: values.out,
       force: values.force,
       inPlace,
+      projects: values.projects,
     })
     if (r.transaction?.operationState === 'committed-report-failed') {
       print(committedReportFailed(r.transaction, 'operationState'))

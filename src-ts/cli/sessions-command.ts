@@ -4,32 +4,26 @@ import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber, type Write } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { formatBytes, formatInt } from '../terminal/format.js'
-import { renderTable } from '../terminal/table.js'
+import { count, formatBytes, formatInt, localTime } from '../terminal/format.js'
+import { renderTable, terminalWidth } from '../terminal/table.js'
 
 const right = 'right' as const
 
-/** A local time as `YYYY-MM-DD HH:MM` in `timezone`. */
-function localTime(iso: string, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(iso))
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]))
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`
-}
-
-export function renderSessions(r: SessionListing): string {
+/** The listing as a table; `width` fits it to a terminal (title and cwd cut short). */
+export function renderSessions(r: SessionListing, o: { width?: number } = {}): string {
   const s = r.scope
-  const head = `${formatInt(r.sessions.length)} of ${formatInt(s.sessions)} sessions (${formatInt(s.filesRead)} transcripts read, ${formatBytes(s.bytesRead)})`
-  if (r.sessions.length === 0) return `${head}\nNo session matches.`
+  const head = `${formatInt(r.sessions.length)} of ${count(s.sessions, 'session')} (${count(s.filesRead, 'transcript')} read, ${formatBytes(s.bytesRead)})`
+  const skipped = s.skipped.length
+    ? [
+        `skipped ${count(s.skipped.length, 'file')} that ${s.skipped.length === 1 ? 'is' : 'are'} not a transcript: ${s.skipped
+          .slice(0, 3)
+          .map((k) => k.path)
+          .join(', ')}${s.skipped.length > 3 ? ', …' : ''}`,
+      ]
+    : []
+  if (r.sessions.length === 0) return [head, ...skipped, 'No session matches.'].join('\n')
   const rows = r.sessions.map((x) => [
-    localTime(x.lastActivity, r.filters.timezone),
+    localTime(Date.parse(x.lastActivity), r.filters.timezone),
     x.sessionId + (x.isV5 ? ' v5' : ''),
     x.title ?? '',
     x.cwd ?? `(${x.project})`,
@@ -42,14 +36,15 @@ export function renderSessions(r: SessionListing): string {
     [
       { header: 'Last activity' },
       { header: 'Session' },
-      { header: 'Title' },
-      { header: 'cwd' },
+      { header: 'Title', shrink: true },
+      { header: 'cwd', shrink: true },
       { header: 'Size', align: right },
       { header: 'Messages', align: right },
       { header: 'Subagents', align: right },
       { header: 'Entry' },
     ],
     rows,
+    { maxWidth: o.width },
   )
   const notes: string[] = []
   if (r.sessions.some((x) => x.isV5))
@@ -57,7 +52,7 @@ export function renderSessions(r: SessionListing): string {
   if (r.sessions.some((x) => !x.messageCountExact)) notes.push('~: not counted (the file could not be read whole).')
   if (r.sessions.some((x) => x.cwd === null))
     notes.push('(folder): no record names a cwd; the folder name is not decoded.')
-  return [head, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
+  return [head, ...skipped, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n')
 }
 
 export const command = defineCommand({
@@ -71,6 +66,7 @@ export const command = defineCommand({
     project: text('PATH', 'only sessions whose cwd is PATH or inside it (or whose folder is PATH encoded)'),
     timezone: text('TZ', "IANA zone for days and times (default: the system's)"),
     projects: PROJECTS,
+    wide: flag('every title and cwd in full (a table on a terminal is cut to its width)'),
     json: JSON_OUTPUT,
   },
   conflicts: [['all', 'recent']],
@@ -91,7 +87,7 @@ sessions listed are read whole.`,
       process.stderr.write(
         `claude-jsonl: ${emptyEstateNotice({ roots: listing.roots, source: listing.rootsSource })}\n`,
       )
-    print(v.json ? JSON.stringify(listing, null, 2) : renderSessions(listing))
+    print(v.json ? JSON.stringify(listing, null, 2) : renderSessions(listing, { width: terminalWidth(v.wide) }))
     return EXIT.ok
   },
 })

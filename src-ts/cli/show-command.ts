@@ -4,8 +4,9 @@ import { writeFileSync } from 'node:fs'
 import { showSession } from '../read/show.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { choice, defineCommand, flag, runCommand, text } from './command.js'
-import { LAST_TURNS, ONE_SESSION, PROJECTS } from './common-options.js'
+import { LAST_TURNS, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderShow, type ShowFormat } from './show-render.js'
+import { count, formatBytes } from '../terminal/format.js'
 
 const FORMATS: readonly ShowFormat[] = ['text', 'markdown', 'json', 'html']
 
@@ -24,7 +25,7 @@ export const command = defineCommand({
     out: text('FILE', 'write to FILE instead of stdout (HTML: one self-contained page, no network)'),
     projects: PROJECTS,
   },
-  description: 'SESSION is a transcript path, a session uuid, or a unique prefix of one.',
+  description: SESSION_HELP,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage or an ambiguous prefix, 3 no such session or FILE cannot be written.',
   async run({ values, positionals, print }) {
     const format = values.json ? 'json' : (values.format ?? 'text')
@@ -39,12 +40,16 @@ export const command = defineCommand({
     const text = renderShow(result, format)
     const out = values.out
     if (!out) return (print(text), EXIT.ok)
+    const body = text.endsWith('\n') ? text : text + '\n'
     try {
-      writeFileSync(out, text.endsWith('\n') ? text : text + '\n')
+      writeFileSync(out, body)
     } catch (e) {
       const err = e as NodeJS.ErrnoException
       throw new ClaudeJsonlError(`${out}: cannot write (${err.code ?? err.message})`, EXIT.input, out)
     }
+    print(
+      `show: wrote ${out}: ${format}, ${count(result.turns.length, 'turn')} of ${result.path}, ${formatBytes(Buffer.byteLength(body))}`,
+    )
     return EXIT.ok
   },
 })

@@ -13,8 +13,18 @@ import type markdownItFactory from 'markdown-it'
 import type { MarkdownIt } from 'markdown-it'
 import type { HLJSApi, LanguageFn } from 'highlight.js'
 import type { Item, ShowResult, Turn } from '../read/show.js'
-import { escapeHtml, firstLines, header, target, tokensLine, turnTitle } from './show-parts.js'
-import { formatInt } from '../terminal/format.js'
+import {
+  clientMarkup,
+  clientMarkupLine,
+  escapeHtml,
+  firstLines,
+  header,
+  target,
+  tokensLine,
+  turnTitle,
+  type ClientMarkup,
+} from './show-parts.js'
+import { count } from '../terminal/format.js'
 
 const require = createRequire(import.meta.url)
 
@@ -89,7 +99,7 @@ function renderers(): Renderers {
 
 const CSS = `
 :root{--fg:#1d1d1f;--mut:#6e6e73;--bg:#fafafa;--card:#fff;--line:#e3e3e8;--hum:#eef5ff;--tool:#f5f5f7;--err:#b3261e;--br:#fff7e6}
-*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 -apple-system,system-ui,"Segoe UI",sans-serif}
+*{box-sizing:border-box}body{overflow-wrap:anywhere;margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 -apple-system,system-ui,"Segoe UI",sans-serif}
 main{max-width:920px;margin:0 auto;padding:24px 16px 64px}
 header h1{font-size:20px;margin:0 0 4px}header p{margin:2px 0;color:var(--mut);font-size:13px}
 nav.turns{margin:12px 0;font-size:13px}nav.turns ol{margin:4px 0;padding-left:22px;max-height:220px;overflow:auto}
@@ -114,6 +124,8 @@ pre.hljs{padding:8px}
 .compaction{border-top:2px dashed var(--mut);border-bottom:2px dashed var(--mut);margin:10px 0;padding:6px 0;color:var(--mut)}
 .corrupt{color:var(--err);font-weight:600}
 .meta{color:var(--mut);font-size:13px}
+.command{color:var(--mut);font-size:13px;margin:8px 0}.task>summary{color:var(--mut);font-size:13px}
+.md table{display:block;max-width:100%;overflow-x:auto}img,pre,table{max-width:100%}
 .tokens{color:var(--mut);font-size:12px;margin-top:8px}
 `
 
@@ -129,6 +141,14 @@ q.addEventListener('input',apply);const p=new URLSearchParams(location.search).g
 
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 
+/** A slash command or a background-task notice, shown as what it is instead of its tags. */
+function htmlMarkup(m: ClientMarkup, line: number): string {
+  const e = escapeHtml
+  if (m.kind === 'command')
+    return `<div class="command" data-line="${line}">slash command <code>${e(m.name)}</code>${m.args ? ` ${e(m.args)}` : ''}</div>`
+  return `<details class="task" data-line="${line}"><summary>${e(clientMarkupLine(m))}</summary>${m.result ? `<pre>${e(m.result)}</pre>` : ''}</details>`
+}
+
 function htmlItem(x: Item, r: Renderers, anchors: boolean): string {
   const html = htmlItemBody(x, r)
   // With anchors, each item can be linked to by its line (`#line-N`), as search hits are.
@@ -137,6 +157,8 @@ function htmlItem(x: Item, r: Renderers, anchors: boolean): string {
 
 function htmlItemBody(x: Item, r: Renderers): string {
   const e = escapeHtml
+  const markup = (x.kind === 'human' || x.kind === 'meta') && clientMarkup(x.text)
+  if (markup) return htmlMarkup(markup, 'line' in x ? (x.line as number) : 0)
   switch (x.kind) {
     case 'human':
       return `<div class="human md" data-line="${x.line}">${r.human.render(x.text)}</div>`
@@ -147,11 +169,11 @@ function htmlItemBody(x: Item, r: Renderers): string {
     case 'meta':
       return `<details class="meta"><summary>meta: ${e(firstLines(x.text, 1).slice(0, 120))}</summary><pre>${e(x.text)}</pre></details>`
     case 'tool-call':
-      return `<details class="tool" data-tool-id="${e(x.id)}"><summary>${e(x.name)}${x.target ? ` <span class="target">${e(x.target.kind)}: ${e(target(x))}</span>` : ''}</summary><pre>${e(x.input)}</pre></details>`
+      return `<details class="tool" data-tool-id="${e(x.id)}"><summary>${e(x.name)}${x.target ? `: <span class="target" title="${e(x.target.kind)}">${e(target(x))}</span>` : ''}</summary><pre>${e(x.input)}</pre></details>`
     case 'tool-result':
       return `<details class="result${x.isError ? ' err' : ''}" data-tool-use-id="${e(x.toolUseId)}"><summary>${x.isError ? 'error' : 'result'}${x.name ? ` of ${e(x.name)}` : ''}${x.truncated ? ' (truncated)' : ''}</summary><pre>${e(x.text)}</pre></details>`
     case 'compaction':
-      return `<div class="compaction">Compacted${x.trigger ? ` (${e(x.trigger)})` : ''}${x.preTokens !== undefined ? `: ${formatInt(x.preTokens)} tokens before` : ''}${x.summary ? `<details><summary>summary</summary><pre>${e(x.summary)}</pre></details>` : ''}</div>`
+      return `<div class="compaction">Compacted${x.trigger ? ` (${e(x.trigger)})` : ''}${x.preTokens !== undefined ? `: ${count(x.preTokens, 'token')} before` : ''}${x.summary ? `<details><summary>summary</summary><pre>${e(x.summary)}</pre></details>` : ''}</div>`
     case 'corrupt':
       return `<div class="corrupt">line ${x.line}: ${e(x.problem)}</div>`
   }
@@ -160,7 +182,9 @@ function htmlItemBody(x: Item, r: Renderers): string {
 /** A turn's entry in the list: its number and the start of its first human or assistant text. */
 function turnLabel(t: Turn): string {
   const said = t.items.find((x) => x.kind === 'human') ?? t.items.find((x) => x.kind === 'assistant')
-  const text = said && 'text' in said ? said.text.replace(/\s+/g, ' ').trim() : ''
+  const markup = said?.kind === 'human' ? clientMarkup(said.text) : undefined
+  const raw = markup ? clientMarkupLine(markup) : said && 'text' in said ? said.text : ''
+  const text = raw.replace(/\s+/g, ' ').trim()
   const head = `${t.branch ? 'Branch turn' : 'Turn'} ${t.index}`
   return text ? `${head}: ${text.length > 80 ? text.slice(0, 79) + '…' : text}` : head
 }
@@ -195,7 +219,7 @@ ${page.before ?? ''}<header><h1>${e(`Session ${r.sessionId}`)}</h1>${header(r)
     .slice(1)
     .map((l) => `<p>${e(l)}</p>`)
     .join('')}<p>${e(r.path)}</p></header>
-<nav class="turns"><details${r.turns.length <= 30 ? ' open' : ''}><summary>${formatInt(r.turns.length)} turns</summary><ol>${list}</ol></details></nav>
+<nav class="turns"><details${r.turns.length <= 30 ? ' open' : ''}><summary>${count(r.turns.length, 'turn')}</summary><ol>${list}</ol></details></nav>
 <div class="filter"><input id="filter" type="search" placeholder="Filter turns by text" aria-label="Filter turns by text"><span id="shown"></span></div>
 ${body}
 </main><script>${SCRIPT}</script></body></html>

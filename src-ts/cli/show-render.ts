@@ -1,6 +1,6 @@
 // Renderings of a ShowResult: plain text, markdown and JSON here; the HTML page in show-html.ts.
 import type { ShowResult } from '../read/show.js'
-import { formatInt } from '../terminal/format.js'
+import { count } from '../terminal/format.js'
 import { renderHtml } from './show-html.js'
 import { escapeHtml, firstLines, header, target, turnTitle } from './show-parts.js'
 
@@ -42,7 +42,7 @@ export function renderText(r: ShowResult): string {
           break
         case 'compaction':
           out.push(
-            `══ Compacted${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `: ${formatInt(x.preTokens)} tokens before` : ''} ══`,
+            `══ Compacted${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `: ${count(x.preTokens, 'token')} before` : ''} ══`,
           )
           if (x.summary) out.push(indent(firstLines(x.summary, 3), '  '))
           break
@@ -90,7 +90,7 @@ export function renderMarkdown(r: ShowResult): string {
           out.push(
             `---`,
             '',
-            `**Compacted**${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `, ${formatInt(x.preTokens)} tokens before` : ''}`,
+            `**Compacted**${x.trigger ? ` (${x.trigger})` : ''}${x.preTokens !== undefined ? `, ${count(x.preTokens, 'token')} before` : ''}`,
             '',
           )
           if (x.summary) out.push('<details><summary>summary</summary>', '', fence(x.summary), '', '</details>', '')

@@ -7,7 +7,7 @@ import { EXIT, usageError } from '../errors.js'
 import { withProgress } from '../terminal/progress.js'
 import { defineCommand, flag, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
-import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
+import { formatBytes, formatInt, formatUsd, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
@@ -47,7 +47,7 @@ function tokenColumns(fast: boolean) {
 function renderToolTargets(tools: ToolTargets[]): string {
   const rows: string[][] = []
   for (const t of tools) {
-    const kind = t.kind ? `${formatInt(t.distinctTargets)} ${t.kind}${t.distinctTargets === 1 ? '' : 's'}` : ''
+    const kind = t.kind ? count(t.distinctTargets, t.kind) : ''
     const [first, ...rest] = t.top
     rows.push([t.name, formatInt(t.calls), kind, first?.target ?? '', first ? formatInt(first.calls) : ''])
     for (const x of rest) rows.push(['', '', '', x.target, formatInt(x.calls)])
@@ -69,7 +69,7 @@ export function renderStats(r: StatsReport): string {
   const s = r.scope
   const window = s.since || s.until ? `, ${s.since ?? '…'} to ${s.until ?? '…'} (${s.timezone})` : ''
   out.push(
-    `${formatInt(s.files)} files (${formatInt(s.sessions)} sessions, ${formatInt(s.subagentFiles)} subagent files), ${formatBytes(s.bytes)}${window}`,
+    `${count(s.files, 'file')} (${count(s.sessions, 'session')}, ${count(s.subagentFiles, 'subagent file')}), ${formatBytes(s.bytes)}${window}`,
   )
   for (const k of s.skipped) out.push(`skipped ${k.path}: ${k.problem}`)
   out.push('')
@@ -100,9 +100,11 @@ export function renderStats(r: StatsReport): string {
   out.push(
     `Billing lanes (requests): vertex ${formatInt(r.lanes.vertex)}, other ${formatInt(r.lanes.other)}, none ${formatInt(r.lanes.none)}`,
   )
-  if (r.subagents.requests > 0) out.push(`Subagents: ${formatInt(r.subagents.requests)} requests, ${cost(r.subagents)}`)
+  if (r.subagents.requests > 0) out.push(`Subagents: ${count(r.subagents.requests, 'request')}, ${cost(r.subagents)}`)
   out.push(
-    `Entries: ${formatInt(r.entries.assistant)} assistant entries deduplicated to ${formatInt(t.requests)} requests; ${formatInt(r.entries.sidechainReplaysDropped)} sidechain replays and ${formatInt(r.entries.synthetic)} synthetic entries not counted`,
+    s.since !== undefined || s.until !== undefined
+      ? `Entries on the days shown: ${count(r.entries.assistant, 'assistant entry')} deduplicated to ${count(t.requests, 'request')}`
+      : `Entries: ${count(r.entries.assistant, 'assistant entry')} deduplicated to ${count(t.requests, 'request')}; ${count(r.entries.sidechainReplaysDropped, 'sidechain replay')} and ${count(r.entries.synthetic, 'synthetic entry')} not counted`,
   )
   if (r.tools.length > 0 && !r.toolTargets) {
     const top = r.tools.slice(0, 12).map((x) => `${x.name} ${formatInt(x.calls)}`)
@@ -111,23 +113,23 @@ export function renderStats(r: StatsReport): string {
   const p = r.pricing
   if (fast)
     out.push(
-      `Fast mode: ${formatInt(t.fastRequests)} requests, ${formatUsd(t.fastCostUsd)} of the cost (the model's rates, cache rates included, times its fast-mode multiplier)`,
+      `Fast mode: ${count(t.fastRequests, 'request')}, ${formatUsd(t.fastCostUsd)} of the cost (the model's rates, cache rates included, times its fast-mode multiplier)`,
     )
   for (const f of p.fastWithoutRate)
     out.push(
-      `Fast mode on ${f.model} (${formatInt(f.requests)} requests): no fast-mode rate known, priced at standard rates`,
+      `Fast mode on ${f.model} (${count(f.requests, 'request')}): no fast-mode rate known, priced at standard rates`,
     )
   if (p.speeds.other.length > 0)
     out.push(
-      `Unknown usage.speed values, priced at standard rates: ${p.speeds.other.map((x) => `'${x.speed}' ${formatInt(x.requests)} requests`).join(', ')}`,
+      `Unknown usage.speed values, priced at standard rates: ${p.speeds.other.map((x) => `'${x.speed}' ${count(x.requests, 'request')}`).join(', ')}`,
     )
   if (r.entries.malformedUsage > 0)
     out.push(
-      `Malformed usage: ${formatInt(r.entries.malformedUsage)} assistant entries (unreadable token counts taken as 0)`,
+      `Malformed usage: ${count(r.entries.malformedUsage, 'assistant entry')} (unreadable token counts taken as 0)`,
     )
   for (const e of p.estimated)
     out.push(
-      `~ estimated: ${e.model} (${formatInt(e.requests)} requests) is not in the price table; priced as ${e.pricedAs}, the newest of its family`,
+      `~ estimated: ${e.model} (${count(e.requests, 'request')}) is not in the price table; priced as ${e.pricedAs}, the newest of its family`,
     )
   if (r.unpricedModels.length > 0) out.push(`* not priced (unknown model): ${r.unpricedModels.join(', ')}`)
   out.push(`Prices as checked on ${p.tableDate}`)
@@ -146,7 +148,7 @@ export function statsNotices(r: StatsReport): string[] {
   const out: string[] = []
   if (r.scope.files === 0) out.push(emptyEstateNotice({ roots: r.scope.roots, source: r.scope.rootsSource }))
   for (const m of r.pricing.unpriced)
-    out.push(`no price for model '${m.model}' (${formatInt(m.requests)} requests): not in the cost totals`)
+    out.push(`no price for model '${m.model}' (${count(m.requests, 'request')}): not in the cost totals`)
   return out
 }
 

@@ -3,6 +3,7 @@ import { teleportId, TeleportResult } from '../read/teleport.js'
 import { describeHolders } from '../read/live-sessions.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, type Write } from './command.js'
+import { count } from '../terminal/format.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 
 export function renderTeleport(r: TeleportResult): string {
@@ -26,7 +27,7 @@ export function renderTeleport(r: TeleportResult): string {
       )
   } else if (r.fallback) {
     out.push(
-      `no local transcript has ${r.uuid} (searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')})`,
+      `no local transcript has ${r.uuid} (searched ${count(r.searched.sessions, 'session')} under ${r.searched.roots.join(', ')})`,
     )
   }
   if (r.fallback) {
@@ -55,7 +56,7 @@ export const command = defineCommand({
   oneArgument: { name: 'ID' },
   options: {
     fallback: flag("match the title Claude Code's remote log derived against titles and first prompts"),
-    title: text('TEXT', 'match TEXT against titles and first prompts'),
+    title: text('TEXT', 'match TEXT against the titles sessions shows (custom, ai, summary) and first prompts'),
     projects: PROJECTS,
     json: JSON_OUTPUT,
   },
@@ -74,7 +75,7 @@ resume line.`,
         : ' (and no derived title in the logs)'
       : ''
     throw new ClaudeJsonlError(
-      `no local transcript has session ${r.uuid} (from ${r.cseId})${what}: searched ${r.searched.sessions} sessions under ${r.searched.roots.join(', ')}`,
+      `no local transcript has session ${r.uuid} (from ${r.cseId})${what}: searched ${count(r.searched.sessions, 'session')} under ${r.searched.roots.join(', ')}`,
       EXIT.input,
     )
   },

@@ -3,7 +3,7 @@
 import { timeline } from '../read/timeline.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand } from './command.js'
-import { JSON_OUTPUT, LAST_TURNS, ONE_SESSION, PROJECTS } from './common-options.js'
+import { JSON_OUTPUT, LAST_TURNS, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderTimeline } from './timeline-render.js'
 
 export const command = defineCommand({
@@ -17,7 +17,7 @@ export const command = defineCommand({
     json: JSON_OUTPUT,
     projects: PROJECTS,
   },
-  description: 'SESSION is a transcript path, a session uuid, or a unique prefix of one.',
+  description: SESSION_HELP,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage or an ambiguous prefix, 3 no such session.',
   async run({ values, positionals, print }) {
     const t = await timeline(positionals[0], {

@@ -1,7 +1,7 @@
 // `timeline` as a table: one row per turn of the active chain (and, with --requests, one per
 // request under its turn) with its duration, models and tokens.
 import type { TimelineResult } from '../read/timeline.js'
-import { formatDuration, formatInt, formatTimestamp, formatTokensCompact } from '../terminal/format.js'
+import { formatDuration, formatInt, formatTimestamp, formatTokensCompact, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
 const right = 'right' as const
@@ -22,7 +22,7 @@ export function renderTimeline(t: TimelineResult, opts: { requests?: boolean } =
   ]
   for (const turn of t.turns) {
     const what = turn.compaction
-      ? `[compacted${turn.compaction.preTokens !== undefined ? `, ${formatInt(turn.compaction.preTokens)} tokens before` : ''}]${turn.prompt ? ' ' + turn.prompt : ''}`
+      ? `[compacted${turn.compaction.preTokens !== undefined ? `, ${count(turn.compaction.preTokens, 'token')} before` : ''}]${turn.prompt ? ' ' + turn.prompt : ''}`
       : (turn.prompt ?? '')
     rows.push([
       turn.branch ? `b${turn.index}` : String(turn.index),

@@ -1,20 +1,21 @@
-// `claude-jsonl validate FILE`: whether a transcript is coherent and would resume as one
+// `claude-jsonl validate SESSION`: whether a transcript is coherent and would resume as one
 // well-formed API conversation.
 import { validate } from '../read/validate.js'
 import { EXIT } from '../errors.js'
 import { defineCommand } from './command.js'
-import { JSON_OUTPUT } from './common-options.js'
+import { JSON_OUTPUT, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderValidation } from './validate-render.js'
 
 export const command = defineCommand({
   name: 'validate',
-  args: 'FILE',
-  oneArgument: { name: 'FILE' },
-  options: { json: JSON_OUTPUT },
+  args: 'SESSION',
+  oneArgument: ONE_SESSION,
+  options: { json: JSON_OUTPUT, projects: PROJECTS },
+  description: SESSION_HELP,
   exitCodes: `Exit codes: 0 valid, 1 invalid (errors listed), 2 bad usage, 3 unreadable, not JSONL, or not a
 Claude Code transcript.`,
   async run({ values, positionals, print }) {
-    const report = await validate(positionals[0])
+    const report = await validate(positionals[0], { projects: values.projects })
     print(values.json ? JSON.stringify(report, null, 2) : renderValidation(report))
     return report.valid ? EXIT.ok : EXIT.flagged
   },

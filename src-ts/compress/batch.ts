@@ -10,7 +10,8 @@ import type { DiscoveredFile } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
 import { resolveRoots, type EstateOptions } from '../read/estate.js'
 import { discoverFiles } from '../read/session-ref.js'
-import { projectMatcher } from '../read/sessions.js'
+import { lastActivityMs, projectMatcher } from '../read/sessions.js'
+import { inClaudeProjects } from '../read/estate.js'
 import type { CompressOptions, CompressReport } from './compress.js'
 import { selectionPolicy, summarizerFor } from './summarize.js'
 import { minGainOf } from './refusal.js'
@@ -109,6 +110,8 @@ export interface BatchReport {
   dryRun: boolean
   roots: string[]
   outDir?: string
+  /** In place: where the candidates, their reports and the manifest are. */
+  workDir?: string
   sessions: BatchSessionEntry[]
   /** Ids given with --sessions that no session of the estate has. */
   notFound: string[]
@@ -191,8 +194,11 @@ export function selectBatchSessions(files: DiscoveredFile[], o: BatchSelection, 
     if (wanted && !wanted.has(id)) continue
     seenIds.add(id)
     if (matchProject && !matchProject({ cwd: null, project: f.project })) continue
-    if (olderThan !== undefined && f.mtimeMs > olderThan) continue
-    if (newerThan !== undefined && f.mtimeMs < newerThan) continue
+    if (olderThan !== undefined || newerThan !== undefined) {
+      const last = lastActivityMs(f.path, f.size, f.mtimeMs)
+      if (olderThan !== undefined && last > olderThan) continue
+      if (newerThan !== undefined && last < newerThan) continue
+    }
     if (seenRel.has(job.relPath)) {
       out.duplicates.push(job)
       continue
@@ -263,6 +269,24 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
       if (within(out, r) || within(r, out) || within(real, realRoot) || within(realRoot, real))
         throw usageError(`${flagName}: must lie outside the estate it compresses (${r})`)
     }
+  }
+  // Options that cannot work are refused once, before any session is touched.
+  if (o.mode.kind === 'in-place')
+    for (const r of roots)
+      if (!inClaudeProjects(join(r, 'x.jsonl'), o.env))
+        throw usageError(
+          `compress --all --in-place: ${r} is not under a Claude projects folder (.claude/projects or $CLAUDE_CONFIG_DIR/projects); for other folders write candidates with --out-dir DIR`,
+        )
+  const folder = o.mode.kind === 'candidate' ? o.mode.outDir : o.mode.workDir
+  if (folder) {
+    let st
+    try {
+      st = statSync(folder)
+    } catch {
+      st = undefined // made when needed
+    }
+    if (st && !st.isDirectory())
+      throw usageError(`${o.mode.kind === 'candidate' ? '--out-dir' : '--work-dir'} ${folder}: is a file, not a folder`)
   }
 }
 
@@ -365,10 +389,21 @@ async function runBatch(
   const done: { job: SessionJob; outcome: SessionOutcome }[] = []
   for (const job of sel.jobs) {
     const before = o.dryRun ? undefined : unchangedOutcome(manifest, job)
+    // An unchanged session is reported as the estate holds it now: in place, a session compressed
+    // by an earlier run is its compressed self, not the size the manifest recorded before it.
+    const inPlaceDone = before?.status === 'compressed' && o.mode.kind === 'in-place'
     if (before) {
       record(
         job,
-        { ...before, status: 'skipped', reason: 'unchanged', option: undefined, message: undefined },
+        {
+          ...before,
+          bytesBefore: job.size,
+          tokensBefore: inPlaceDone ? before.tokensAfter : before.tokensBefore,
+          status: 'skipped',
+          reason: 'unchanged',
+          option: undefined,
+          message: undefined,
+        },
         { status: before.status, reason: before.reason },
       )
       continue
@@ -443,6 +478,7 @@ async function runBatch(
     dryRun: o.dryRun === true,
     roots,
     outDir: o.mode.kind === 'candidate' ? resolve(o.mode.outDir) : undefined,
+    workDir: o.mode.kind === 'in-place' ? resolve(o.mode.workDir) : undefined,
     sessions,
     notFound: sel.notFound,
     subagentFiles: sel.subagentFiles,

@@ -12,8 +12,8 @@ import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../durable-files.js'
-import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
-import { checkRegularFile } from '../read/session-ref.js'
+import { transcriptProblem } from '../read/record-types.js'
+import { checkRegularFile, FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
 import { validateAs } from '../read/validate.js'
 import { buildCompactPair, commonFieldsOf, isoBefore } from './compact-pair.js'
 import { planOptionsOf, planWithBudget, summaryCharBudget, type BudgetOptions } from './cut.js'
@@ -105,7 +105,7 @@ function readSource(path: string, hash = true): { source: Source; index: Transcr
   let mapped = false
   try {
     stat = statSync(path, { bigint: true })
-    if (stat.isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
+    if (stat.isDirectory()) throw inputError(path, FOLDER_NOT_FILE)
     checkRegularFile(path, stat)
     // A mapping of the page cache instead of a copy: a fresh 50 MB buffer costs more to fault
     // in than the whole scan. A mapping of another length (the file changed) is not used.
@@ -171,9 +171,8 @@ function planSourceWith(input: string, options: BudgetOptions, hash: boolean): P
   summaryCharBudget(options)
   const { source: src, index } = readSource(input, hash)
   const summary = index.summary()
-  if (index.length === 0 || !isClaudeCodeTranscript(summary.types)) {
-    throw inputError(input, index.length === 0 ? 'no records: not a transcript' : NOT_CLAUDE_CODE)
-  }
+  const problem = transcriptProblem({ records: index.length, firstLine: summary.firstLine, types: summary.types })
+  if (problem) throw inputError(input, problem)
   if (summary.tornTail) throw tornTailRefusal(input)
   const first = planIndex(index, src.buffer, planOptionsOf(options), basename(input), src.sha256)
   if (first.report.status !== 'valid')
@@ -497,12 +496,17 @@ async function compressPlanned(
 }
 
 /**
- * Compresses `input` into a candidate at `out` with the summary the options choose
+ * Compresses a session (a transcript path, a session uuid or a unique prefix of one, looked up
+ * under `options.projects`) into a candidate at `out` with the summary the options choose
  * (deterministic by default). Resolves with the report; throws a ClaudeJsonlError with nothing
  * written.
  */
-export async function compress(input: string, out: string, options: CompressOptions = {}): Promise<CompressReport> {
-  return compressWith(input, out, summarizerFor(options), options)
+export async function compress(
+  session: string,
+  out: string,
+  options: CompressOptions & { projects?: string } = {},
+): Promise<CompressReport> {
+  return compressWith(sessionPath(session, options), out, summarizerFor(options), options)
 }
 
 /**

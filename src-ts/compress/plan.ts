@@ -41,6 +41,7 @@ import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import native from '../native.js'
+import { sourceChanged } from './source-spans.js'
 import type { TranscriptIndex } from '../native.js'
 import type {
   CheckpointPolicy,
@@ -52,8 +53,9 @@ import type {
   PreserveMode,
 } from '#native'
 import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
-import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from '../read/record-types.js'
-import { checkRegularFile } from '../read/session-ref.js'
+import { transcriptProblem } from '../read/record-types.js'
+import type { EstateOptions } from '../read/estate.js'
+import { checkRegularFile, FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
 
 export type { TopologyPlan, TopologyStatus, PreserveMode, PlanWarning, LeafPolicy, CheckpointPolicy }
 
@@ -218,6 +220,7 @@ export interface TranscriptPlan {
   report: PlanReport
   topology: TopologyPlan
   index: TranscriptIndex
+  /** The source bytes: for a file, a read-only mapping of it where the platform allows (never write to it). */
   buffer: Buffer
 }
 
@@ -279,16 +282,27 @@ export function lineSetDigest(lines: ArrayLike<number>): string {
   return createHash('sha256').update(sorted.join('\n')).digest('hex')
 }
 
-/** Plans a transcript file or buffer. Resolves with the plan whatever its status. */
-export async function plan(source: string | Buffer, options: PlanOptions = {}): Promise<TranscriptPlan> {
+/**
+ * Plans a session (a transcript path, a session uuid or a unique prefix of one, looked up under
+ * `options.projects`) or a buffer. Resolves with the plan whatever its status.
+ */
+export async function plan(
+  session: string | Buffer,
+  options: PlanOptions & Pick<EstateOptions, 'projects' | 'env'> = {},
+): Promise<TranscriptPlan> {
   const opts = nativeOptions(options)
   let buffer: Buffer
   let input = '<buffer>'
+  const source = typeof session === 'string' ? sessionPath(session, options) : session
   if (typeof source === 'string') {
     input = basename(source)
     try {
       checkRegularFile(source, await stat(source))
-      buffer = await readFile(source)
+      // A read-only mapping of the file instead of a copy: a plan reads records by byte span, so
+      // a transcript of any size costs its index, not its bytes, in the process's own memory.
+      // CLAUDE_JSONL_NO_MMAP=1 reads the file instead (a filesystem where mappings misbehave).
+      const mapping = process.env.CLAUDE_JSONL_NO_MMAP ? null : native.mapFile(source)
+      buffer = mapping ?? (await readFile(source))
     } catch (e) {
       if (e instanceof ClaudeJsonlError) throw e
       const err = e as NodeJS.ErrnoException
@@ -296,7 +310,7 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
         err.code === 'ENOENT'
           ? 'no such file or directory'
           : err.code === 'EISDIR'
-            ? 'is a folder, not a transcript file'
+            ? FOLDER_NOT_FILE
             : err.code === 'EACCES'
               ? 'permission denied'
               : err.message
@@ -308,19 +322,12 @@ export async function plan(source: string | Buffer, options: PlanOptions = {}): 
   const index = native.scanBuffer(buffer, 'full')
   const label = typeof source === 'string' ? source : '<buffer>'
   const summary = index.summary()
-  if (index.length === 0) {
-    if (summary.firstLine === 'invalid' || summary.firstLine === 'non-object') {
-      throw inputError(
-        label,
-        `not JSONL (line 1 is ${summary.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`,
-      )
-    }
-    throw inputError(label, 'no records: not a transcript')
-  }
-  if (!isClaudeCodeTranscript(summary.types)) {
-    throw inputError(label, NOT_CLAUDE_CODE)
-  }
-  return planScanned(index, buffer, opts, options, input)
+  const problem = transcriptProblem({ records: index.length, firstLine: summary.firstLine, types: summary.types })
+  if (problem) throw inputError(label, problem)
+  const planned = planScanned(index, buffer, opts, options, input)
+  // A mapped file truncated while it was read reads as zeros from there on.
+  if (!native.mappedIntact(buffer)) throw sourceChanged(label)
+  return planned
 }
 
 /** Plans a transcript already scanned: `buffer` must be the bytes `index` was scanned from. */

@@ -12,6 +12,8 @@ import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
 import { publishFile } from '../durable-files.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { checkOutputPath } from './paths.js'
+import { transcriptProblem } from '../read/record-types.js'
+import { FOLDER_NOT_FILE, sessionPath } from '../read/session-ref.js'
 import { checkLiveReplacement, receiptFields, workDirFor, type LiveReplacementOptions } from './in-place.js'
 import { replaceInPlace, type ReplaceResult } from './transaction.js'
 
@@ -31,6 +33,8 @@ export interface RepairOptions {
   force?: boolean
   /** Live mode (instead of `out`). */
   inPlace?: LiveReplacementOptions
+  /** Where a session uuid or prefix is looked up (default: the estate root of the environment). */
+  projects?: string
 }
 
 /**
@@ -68,6 +72,11 @@ export interface RepairResult {
 /** Runs the native repair; a refusal becomes a one-line error. */
 function planRepair(path: string, bytes: Buffer, scope: RepairScope): ReadPagesRepair {
   const r = native.repairReadPages(bytes, scope)
+  // A file that is no transcript (an image, a text file) is refused, not "nothing to repair".
+  if (r.records === 0) {
+    const problem = transcriptProblem(native.validateBuffer(bytes))
+    if (problem) throw inputError(path, problem)
+  }
   const f = r.refusal
   if (!f) return r
   if (f.kind === 'topology')
@@ -152,7 +161,7 @@ function reportOf(
 /** The bytes of a transcript file; a folder or a missing file is a one-line input error. */
 export function readInput(path: string): Buffer {
   try {
-    if (statSync(path).isDirectory()) throw inputError(path, 'is a folder, not a transcript file')
+    if (statSync(path).isDirectory()) throw inputError(path, FOLDER_NOT_FILE)
     return readFileSync(path)
   } catch (e) {
     if (e instanceof ClaudeJsonlError) throw e
@@ -166,7 +175,7 @@ export function readInput(path: string): Buffer {
  * committed-report-failed, which resolves with `transaction` set. */
 export async function repairReadPages(input: string, opts: RepairOptions): Promise<RepairResult> {
   const scope = opts.scope ?? 'active'
-  const path = resolve(input)
+  const path = resolve(sessionPath(input, opts))
   if (opts.inPlace) return repairInPlace(path, scope, opts.inPlace)
   if (!opts.out) throw new ClaudeJsonlError('repair-read-pages needs --out FILE or --in-place', EXIT.usage)
   checkOutputPath(path, opts.out)

@@ -3,7 +3,7 @@
 // over the estate with `stats`, stores them beside what they were counted from, and prints the
 // line. A call that finds another count running prints the last line it has, at once.
 import { mkdirSync } from 'node:fs'
-import { publishFile } from '../atomic-write.js'
+import { publishFile } from '../durable-files.js'
 import { resolveRoots } from '../read/estate.js'
 import { stats } from '../read/stats.js'
 import { requests } from '../read/requests.js'

@@ -1,11 +1,13 @@
 // Where the estate is, and scanning it: roots resolved by policy here, the walk and the
 // parallel scan done natively, off the JS thread.
+import { closeSync, openSync, readSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../native.js'
 import { inputError } from '../errors.js'
 import { readableRoot } from '../archive/view.js'
+import { transcriptProblem } from './record-types.js'
 
 /**
  * Which transcripts an estate-wide call reads: given paths, a projects folder, or the estate
@@ -47,11 +49,69 @@ export function resolveRoots(opts: EstateOptions = {}): Roots {
   const env = opts.env ?? process.env
   // an archive root (claude-jsonl archive --to) is read through its read view
   const readable = (roots: string[]) => roots.map((r) => readableRoot(r, env))
-  if (opts.paths && opts.paths.length > 0)
-    return { roots: readable(opts.paths.map((p) => resolve(p))), source: 'paths' }
-  if (opts.projects) return { roots: readable([resolve(opts.projects)]), source: 'projects' }
+  if (opts.paths && opts.paths.length > 0) {
+    const roots = opts.paths.map((p) => resolve(p))
+    roots.forEach(checkNamedPath)
+    return { roots: readable(roots), source: 'paths' }
+  }
+  if (opts.projects) {
+    const root = resolve(opts.projects)
+    checkNamedPath(root)
+    return { roots: readable([root]), source: 'projects' }
+  }
   const source = env.CLAUDE_CONFIG_DIR ? 'CLAUDE_CONFIG_DIR' : 'home'
   return { roots: claudeConfigDirs(env).map((d) => join(d, 'projects')), source }
+}
+
+/**
+ * Refuses a named path that is neither a regular file nor a folder (a FIFO, a socket, a device)
+ * before anything opens it: opening a FIFO for reading blocks until a writer comes, and a device
+ * never ends. Exit code 3, naming what the path is. (The core checks the same in its own opens.)
+ */
+export function checkRegularFile(path: string, st: Stats | BigIntStats): void {
+  if (st.isFile() || st.isDirectory()) return
+  const what = st.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isBlockDevice() || st.isCharacterDevice()
+        ? 'a device'
+        : 'not a regular file'
+  throw inputError(path, `is ${what}, not a transcript file; not read`)
+}
+
+/**
+ * A file named as a root must be a transcript: a FIFO, device or socket (reading one would hang)
+ * or a file whose first line is no JSON object is refused (exit 3), the same in every command.
+ * A missing path is left to the walk, which names it; a folder is walked.
+ */
+function checkNamedPath(path: string): void {
+  let st
+  try {
+    st = statSync(path)
+  } catch {
+    return
+  }
+  if (st.isDirectory()) return
+  checkRegularFile(path, st)
+  let head: Buffer
+  try {
+    const fd = openSync(path, 'r')
+    try {
+      head = Buffer.allocUnsafe(Math.min(st.size, 64 * 1024))
+      head = head.subarray(0, readSync(fd, head, 0, head.length, 0))
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return // unreadable: the walk reports it
+  }
+  // Only whole lines: a first line longer than the head is not judged here.
+  const end = head.lastIndexOf(0x0a)
+  if (end < 0 && head.length < st.size) return
+  const s = native.scanBuffer(end < 0 ? head : head.subarray(0, end + 1), 'full').summary()
+  if (s.records === 0 && (s.firstLine === 'invalid' || s.firstLine === 'non-object'))
+    throw inputError(path, transcriptProblem({ records: 0, firstLine: s.firstLine, types: [] })!)
 }
 
 /**
@@ -131,7 +191,7 @@ export async function scanEstateFiles(
 export function fileProblem(f: EstateFileInfo): string | undefined {
   if (f.error) return f.error
   if (!f.pruned && f.size > 0 && f.records === 0 && (f.firstLine === 'invalid' || f.firstLine === 'non-object')) {
-    return `not a JSONL transcript (line 1 is ${f.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
+    return transcriptProblem({ records: 0, firstLine: f.firstLine, types: [] })
   }
   return undefined
 }

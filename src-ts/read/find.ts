@@ -1,6 +1,7 @@
 // Ranked search over the estate's conversations. The native side walks the estate, refreshes
 // the index (outside the estate) and ranks; this file resolves policy (roots, index folder,
 // dates) and shapes the report. Only the hits' snippets cross from the transcripts into JS.
+import { existsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import native from '../native.js'
@@ -193,7 +194,7 @@ const iso = (ms: number | undefined | null) =>
 function prepare(opts: FindOptions) {
   const limit = opts.limit ?? 10
   if (!Number.isInteger(limit) || limit < 1)
-    throw usageError(`--limit expects a positive whole number, got '${opts.limit}'`)
+    throw usageError(`limit expects a positive whole number, got '${opts.limit}'`)
   const since = opts.since === undefined ? undefined : sinceMs(opts.since)
   const roots = resolveRoots({ projects: opts.projects, env: opts.env })
   return { limit, since, roots }
@@ -235,6 +236,9 @@ export async function find(
   if (indexDir) {
     const root = roots.roots.find((r) => inside(indexDir, r))
     if (root) throw usageError(`--index-dir ${indexDir} is inside the estate (${root}); nothing is ever written there`)
+    // A file where the index folder should be is refused, not searched without an index.
+    if (existsSync(indexDir) && !statSync(indexDir).isDirectory())
+      throw usageError(`--index-dir ${indexDir}: is a file, not a folder`)
   }
   const r: FindResult = await runNative(roots, opts.onProgress, (progress) =>
     native.findText(

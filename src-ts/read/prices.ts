@@ -16,6 +16,7 @@
  *    fast-mode rate is priced at the standard rates (the API then serves it at standard speed).
  */
 import table from './prices.json' with { type: 'json' }
+import { compareText } from './order.js'
 
 export interface Rates {
   input: number
@@ -121,7 +122,7 @@ const BY_MODEL: ReadonlyMap<string, readonly ModelPrice[]> = (() => {
     list.push(toPrice(r))
     m.set(r.model, list)
   }
-  for (const list of m.values()) list.sort((a, b) => (a.from ?? '').localeCompare(b.from ?? ''))
+  for (const list of m.values()) list.sort((a, b) => compareText(a.from ?? '', b.from ?? ''))
   return m
 })()
 

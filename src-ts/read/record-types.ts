@@ -12,3 +12,23 @@ export const NOT_CLAUDE_CODE = 'not a Claude Code transcript (no record has a Cl
 export function isClaudeCodeTranscript(types: readonly { name: string }[]): boolean {
   return types.some((t) => KNOWN_TYPES.has(t.name))
 }
+
+/** What a file's scan says of it: enough to tell a transcript from anything else. */
+export interface TranscriptShape {
+  records: number
+  firstLine: string
+  types: readonly { name: string }[]
+}
+
+/**
+ * Why a file is not a Claude Code transcript (one wording for every command: not JSONL, no
+ * records, or no Claude Code type), or undefined when it is one.
+ */
+export function transcriptProblem(s: TranscriptShape): string | undefined {
+  if (s.records === 0) {
+    if (s.firstLine === 'invalid' || s.firstLine === 'non-object')
+      return `not a JSONL transcript (line 1 is ${s.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
+    return 'no records: not a transcript'
+  }
+  return isClaudeCodeTranscript(s.types) ? undefined : NOT_CLAUDE_CODE
+}

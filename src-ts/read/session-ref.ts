@@ -1,10 +1,12 @@
 // Naming a session on the command line: a transcript path, a full session uuid, or a unique
 // prefix of one, looked up across the estate (same root rules as `stats`).
-import { existsSync, statSync, type BigIntStats, type Stats } from 'node:fs'
-import { basename, resolve } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { basename, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
-import { EstateOptions, resolveRoots } from './estate.js'
+import { checkRegularFile, EstateOptions, resolveRoots } from './estate.js'
+
+export { checkRegularFile }
 import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
 
 /**
@@ -30,21 +32,47 @@ export function discoverFiles(opts: EstateOptions = {}): DiscoveredFile[] {
   }
 }
 
+/** The one wording of a folder given where a transcript file is expected. */
+export const FOLDER_NOT_FILE = 'is a folder, not a transcript file'
+
+/** True when `ref` names a file (it has a path separator, ends in .jsonl, or exists). */
+export function isPathRef(ref: string): boolean {
+  return ref.includes('/') || ref.includes(sep) || ref.endsWith('.jsonl') || existsSync(ref)
+}
+
 /**
- * Refuses a named path that is neither a regular file nor a folder (a FIFO, a socket, a device)
- * before anything opens it: opening a FIFO for reading blocks until a writer comes, and a device
- * never ends. Exit code 3, naming what the path is. (The core checks the same in its own opens.)
+ * Refuses (exit 3) a path that is no regular file: missing, a folder, or a FIFO, device or
+ * socket (reading one would hang or never end), or one that cannot be read.
  */
-export function checkRegularFile(path: string, st: Stats | BigIntStats): void {
-  if (st.isFile() || st.isDirectory()) return
-  const what = st.isFIFO()
-    ? 'a FIFO (named pipe)'
-    : st.isSocket()
-      ? 'a socket'
-      : st.isBlockDevice() || st.isCharacterDevice()
-        ? 'a device'
-        : 'not a regular file'
-  throw inputError(path, `is ${what}, not a transcript file; not read`)
+export function checkTranscriptFile(path: string): void {
+  let st
+  try {
+    st = statSync(path)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw inputError(
+      path,
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? 'no such file or directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (e as Error).message,
+    )
+  }
+  if (st.isDirectory()) throw inputError(path, FOLDER_NOT_FILE)
+  checkRegularFile(path, st)
+}
+
+/**
+ * The transcript a session argument names: `ref` itself when it is a path (checked to be a
+ * regular file), else the main transcript of the session whose uuid or unique uuid prefix it is,
+ * looked up under the estate root (see resolveSession). Every function that takes one session
+ * starts here.
+ */
+export function sessionPath(ref: string, opts: EstateOptions = {}): string {
+  if (!isPathRef(ref)) return resolveSession(ref, opts).path
+  checkTranscriptFile(ref)
+  return ref
 }
 
 /**
@@ -52,12 +80,9 @@ export function checkRegularFile(path: string, st: Stats | BigIntStats): void {
  * what was searched), exit 2 when a prefix is ambiguous (listing the candidates).
  */
 export function resolveSession(ref: string, opts: EstateOptions = {}): SessionRef {
-  if (ref.includes('/') || ref.endsWith('.jsonl') || existsSync(ref)) {
+  if (isPathRef(ref)) {
     const path = resolve(ref)
-    if (!existsSync(path)) throw inputError(path, 'no such file or directory')
-    const st = statSync(path)
-    if (st.isDirectory()) throw inputError(path, 'is a directory, not a transcript')
-    checkRegularFile(path, st)
+    checkTranscriptFile(path)
     return { path, sessionId: basename(path, '.jsonl'), project: basename(resolve(path, '..')), subagentPaths: [] }
   }
   const files = discoverFiles({ ...opts, paths: undefined })
@@ -68,7 +93,7 @@ export function resolveSession(ref: string, opts: EstateOptions = {}): SessionRe
   if (matches.length === 0) {
     const { roots } = resolveRoots({ ...opts, paths: undefined })
     throw new ClaudeJsonlError(
-      `no session matches '${ref}' (searched ${sessions.length} sessions under ${roots.join(', ')})`,
+      `no session matches '${ref}' (searched ${sessions.length} session${sessions.length === 1 ? '' : 's'} under ${roots.join(', ')})`,
       EXIT.input,
     )
   }

@@ -8,7 +8,8 @@ import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
 import { EstateOptions, resolveRoots, type Roots } from './estate.js'
 import { discoverFiles } from './session-ref.js'
-import { usageError } from '../errors.js'
+import { inputError, usageError } from '../errors.js'
+import { transcriptProblem } from './record-types.js'
 import { dayFormatter, parseDay } from './days.js'
 
 /** Bytes read from the start of a transcript (cwd, entrypoint, first prompt). */
@@ -46,6 +47,8 @@ export interface TranscriptFacts {
   /** True when the whole file was read (messages is then exact). */
   complete: boolean
   bytesRead: number
+  /** Why the file is no transcript (its head holds no record and line 1 is no JSON object), else null. */
+  problem: string | null
 }
 
 /**
@@ -113,6 +116,8 @@ export interface SessionListing {
     bytesRead: number
     /** Sessions not opened because their mtime is too old for --since/--today. */
     prunedByMtime: number
+    /** Files found by walking a folder that are not transcripts (line 1 is no JSON object), left out. */
+    skipped: { path: string; problem: string }[]
   }
   sessions: SessionSummary[]
 }
@@ -212,6 +217,22 @@ function humanText(r: Record<string, unknown>): string | undefined {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
 
+/**
+ * The title rule: a session's title texts in the order they win (custom-title, then the last
+ * ai-title, then a legacy summary record, then the first human prompt). `sessions` shows the
+ * first non-empty one; `teleport-id --title` matches any of them.
+ */
+export function titleFields(
+  f: Pick<TranscriptFacts, 'customTitle' | 'aiTitle' | 'summary' | 'firstPrompt'>,
+): Array<[TitleSource, string | null]> {
+  return [
+    ['custom-title', f.customTitle],
+    ['ai-title', f.aiTitle],
+    ['summary', f.summary],
+    ['first-prompt', f.firstPrompt],
+  ]
+}
+
 class FactsBuilder {
   f: TranscriptFacts = {
     sessionId: null,
@@ -228,6 +249,7 @@ class FactsBuilder {
     messages: 0,
     complete: false,
     bytesRead: 0,
+    problem: null,
   }
   snapshot(): () => void {
     const f = { ...this.f }
@@ -242,9 +264,12 @@ class FactsBuilder {
     const ls = lines(buf, cutStart, cutEnd)
     if (ls.length > 0) {
       // Records by type, counted natively over the whole lines (corrupt lines are not records).
-      for (const t of native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary().types) {
+      const summary = native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary()
+      for (const t of summary.types) {
         if (t.name === 'user' || t.name === 'assistant') f.messages += t.count
       }
+      if (head && !cutStart && summary.records === 0 && /^(invalid|non-object)$/.test(summary.firstLine))
+        f.problem = transcriptProblem({ records: 0, firstLine: summary.firstLine, types: [] }) ?? null
     }
     // Title records are rare: one search of the window finds both "custom-title" and "ai-title"
     // types (wherever the key sits); legacy summary records, a fixed old format, start their line.
@@ -302,13 +327,7 @@ class FactsBuilder {
     const f = this.f
     f.complete = complete
     f.bytesRead = bytesRead
-    const pick: Array<[TitleSource, string | null]> = [
-      ['custom-title', f.customTitle],
-      ['ai-title', f.aiTitle],
-      ['summary', f.summary],
-      ['first-prompt', f.firstPrompt],
-    ]
-    for (const [source, text] of pick) {
+    for (const [source, text] of titleFields(f)) {
       if (text && text.trim()) {
         f.title = oneLine(text)
         f.titleSource = source
@@ -379,6 +398,24 @@ export function transcriptFactsSync(path: string, size: number): TranscriptFacts
 
 // ---------------------------------------------------------------- the listing
 
+/**
+ * A session's last activity, in ms: the timestamp of its last record that has one, else (no
+ * record has a timestamp) the file's mtime. `sessions` orders by it and `compress --all
+ * --older-than/--newer-than` selects by it, so a copied estate (fresh mtimes) keeps its ages.
+ */
+export function lastActivityOf(facts: Pick<TranscriptFacts, 'lastTimestamp'>, mtimeMs: number): number {
+  return facts.lastTimestamp !== null ? Date.parse(facts.lastTimestamp) : mtimeMs
+}
+
+/** lastActivityOf for a file, read head and tail; the mtime when it cannot be read. */
+export function lastActivityMs(path: string, size: number, mtimeMs: number): number {
+  try {
+    return lastActivityOf(transcriptFactsSync(path, size), mtimeMs)
+  } catch {
+    return mtimeMs
+  }
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Character 15 of the uuid (the version nibble) is '5': a name-based, programmatically made id. */
@@ -439,9 +476,13 @@ function oldLayoutParent(f: DiscoveredFile): string | undefined {
 export async function listSessions(opts: SessionsOptions = {}): Promise<SessionListing> {
   const recent = opts.recent ?? 20
   if (!(recent === Infinity || (Number.isInteger(recent) && recent > 0)))
-    throw usageError(`--recent expects a positive whole number, got '${opts.recent}'`)
-  const timezone = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone
-  const day = dayFormatter(timezone)
+    throw usageError(`recent expects a positive whole number, got '${opts.recent}'`)
+  // The system's zone and the day formatter start ICU, which costs more than the rest of a small
+  // listing: both are made only when a day or the zone is used (a given zone is checked at once).
+  let zone = opts.timezone
+  const timezone = () => (zone ??= Intl.DateTimeFormat().resolvedOptions().timeZone)
+  let dayOf = opts.timezone !== undefined ? dayFormatter(opts.timezone) : undefined
+  const day = (ms: number) => (dayOf ??= dayFormatter(timezone()))(ms)
   const now = opts.now ?? Date.now()
   const since = opts.since !== undefined ? parseDay('--since', opts.since) : undefined
   const today = opts.today ? day(now) : undefined
@@ -461,6 +502,8 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const prunedByMtime = mains.length - candidates.length
 
   const found: Array<SessionSummary & { ms: number }> = []
+  const skipped: { path: string; problem: string }[] = []
+  const named = new Set(rootsSource === 'paths' ? roots : [])
   let filesRead = 0
   let bytesRead = 0
   const BATCH = 16
@@ -484,11 +527,17 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
     batch.forEach((f, j) => {
       const x = facts[j]
       if (!x) return
-      filesRead++
       bytesRead += x.bytesRead
+      if (x.problem) {
+        // A file named on the command line must be a transcript; one found by walking is left out.
+        if (named.has(f.path)) throw inputError(f.path, x.problem)
+        skipped.push({ path: f.path, problem: x.problem })
+        return
+      }
+      filesRead++
       const sessionId = f.sessionId ?? x.sessionId ?? ''
       const fromRecord = x.lastTimestamp !== null
-      const ms = fromRecord ? Date.parse(x.lastTimestamp!) : f.mtimeMs
+      const ms = lastActivityOf(x, f.mtimeMs)
       const s = {
         sessionId,
         path: f.path,
@@ -554,9 +603,18 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
       today: !!opts.today,
       since: since ?? null,
       project: opts.project ?? null,
-      timezone,
+      get timezone() {
+        return timezone()
+      },
     },
-    scope: { sessions: mains.length, subagentFiles: subs.length, filesRead, bytesRead, prunedByMtime },
+    scope: {
+      sessions: mains.length - skipped.length,
+      subagentFiles: subs.length,
+      filesRead,
+      bytesRead,
+      prunedByMtime,
+      skipped,
+    },
     sessions,
   }
 }

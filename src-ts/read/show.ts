@@ -7,6 +7,7 @@ import type { TranscriptIndex } from '../native.js'
 import type { ActiveChain, BadLineKind } from '#native'
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
+import { transcriptProblem } from './record-types.js'
 import { fromNative, inputError } from '../errors.js'
 
 /**
@@ -120,8 +121,10 @@ export function toolTarget(name: string, input: unknown): { kind: ToolTargetKind
   if (!input || typeof input !== 'object') return undefined
   const o = input as Record<string, unknown>
   if (name === 'Task' || name === 'Agent' || typeof o.subagent_type === 'string') {
-    const who = typeof o.subagent_type === 'string' ? o.subagent_type : 'agent'
-    return { kind: 'agent', value: typeof o.description === 'string' ? `${who}: ${o.description}` : who }
+    // The subagent type and what it was asked ("Explore: find the parser"); never the bare kind.
+    const who = typeof o.subagent_type === 'string' && o.subagent_type !== '' ? o.subagent_type : undefined
+    const what = typeof o.description === 'string' && o.description !== '' ? o.description : undefined
+    return { kind: 'agent', value: who && what ? `${who}: ${what}` : (what ?? who ?? 'subagent') }
   }
   for (const [key, kind] of TOOL_TARGETS) {
     const v = o[key]
@@ -193,6 +196,16 @@ class TurnBuilder {
   private requests = new Map<string, { turn: Turn; row: RequestUsage }>()
   private messages = new Map<string, Extract<Item, { kind: 'assistant' }>>()
   private badLines: { line: number; problem: string }[]
+  /**
+   * With `keepLast`, the items of a turn are dropped once `keepLast` turns with content follow
+   * it: only the last turns are shown, and a huge transcript's text must not be held whole.
+   * Turns only ever gain content, so a dropped turn can never be among the last ones; its
+   * request rows (a few numbers) stay, for requests whose fragments span turns.
+   */
+  private keepLast?: number
+  private dropped = new Set<Turn>()
+  /** Turns before this position have been looked at for dropping. */
+  private dropFrom = 0
 
   constructor(
     private index: TranscriptIndex,
@@ -200,8 +213,28 @@ class TurnBuilder {
     private resultChars: number,
     badLines: { line: number; problem: string }[],
     private branch?: Turn['branch'],
+    keepLast?: number,
   ) {
     this.badLines = [...badLines]
+    this.keepLast = keepLast
+  }
+
+  private hasContent = (t: Turn) => t.items.length > 0 || t.requests.length > 0 || this.dropped.has(t)
+
+  /** Drops the items of the turns that `keepLast` turns with content now follow. */
+  private dropOld(): void {
+    if (this.keepLast === undefined) return
+    let after = 0
+    let k = this.turns.length - 1
+    for (; k > this.dropFrom && after < this.keepLast; k--) if (this.hasContent(this.turns[k])) after++
+    if (after < this.keepLast) return
+    // turns[k + 1 …] hold the `keepLast` turns with content counted above
+    for (let j = this.dropFrom; j <= k; j++) {
+      const t = this.turns[j]
+      if (t.items.length > 0) this.dropped.add(t)
+      t.items = []
+    }
+    this.dropFrom = k + 1
   }
 
   private groups?: number[]
@@ -226,7 +259,10 @@ class TurnBuilder {
   private newTurn(): Turn {
     const t: Turn = { index: this.turns.length + 1, items: [], requests: [], tokens: emptyTokens(), models: [] }
     if (this.branch) t.branch = this.branch
+    this.dropOld()
     this.turns.push(t)
+    // Fragments of one message merge only within the turn that holds it.
+    this.messages.clear()
     return t
   }
 
@@ -254,7 +290,7 @@ class TurnBuilder {
       }
       if (t.startedAt && t.endedAt) t.durationMs = Date.parse(t.endedAt) - Date.parse(t.startedAt)
     }
-    const kept = this.turns.filter((t) => t.items.length > 0 || t.requests.length > 0)
+    const kept = this.turns.filter(this.hasContent)
     kept.forEach((t, k) => (t.index = k + 1))
     return kept
   }
@@ -445,7 +481,8 @@ export async function loadSession(
   if (chain.leaf === undefined) {
     const s = index.summary()
     const why =
-      s.records === 0 ? 'not a JSONL transcript' : 'no Claude Code conversation in it (no user or assistant record)'
+      (s.records === 0 ? transcriptProblem(s) : undefined) ??
+      'no Claude Code conversation in it (no user or assistant record)'
     throw inputError(session.path, why)
   }
   return { ref: session, index, chain }
@@ -472,7 +509,9 @@ export async function showSession(ref: string, opts: ShowOptions = {}): Promise<
   const reader = new SpanReader(session.path, index.offsets(), index.lengths())
   const resultChars = opts.resultChars ?? 2000
   try {
-    const main = new TurnBuilder(index, reader, resultChars, bad)
+    // Without branches, only the last turns are kept whole (branches attach to any turn).
+    const keepLast = opts.last !== undefined && opts.last >= 0 && !opts.allBranches ? opts.last : undefined
+    const main = new TurnBuilder(index, reader, resultChars, bad, undefined, keepLast)
     for (const i of chain.indexes) main.add(i)
     let turns = main.finish()
     const total = turns.length

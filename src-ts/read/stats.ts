@@ -1,5 +1,6 @@
 // Token and cost statistics: the native scan dedupes requests estate-wide and sums them into
 // 15-minute buckets; this file groups, filters and prices those buckets.
+import { compareText } from './order.js'
 import { PRICE_TABLE_DATE, priceRequest, priceResolver, promptThresholds } from './prices.js'
 import type { ToolTargetsInfo, UsageColumns } from '../native.js'
 import { EstateOptions, scanEstateFiles, unusableFiles, type Roots } from './estate.js'
@@ -91,6 +92,7 @@ export interface StatsReport {
   /** With `tools`: per tool, its calls and most frequent targets. */
   toolTargets?: ToolTargets[]
   entries: {
+    /** Assistant entries read (with since/until: those of the days shown). */
     assistant: number
     synthetic: number
     sidechainReplaysDropped: number
@@ -201,7 +203,7 @@ function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPri
   const speeds = { standard: 0, fast: 0 }
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v)
   const list = (m: Map<string, number>) =>
-    [...m].map(([model, requests]) => ({ model, requests })).sort((a, b) => a.model.localeCompare(b.model))
+    [...m].map(([model, requests]) => ({ model, requests })).sort((a, b) => compareText(a.model, b.model))
   return {
     cost,
     fast,
@@ -224,7 +226,7 @@ function priceBuckets(u: UsageColumns, thresholds: readonly number[]): BucketPri
         ...speeds,
         other: [...otherBy]
           .map(([speed, requests]) => ({ speed, requests }))
-          .sort((a, b) => a.speed.localeCompare(b.speed)),
+          .sort((a, b) => compareText(a.speed, b.speed)),
       },
       fastWithoutRate: list(fastWithoutBy),
     }),
@@ -266,10 +268,10 @@ function toolTargetsOf(t: ToolTargetsInfo): ToolTargets {
 export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const { since, until, timezone, dayOf, includes, minMtimeMs } = dayWindow(opts, opts.by === 'day')
   if (opts.toolLimit !== undefined && !(Number.isInteger(opts.toolLimit) && opts.toolLimit >= 1)) {
-    throw usageError(`--limit expects a positive whole number, got '${opts.toolLimit}'`)
+    throw usageError(`toolLimit expects a positive whole number, got '${opts.toolLimit}'`)
   }
   if (opts.by && !['day', 'session', 'project', 'model'].includes(opts.by)) {
-    throw usageError(`--by expects day, session, project or model, got '${opts.by}'`)
+    throw usageError(`by expects day, session, project or model, got '${opts.by}'`)
   }
 
   const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
@@ -315,9 +317,11 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     return g
   }
 
+  let entriesShown = 0
   for (let i = 0; i < u.requests.length; i++) {
     if (!includes(u.slotMs[i])) continue
     included[i] = 1
+    entriesShown += u.entries[i]
     const model = u.models[u.model[i]]
     pricing.count(i)
     addBucket(totals, u, i, pricing)
@@ -367,9 +371,11 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
       .sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests),
     tools: [...tools]
       .map(([name, calls]) => ({ name, calls }))
-      .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+      .sort((a, b) => b.calls - a.calls || compareText(a.name, b.name)),
     entries: {
-      assistant: u.assistantEntries,
+      // With --since/--until, the entries of the days shown (replays and synthetic entries have
+      // no day: they stay the scan's); else every assistant entry read.
+      assistant: since !== undefined || until !== undefined ? entriesShown : u.assistantEntries,
       synthetic: u.syntheticEntries,
       sidechainReplaysDropped: u.sidechainReplays,
       malformedUsage: u.malformedUsageEntries,
@@ -383,8 +389,8 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     const list = [...groups.values()]
     report.groups =
       opts.by === 'day'
-        ? list.sort((a, b) => a.key.localeCompare(b.key))
-        : list.sort((a, b) => b.costUsd - a.costUsd || a.key.localeCompare(b.key))
+        ? list.sort((a, b) => compareText(a.key, b.key))
+        : list.sort((a, b) => b.costUsd - a.costUsd || compareText(a.key, b.key))
   }
   return report
 }

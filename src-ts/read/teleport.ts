@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { EstateOptions, resolveRoots } from './estate.js'
 import { discoverFiles } from './session-ref.js'
-import { isV5Uuid, transcriptFactsSync } from './sessions.js'
+import { isV5Uuid, lastActivityOf, titleFields, transcriptFactsSync, type TitleSource } from './sessions.js'
 import { usageError } from '../errors.js'
 
 /** The namespace constant in the Claude Code bundle (seen through 2.1.250). */
@@ -34,7 +34,7 @@ export function uuid5(name: string, namespace: string): string {
 export interface TeleportOptions extends EstateOptions {
   /** Also match local transcripts by title: `title` if given, else the derived title in the logs. */
   fallback?: boolean
-  /** Text to look for in custom-title, ai-title and first prompt (case-insensitive). Implies fallback. */
+  /** Text to look for in the title texts `sessions` shows (custom-title, ai-title, legacy summary, first prompt; case-insensitive). Implies fallback. */
   title?: string
 }
 
@@ -48,7 +48,7 @@ export interface TeleportTranscript {
 }
 
 export interface TeleportCandidate extends TeleportTranscript {
-  matchedOn: 'custom-title' | 'ai-title' | 'first-prompt'
+  matchedOn: TitleSource
 }
 
 /**
@@ -210,14 +210,9 @@ export function teleportId(id: string, opts: TeleportOptions = {}): TeleportResu
         } catch {
           continue
         }
-        const fields: Array<[TeleportCandidate['matchedOn'], string | null]> = [
-          ['custom-title', x.customTitle],
-          ['ai-title', x.aiTitle],
-          ['first-prompt', x.firstPrompt],
-        ]
-        const on = fields.find(([, v]) => v !== null && q !== '' && norm(v).includes(q))
+        const on = titleFields(x).find(([, v]) => v !== null && q !== '' && norm(v).includes(q))
         if (!on) continue
-        const ms = x.lastTimestamp ? Date.parse(x.lastTimestamp) : f.mtimeMs
+        const ms = lastActivityOf(x, f.mtimeMs)
         candidates.push({
           sessionId: f.sessionId!,
           path: f.path,

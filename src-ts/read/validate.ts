@@ -5,7 +5,9 @@ import { basename } from 'node:path'
 import native from '../native.js'
 import type { ValidationFinding, ValidationResult } from '#native'
 import { fromNative, inputError } from '../errors.js'
-import { isClaudeCodeTranscript, NOT_CLAUDE_CODE } from './record-types.js'
+import { isClaudeCodeTranscript, NOT_CLAUDE_CODE, transcriptProblem } from './record-types.js'
+import type { EstateOptions } from './estate.js'
+import { sessionPath } from './session-ref.js'
 
 /**
  * One finding of the validator: severity, a stable code (docs/finding-codes.md), its lines and one
@@ -63,11 +65,14 @@ export function validateAs(bytes: Buffer, path: string): ValidationResult {
 }
 
 /**
- * Validates one transcript file. Resolves with the report whatever the verdict; throws a
- * ClaudeJsonlError (exit code 3) when the file cannot be read, is not JSONL, or is not a Claude
- * Code transcript (no record has a Claude Code type: a Codex rollout, for instance).
+ * Validates one session: a transcript path, a session uuid or a unique prefix of one (looked up
+ * under `opts.projects`, else the estate root of the environment). Resolves with the report
+ * whatever the verdict; throws a ClaudeJsonlError (exit code 3) when the file cannot be read, is
+ * not JSONL, or is not a Claude Code transcript (no record has a Claude Code type: a Codex
+ * rollout, for instance).
  */
-export async function validate(path: string): Promise<ValidationReport> {
+export async function validate(session: string, opts: EstateOptions = {}): Promise<ValidationReport> {
+  const path = sessionPath(session, opts)
   const fileSessionId = fileSessionOf(path)
   let r: ValidationResult
   try {
@@ -75,15 +80,7 @@ export async function validate(path: string): Promise<ValidationReport> {
   } catch (e) {
     throw fromNative(e, path)
   }
-  if (r.records === 0) {
-    if (r.firstLine === 'invalid' || r.firstLine === 'non-object') {
-      throw inputError(
-        path,
-        `not JSONL (line 1 is ${r.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`,
-      )
-    }
-    throw inputError(path, 'no records: not a transcript')
-  }
+  if (r.records === 0) throw inputError(path, transcriptProblem(r)!)
   if (!isClaudeCodeTranscript(r.types)) {
     const seen = r.types
       .slice(0, 4)

@@ -7,6 +7,8 @@ import { fromNative } from '../errors.js'
 import native from '../native.js'
 import type { ContentBlock, TextBlock } from './blocks.js'
 import { openTranscript, spanTexts } from './spans.js'
+import type { EstateOptions } from '../read/estate.js'
+import { sessionPath } from '../read/session-ref.js'
 
 /** A record an API message is built from. */
 export interface ConversationRecordRef {
@@ -90,14 +92,16 @@ function nthBlock(content: unknown, n: number): ContentBlock | undefined {
 }
 
 /**
- * The conversation the real Claude Code client sends when it resumes the transcript at `path`:
+ * The conversation the real Claude Code client sends when it resumes a session (a transcript path,
+ * a session uuid or a unique prefix of one, looked up under `opts.projects`):
  * its API messages (role and content blocks, typed), each with the records it was built from,
  * the leaf it resumed from, the records it drops, and problems. The client's rules (leaf, chain,
  * compact boundary, merging, dropped blocks) are the native core's; the blocks are read from the
  * file, so a file larger than V8's string limit works. Throws a `ClaudeJsonlError` only when the
  * file cannot be read at all (exit code 3); what is wrong inside it comes back in `problems`.
  */
-export async function conversation(path: string): Promise<Conversation> {
+export async function conversation(session: string, opts: EstateOptions = {}): Promise<Conversation> {
+  const path = sessionPath(session, opts)
   let spans
   try {
     spans = await native.conversationSpans(path)

@@ -2,7 +2,7 @@
 // pages for a missing or damaged session. Plain HTML and CSS, no script: every value from a
 // transcript goes through escapeHtml, and links are built from ids the server checked.
 import { escapeHtml as e } from '../cli/show-parts.js'
-import { formatBytes, formatInt, formatUsd } from '../terminal/format.js'
+import { formatBytes, formatInt, formatUsd, localTime } from '../terminal/format.js'
 import { addCell, emptyCell, type EstateSnapshot, type ServedSession, type UsageCell } from './estate-model.js'
 import { axisLabel, horizontalBarChart, stackedBarChart, type StackedBar } from './plots.js'
 import type { FindExactReport, FindReport } from '../read/find.js'
@@ -55,21 +55,6 @@ function query(values: Record<string, string | number | undefined>): string {
   for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== '') p.set(k, String(v))
   const s = p.toString()
   return s ? `?${s}` : ''
-}
-
-/** A local time as `YYYY-MM-DD HH:MM` in `timezone`. */
-export function localTime(ms: number, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(ms))
-  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]))
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`
 }
 
 /** The link to a session's page (ids are checked by the router before they get here). */

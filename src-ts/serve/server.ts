@@ -10,14 +10,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { EstateModel, type EstateModelOptions, type EstateSnapshot, type ServedSession } from './estate-model.js'
-import { problemPage, searchPage, sessionsPage, usagePage, localTime } from './pages.js'
+import { problemPage, searchPage, sessionsPage, usagePage } from './pages.js'
 import { showSession } from '../read/show.js'
 import { find, findExact, type FindExactReport, type FindReport } from '../read/find.js'
 import { parseDay } from '../read/days.js'
 import { ClaudeJsonlError } from '../errors.js'
 import { renderHtml } from '../cli/show-html.js'
 import { escapeHtml as e } from '../cli/show-parts.js'
-import { formatDuration, formatInt, formatUsd } from '../terminal/format.js'
+import { formatDuration, formatInt, formatUsd, localTime } from '../terminal/format.js'
 
 export interface ServeOptions extends EstateModelOptions {
   /** Address to listen on (default 127.0.0.1). */

@@ -6,11 +6,39 @@ import { stripVTControlCharacters } from 'node:util'
 export interface Column {
   header: string
   align?: 'left' | 'right'
+  /** May be cut short (ending in …) to fit `maxWidth`: free text such as a title or a path. */
+  shrink?: boolean
 }
 
 export interface RenderTableOptions {
   /** Extra row (e.g. totals) printed below a rule after the body rows. */
   footer?: string[]
+  /** Fit the table in this many columns by cutting the `shrink` columns, widest first (no
+   * limit when undefined). */
+  maxWidth?: number
+}
+
+/** The narrowest a shrinkable column gets. */
+const MIN_SHRUNK = 12
+
+/** `s` cut to at most `width` display columns, ending in … when cut. */
+export function truncate(s: string, width: number): string {
+  if (stringWidth(s) <= width) return s
+  let out = ''
+  for (const ch of s) {
+    if (stringWidth(out + ch) > width - 1) break
+    out += ch
+  }
+  return out + '…'
+}
+
+/**
+ * The width tables are fitted to: the terminal's columns when stdout is a terminal, else none
+ * (a pipe or a file gets every character); `wide` asks for none.
+ */
+export function terminalWidth(wide = false): number | undefined {
+  if (wide || !process.stdout.isTTY) return undefined
+  return process.stdout.columns || Number(process.env.COLUMNS) || 80
 }
 
 /** Gap between columns. */
@@ -70,6 +98,27 @@ export function renderTable(columns: Column[], rows: string[][], opts: RenderTab
     row.forEach((cell, i) => {
       widths[i] = Math.max(widths[i]!, stringWidth(cell))
     })
+  }
+
+  if (opts.maxWidth !== undefined) {
+    const total = () => widths.reduce((a, w) => a + w, 0) + GAP.length * (ncol - 1)
+    while (total() > opts.maxWidth) {
+      let k = -1
+      columns.forEach((c, i) => {
+        if (
+          c.shrink &&
+          widths[i]! > Math.max(MIN_SHRUNK, stringWidth(header[i]!)) &&
+          (k < 0 || widths[i]! > widths[k]!)
+        )
+          k = i
+      })
+      if (k < 0) break
+      widths[k] = Math.max(MIN_SHRUNK, stringWidth(header[k]!), widths[k]! - (total() - opts.maxWidth))
+    }
+    for (const row of footer ? [...body, footer] : body)
+      row.forEach((cell, i) => {
+        if (columns[i]!.shrink) row[i] = truncate(cell, widths[i]!)
+      })
   }
 
   const line = (cells: string[]): string =>

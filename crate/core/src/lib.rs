@@ -6,6 +6,7 @@ pub mod client;
 pub mod compress;
 pub mod dataset;
 pub mod estate;
+pub mod estimate;
 pub mod failure;
 pub mod graph;
 pub mod hash;

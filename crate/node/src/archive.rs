@@ -47,6 +47,8 @@ pub struct ArchiveSummary {
     /// Files not archived on purpose, each with its reason (a transcript link leading out of its
     /// estate root is never followed).
     pub skipped: Vec<ArchiveFailure>,
+    /// Streams found missing or damaged and stored again from the estate: one line each.
+    pub healed: Vec<String>,
     pub archived_files: f64,
     /// Of `archived_files`: config-folder files.
     pub archived_config_files: f64,
@@ -68,6 +70,7 @@ impl From<archive::Summary> for ArchiveSummary {
             config_files: s.config_files as f64,
             bytes_in: s.bytes_in as f64,
             bytes_stored: s.bytes_stored as f64,
+            healed: s.healed.clone(),
             failures: s
                 .failures
                 .into_iter()
@@ -138,6 +141,9 @@ pub struct ArchivedFile {
     pub generations: u32,
     pub store_path: String,
     pub store_bytes: f64,
+    /// As of an earlier run: only the stream's first `segments` segments are read (absent: the
+    /// latest state).
+    pub segments: Option<u32>,
 }
 
 impl From<archive::Stored> for ArchivedFile {
@@ -152,6 +158,7 @@ impl From<archive::Stored> for ArchivedFile {
             generations: s.generations,
             store_path: s.path.display().to_string(),
             store_bytes: s.store_len as f64,
+            segments: s.segments,
         }
     }
 }
@@ -166,6 +173,8 @@ impl From<&ArchivedFile> for archive::Stored {
             path: PathBuf::from(&f.store_path),
             generations: f.generations,
             store_len: f.store_bytes as u64,
+            size: None,
+            segments: f.segments,
         }
     }
 }
@@ -176,6 +185,79 @@ pub fn archive_list(root: String) -> Result<Vec<ArchivedFile>> {
     let root = PathBuf::from(root);
     let stored = archive::list(&root).map(archive::latest).map_err(|m| js_error(archive_failure(&root)(m)))?;
     Ok(stored.into_iter().map(ArchivedFile::from).collect())
+}
+
+/// A store file of the archive that cannot be read (the rest of the archive can).
+#[napi(object)]
+pub struct DamagedStoreFile {
+    pub store_path: String,
+    /// The project and session its name places it at, when the name says.
+    pub project: Option<String>,
+    pub session_id: Option<String>,
+    /// One line naming the file and what is wrong with it.
+    pub error: String,
+}
+
+/// A file the archive index records that no store file holds (or holds only in an earlier
+/// state): its stream was lost or cut back.
+#[napi(object)]
+pub struct LackingFile {
+    pub key: String,
+    pub project: String,
+    pub path: String,
+    pub session_id: Option<String>,
+    pub config: bool,
+    /// True when an earlier state of it is held (and restored); false when nothing is.
+    pub partly_held: bool,
+    pub error: String,
+}
+
+/// The whole archive: the latest generation of every readable file, the damaged store files,
+/// and what the index has that the store files lack.
+#[napi(object)]
+pub struct ArchiveListing {
+    pub files: Vec<ArchivedFile>,
+    pub damaged: Vec<DamagedStoreFile>,
+    pub lacking: Vec<LackingFile>,
+}
+
+impl From<archive::read::Listing> for ArchiveListing {
+    fn from(l: archive::read::Listing) -> ArchiveListing {
+        ArchiveListing {
+            files: archive::latest(l.stored).into_iter().map(ArchivedFile::from).collect(),
+            damaged: l
+                .damaged
+                .into_iter()
+                .map(|d| DamagedStoreFile {
+                    store_path: d.path.display().to_string(),
+                    project: d.project,
+                    session_id: d.session,
+                    error: d.error,
+                })
+                .collect(),
+            lacking: l
+                .lacking
+                .into_iter()
+                .map(|x| LackingFile {
+                    key: x.key.text(),
+                    session_id: x.key.owner().map(str::to_string),
+                    config: x.key.is_config(),
+                    project: x.key.project.clone(),
+                    path: x.key.rel.clone(),
+                    partly_held: x.holds.is_some(),
+                    error: x.error,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Every readable file of an archive at its latest generation, with each damaged store file and
+/// each file the index has but the store files lack named apart (reads directories only).
+#[napi]
+pub fn archive_list_all(root: String) -> Result<ArchiveListing> {
+    let root = PathBuf::from(root);
+    archive::read::list_all(&root).map(ArchiveListing::from).map_err(|m| js_error(archive_failure(&root)(m)))
 }
 
 #[napi(object)]
@@ -259,6 +341,9 @@ pub struct ArchiveViewSummary {
     pub files: f64,
     pub decoded: f64,
     pub bytes: f64,
+    /// Store files (or files in them) left out of the view, and files the index has that the
+    /// store files lack: one line each.
+    pub warnings: Vec<String>,
 }
 
 /// Brings the read view of an archive up to date (synchronously: the estate's root rules are
@@ -267,6 +352,119 @@ pub struct ArchiveViewSummary {
 pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
     let root = PathBuf::from(root);
     archive::view::refresh(&root, Path::new(&view))
-        .map(|s| ArchiveViewSummary { files: s.files as f64, decoded: s.decoded as f64, bytes: s.bytes as f64 })
+        .map(|s| ArchiveViewSummary {
+            files: s.files as f64,
+            decoded: s.decoded as f64,
+            bytes: s.bytes as f64,
+            warnings: s.warnings,
+        })
+        .map_err(|m| js_error(archive_failure(&root)(m)))
+}
+
+/// One generation of an archived file.
+#[napi(object)]
+pub struct ArchivedGeneration {
+    /// 1 for the first archived.
+    pub generation: u32,
+    /// The segment that started it, and how many of the stream's segments to read to restore it
+    /// at its last state (`archiveStreamAt`).
+    pub from_segment: u32,
+    pub until_segment: u32,
+    pub bytes: f64,
+    pub sha256: String,
+    /// The source's mtime at its last state, in ms since the epoch.
+    pub mtime_ms: f64,
+    /// A compressed candidate of ours (our compact pair in it); absent for files that are not
+    /// transcripts.
+    pub compressed: Option<bool>,
+}
+
+#[napi(object)]
+pub struct ArchivedFileHistory {
+    pub key: String,
+    pub project: String,
+    pub path: String,
+    pub session_id: Option<String>,
+    pub generations: Vec<ArchivedGeneration>,
+    /// Its source is gone from the estate (absent when the archive index does not know it).
+    pub deleted: Option<bool>,
+}
+
+#[napi(object)]
+pub struct ArchivedSegment {
+    /// When the run that wrote it started (ISO 8601), absent in streams written before runs
+    /// recorded it.
+    pub archived_at: Option<String>,
+    /// The newest source mtime among its pieces, in ms (a lower bound of its time).
+    pub newest_mtime_ms: f64,
+}
+
+#[napi(object)]
+pub struct StreamHistory {
+    pub store_path: String,
+    pub segments: Vec<ArchivedSegment>,
+    pub files: Vec<ArchivedFileHistory>,
+    /// Why the stream could not be read (its other fields are then empty).
+    pub error: Option<String>,
+}
+
+/// Every generation of every file of the given format-2 streams, in parallel; with `scan`, each
+/// transcript generation is decoded (SHA-256 checked) to tell a compressed candidate of ours.
+#[napi(ts_return_type = "Promise<StreamHistory[]>")]
+pub fn archive_history(root: String, store_paths: Vec<String>, scan: bool) -> AsyncTask<Job<Vec<StreamHistory>>> {
+    job(move || {
+        let root = PathBuf::from(root);
+        Ok(store_paths
+            .par_iter()
+            .map(|p| match archive::history::history(&root, Path::new(p), scan) {
+                Ok(h) => StreamHistory {
+                    store_path: p.clone(),
+                    segments: h
+                        .segments
+                        .into_iter()
+                        .map(|s| ArchivedSegment {
+                            archived_at: s.archived_at,
+                            newest_mtime_ms: (s.newest_mtime_ns / 1_000_000) as f64,
+                        })
+                        .collect(),
+                    files: h
+                        .files
+                        .into_iter()
+                        .map(|f| ArchivedFileHistory {
+                            key: f.key.text(),
+                            session_id: f.key.owner().map(str::to_string),
+                            project: f.key.project.clone(),
+                            path: f.key.rel.clone(),
+                            deleted: f.deleted,
+                            generations: f
+                                .generations
+                                .into_iter()
+                                .map(|g| ArchivedGeneration {
+                                    generation: g.gen + 1,
+                                    from_segment: g.from_segment,
+                                    until_segment: g.until_segment,
+                                    bytes: g.size as f64,
+                                    sha256: g.sha256,
+                                    mtime_ms: (g.mtime_ns / 1_000_000) as f64,
+                                    compressed: g.compressed,
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                    error: None,
+                },
+                Err(e) => StreamHistory { store_path: p.clone(), segments: vec![], files: vec![], error: Some(e) },
+            })
+            .collect())
+    })
+}
+
+/// The files of one format-2 stream as its first `segments` segments hold them (the archive as
+/// that run left the session), ready for `archiveRestore`.
+#[napi]
+pub fn archive_stream_at(root: String, store_path: String, segments: u32) -> Result<Vec<ArchivedFile>> {
+    let root = PathBuf::from(root);
+    archive::history::stream_at(&root, Path::new(&store_path), segments)
+        .map(|v| v.into_iter().map(ArchivedFile::from).collect())
         .map_err(|m| js_error(archive_failure(&root)(m)))
 }

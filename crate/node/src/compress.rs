@@ -109,7 +109,7 @@ pub fn estimate_record_tokens(
     index: &TranscriptIndex,
     records: Option<Uint32Array>,
 ) -> Result<Float64Array> {
-    claude_jsonl_core::compress::estimate::record_tokens(&index.scan, buffer, records.as_deref())
+    claude_jsonl_core::estimate::record_tokens(&index.scan, buffer, records.as_deref())
         .map(Float64Array::new)
         .map_err(|m| fail(Code::InvalidArgument, m))
 }
@@ -117,7 +117,7 @@ pub fn estimate_record_tokens(
 /// The local token estimate of one text, with no record allowance.
 #[napi]
 pub fn estimate_text_tokens(text: String) -> f64 {
-    claude_jsonl_core::compress::estimate::text_tokens(&text)
+    claude_jsonl_core::estimate::text_tokens(&text)
 }
 
 #[napi(object)]

@@ -109,6 +109,8 @@ pub struct UsageColumns {
     pub cache_write_1h_tokens: Float64Array,
     pub cache_read_input_tokens: Float64Array,
     pub output_tokens: Float64Array,
+    /// Assistant entries per bucket (the requests' fragments and repeats; replays not included).
+    pub entries: Float64Array,
     pub models: Vec<String>,
     /// Tool calls: bucket index, tool name index, count.
     pub tool_bucket: Uint32Array,
@@ -142,6 +144,7 @@ impl From<usage::UsageReport> for UsageColumns {
             cache_write_1h_tokens: col(&|t| t.cache_1h),
             cache_read_input_tokens: col(&|t| t.cache_read),
             output_tokens: col(&|t| t.output),
+            entries: col(&|t| t.entries),
             tool_bucket: Uint32Array::new(r.tools.iter().map(|t| t.0).collect()),
             tool_name: Uint32Array::new(r.tools.iter().map(|t| t.1).collect()),
             tool_calls: Float64Array::new(r.tools.iter().map(|t| t.2 as f64).collect()),

@@ -3,6 +3,8 @@
 use super::graph::{LeafRule, PointerState};
 use super::scan::{type_counts, FirstLine, TypeCount};
 use super::{job, Job};
+use claude_jsonl_core::failure::{Code, Failure};
+use claude_jsonl_core::mapped::MappedFile;
 use claude_jsonl_core::scan::{self, Mode};
 use claude_jsonl_core::validate;
 use napi::bindgen_prelude::*;
@@ -114,7 +116,29 @@ pub fn validate_file(path: String, options: Option<ValidateOptions>) -> AsyncTas
     let file_session = options.and_then(|o| o.file_session_id);
     job(move || {
         let path = PathBuf::from(path);
-        let bytes = claude_jsonl_core::read_regular(&path)?;
-        Ok(validate_bytes(&bytes, file_session.as_deref()))
+        // The file mapped read-only rather than copied: validating a transcript of any size costs
+        // its index and graph, not its bytes, in the process's own memory. A file that cannot be
+        // mapped (an empty one, another system) is read.
+        // A FIFO or a device is refused before it is opened: opening or reading one can block.
+        let meta = std::fs::metadata(&path).map_err(|e| Failure::io(&path, &e))?;
+        if let Some(what) = claude_jsonl_core::special_file(&meta) {
+            return Err(Failure::at(Code::Io, &path, what));
+        }
+        let file = std::fs::File::open(&path).map_err(|e| Failure::io(&path, &e))?;
+        let mapped = MappedFile::open(&file).ok().flatten();
+        let owned;
+        let bytes: &[u8] = match &mapped {
+            Some(m) => m.bytes(),
+            None => {
+                owned = std::fs::read(&path).map_err(|e| Failure::io(&path, &e))?;
+                &owned
+            }
+        };
+        let result = validate_bytes(bytes, file_session.as_deref());
+        // A file truncated while mapped reads as zeros from there on: its verdict is not its own.
+        if mapped.as_ref().is_some_and(|m| !m.intact()) {
+            return Err(Failure::at(Code::Changed, &path, "the file changed while it was read".to_string()));
+        }
+        Ok(result)
     })
 }

@@ -86,7 +86,7 @@ static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 /// refuses one; this says so to the kernel as well).
 /// Files are created private (0600): no archive stream, index or restored transcript is ever
 /// readable by more users than the owner, whatever the source's mode was.
-fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
+pub(super) fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
     #[cfg(target_os = "linux")]
     std::os::unix::fs::OpenOptionsExt::custom_flags(o, libc::O_NOFOLLOW);
     #[cfg(unix)]
@@ -227,4 +227,9 @@ pub fn set_mtime(f: &File, ns: i128) -> io::Result<()> {
         std::time::UNIX_EPOCH - std::time::Duration::from_nanos((-ns) as u64)
     };
     f.set_modified(t)
+}
+
+/// Whether anything (a link included, not followed) is at `path`.
+pub fn exists_no_follow(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
 }

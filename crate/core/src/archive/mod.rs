@@ -8,6 +8,7 @@ pub mod config_files;
 pub mod destination;
 pub mod events;
 mod fsx;
+pub mod history;
 pub mod index;
 pub mod layout;
 pub mod read;

@@ -112,6 +112,9 @@ pub struct FrameLen {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
     pub unit: Unit,
+    /// When the run that wrote it started (as the run gave it: an ISO 8601 UTC time); None in
+    /// segments written before runs recorded it.
+    pub archived_at: Option<String>,
     pub frames: Vec<FrameLen>,
     pub pieces: Vec<Piece>,
     /// Where the segment's data frames start in the file, and where the segment ends.
@@ -119,14 +122,18 @@ pub struct Segment {
     pub end: u64,
 }
 
-/// The directory frame of a segment.
-pub fn directory(unit: &Unit, frames: &[FrameLen], pieces: &[Piece]) -> Vec<u8> {
+/// The directory frame of a segment written by the run that started at `archived_at`.
+pub fn directory(unit: &Unit, archived_at: Option<&str>, frames: &[FrameLen], pieces: &[Piece]) -> Vec<u8> {
     let mut text = format!(
-        "{FIRST_LINE}\t{}\t{}\t{}\nframes",
+        "{FIRST_LINE}\t{}\t{}\t{}",
         esc(unit.project.as_bytes()),
         esc(unit.name.as_bytes()),
         if unit.lone { "file" } else { "session" }
     );
+    if let Some(at) = archived_at {
+        text.push_str(&format!("\t{}", esc(at.as_bytes())));
+    }
+    text.push_str("\nframes");
     for f in frames {
         text.push_str(&format!("\t{}:{}", f.stored, f.size));
     }
@@ -151,7 +158,9 @@ pub fn directory(unit: &Unit, frames: &[FrameLen], pieces: &[Piece]) -> Vec<u8> 
     out
 }
 
-fn parse_directory(payload: &[u8]) -> Option<(Unit, Vec<FrameLen>, Vec<Piece>)> {
+type Directory = (Unit, Option<String>, Vec<FrameLen>, Vec<Piece>);
+
+fn parse_directory(payload: &[u8]) -> Option<Directory> {
     if payload.len() < 12 || &payload[..4] != DIR_TAG {
         return None;
     }
@@ -164,9 +173,14 @@ fn parse_directory(payload: &[u8]) -> Option<(Unit, Vec<FrameLen>, Vec<Piece>)> 
     let mut lines = text.strip_suffix('\n')?.split('\n');
     let s = |v: &str| unesc(v).and_then(|b| String::from_utf8(b).ok());
     let head: Vec<&str> = lines.next()?.split('\t').collect();
-    if head.len() != 4 || head[0] != FIRST_LINE {
+    // the fifth field, the run's time, is absent in segments written before runs recorded it
+    if !(4..=5).contains(&head.len()) || head[0] != FIRST_LINE {
         return None;
     }
+    let archived_at = match head.get(4) {
+        Some(v) => Some(s(v)?),
+        None => None,
+    };
     let lone = match head[3] {
         "file" => true,
         "session" => false,
@@ -200,7 +214,7 @@ fn parse_directory(payload: &[u8]) -> Option<(Unit, Vec<FrameLen>, Vec<Piece>)> 
         })
         .collect::<Option<Vec<_>>>()?;
     let decoded: u64 = frames.iter().map(|f| f.size).sum();
-    (pieces.iter().map(|p| p.len).sum::<u64>() == decoded).then_some((unit, frames, pieces))
+    (pieces.iter().map(|p| p.len).sum::<u64>() == decoded).then_some((unit, archived_at, frames, pieces))
 }
 
 /// The segments of a stream read through `read_at(offset, len)` (the file is `len` bytes):
@@ -228,7 +242,7 @@ pub fn segments(
             return Ok((out, Some(at)));
         }
         let payload = read_at(at + 8, size as usize)?;
-        let (unit, frames, pieces) = parse_directory(&payload)
+        let (unit, archived_at, frames, pieces) = parse_directory(&payload)
             .ok_or_else(|| format!("corrupt archive: the segment directory at byte {at} is damaged"))?;
         if out.first().is_some_and(|s| s.unit != unit) {
             return Err(format!("corrupt archive: the segment at byte {at} belongs to another stream"));
@@ -245,7 +259,7 @@ pub fn segments(
             }
             f_at += f.stored;
         }
-        out.push(Segment { unit, frames, pieces, data_at, end });
+        out.push(Segment { unit, archived_at, frames, pieces, data_at, end });
         at = end;
     }
     Ok((out, None))
@@ -557,7 +571,7 @@ mod tests {
         let frame = compress(&parts).unwrap();
         let frames = [FrameLen { stored: frame.len() as u64, size: total as u64 }];
         let ps: Vec<Piece> = pieces.iter().map(|p| p.0.clone()).collect();
-        let mut out = directory(unit, if total > 0 { &frames } else { &[] }, &ps);
+        let mut out = directory(unit, Some("2026-12-01T00:00:00.000Z"), if total > 0 { &frames } else { &[] }, &ps);
         if total > 0 {
             out.extend(frame);
         }
@@ -608,6 +622,21 @@ mod tests {
                 decode("f", &b, &s, &["u1.jsonl", "u1/subagents/agent-x.jsonl"], &mut [&mut x, &mut y]).map(|_| ())
             });
             assert!(r.is_err(), "flip at {i} went unnoticed");
+        }
+    }
+
+    #[test]
+    fn a_directory_without_the_run_time_still_reads() {
+        let unit = Unit { project: "-p".into(), name: "u1".into(), lone: false };
+        let a = b"x\n".as_slice();
+        let p = piece("u1.jsonl", 0, 0, a, a);
+        let frame = compress(&[a]).unwrap();
+        let frames = [FrameLen { stored: frame.len() as u64, size: 2 }];
+        for at in [None, Some("2026-12-01T10:00:00.000Z")] {
+            let mut bytes = directory(&unit, at, &frames, std::slice::from_ref(&p));
+            bytes.extend(&frame);
+            let (segs, _) = segments_of(&bytes).unwrap();
+            assert_eq!(segs[0].archived_at.as_deref(), at);
         }
     }
 

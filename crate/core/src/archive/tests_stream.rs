@@ -123,12 +123,17 @@ fn a_corrupt_frame_is_refused_by_name_and_nothing_changes() {
         assert!(e.starts_with(&name) && e.contains("corrupt archive"), "{e}");
     }
     assert!(all_paths(&to).iter().all(|p| p.is_dir()), "no file written: {:?}", all_paths(&to));
-    // archive: an append to the damaged stream is refused by name and the stream left as it was
+    // archive: nothing is appended to the damaged stream; it is set aside byte for byte, named,
+    // and the session stored again from the estate
     append(&main, b"{\"more\":1}\n");
     let s = run2(&src, &root);
-    assert_eq!(s.failures.len(), 1, "{s:?}");
-    assert!(s.failures[0].message.starts_with(&name), "{:?}", s.failures);
-    assert_eq!(fs::read(&path).unwrap(), b, "left byte for byte");
+    assert_eq!(s.failures.len(), 0, "{s:?}");
+    assert_eq!(s.healed.len(), 1, "{s:?}");
+    assert!(s.healed[0].starts_with(&name) && s.healed[0].contains(".damaged-1"), "{:?}", s.healed);
+    let aside = PathBuf::from(format!("{name}.damaged-1"));
+    assert_eq!(fs::read(&aside).unwrap(), b, "left byte for byte");
+    restore_all(&root, &t.0.join("r2"));
+    assert_eq!(every_file(&t.0.join("r2")), every_file(&src));
 }
 
 #[test]
@@ -186,8 +191,118 @@ fn a_stream_under_another_sessions_folder_is_refused_unchanged() {
     let bytes = fs::read(&b).unwrap();
     let e = list(&root).unwrap_err();
     assert!(e.contains("places this stream elsewhere"), "{e}");
+    // never read as the other session's, nor appended to: set aside unchanged, stored again
     append(&other, b"{\"more\":1}\n");
     let s = run2(&src, &root);
-    assert!(s.failures.iter().any(|f| f.message.contains("places this stream elsewhere")), "{s:?}");
-    assert_eq!(fs::read(&b).unwrap(), bytes);
+    assert!(s.healed.iter().any(|f| f.contains("places this stream elsewhere")), "{s:?}");
+    assert_eq!(fs::read(format!("{}.damaged-1", b.display())).unwrap(), bytes);
+    restore_all(&root, &t.0.join("r"));
+    assert_eq!(every_file(&t.0.join("r")), every_file(&src));
+}
+
+/// The ways a stream gets damaged from outside: cut inside its first segment, its first bytes
+/// overwritten, garbage appended, replaced by a symbolic link.
+fn damage(path: &Path, how: &str, outside: &Path) {
+    match how {
+        "truncated" => {
+            let (segs, _) = stream::read_segments(path).unwrap();
+            fs::OpenOptions::new().write(true).open(path).unwrap().set_len(segs[0].end / 2).unwrap();
+        }
+        "first bytes" => {
+            let mut b = fs::read(path).unwrap();
+            b[..8].copy_from_slice(b"garbage!");
+            fs::write(path, b).unwrap();
+        }
+        "appended garbage" => append(path, b"this is not a segment"),
+        "symlink" => {
+            fs::write(outside, b"a file outside the archive").unwrap();
+            fs::remove_file(path).unwrap();
+            std::os::unix::fs::symlink(outside, path).unwrap();
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_damaged_stream_is_named_the_others_restore_and_the_next_run_stores_it_again() {
+    for how in ["truncated", "first bytes", "appended garbage", "symlink"] {
+        let t = tmp(&format!("v2-damaged-{}", how.replace(' ', "-")));
+        let (src, root) = (t.0.join("src"), t.0.join("arch"));
+        let (_, _, other) = big_estate(&src);
+        run2(&src, &root);
+        let path = Unit::of(&main_key()).path(&root);
+        let outside = t.0.join("outside");
+        damage(&path, how, &outside);
+        let kept = fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink()).unwrap();
+        // the listing names the damaged stream and still holds the other session
+        let l = read::list_all(&root).unwrap();
+        assert_eq!(l.damaged.len(), 1, "{how}: {l:?}");
+        let d = &l.damaged[0];
+        assert!(d.error.starts_with(&path.display().to_string()), "{how}: {}", d.error);
+        assert_eq!((d.session.as_deref(), d.project.as_deref()), (Some(SID), Some("-home-u-repo")), "{how}");
+        assert!(l.lacking.is_empty(), "{how}: its files are named by the damaged stream, not again: {l:?}");
+        let rest = latest(l.stored);
+        assert!(rest.iter().all(|s| s.key.owner() != Some(SID)), "{how}");
+        let to = t.0.join("r");
+        for r in view::restore(&rest, &projects_only(&to), true, &Progress::default()) {
+            r.unwrap();
+        }
+        let name = other.file_name().unwrap();
+        assert_eq!(fs::read(to.join("-home-u-repo").join(name)).unwrap(), fs::read(&other).unwrap(), "{how}");
+        // the read view skips it with a warning and holds the rest
+        let v = view::refresh(&root, &t.0.join("view")).unwrap();
+        assert_eq!(v.files, 1, "{how}: {v:?}");
+        assert!(v.warnings.iter().any(|w| w.starts_with(&path.display().to_string())), "{how}: {v:?}");
+        // the next run sets it aside (a link moved as a link, its target untouched) and
+        // stores the session again, though nothing changed in the estate
+        let s = run2(&src, &root);
+        assert_eq!((s.failures.len(), s.healed.len()), (0, 1), "{how}: {s:?}");
+        assert_eq!(s.added, 4, "{how}: {s:?}");
+        let aside = PathBuf::from(format!("{}.damaged-1", path.display()));
+        assert_eq!(fs::symlink_metadata(&aside).unwrap().file_type().is_symlink(), kept, "{how}");
+        if how == "symlink" {
+            assert_eq!(fs::read(&outside).unwrap(), b"a file outside the archive");
+        }
+        let l = read::list_all(&root).unwrap();
+        assert!(l.damaged.is_empty() && l.lacking.is_empty(), "{how}: {l:?}");
+        restore_all(&root, &t.0.join("r2"));
+        assert_eq!(every_file(&t.0.join("r2")), every_file(&src), "{how}");
+        let s = run2(&src, &root);
+        assert_eq!((s.unchanged, s.healed.len()), (5, 0), "{how}: healed once: {s:?}");
+    }
+}
+
+#[test]
+fn a_lost_or_cut_back_stream_is_named_and_stored_again() {
+    let t = tmp("v2-lost");
+    let (src, root) = (t.0.join("src"), t.0.join("arch"));
+    let (main, ..) = big_estate(&src);
+    run2(&src, &root);
+    let path = Unit::of(&main_key()).path(&root);
+    let first = fs::metadata(&path).unwrap().len();
+    append(&main, b"{\"more\":1}\n");
+    run2(&src, &root);
+    // cut back to the first run's segment: the index says more was stored
+    fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(first).unwrap();
+    let l = read::list_all(&root).unwrap();
+    assert!(l.damaged.is_empty(), "{l:?}");
+    assert_eq!(l.lacking.len(), 1, "{l:?}");
+    assert_eq!(l.lacking[0].key, main_key());
+    assert!(l.lacking[0].error.contains("holds only generation 1"), "{}", l.lacking[0].error);
+    let s = run2(&src, &root);
+    assert_eq!((s.appended, s.failures.len()), (1, 0), "stored again: {s:?}");
+    assert!(read::list_all(&root).unwrap().lacking.is_empty());
+    restore_all(&root, &t.0.join("r1"));
+    assert_eq!(every_file(&t.0.join("r1")), every_file(&src));
+    // the stream deleted: every file of it is named, then stored again by the next run
+    fs::remove_file(&path).unwrap();
+    let l = read::list_all(&root).unwrap();
+    assert_eq!(l.lacking.len(), 4, "{l:?}");
+    assert!(l.lacking.iter().all(|x| x.error.contains("no store file holds it")), "{l:?}");
+    let s = run2(&src, &root);
+    assert_eq!((s.added, s.healed.len(), s.failures.len()), (4, 1, 0), "{s:?}");
+    assert!(s.healed[0].contains("missing"), "{:?}", s.healed);
+    assert!(read::list_all(&root).unwrap().lacking.is_empty());
+    restore_all(&root, &t.0.join("r2"));
+    assert_eq!(every_file(&t.0.join("r2")), every_file(&src));
 }

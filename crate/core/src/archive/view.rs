@@ -115,17 +115,17 @@ struct Staged {
 /// The indices of `which` by store file: a format-1 file alone, a format-2 stream's files
 /// together (the stream is read once for all of them), largest store file first.
 fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
-    let mut at: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
+    let mut at: std::collections::HashMap<(&Path, Option<u32>), usize> = std::collections::HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, s) in which.iter().enumerate() {
         if !s.in_stream() {
             groups.push(vec![i]);
             continue;
         }
-        match at.get(s.path.as_path()) {
+        match at.get(&(s.path.as_path(), s.segments)) {
             Some(&g) => groups[g].push(i),
             None => {
-                at.insert(&s.path, groups.len());
+                at.insert((&s.path, s.segments), groups.len());
                 groups.push(vec![i]);
             }
         }
@@ -211,6 +211,10 @@ pub struct ViewSummary {
     /// Transcripts decoded now (new or changed since the view was last refreshed).
     pub decoded: u64,
     pub bytes: u64,
+    /// Store files that could not be read (damaged, or a file in one failed its SHA-256) and
+    /// files the index records that no store file holds: each one line naming it. The view
+    /// holds everything else.
+    pub warnings: Vec<String>,
 }
 
 /// Brings `view` up to date with the archive at `root`: the latest generation of every
@@ -221,7 +225,10 @@ pub struct ViewSummary {
 /// store file and field; `restore` still restores the others).
 pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
     // config-folder files (`archive --include-config`) are not transcripts: not in the view
-    let latest: Vec<Stored> = read::latest(read::list(root)?).into_iter().filter(|s| !s.key.is_config()).collect();
+    let listing = read::list_all(root)?;
+    let mut warnings: Vec<String> = listing.damaged.iter().map(|d| format!("{} (skipped)", d.error)).collect();
+    warnings.extend(listing.lacking.iter().filter(|l| !l.key.is_config()).map(|l| l.error.clone()));
+    let latest: Vec<Stored> = read::latest(listing.stored).into_iter().filter(|s| !s.key.is_config()).collect();
     let mut refused = latest.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
     if let Some((s, r)) = refused.next() {
         let others = refused.count();
@@ -312,8 +319,8 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
     }
     let mut summary = ViewSummary { files: latest.len() as u64, ..ViewSummary::default() };
     let mut state = String::new();
-    let mut first_err = None;
-    for r in results {
+    let mut unreadable: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for (s, r) in latest.iter().zip(results) {
         match r {
             Ok((k, rev, decoded)) => {
                 if let Some(n) = decoded {
@@ -322,15 +329,27 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
                 }
                 state.push_str(&format!("{k}\t{rev}\n"));
             }
+            // a file that does not decode (a damaged frame: the error names its store file) is
+            // left out of the view, named; anything else (the view folder itself) stops the read
+            Err(e) if !e.starts_with(&s.path.display().to_string()) => return Err(e),
             Err(e) => {
-                first_err.get_or_insert(e);
+                summary.files -= 1;
+                warnings.push(format!("{e} (skipped)"));
+                if let Ok(d) = s.destination(view) {
+                    unreadable.insert(d.path);
+                }
             }
         }
     }
-    // transcripts no longer in the archive (a different archive at the same path) leave the view
-    // (each through the same check: nothing outside the view is ever removed)
-    let keep: std::collections::HashSet<PathBuf> =
-        latest.iter().filter_map(|s| s.key.destination(view).ok()).map(|d| d.path).collect();
+    // transcripts no longer in the archive (a different archive at the same path), and those
+    // that no longer decode, leave the view (each through the same check: nothing outside the
+    // view is ever removed)
+    let keep: std::collections::HashSet<PathBuf> = latest
+        .iter()
+        .filter_map(|s| s.key.destination(view).ok())
+        .map(|d| d.path)
+        .filter(|p| !unreadable.contains(p))
+        .collect();
     for k in old.keys() {
         if let Some((project, rel)) = k.split_once('/') {
             let Ok(d) = (Key { project: project.into(), rel: rel.into() }).destination(view) else { continue };
@@ -339,9 +358,12 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
             }
         }
     }
-    fsx::replace(&state_path, state.as_bytes())?;
-    match first_err {
-        Some(e) => Err(e),
-        None => Ok(summary),
+    for p in &unreadable {
+        let _ = fs::remove_file(p);
     }
+    fsx::replace(&state_path, state.as_bytes())?;
+    let mut seen = std::collections::HashSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
+    summary.warnings = warnings;
+    Ok(summary)
 }

@@ -58,6 +58,9 @@ pub struct Summary {
     /// Files not archived on purpose, each with its reason: a transcript (or a folder on its
     /// way) that is a symbolic link leading out of its estate root is never followed.
     pub skipped: Vec<Failure>,
+    /// Streams found missing or damaged and stored again from the estate (format 2): one line
+    /// each, naming the stream, what was wrong and where a damaged one was set aside.
+    pub healed: Vec<String>,
     /// The whole archive after the run: transcripts, source bytes held, store bytes.
     pub archived_files: u64,
     /// Of `archived_files`: config-folder files.
@@ -408,7 +411,10 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
 }
 
 pub(super) fn lock_store(path: &Path) -> Result<File, String> {
-    let f = OpenOptions::new().read(true).write(true).open(path).map_err(|e| fsx::msg(path, &e))?;
+    let mut o = OpenOptions::new();
+    o.read(true).write(true);
+    // a link in a store file's place is never written through
+    let f = fsx::no_follow(&mut o).open(path).map_err(|e| fsx::msg(path, &e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
         Err(fs::TryLockError::WouldBlock) => {
@@ -434,8 +440,9 @@ pub(super) struct Opened {
 }
 
 /// Opens a file of the run; None when the index shows it unchanged (size, mtime, device and
-/// inode as the last run saw them: not read). Keeps the progress bar's totals right.
-pub(super) fn open_source(w: &Work, progress: &Progress) -> Result<Option<Opened>, String> {
+/// inode as the last run saw them: not read), unless `force` (its store file must be checked
+/// against it: lost or cut back). Keeps the progress bar's totals right.
+pub(super) fn open_source(w: &Work, progress: &Progress, force: bool) -> Result<Option<Opened>, String> {
     let src = &w.file.path;
     let io = |e: std::io::Error| fsx::msg(src, &e);
     let f = File::open(src).map_err(io)?;
@@ -443,7 +450,7 @@ pub(super) fn open_source(w: &Work, progress: &Progress) -> Result<Option<Opened
     let (dev, ino, mtime_ns) = fsx::ids(&meta);
     let size = meta.len();
     if let Some(e) = &w.prior {
-        if e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
+        if !force && e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
             if looks_changed(w) {
                 progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
             }
@@ -466,7 +473,7 @@ pub(super) fn open_source(w: &Work, progress: &Progress) -> Result<Option<Opened
 
 fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
     let src = &w.file.path;
-    let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress)? else {
+    let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress, false)? else {
         return Ok(Outcome::Unchanged);
     };
     let entry = |gen: u32, sha256: String, store_len: u64, events: u64| Entry {

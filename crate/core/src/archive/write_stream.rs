@@ -40,6 +40,85 @@ struct StreamRun {
     pending: Option<Pending>,
     appended: Option<PathBuf>,
     stored: u64,
+    /// The stream's length after this run, when it was written.
+    written_len: Option<u64>,
+    /// The stream was found damaged and stored again: what was wrong, where it was set aside.
+    healed: Option<String>,
+}
+
+/// Why a stream could not be archived: it is damaged (set aside and stored again), or anything
+/// else (another writer, an I/O error, a source that changed).
+enum StreamError {
+    Damaged(String),
+    Other(String),
+}
+
+impl StreamError {
+    fn into_message(self) -> String {
+        match self {
+            StreamError::Damaged(e) | StreamError::Other(e) => e,
+        }
+    }
+}
+
+impl From<String> for StreamError {
+    fn from(e: String) -> StreamError {
+        StreamError::Other(e)
+    }
+}
+
+/// What the cheap check of a recorded stream found.
+enum Check {
+    Fine,
+    /// Not the length the index records, or ends inside a segment: read back in full.
+    Behind,
+    Missing,
+    Damaged(String),
+}
+
+/// Whether a stream the index records (`recorded`: the length the last run left) is still
+/// there: a regular file (never a link), of that length, whose directories check. Reads only
+/// the directories.
+fn check_stream(path: &Path, unit: &Unit, recorded: u64) -> Check {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Check::Missing,
+        Err(e) => return Check::Damaged(fsx::msg(path, &e)),
+    };
+    if !meta.file_type().is_file() {
+        return Check::Damaged(format!(
+            "{}: corrupt archive: not a regular file where the archive keeps a stream (a symbolic link is never followed)",
+            path.display()
+        ));
+    }
+    match stream::read_segments(path) {
+        Err(e) => Check::Damaged(e),
+        Ok((segs, _)) if segs.is_empty() => {
+            Check::Damaged(format!("{}: corrupt archive: no segment of this stream is complete", path.display()))
+        }
+        Ok((segs, _)) if segs[0].unit != *unit => {
+            Check::Damaged(format!("{}: header places this stream elsewhere in the archive", path.display()))
+        }
+        Ok((_, Some(_))) => Check::Behind,
+        Ok(_) if meta.len() != recorded => Check::Behind,
+        Ok(_) => Check::Fine,
+    }
+}
+
+/// Moves a damaged stream (or whatever is in its place) aside, byte for byte, as
+/// `<stream file>.damaged-<N>` (the first N free), so the session can be stored again at its
+/// name. Readers skip such files.
+fn set_aside(path: &Path) -> Result<PathBuf, String> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    for n in 1..10_000 {
+        let aside = path.with_file_name(format!("{name}{}{n}", super::read::DAMAGED_SUFFIX));
+        if fs::symlink_metadata(&aside).is_ok() {
+            continue;
+        }
+        // a hard link never replaces anything; the rename of a link moves the link itself
+        return fs::rename(path, &aside).map(|()| aside).map_err(|e| fsx::msg(path, &e));
+    }
+    Err(format!("{}: too many damaged copies set aside beside it", path.display()))
 }
 
 /// A changed file of a stream, open, with what the new segment takes from it.
@@ -77,7 +156,6 @@ pub(super) fn run(
     idx: &mut Index,
     summary: &mut Summary,
 ) -> Result<(), String> {
-    let _ = created_at; // the first segment's directory needs no date: the files carry their mtimes
     let mut by_unit: BTreeMap<Unit, Vec<usize>> = BTreeMap::new();
     for (i, w) in work.iter().enumerate() {
         by_unit.entry(Unit::of(&w.key)).or_default().push(i);
@@ -88,6 +166,41 @@ pub(super) fn run(
     for f in &folders {
         fsx::sweep_temps(f);
     }
+    // what the index records of each stream must still be there (cheaply: the stream's length
+    // and its directories); one lost, cut back or damaged is stored again from the estate
+    let mut force: std::collections::HashSet<Unit> = std::collections::HashSet::new();
+    for (unit, members) in &by_unit {
+        let recorded = members.iter().filter_map(|&i| work[i].prior.as_ref()).map(|e| e.store_len).max();
+        let Some(recorded) = recorded else { continue };
+        let path = unit.path(root);
+        match check_stream(&path, unit, recorded) {
+            Check::Fine => {}
+            Check::Behind => {
+                force.insert(unit.clone());
+            }
+            Check::Missing => {
+                summary.healed.push(format!(
+                    "{}: the archive index records this stream but it is missing; its session's files in the estate are stored again (generations only it held are lost)",
+                    path.display()
+                ));
+                force.insert(unit.clone());
+            }
+            Check::Damaged(e) => match set_aside(&path) {
+                Ok(aside) => {
+                    summary.healed.push(format!(
+                        "{e}; set aside as {} and its session's files in the estate stored again",
+                        aside.display()
+                    ));
+                    force.insert(unit.clone());
+                }
+                Err(e2) => {
+                    for &i in members {
+                        summary.failures.push(Failure::about(Code::Archive, &work[i].file.path, format!("{e}; {e2}")));
+                    }
+                }
+            },
+        }
+    }
     let mut units: Vec<(Unit, Vec<usize>)> = by_unit.into_iter().collect();
     // largest first, one stream per task: the last task to finish is a small one
     units.sort_by_key(|(_, m)| std::cmp::Reverse(m.iter().map(|&i| work[i].file.size).sum::<u64>()));
@@ -95,7 +208,24 @@ pub(super) fn run(
         .par_iter()
         .with_max_len(1)
         .map(|(unit, members)| {
-            let r = archive_stream(root, unit, members, work, progress);
+            let forced = force.contains(unit);
+            let r = match archive_stream(root, unit, members, work, progress, forced, created_at) {
+                // damage found reading the stream back (a file of it changed): set aside, and
+                // every file of the session stored again
+                Err(StreamError::Damaged(e)) => match set_aside(&unit.path(root)) {
+                    Ok(aside) => archive_stream(root, unit, members, work, progress, true, created_at)
+                        .map(|mut s| {
+                            s.healed = Some(format!(
+                                "{e}; set aside as {} and its session's files in the estate stored again",
+                                aside.display()
+                            ));
+                            s
+                        })
+                        .map_err(StreamError::into_message),
+                    Err(e2) => Err(format!("{e}; {e2}")),
+                },
+                r => r.map_err(StreamError::into_message),
+            };
             progress.files_done.fetch_add(members.len() as u64, Ordering::Relaxed);
             r
         })
@@ -113,6 +243,7 @@ pub(super) fn run(
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let synced = if files.is_empty() { Ok(()) } else { fsx::sync_all(root, &paths, &[]) };
     let mut changed = false;
+    let mut written: HashMap<Unit, u64> = HashMap::new();
     for ((_, members), r) in units.iter().zip(results) {
         let published = r.and_then(|s| {
             if let Some(p) = &s.pending {
@@ -138,6 +269,10 @@ pub(super) fn run(
             }
         };
         summary.bytes_stored += s.stored;
+        summary.healed.extend(s.healed);
+        if let Some(len) = s.written_len {
+            written.insert(Unit::of(&work[members[0]].key), len);
+        }
         for (i, m) in s.members {
             let w = &work[i];
             let entry = match m {
@@ -172,6 +307,15 @@ pub(super) fn run(
             };
             changed = true;
             idx.insert(w.key.clone(), entry);
+        }
+    }
+    // every file of a stream written now records its new length, those whose source is gone
+    // included (so the stream's recorded length is its length)
+    if !written.is_empty() {
+        for (k, e) in idx.iter_mut() {
+            if let Some(&len) = written.get(&Unit::of(k)) {
+                e.store_len = len;
+            }
         }
     }
     if !dirs.is_empty() {
@@ -212,12 +356,15 @@ fn archive_stream(
     members: &[usize],
     work: &[Work],
     progress: &Progress,
-) -> Result<StreamRun, String> {
-    let mut out = StreamRun { members: Vec::new(), pending: None, appended: None, stored: 0 };
+    force: bool,
+    created_at: &str,
+) -> Result<StreamRun, StreamError> {
+    let mut out =
+        StreamRun { members: Vec::new(), pending: None, appended: None, stored: 0, written_len: None, healed: None };
     let mut changed: Vec<Changed> = Vec::new();
     for &i in members {
         let w = &work[i];
-        match open_member(w, i, progress) {
+        match open_member(w, i, progress, force) {
             Ok(Some(c)) => changed.push(c),
             Ok(None) => out.members.push((i, Member::Unchanged)),
             Err(e) => out.members.push((i, Member::Failed(e))),
@@ -231,21 +378,31 @@ fn archive_stream(
     let mut lock = None;
     let mut start = 0u64;
     let mut held: HashMap<String, Held> = HashMap::new();
-    if path.exists() {
+    if fs::symlink_metadata(&path).is_ok() {
         let f = lock_store(&path)?;
         let mut bytes = Vec::new();
         (&f).read_to_end(&mut bytes).map_err(|e| fsx::msg(&path, &e))?;
         let name = path.display().to_string();
-        let (segs, torn) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
+        let (segs, torn) = stream::segments_of(&bytes).map_err(|e| StreamError::Damaged(format!("{name}: {e}")))?;
         match segs.first() {
             Some(s) if s.unit != *unit => {
-                return Err(format!("{name}: header places this stream elsewhere in the archive"));
+                return Err(StreamError::Damaged(format!(
+                    "{name}: header places this stream elsewhere in the archive"
+                )));
             }
-            None => return Err(format!("{name}: corrupt archive: no segment of this stream is complete")),
+            None => {
+                return Err(StreamError::Damaged(format!(
+                    "{name}: corrupt archive: no segment of this stream is complete"
+                )))
+            }
             _ => {}
         }
-        stream::verify_frames(&name, &bytes, &segs)?;
-        held = stream::held(&segs).map_err(|e| format!("{name}: {e}"))?.into_iter().map(|(k, h)| (k.rel, h)).collect();
+        stream::verify_frames(&name, &bytes, &segs).map_err(StreamError::Damaged)?;
+        held = stream::held(&segs)
+            .map_err(|e| StreamError::Damaged(format!("{name}: {e}")))?
+            .into_iter()
+            .map(|(k, h)| (k.rel, h))
+            .collect();
         // a segment cut short by a run that died is not part of the archive: it is overwritten
         start = torn.unwrap_or(bytes.len() as u64);
         lock = Some(f);
@@ -352,7 +509,7 @@ fn archive_stream(
     let lens: Vec<FrameLen> = frames.iter().map(|(f, n)| FrameLen { stored: f.len() as u64, size: *n }).collect();
     let mut new_len = start;
     if !pieces.is_empty() {
-        let dir = stream::directory(unit, &lens, &pieces);
+        let dir = stream::directory(unit, Some(created_at), &lens, &pieces);
         let seg_len = dir.len() as u64 + lens.iter().map(|f| f.stored).sum::<u64>();
         match &lock {
             None => {
@@ -368,7 +525,7 @@ fn archive_stream(
                 })();
                 if let Err(e) = r {
                     let _ = fs::remove_file(&tmp);
-                    return Err(e);
+                    return Err(e.into());
                 }
                 out.pending = Some(Pending { tmp, target: path.clone() });
             }
@@ -387,19 +544,21 @@ fn archive_stream(
                 if let Err(e) = r {
                     // back to the committed length: nothing half-written stays
                     let _ = f.set_len(start);
-                    return Err(e);
+                    return Err(e.into());
                 }
                 out.appended = Some(path.clone());
             }
         }
         out.stored = seg_len;
         new_len = start + seg_len;
+        out.written_len = Some(new_len);
     } else if let Some(f) = &lock {
         // only identities changed; a torn tail is still cut, so the index's length is the file's
         if start != fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len() {
             f.set_len(start).map_err(|e| fsx::msg(&path, &e))?;
             out.appended = Some(path.clone());
         }
+        out.written_len = Some(start);
     }
     for (k, c) in changed.into_iter().enumerate() {
         if sources[k].is_none() {
@@ -437,8 +596,13 @@ fn archive_stream(
 }
 
 /// Opens a file of the run; None when the index shows it unchanged (not read).
-fn open_member<'a>(w: &'a Work<'a>, at: usize, progress: &Progress) -> Result<Option<Changed<'a>>, String> {
-    let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress)? else { return Ok(None) };
+fn open_member<'a>(
+    w: &'a Work<'a>,
+    at: usize,
+    progress: &Progress,
+    force: bool,
+) -> Result<Option<Changed<'a>>, String> {
+    let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress, force)? else { return Ok(None) };
     Ok(Some(Changed {
         at,
         file: Some(f),

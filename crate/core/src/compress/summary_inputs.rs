@@ -265,7 +265,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
 
 /// The summary items of records `indexes` of `scan`, read from `bytes` (the scanned file).
 pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, String> {
-    super::check_indexes(scan, indexes)?;
+    crate::scan::record_bytes::check_indexes(scan, indexes)?;
     indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, 0, parser, i, lim)).collect()
 }
 
@@ -397,7 +397,7 @@ pub fn items_json_from_file(
     max_window: f64,
     lim: Limits,
 ) -> Result<Option<String>, Failure> {
-    super::check_indexes(scan, indexes).map_err(|m| Failure::new(Code::InvalidArgument, m))?;
+    crate::scan::record_bytes::check_indexes(scan, indexes).map_err(|m| Failure::new(Code::InvalidArgument, m))?;
     let (start, end) = window_of(scan, indexes);
     if (end - start) as f64 > max_window {
         return Ok(None);
@@ -415,7 +415,7 @@ pub fn items_json_from_file(
 /// [`items_json`] of records `indexes`, whose lines all lie in `window`, the file's bytes from
 /// offset `base` on (a batch read straight from the file: no copy of the whole source needed).
 pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim: Limits) -> Result<String, String> {
-    super::check_indexes(scan, indexes)?;
+    crate::scan::record_bytes::check_indexes(scan, indexes)?;
     let bytes = window;
     let parts: Vec<String> = indexes
         .par_chunks(64)
@@ -443,7 +443,7 @@ pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim
 }
 
 fn item_at(scan: &Scan, bytes: &[u8], base: u64, parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
-    let line = super::record_line_at(scan, bytes, base, i)?;
+    let line = crate::scan::record_bytes::record_line_at(scan, bytes, base, i)?;
     let mut it = Item { record: i, line: scan.records[i as usize].line, ..Item::default() };
     parser.parse_with(line, |tape| item_of(tape, lim, &mut it));
     Ok(it)

@@ -67,6 +67,8 @@ pub struct Tokens {
     pub cache_1h: u64,
     pub cache_read: u64,
     pub output: u64,
+    /// Assistant entries the requests were deduplicated from (every fragment and repeat).
+    pub entries: u64,
 }
 
 #[derive(Debug, Default)]
@@ -357,7 +359,13 @@ pub fn aggregate(
         })
     };
 
-    for (g, _) in groups.iter().zip(&dropped).filter(|(_, d)| !**d) {
+    let mut group_entries = vec![0u64; groups.len()];
+    for rows in &group_of {
+        for &gi in rows {
+            group_entries[gi as usize] += 1;
+        }
+    }
+    for ((g, _), &entries) in groups.iter().zip(&dropped).zip(&group_entries).filter(|((_, d), _)| !**d) {
         let row = &files[g.file as usize].rows[g.row as usize];
         let u = row.usage;
         let b = bucket_of(&mut report, &mut models, &mut speeds, g.file as usize, row, (g.file as usize, row));
@@ -370,6 +378,7 @@ pub fn aggregate(
         t.cache_5m += w5m;
         t.cache_read += u.cache_read;
         t.output += u.output;
+        t.entries += entries;
     }
 
     let mut seen_tool_ids: HashSet<u128> = HashSet::default();

@@ -35,7 +35,7 @@ fn json_string(s: &str) -> Vec<u8> {
 /// counts before it asks for the repair itself).
 pub fn dangling_on_chain(scan: &Scan) -> u32 {
     let g = Graph::new(scan);
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     let dangling = |i: u32| {
         scan.records[i as usize].parent_uuid.is_some_and(|u| g.index_of(scan.str(u)).is_none())
             && matches!(g.link[i as usize], Link::Reattached | Link::Dangling)
@@ -47,7 +47,7 @@ pub fn dangling_on_chain(scan: &Scan) -> u32 {
 /// gives the source line of each line of `bytes`. Returns the relinked bytes.
 pub fn relink(scan: &Scan, bytes: &[u8], line_map: &[u32], mends: &mut Vec<Mend>, left: &mut Vec<Left>) -> Vec<u8> {
     let g = Graph::new(scan);
-    let chain = g.active_chain(g.client_leaf().leaf);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
     let source_line = |i: u32| {
         let l = scan.records[i as usize].line;
         line_map.get(l as usize - 1).copied().unwrap_or(l)

@@ -19,7 +19,8 @@ pub mod links;
 
 use crate::client::messages::api_view;
 use crate::client::records::is_claude_code;
-use crate::graph::{Graph, LeafRule, NONE};
+use crate::client::LeafRule;
+use crate::graph::{Graph, NONE};
 use crate::scan::{scan_bytes, Mode, Scan};
 use rustc_hash::FxHashSet;
 
@@ -182,7 +183,7 @@ pub fn never_worse(before: &Scan, before_bytes: &[u8], after: &Scan, after_bytes
         return Err(format!("the repair would drop record {} from what the client resumes; nothing written", b[k]));
     }
     let gb = Graph::new(before);
-    let choice = gb.client_leaf();
+    let choice = crate::client::leaf::choose(&gb);
     if choice.rule == LeafRule::LastPrompt && choice.leaf != NONE && va.leaf != NONE {
         let (was, now) = (uuid_of(before, choice.leaf), uuid_of(after, va.leaf));
         if was != now {

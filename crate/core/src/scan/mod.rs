@@ -6,6 +6,7 @@
 
 pub mod json_text;
 pub mod record;
+pub mod record_bytes;
 pub mod reparse;
 pub mod surrogate;
 pub mod tape;

@@ -80,8 +80,7 @@ pub(super) fn legal_cuts(p: &mut Plan, g: &Graph, bytes: &[u8]) {
     }
     // What the client sends of each chain record: the cut is measured on this, never on the
     // file's bytes (history before a boundary, other branches and side records are not sent).
-    p.chain_tokens =
-        crate::compress::estimate::record_tokens(s, bytes, Some(&p.chain)).unwrap_or_else(|_| vec![0.0; n]);
+    p.chain_tokens = crate::estimate::record_tokens(s, bytes, Some(&p.chain)).unwrap_or_else(|_| vec![0.0; n]);
     p.visible_tokens = p.chain_tokens.iter().sum();
     let run_start = p.runs.last().map_or(0, |r| r.start as usize);
     // Records forced into the summary: the prior compact pair and earlier sessions. A message

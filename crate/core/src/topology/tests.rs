@@ -836,7 +836,7 @@ fn the_cut_is_measured_on_the_compacted_chain_not_the_history_before_it() {
     // The denominator is the chain from the boundary: its tokens alone.
     assert_eq!(p.chain_tokens.len(), p.chain.len());
     assert!((p.visible_tokens - p.chain_tokens.iter().sum::<f64>()).abs() < 1e-9);
-    let all: f64 = crate::compress::estimate::record_tokens(&f.scan, &f.bytes, None).unwrap().iter().sum();
+    let all: f64 = crate::estimate::record_tokens(&f.scan, &f.bytes, None).unwrap().iter().sum();
     assert!(p.visible_tokens * 5.0 < all, "history before the boundary is not counted: {} of {all}", p.visible_tokens);
     // Measured on bytes, the whole chain (a few % of the file) would have been kept.
     let (tokens, bytes) = shares(&p);

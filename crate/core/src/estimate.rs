@@ -292,7 +292,7 @@ pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Resu
             &all
         }
     };
-    super::check_indexes(scan, idx)?;
+    crate::scan::record_bytes::check_indexes(scan, idx)?;
     let mut out = vec![0.0; idx.len()];
     out.par_chunks_mut(256).zip(idx.par_chunks(256)).try_for_each_init(Parser::default, |parser, (o, ix)| {
         for (slot, &i) in o.iter_mut().zip(ix) {
@@ -301,7 +301,7 @@ pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Resu
             if !matches!(scan.tables.strings.opt(r.kind), Some("user" | "assistant" | "attachment")) {
                 continue;
             }
-            *slot = line_tally(parser, super::record_line(scan, bytes, i)?).tokens();
+            *slot = line_tally(parser, crate::scan::record_bytes::record_line(scan, bytes, i)?).tokens();
         }
         parser.trim();
         Ok::<(), String>(())
