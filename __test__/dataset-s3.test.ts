@@ -24,8 +24,14 @@ test('export into s3://bucket/prefix (moto on 127.0.0.1), read back to the cent,
   if (missing) return t.log(`SKIPPED: ${missing}`)
   const moto = await startMoto()
   t.teardown(() => moto.stop())
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true' // the SDK's notice about newer Node
   const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3')
-  const client = new S3Client({ endpoint: moto.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } })
+  const client = new S3Client({
+    endpoint: moto.endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  })
   await client.send(new CreateBucketCommand({ Bucket: 'team-usage' }))
 
   const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
@@ -34,8 +40,12 @@ test('export into s3://bucket/prefix (moto on 127.0.0.1), read back to the cent,
   const projects = join(dir, 'projects')
   const env = { ...moto.env, XDG_CACHE_HOME: tempDir('cj-s3-cache-') }
 
-  const exp = await cli(['export', '--projects', projects, '--to', 's3://team-usage/claude', '--machine', 'dev1', '--json'], env)
+  const exp = await cli(
+    ['export', '--projects', projects, '--to', 's3://team-usage/claude', '--machine', 'dev1', '--json'],
+    env,
+  )
   t.is(exp.code, 0, exp.err)
+  t.is(exp.err, '', 'nothing on stderr (no SDK notice either)')
   const report = JSON.parse(exp.out)
   t.true(report.tables.find((x: { table: string }) => x.table === 'requests').written > 0)
   const expected = await stats({ projects })
@@ -45,19 +55,49 @@ test('export into s3://bucket/prefix (moto on 127.0.0.1), read back to the cent,
   t.is(team.totals.requests, expected.totals.requests)
   t.is(team.totals.outputTokens, expected.totals.outputTokens)
   t.true(Math.abs(team.totals.costUsd - expected.totals.costUsd) < 1e-9 * Math.max(1, expected.totals.costUsd))
-  const q = await cli(['query', "SELECT count(*)::DOUBLE FROM requests WHERE machine = 'dev1'", '--dataset', 's3://team-usage/claude', '--json'], env)
+  const q = await cli(
+    [
+      'query',
+      "SELECT count(*)::DOUBLE FROM requests WHERE machine = 'dev1'",
+      '--dataset',
+      's3://team-usage/claude',
+      '--json',
+    ],
+    env,
+  )
   t.is(q.code, 0, q.err)
   t.deepEqual(JSON.parse(q.out).rows, [[expected.totals.requests]])
 
-  const again = await cli(['export', '--projects', projects, '--to', 's3://team-usage/claude', '--machine', 'dev1', '--json'], env)
+  const again = await cli(
+    ['export', '--projects', projects, '--to', 's3://team-usage/claude', '--machine', 'dev1', '--json'],
+    env,
+  )
   t.is(again.code, 0, again.err)
-  t.true(JSON.parse(again.out).tables.every((x: { written: number }) => x.written === 0), 'a re-run writes nothing')
+  t.true(
+    JSON.parse(again.out).tables.every((x: { written: number }) => x.written === 0),
+    'a re-run writes nothing',
+  )
 
   const noBucket = await cli(['export', '--projects', projects, '--to', 's3://no-such-bucket/x'], env)
   t.is(noBucket.code, 3)
   t.regex(noBucket.err, /^claude-jsonl: s3:\/\/no-such-bucket\/x: cannot open the bucket: the bucket does not exist$/m)
-  const down = await cli(['stats', '--dataset', 's3://team-usage/claude'], { ...env, AWS_ENDPOINT_URL: 'http://127.0.0.1:9' })
+  const down = await cli(['stats', '--dataset', 's3://team-usage/claude'], {
+    ...env,
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+  })
   t.is(down.code, 3)
   t.regex(down.err, /cannot open the bucket: the endpoint cannot be reached/)
-  t.notRegex(down.err + noBucket.err, /\n\s+at /, 'no stack trace')
+  await moto.requireAuth()
+  const denied = await cli(['export', '--projects', projects, '--to', 's3://team-usage/claude', '--machine', 'dev1'], {
+    ...env,
+    AWS_ACCESS_KEY_ID: 'AKIAWRONGWRONGWRONG0',
+    AWS_SECRET_ACCESS_KEY: 'wrong',
+  })
+  t.is(denied.code, 3)
+  t.regex(
+    denied.err,
+    /^claude-jsonl: s3:\/\/team-usage\/claude: cannot open the bucket: access denied \(check the credentials/m,
+  )
+  t.notRegex(down.err + noBucket.err + denied.err, /\n\s+at /, 'no stack trace')
+  for (const r of [noBucket, down, denied]) t.is(r.err.trim().split('\n').length, 1, r.err)
 })

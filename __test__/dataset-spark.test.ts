@@ -25,7 +25,14 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
   const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
   const root = join(tempDir('cj-spark-'), 'team')
   const dest = new FolderDestination(root).open()
-  const want = { requests: 0, inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, costUsd: 0 }
+  const want = {
+    requests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 0,
+    costUsd: 0,
+  }
   const byMachine: Record<string, number> = {}
   for (const machine of ['alice', 'bob', 'carol']) {
     const dir = tempDir('cj-spark-estate-')
@@ -43,7 +50,13 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
   })
   t.is(r.status, 0, r.stderr.split('\n').slice(-15).join('\n'))
   const got = JSON.parse(r.stdout.trim().split('\n').pop()!)
-  for (const k of ['requests', 'inputTokens', 'outputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens'] as const)
+  for (const k of [
+    'requests',
+    'inputTokens',
+    'outputTokens',
+    'cacheCreationInputTokens',
+    'cacheReadInputTokens',
+  ] as const)
     t.is(got[k], want[k], k)
   t.true(Math.abs(got.costUsd - want.costUsd) < 0.005, `cost ${got.costUsd} vs ${want.costUsd}`)
   t.is(got.machines, 3)

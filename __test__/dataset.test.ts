@@ -3,7 +3,7 @@
 // a request twice, and DuckDB reads it (query, stats --dataset). Object storage: dataset-s3.test.ts;
 // Spark: dataset-spark.test.ts.
 import test from 'ava'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exportDataset } from '../src-ts/dataset/export.js'
@@ -11,6 +11,7 @@ import { FolderDestination } from '../src-ts/dataset/destination.js'
 import { datasetStats } from '../src-ts/dataset/stats.js'
 import { query } from '../src-ts/dataset/query.js'
 import { stats } from '../src-ts/read/stats.js'
+import native from '../src-ts/native.js'
 import { CLI, REPO, tempDir } from './helpers/transcripts.js'
 
 /** A generated estate's projects folder. */
@@ -51,10 +52,23 @@ test('export writes what stats counts, by UTC day, and DuckDB reads it back to t
   t.is(requests.rows, expected.totals.requests)
   t.true(requests.written > 0)
   const files = [...parts(root).keys()]
-  t.true(files.every((f) => /^(requests|sessions)\/day=(\d{4}-\d{2}-\d{2}|unknown)\/part-laptop\.parquet$/.test(f)), files.join(', '))
+  t.true(
+    files.every((f) =>
+      /^(requests|sessions|tool_calls)\/day=(\d{4}-\d{2}-\d{2}|unknown)\/part-laptop\.parquet$/.test(f),
+    ),
+    files.join(', '),
+  )
 
   const team = await datasetStats(dest)
-  for (const k of ['requests', 'inputTokens', 'outputTokens', 'cacheCreationInputTokens', 'cacheReadInputTokens', 'cacheWrite5mTokens', 'cacheWrite1hTokens'] as const)
+  for (const k of [
+    'requests',
+    'inputTokens',
+    'outputTokens',
+    'cacheCreationInputTokens',
+    'cacheReadInputTokens',
+    'cacheWrite5mTokens',
+    'cacheWrite1hTokens',
+  ] as const)
     t.is(team.totals[k], expected.totals[k], k)
   t.true(close(team.totals.costUsd, expected.totals.costUsd), `${team.totals.costUsd} vs ${expected.totals.costUsd}`)
   t.deepEqual(team.machines, ['laptop'])
@@ -70,11 +84,47 @@ test('export writes what stats counts, by UTC day, and DuckDB reads it back to t
   const wantDays = await stats({ projects, by: 'day', timezone: 'UTC' })
   t.deepEqual(
     byDay.groups!.filter((g) => g.key !== 'unknown').map((g) => [g.key, g.requests]),
-    wantDays.groups!.filter((g) => g.key !== 'unknown').sort((a, b) => (a.key < b.key ? -1 : 1)).map((g) => [g.key, g.requests]),
+    wantDays
+      .groups!.filter((g) => g.key !== 'unknown')
+      .sort((a, b) => (a.key < b.key ? -1 : 1))
+      .map((g) => [g.key, g.requests]),
   )
 
   const q = await query(dest, 'SELECT count(*)::DOUBLE AS n, count(DISTINCT request_key)::DOUBLE AS keys FROM requests')
   t.deepEqual(q.rows, [[expected.totals.requests, expected.totals.requests]], 'one row per request, keys unique')
+
+  // tool_calls: the calls stats counts per tool, each with the target stats --tools names.
+  const withTools = await stats({ projects, tools: true, toolLimit: 1000 })
+  t.true(withTools.tools.length > 3)
+  t.deepEqual(
+    team.tools,
+    [...withTools.tools].sort((a, b) => b.calls - a.calls || (a.name < b.name ? -1 : 1)),
+  )
+  const targets = await query(
+    dest,
+    'SELECT tool, target, count(*)::DOUBLE FROM tool_calls WHERE target IS NOT NULL GROUP BY ALL ORDER BY ALL',
+  )
+  const want2 = withTools
+    .toolTargets!.flatMap((x) => x.top.map((y) => [x.name, y.target, y.calls]))
+    .sort((a, b) => (`${a[0]}\0${a[1]}` < `${b[0]}\0${b[1]}` ? -1 : 1))
+  t.deepEqual(targets.rows, want2)
+  // is_error: the calls whose tool_result says is_error: true, counted here from the files.
+  const failed = new Set<string>()
+  for (const e of readdirSync(projects, { recursive: true, withFileTypes: true }))
+    if (e.isFile() && e.name.endsWith('.jsonl'))
+      for (const line of readFileSync(join(e.parentPath, e.name), 'utf8').split('\n')) {
+        if (!line.includes('"is_error":true')) continue
+        for (const b of JSON.parse(line).message?.content ?? [])
+          if (b.type === 'tool_result' && b.is_error) failed.add(b.tool_use_id)
+      }
+  const errors = await query(dest, 'SELECT tool_use_id FROM tool_calls WHERE is_error ORDER BY 1')
+  t.true(failed.size > 0)
+  t.true(errors.rows.length > 0, 'some calls failed')
+  const calledIds = new Set((await query(dest, 'SELECT tool_use_id FROM tool_calls')).rows.map((r) => r[0]))
+  t.deepEqual(
+    errors.rows.map((r) => r[0]),
+    [...failed].filter((id) => calledIds.has(id)).sort(),
+  )
 })
 
 test('a re-run writes nothing; a change rewrites only its day; a cleaned-up session stays in the dataset', async (t) => {
@@ -95,18 +145,32 @@ test('a re-run writes nothing; a change rewrites only its day; a cleaned-up sess
 
   // One more request, on a day that already has requests.
   const file = readdirSync(join(projects), { recursive: true, withFileTypes: true }).find(
-    (e) => e.isFile() && e.name.endsWith('.jsonl') && !e.name.startsWith('agent-') && !e.parentPath.includes('subagents'),
+    (e) =>
+      e.isFile() && e.name.endsWith('.jsonl') && !e.name.startsWith('agent-') && !e.parentPath.includes('subagents'),
   )!
   const path = join(file.parentPath, file.name)
-  const last = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l)).filter((r) => r.type === 'assistant' && r.timestamp).pop()
-  const extra = { ...last, uuid: 'extra-uuid-1', requestId: 'req_extra_1', message: { ...last.message, id: 'msg_extra_1' } }
+  const last = readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.type === 'assistant' && r.timestamp)
+    .pop()
+  const extra = {
+    ...last,
+    uuid: 'extra-uuid-1',
+    requestId: 'req_extra_1',
+    message: { ...last.message, id: 'msg_extra_1' },
+  }
   appendFileSync(path, JSON.stringify(extra) + '\n')
   const changed = await exportDataset(dest, { projects, machine: 'm1' })
   const day = String(extra.timestamp).slice(0, 10)
   const after = parts(root)
   const touched = [...after].filter(([k, m]) => first.get(k) !== m).map(([k]) => k)
   t.true(touched.includes(`requests/day=${day}/part-m1.parquet`), touched.join(', '))
-  t.true(touched.every((k) => k.includes(`day=${day}/`) || k.startsWith('sessions/')), touched.join(', '))
+  t.true(
+    touched.every((k) => k.includes(`day=${day}/`) || k.startsWith('sessions/')),
+    touched.join(', '),
+  )
   t.is(changed.tables.find((x) => x.table === 'requests')!.written, 1)
   t.is((await datasetStats(dest)).totals.requests, before.totals.requests + 1)
 
@@ -182,4 +246,44 @@ test('cli: export, query and stats --dataset; bad input is one line with its exi
   t.regex(other.err, /schema version 99; this claude-jsonl reads and writes version 1/)
   const otherQuery = cli(['query', 'SELECT 1', '--dataset', root])
   t.is(otherQuery.code, 3)
+})
+
+test('an export killed part-way leaves only whole partitions, and the next run completes it without a duplicate', async (t) => {
+  const projects = await estate('dataset-kill', 12)
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const expected = await stats({ projects })
+  // Killed as soon as its first partition is published, then at a few later moments.
+  for (const after of [1, 10, 25]) {
+    const child = spawn(process.execPath, [CLI, 'export', '--projects', projects, '--to', root, '--machine', 'm'], {
+      stdio: 'ignore',
+    })
+    const exited = new Promise((r) => child.once('exit', r))
+    for (;;) {
+      let n = 0
+      try {
+        n = parts(root).size
+      } catch {
+        // not made yet
+      }
+      if (n >= after || child.exitCode !== null) break
+      await new Promise((r) => setTimeout(r, 2))
+    }
+    child.kill('SIGKILL')
+    await exited
+    // Every part a reader sees is a whole Parquet file (the temp files of a put are hidden).
+    for (const key of parts(root).keys()) {
+      const table = key.split('/')[0]
+      t.notThrows(() => native.decodeDatasetTable(table, readFileSync(join(root, key))), key)
+    }
+  }
+  const done = cli(['export', '--projects', projects, '--to', root, '--machine', 'm', '--json'])
+  t.is(done.code, 0, done.err)
+  const dest = new FolderDestination(root).open()
+  const q = await query(dest, 'SELECT count(*)::DOUBLE, count(DISTINCT request_key)::DOUBLE FROM requests')
+  t.deepEqual(q.rows, [[expected.totals.requests, expected.totals.requests]])
+  const again = JSON.parse(cli(['export', '--projects', projects, '--to', root, '--machine', 'm', '--json']).out)
+  t.true(
+    again.tables.every((x: { written: number }) => x.written === 0),
+    'then a re-run writes nothing',
+  )
 })

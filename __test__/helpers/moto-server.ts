@@ -25,6 +25,8 @@ export interface Moto {
   endpoint: string
   /** The environment a client of this server needs (endpoint, region, test credentials). */
   env: NodeJS.ProcessEnv
+  /** From now on the server checks credentials: none it knows of (a wrong key is refused). */
+  requireAuth(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -57,6 +59,17 @@ export async function startMoto(): Promise<Moto> {
       AWS_REGION: 'us-east-1',
       AWS_EC2_METADATA_DISABLED: 'true',
     },
+    requireAuth: () =>
+      new Promise<void>((resolve, reject) => {
+        // moto's own control endpoint: authenticate every request after the next 0.
+        const req = request(`${endpoint}/moto-api/reset-auth`, { method: 'POST' }, (res) => {
+          res.resume()
+          if (res.statusCode === 200) resolve()
+          else reject(new Error(`moto reset-auth answered ${res.statusCode}`))
+        })
+        req.on('error', reject)
+        req.end('0')
+      }),
     stop: async () => {
       if (child.exitCode === null) {
         const gone = new Promise((r) => child.once('exit', r))

@@ -8,9 +8,14 @@ import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { formatInt } from '../terminal/format.js'
 
 function renderExport(r: ExportReport): string {
-  const lines = [`Exported machine ${r.machine} into ${r.dataset} (schema ${r.schemaVersion}) in ${(r.ms / 1000).toFixed(2)} s`]
+  const lines = [
+    `Exported machine ${r.machine} into ${r.dataset} (schema ${r.schemaVersion}) in ${(r.ms / 1000).toFixed(2)} s`,
+  ]
   for (const t of r.tables) {
-    const dup = t.duplicatesOfOtherMachines > 0 ? `; ${formatInt(t.duplicatesOfOtherMachines)} already exported by another machine` : ''
+    const dup =
+      t.duplicatesOfOtherMachines > 0
+        ? `; ${formatInt(t.duplicatesOfOtherMachines)} already exported by another machine`
+        : ''
     lines.push(
       `  ${t.table}: ${formatInt(t.rows)} ${t.rows === 1 ? 'row' : 'rows'} in ${formatInt(t.partitions)} ${t.partitions === 1 ? 'day' : 'days'}; ${formatInt(t.written)} written, ${formatInt(t.unchanged)} unchanged${dup}`,
     )

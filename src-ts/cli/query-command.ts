@@ -25,7 +25,9 @@ export const command = defineCommand({
       print(
         renderTable(
           r.columns.map((header) => ({ header })),
-          r.rows.map((row) => row.map((x) => (x === null ? '' : typeof x === 'object' ? JSON.stringify(x) : String(x)))),
+          r.rows.map((row) =>
+            row.map((x) => (x === null ? '' : typeof x === 'object' ? JSON.stringify(x) : String(x))),
+          ),
         ),
       )
     return EXIT.ok

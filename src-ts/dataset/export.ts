@@ -8,15 +8,13 @@
 // one dataset, each its own part file of a day: a request (or tool call) another machine's part
 // already holds is left out of this machine's, so a session copied to two machines counts once.
 import { createHash } from 'node:crypto'
-import { closeSync, openSync, readSync } from 'node:fs'
 import { hostname } from 'node:os'
-import { basename } from 'node:path'
 import native from '../native.js'
 import type { DatasetColumn, DatasetTableInfo } from '../native.js'
 import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
-import { requests } from '../read/requests.js'
-import { discoverFiles } from '../read/session-ref.js'
+import { scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { scannedRequests } from '../read/requests.js'
 import { transcriptFactsSync } from '../read/sessions.js'
 import type { DatasetDestination } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
@@ -43,6 +41,12 @@ export interface TableExport {
   unchanged: number
   /** Rows left out because another machine's part of the same day already holds them. */
   duplicatesOfOtherMachines: number
+  /**
+   * Requests left out as a subagent's replay of a request the dataset already holds (the same
+   * `message.id`): `stats` leaves such a replay out while the original's transcript is there,
+   * and counts it once that transcript is gone; the dataset, which keeps the original, never.
+   */
+  replaysLeftOut: number
 }
 
 export interface ExportReport {
@@ -62,7 +66,9 @@ export function machineName(given?: string): string {
       throw usageError(`export: --machine takes letters, digits, '.', '_' and '-' (at most 64), not '${given}'`)
     return given
   }
-  const h = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '')
+  const h = hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
   return (h || 'machine').slice(0, 64)
 }
 
@@ -71,109 +77,140 @@ export function utcDay(ms: number): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : 'unknown'
 }
 
-/** The subagent's id from its transcript's name (`agent-<id>.jsonl`). */
-function agentOf(path: string): string | null {
-  const m = /^agent-(.+)\.jsonl$/.exec(basename(path))
-  return m ? m[1] : null
-}
-
-/** The marker our compressor writes in the compact boundary it makes (at the file's start). */
-const OUR_COMPACT_PAIR = Buffer.from('"codexOfflineCompression":true')
-const HEAD_BYTES = 64 * 1024
-
-function compressedByUs(path: string): boolean {
-  try {
-    const fd = openSync(path, 'r')
-    try {
-      const buf = Buffer.allocUnsafe(HEAD_BYTES)
-      const n = readSync(fd, buf, 0, HEAD_BYTES, 0)
-      return buf.subarray(0, n).indexOf(OUR_COMPACT_PAIR) >= 0
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return false
-  }
-}
-
-/** The rows of the estate, by table. */
+/**
+ * The rows of the estate, by table, from one usage scan: the requests `stats` counts (priced by
+ * the same code), the tool calls it counts per tool with their targets and errors, the sessions
+ * with their titles as `sessions` reads them, and with `includeText` what was said.
+ */
 async function estateRows(machine: string, opts: ExportOptions): Promise<Map<string, Row[]>> {
   const scope = { projects: opts.projects, paths: opts.paths, env: opts.env }
+  const scanned = await scanEstateFiles(scope, 'usage', undefined, false, true)
+  unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
+  const { scan, files } = scanned
+  const sessions = scan.sessions()
+  const pages = scannedRequests(scanned)
+  const calls = scan.toolCalls()
+  scan.release()
+
+  const fileIndex = new Map(files.map((f, i) => [f.path, i]))
   const reqs: Row[] = []
-  const perSession = new Map<string, { requests: number; cost: number; first: number }>()
-  for await (const r of requests(scope)) {
-    const agent = r.subagent ? agentOf(r.path) : null
-    reqs.push({
+  const perSession = new Map<number, { requests: number; cost: number; first: number }>()
+  for (const page of pages)
+    for (const r of page) {
+      const fi = fileIndex.get(r.path)!
+      const file = files[fi]
+      reqs.push({
+        machine,
+        project: r.project,
+        session_id: r.sessionId,
+        agent_id: file.agentId ?? null,
+        request_key: r.requestId ?? r.messageId ?? `${r.path}:${r.line}`,
+        request_id: r.requestId ?? null,
+        message_id: r.messageId ?? null,
+        model: r.model,
+        speed: r.usage.speed ?? null,
+        service_tier: r.usage.serviceTier ?? null,
+        timestamp: Number.isFinite(r.timeMs) ? r.timeMs : null,
+        input_tokens: r.usage.inputTokens,
+        output_tokens: r.usage.outputTokens,
+        cache_creation_input_tokens: r.usage.cacheCreationInputTokens,
+        cache_read_input_tokens: r.usage.cacheReadInputTokens,
+        cache_write_5m_tokens: r.usage.cacheWrite5mTokens,
+        cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
+        cost_usd: r.costUsd ?? null,
+        priced: r.costUsd !== undefined,
+        price_estimated: r.priceEstimated,
+        priced_as: r.pricedAs ?? null,
+        fast: r.fast,
+        long_context: r.longContext,
+      })
+      const si = file.sessionIndex
+      let s = perSession.get(si)
+      if (!s) perSession.set(si, (s = { requests: 0, cost: 0, first: Infinity }))
+      s.requests++
+      s.cost += r.costUsd ?? 0
+      if (Number.isFinite(r.timeMs) && r.timeMs < s.first) s.first = r.timeMs
+    }
+
+  const toolCalls: Row[] = []
+  for (let i = 0; i < calls.file.length; i++) {
+    const file = files[calls.file[i]]
+    const session = sessions[calls.session[i]]
+    toolCalls.push({
       machine,
-      project: r.project,
-      session_id: r.sessionId,
-      agent_id: agent,
-      request_key: r.requestId ?? r.messageId ?? `${r.path}:${r.line}`,
-      request_id: r.requestId ?? null,
-      message_id: r.messageId ?? null,
-      model: r.model,
-      speed: r.usage.speed ?? null,
-      service_tier: r.usage.serviceTier ?? null,
-      timestamp: Number.isFinite(r.timeMs) ? r.timeMs : null,
-      input_tokens: r.usage.inputTokens,
-      output_tokens: r.usage.outputTokens,
-      cache_creation_input_tokens: r.usage.cacheCreationInputTokens,
-      cache_read_input_tokens: r.usage.cacheReadInputTokens,
-      cache_write_5m_tokens: r.usage.cacheWrite5mTokens,
-      cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
-      cost_usd: r.costUsd ?? null,
-      priced: r.costUsd !== undefined,
-      price_estimated: r.priceEstimated,
-      priced_as: r.pricedAs ?? null,
-      fast: r.fast,
-      long_context: r.longContext,
+      project: session.project,
+      session_id: session.sessionId,
+      agent_id: file.agentId ?? null,
+      // A call written without an id is still one call: its place names it.
+      tool_use_id: calls.toolUseId[i] || `${file.path}:${calls.timeMs[i]}:${i}`,
+      timestamp: Number.isFinite(calls.timeMs[i]) ? calls.timeMs[i] : null,
+      tool: calls.tool[i],
+      target: calls.target[i] ?? null,
+      is_error: calls.isError[i] === 1,
     })
-    const key = `${r.project}\0${r.sessionId}`
-    let s = perSession.get(key)
-    if (!s) perSession.set(key, (s = { requests: 0, cost: 0, first: Infinity }))
-    s.requests++
-    s.cost += r.costUsd ?? 0
-    if (Number.isFinite(r.timeMs) && r.timeMs < s.first) s.first = r.timeMs
   }
 
-  const files = discoverFiles(scope)
-  const subagentBytes = new Map<string, number>()
-  for (const f of files)
-    if (f.kind !== 'session' && f.sessionId) {
-      const key = `${f.project}\0${f.sessionId}`
-      subagentBytes.set(key, (subagentBytes.get(key) ?? 0) + f.size)
-    }
-  const sessions: Row[] = []
-  for (const f of files) {
-    if (f.kind !== 'session') continue
+  const sessionRows: Row[] = []
+  const mainPaths: string[] = []
+  sessions.forEach((s, si) => {
+    if (s.mainFile === undefined || s.mainFile === null) return // subagent transcripts whose parent is gone
+    const main = files[s.mainFile]
     let facts
     try {
-      facts = transcriptFactsSync(f.path, f.size)
+      facts = transcriptFactsSync(main.path, main.size)
     } catch {
-      continue // vanished or unreadable since the walk
+      return // vanished or unreadable since the scan
     }
-    const id = f.sessionId ?? facts.sessionId ?? basename(f.path, '.jsonl')
-    const key = `${f.project}\0${id}`
-    const agg = perSession.get(key)
+    const agg = perSession.get(si)
     const last = facts.lastTimestamp ? Date.parse(facts.lastTimestamp) : NaN
-    sessions.push({
+    mainPaths.push(main.path)
+    sessionRows.push({
       machine,
-      project: f.project,
-      session_id: id,
+      project: s.project,
+      session_id: s.sessionId,
       cwd: facts.cwd,
       title: facts.title,
       first_activity: agg && Number.isFinite(agg.first) ? agg.first : null,
-      last_activity: Number.isFinite(last) ? last : f.mtimeMs,
+      last_activity: Number.isFinite(last) ? last : main.mtimeMs,
       requests: agg?.requests ?? 0,
       cost_usd: agg?.cost ?? 0,
-      compressed_by_us: compressedByUs(f.path),
-      bytes: f.size + (subagentBytes.get(key) ?? 0),
+      compressed_by_us: false, // filled in below, natively for all at once
+      bytes: s.files.reduce((n, fi) => n + files[fi].size, 0),
     })
-  }
-  return new Map([
+  })
+  const ours = await native.datasetCompressedByUs(mainPaths)
+  sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
+  const out = new Map([
     ['requests', reqs],
-    ['sessions', sessions],
+    ['sessions', sessionRows],
+    ['tool_calls', toolCalls],
   ])
+  if (opts.includeText) {
+    const messages: Row[] = []
+    for (const file of files) {
+      if (file.error || file.pruned) continue
+      const session = sessions[file.sessionIndex]
+      let said
+      try {
+        said = await native.datasetMessages(file.path)
+      } catch {
+        continue // vanished since the scan
+      }
+      for (const m of said)
+        messages.push({
+          machine,
+          project: session.project,
+          session_id: session.sessionId,
+          agent_id: file.agentId ?? null,
+          uuid: m.uuid,
+          timestamp: Number.isFinite(m.timeMs) ? m.timeMs : null,
+          role: m.role,
+          text: m.text,
+        })
+    }
+    out.set('messages', messages)
+  }
+  return out
 }
 
 /** The day a row of `table` belongs to. */
@@ -186,6 +223,16 @@ function dayOf(table: string, row: Row): string {
 function rowKey(table: DatasetTableInfo, row: Row): string {
   if (table.uniqueKey) return String(row[table.uniqueKey])
   return `${row.project}\0${row.session_id}\0${row.uuid ?? ''}`
+}
+
+/** A subagent's request whose `message.id` is one of `messages`: a replay of that request. */
+function isReplayOf(row: Row, messages: Set<string>): boolean {
+  return (
+    row.agent_id !== undefined &&
+    row.agent_id !== null &&
+    typeof row.message_id === 'string' &&
+    messages.has(row.message_id)
+  )
 }
 
 /** Columns for the native encoder, in the table's order, from rows. */
@@ -245,7 +292,6 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
   const rowsByTable = await estateRows(machine, opts)
-  if (opts.includeText) rowsByTable.set('messages', [])
   const report: TableExport[] = []
   for (const table of tables) {
     const byDay = new Map<string, Row[]>()
@@ -262,7 +308,14 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       written: 0,
       unchanged: 0,
       duplicatesOfOtherMachines: 0,
+      replaysLeftOut: 0,
     }
+    // A session's row moves to another day when its first request appears later: its old row
+    // leaves the day it was in. (A request, call or message never changes its day.)
+    const everyFreshKey =
+      table.name === 'sessions' ? new Set(rowsByTable.get(table.name)!.map((r) => rowKey(table, r))) : undefined
+    const movedAway = (k: string, freshKeysOfDay: Set<string>) =>
+      everyFreshKey !== undefined && everyFreshKey.has(k) && !freshKeysOfDay.has(k)
     for (const [day, fresh] of [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const folder = `${table.name}/day=${day}/`
       const key = `${folder}part-${machine}.parquet`
@@ -275,20 +328,39 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
         t.rows += known.count
         continue
       }
-      // What this machine wrote before stays unless today's estate has the same row anew.
+      // What this machine wrote before stays unless today's estate has the same row anew (rows
+      // whose transcripts the cleanup deleted since stay: the dataset keeps history).
+      const freshKeys = new Set(fresh.map((r) => rowKey(table, r)))
       const merged = new Map<string, Row>()
-      if (existing) for (const r of fromColumns(decode(table.name, existing, dest.label, key))) merged.set(rowKey(table, r), r)
-      for (const r of fresh) merged.set(rowKey(table, r), r)
+      const historyMessages = new Set<string>()
+      if (existing)
+        for (const r of fromColumns(decode(table.name, existing, dest.label, key))) {
+          const k = rowKey(table, r)
+          if (movedAway(k, freshKeys)) continue
+          merged.set(k, r)
+          if (!freshKeys.has(k) && typeof r.message_id === 'string') historyMessages.add(r.message_id)
+        }
+      for (const r of fresh) {
+        const k = rowKey(table, r)
+        if (!merged.has(k) && isReplayOf(r, historyMessages)) {
+          t.replaysLeftOut++
+          continue
+        }
+        merged.set(k, r)
+      }
       if (table.uniqueKey) {
-        const theirs = new Set<string>()
+        const theirKeys = new Set<string>()
+        const theirMessages = new Set<string>()
         for (const other of await dest.list(folder)) {
           if (other === key || !other.endsWith('.parquet')) continue
           const bytes = await dest.get(other)
           if (!bytes) continue
-          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k !== null) theirs.add(k)
+          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) theirKeys.add(k)
+          if (table.name === 'requests')
+            for (const m of readKeys(bytes, 'message_id', dest.label, other)) if (m != null) theirMessages.add(m)
         }
-        for (const k of [...merged.keys()])
-          if (theirs.has(k)) {
+        for (const [k, r] of [...merged])
+          if (theirKeys.has(k) || isReplayOf(r, theirMessages)) {
             merged.delete(k)
             t.duplicatesOfOtherMachines++
           }
@@ -310,12 +382,35 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
     }
     // Partitions this machine wrote before and has no rows for now (their transcripts are gone)
     // stay as they are: the dataset keeps history.
-    for (const key of Object.keys(manifest.partitions))
-      if (key.startsWith(`${table.name}/`) && !byDay.has(/day=([^/]+)\//.exec(key)?.[1] ?? '')) {
-        t.partitions++
-        t.unchanged++
-        t.rows += manifest.partitions[key].count
+    for (const key of Object.keys(manifest.partitions)) {
+      if (!key.startsWith(`${table.name}/`) || byDay.has(/day=([^/]+)\//.exec(key)?.[1] ?? '')) continue
+      if (everyFreshKey) {
+        // A day left with no session of today's estate may still hold one that moved away.
+        const existing = await dest.get(key)
+        if (existing) {
+          const kept = fromColumns(decode(table.name, existing, dest.label, key)).filter(
+            (r) => !movedAway(rowKey(table, r), new Set()),
+          )
+          if (kept.length < manifest.partitions[key].count) {
+            t.written++
+            if (kept.length === 0) {
+              await dest.delete(key)
+              delete manifest.partitions[key]
+              continue
+            }
+            const bytes = encode(table, sortRows(table, kept))
+            await dest.put(key, bytes)
+            manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
+            t.partitions++
+            t.rows += kept.length
+            continue
+          }
+        }
       }
+      t.partitions++
+      t.unchanged++
+      t.rows += manifest.partitions[key].count
+    }
     report.push(t)
   }
   manifest.exportedAt = new Date().toISOString()
@@ -346,7 +441,7 @@ function decode(table: string, bytes: Buffer, label: string, key: string): Datas
   }
 }
 
-function readKeys(bytes: Buffer, column: string, label: string, key: string): (string | null)[] {
+function readKeys(bytes: Buffer, column: string, label: string, key: string): (string | null | undefined)[] {
   try {
     return native.readDatasetStrings(bytes, column)
   } catch (e) {

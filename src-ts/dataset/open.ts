@@ -13,8 +13,7 @@ export async function openDestination(dest: string, opts: OpenOptions): Promise<
     const { S3Destination } = await import('./s3.js')
     return S3Destination.open(dest)
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dest))
-    throw usageError(`${dest}: a dataset is a folder or s3://bucket/prefix`)
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dest)) throw usageError(`${dest}: a dataset is a folder or s3://bucket/prefix`)
   const folder = new FolderDestination(dest)
   if (!opts.create) {
     const { existsSync } = await import('node:fs')

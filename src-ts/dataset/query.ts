@@ -24,7 +24,8 @@ const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`
 /** A connection whose views `requests`, `sessions`, `tool_calls` (and `messages`) read `root`. */
 export async function openDataset(dest: DatasetDestination): Promise<{ connection: Connection; close(): void }> {
   const info = await readDatasetInfo(dest)
-  if (!info) throw new ClaudeJsonlError(`${dest.label}: no dataset here (write one with claude-jsonl export --to)`, EXIT.input)
+  if (!info)
+    throw new ClaudeJsonlError(`${dest.label}: no dataset here (write one with claude-jsonl export --to)`, EXIT.input)
   const root = await dest.localRoot()
   const { DuckDBInstance } = await import('@duckdb/node-api')
   const instance = await DuckDBInstance.create(':memory:')

@@ -46,6 +46,9 @@ export class S3Destination implements DatasetDestination {
     const bucket = m[1]
     const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
     if (prefix) checkKey(prefix)
+    // The SDK warns on stderr, once per process, that its later releases will need a newer Node:
+    // a note for whoever pins its version, not a line for every export or query.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
     const s3 = await import('@aws-sdk/client-s3')
     const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL
     const client = new s3.S3Client({
@@ -57,7 +60,10 @@ export class S3Destination implements DatasetDestination {
       env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'),
       'claude-jsonl',
       'datasets',
-      createHash('sha256').update(`${endpoint ?? ''}\0${bucket}\0${prefix}`).digest('hex').slice(0, 16),
+      createHash('sha256')
+        .update(`${endpoint ?? ''}\0${bucket}\0${prefix}`)
+        .digest('hex')
+        .slice(0, 16),
     )
     const d = new S3Destination(s3, client, bucket, prefix, cache)
     try {

@@ -47,7 +47,10 @@ function add(t: TokenTotals, r: Record<string, number | string | boolean | null>
 }
 
 /** The team report of the dataset at `dest`. */
-export async function datasetStats(dest: DatasetDestination, opts: DatasetStatsOptions = {}): Promise<DatasetStatsReport> {
+export async function datasetStats(
+  dest: DatasetDestination,
+  opts: DatasetStatsOptions = {},
+): Promise<DatasetStatsReport> {
   if (opts.by && !(opts.by in KEY))
     throw usageError(`--by expects day, session, project, model or machine, got '${opts.by}'`)
   const since = opts.since === undefined ? undefined : parseDay('--since', opts.since)
@@ -148,7 +151,11 @@ export async function datasetStats(dest: DatasetDestination, opts: DatasetStatsO
         tableDate: PRICE_TABLE_DATE,
         estimated: [...estimated.values()],
         unpriced: [...unpriced].map(([model, requests]) => ({ model, requests })),
-        speeds: { standard: speeds.standard, fast: speeds.fast, other: [...speeds.other].map(([speed, requests]) => ({ speed, requests })) },
+        speeds: {
+          standard: speeds.standard,
+          fast: speeds.fast,
+          other: [...speeds.other].map(([speed, requests]) => ({ speed, requests })),
+        },
         fastWithoutRate: [],
       },
       ...(opts.by ? { by: opts.by, groups: [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : 1)) } : {}),

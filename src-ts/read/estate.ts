@@ -165,13 +165,15 @@ export async function scanEstateFiles(
   mode: ScanMode,
   minMtimeMs?: number,
   summaries = true,
+  /** In usage mode, also keep the tool results written as errors (for `scan.toolCalls()`). */
+  toolErrors = false,
 ): Promise<ScannedEstate> {
   const roots = resolveRoots(opts)
   const progress = new native.ScanProgress()
   const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
   let scan: EstateScan
   try {
-    scan = await native.scanEstate(roots.roots, mode, progress, { minMtimeMs })
+    scan = await native.scanEstate(roots.roots, mode, progress, { minMtimeMs, toolErrors })
   } finally {
     if (timer) clearInterval(timer)
   }

@@ -18,7 +18,8 @@ pub struct DatasetColumn {
 }
 
 fn table(name: &str) -> Result<Table> {
-    Table::from_name(name).ok_or_else(|| js_error(Failure::new(Code::InvalidArgument, format!("no dataset table {name}"))))
+    Table::from_name(name)
+        .ok_or_else(|| js_error(Failure::new(Code::InvalidArgument, format!("no dataset table {name}"))))
 }
 
 /// The rows of `table` (every column of its schema) as one zstd-compressed Parquet file.
@@ -52,7 +53,9 @@ pub fn decode_dataset_table(table_name: String, bytes: &[u8]) -> Result<Vec<Data
         .into_iter()
         .map(|(name, v)| match v {
             Values::Strings(s) => DatasetColumn { name, strings: Some(s), numbers: None, flags: None },
-            Values::Numbers(n) => DatasetColumn { name, strings: None, numbers: Some(Float64Array::new(n)), flags: None },
+            Values::Numbers(n) => {
+                DatasetColumn { name, strings: None, numbers: Some(Float64Array::new(n)), flags: None }
+            }
             Values::Flags(f) => DatasetColumn { name, strings: None, numbers: None, flags: Some(Uint8Array::new(f)) },
         })
         .collect())
@@ -117,4 +120,41 @@ pub fn dataset_tables() -> Vec<DatasetTableInfo> {
             unique_key: t.unique_key().map(str::to_string),
         })
         .collect()
+}
+
+/// One record's text for the `messages` table.
+#[napi(object)]
+pub struct DatasetMessage {
+    pub uuid: String,
+    /// The record's `timestamp`, ms since the epoch; NaN when absent or unreadable.
+    pub time_ms: f64,
+    /// `user` or `assistant`.
+    pub role: String,
+    pub text: String,
+}
+
+/// What a person typed and what the model answered in the transcript at `path`, one entry per
+/// record that says something (the search index's rule for text), read off the JS thread.
+#[napi(ts_return_type = "Promise<Array<DatasetMessage>>")]
+pub fn dataset_messages(path: String) -> AsyncTask<super::Job<Vec<DatasetMessage>>> {
+    super::job(move || {
+        let bytes =
+            std::fs::read(&path).map_err(|e| Failure::at(Code::Io, std::path::Path::new(&path), e.to_string()))?;
+        Ok(dataset::messages::messages(&bytes)
+            .into_iter()
+            .map(|m| DatasetMessage {
+                uuid: m.uuid,
+                time_ms: m.timestamp_ms.map_or(f64::NAN, |t| t as f64),
+                role: m.role,
+                text: m.text,
+            })
+            .collect())
+    })
+}
+
+/// Per path: the transcript begins with a compact pair this tool's compressor made; false when
+/// it cannot be read.
+#[napi(ts_return_type = "Promise<Array<boolean>>")]
+pub fn dataset_compressed_by_us(paths: Vec<String>) -> AsyncTask<super::Job<Vec<bool>>> {
+    super::job(move || Ok(dataset::compressed_by_us(&paths)))
 }

@@ -6,7 +6,7 @@ use super::{job, js_error, Job};
 use claude_jsonl_core::estate::{self, DiscoverError, EstateFile};
 use claude_jsonl_core::failure::{Code, Failure};
 use claude_jsonl_core::read::usage;
-use claude_jsonl_core::scan::Scan;
+use claude_jsonl_core::scan::{Mode, Scan};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
@@ -325,12 +325,76 @@ impl EstateScan {
             cache_read_input_tokens: tokens(&|u| u.cache_read),
         }
     }
+
+    /// The counted tool calls (the ones `usage` counts), with each one's tool and target.
+    #[napi]
+    pub fn tool_calls(&self) -> ToolCallColumns {
+        let e = &self.estate;
+        let empty = Scan::default();
+        let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
+        let calls = usage::counted_tool_calls(&scans);
+        let at = |c: &usage::CountedToolCall| {
+            let s = scans[c.file as usize];
+            let r = &s.records[c.record as usize];
+            (s, r, s.tables.tool_uses(r)[c.call as usize])
+        };
+        ToolCallColumns {
+            file: Uint32Array::new(calls.iter().map(|c| c.file).collect()),
+            session: Uint32Array::new(calls.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
+            time_ms: Float64Array::new(
+                calls.iter().map(|c| at(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect(),
+            ),
+            tool_use_id: calls
+                .iter()
+                .map(|c| {
+                    let (s, _, u) = at(c);
+                    s.str(u.id).to_string()
+                })
+                .collect(),
+            tool: calls
+                .iter()
+                .map(|c| {
+                    let (s, _, u) = at(c);
+                    s.str(u.name).to_string()
+                })
+                .collect(),
+            target: calls
+                .iter()
+                .map(|c| {
+                    let (s, _, u) = at(c);
+                    s.tables.strings.opt(u.target).map(str::to_string)
+                })
+                .collect(),
+            is_error: Uint8Array::new(calls.iter().map(|c| c.is_error as u8).collect()),
+        }
+    }
+}
+
+/// The estate's counted tool calls (the calls `usage` counts per tool), one column per field,
+/// in file order, then in the order written.
+#[napi(object)]
+pub struct ToolCallColumns {
+    /// Index of the file in `files()` holding the call, and that file's session index.
+    pub file: Uint32Array,
+    pub session: Uint32Array,
+    /// The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable.
+    pub time_ms: Float64Array,
+    /// The `tool_use` id ("" when the call had none).
+    pub tool_use_id: Vec<String>,
+    pub tool: Vec<String>,
+    /// What the call was aimed at, as `toolTargets` names it.
+    pub target: Vec<Option<String>>,
+    /// 1 when a tool result for the call was written as an error (seen only in a full scan, or
+    /// a usage scan with `toolErrors`), else 0.
+    pub is_error: Uint8Array,
 }
 
 #[napi(object)]
 pub struct ScanEstateOptions {
     /// Skip (but still list) files last modified before this time, ms since the epoch.
     pub min_mtime_ms: Option<f64>,
+    /// With mode `usage`: also keep the tool results written as errors, for `toolCalls()`.
+    pub tool_errors: Option<bool>,
 }
 
 /// Finds and scans every transcript under `paths` in parallel, off the JS thread.
@@ -341,8 +405,11 @@ pub fn scan_estate(
     progress: Option<&ScanProgress>,
     options: Option<ScanEstateOptions>,
 ) -> Result<AsyncTask<Job<EstateScan>>> {
-    let mode = mode_of(mode)?;
-    let min_mtime_ms = options.and_then(|o| o.min_mtime_ms);
+    let mut mode = mode_of(mode)?;
+    let min_mtime_ms = options.as_ref().and_then(|o| o.min_mtime_ms);
+    if mode == Mode::Usage && options.and_then(|o| o.tool_errors).unwrap_or(false) {
+        mode = Mode::UsageAndToolErrors;
+    }
     let progress = progress_of(progress);
     Ok(job(move || {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();

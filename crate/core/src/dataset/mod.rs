@@ -5,6 +5,7 @@
 //! folder (`day=YYYY-MM-DD`), never a column of the file, since Spark refuses a partition column
 //! that the file repeats.
 
+pub mod messages;
 pub mod schema;
 
 use crate::failure::{Code, Failure};
@@ -120,7 +121,11 @@ fn write_column(
                 present(!x.is_nan())?;
                 if !x.is_nan() {
                     if x.fract() != 0.0 || x.abs() > 9.007_199_254_740_992e15 {
-                        return Err(bad(format!("table {}: column {} holds {x}, not a whole number", table.name(), spec.name)));
+                        return Err(bad(format!(
+                            "table {}: column {} holds {x}, not a whole number",
+                            table.name(),
+                            spec.name
+                        )));
                     }
                     data.push(x as i64);
                 }
@@ -168,7 +173,10 @@ pub fn decode(table: Table, bytes: Vec<u8>) -> Result<Vec<(String, Values)>, Fai
     let at: Vec<Option<usize>> = specs.iter().map(|c| names.iter().position(|n| n == c.name)).collect();
     for (spec, i) in specs.iter().zip(&at) {
         if i.is_none() && !spec.nullable {
-            return Err(Failure::new(Code::Io, format!("the Parquet file has no column {} of table {}", spec.name, table.name())));
+            return Err(Failure::new(
+                Code::Io,
+                format!("the Parquet file has no column {} of table {}", spec.name, table.name()),
+            ));
         }
     }
     let mut out: Vec<Values> = specs
@@ -184,7 +192,9 @@ pub fn decode(table: Table, bytes: Vec<u8>) -> Result<Vec<(String, Values)>, Fai
         let fields: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
         for (k, values) in out.iter_mut().enumerate() {
             let f = at[k].map(|i| fields[i]);
-            let wrong = || Failure::new(Code::Io, format!("column {} of table {} holds another type", specs[k].name, table.name()));
+            let wrong = || {
+                Failure::new(Code::Io, format!("column {} of table {} holds another type", specs[k].name, table.name()))
+            };
             match values {
                 Values::Strings(v) => v.push(match f {
                     Some(Field::Str(s)) => Some(s.clone()),
@@ -232,6 +242,26 @@ pub fn read_strings(bytes: Vec<u8>, column: &str) -> Result<Vec<Option<String>>,
         }
     }
     Ok(out)
+}
+
+/// Bytes read from the head of a transcript to find the compact pair our compressor made: it
+/// writes the pair as the file's first records.
+const PAIR_HEAD_BYTES: u64 = 256 * 1024;
+
+/// Per path, in parallel: the transcript begins with a compact pair this tool's compressor made
+/// (the archive's rule, [`crate::archive::history::has_compressor_pair`], over the file's head);
+/// false when it cannot be read. The `compressed_by_us` column of `sessions`.
+pub fn compressed_by_us(paths: &[String]) -> Vec<bool> {
+    use rayon::prelude::*;
+    use std::io::Read;
+    paths
+        .par_iter()
+        .map(|p| {
+            let mut head = Vec::new();
+            let read = std::fs::File::open(p).and_then(|f| f.take(PAIR_HEAD_BYTES).read_to_end(&mut head));
+            read.is_ok() && crate::archive::history::has_compressor_pair(&head)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -75,7 +75,8 @@ const SESSION: Column = otel(
     "the session; a subagent's requests and calls belong to its parent session, as `stats` counts them",
     "gen_ai.conversation.id",
 );
-const AGENT: Column = col("agent_id", Utf8, true, "the subagent whose transcript holds the row; null in the main transcript");
+const AGENT: Column =
+    col("agent_id", Utf8, true, "the subagent whose transcript holds the row; null in the main transcript");
 
 const REQUESTS: &[Column] = &[
     MACHINE,
@@ -110,7 +111,12 @@ const REQUESTS: &[Column] = &[
         "`usage.cache_read_input_tokens`",
         "gen_ai.usage.cache_read.input_tokens",
     ),
-    col("cache_write_5m_tokens", Int64, false, "cache writes at the 5-minute rate (writes without a TTL split included)"),
+    col(
+        "cache_write_5m_tokens",
+        Int64,
+        false,
+        "cache writes at the 5-minute rate (writes without a TTL split included)",
+    ),
     col("cache_write_1h_tokens", Int64, false, "cache writes at the 1-hour rate"),
     col("cost_usd", Float64, true, "USD at the package's price table; null when the model is of no known family"),
     col("priced", Bool, false, "the model is priced (cost_usd is not null)"),
@@ -143,7 +149,7 @@ const TOOL_CALLS: &[Column] = &[
     col("timestamp", TimestampMillis, true, "when the call was written"),
     otel("tool", Utf8, false, "the tool's name", "gen_ai.tool.name"),
     col("target", Utf8, true, "what the call was aimed at, as `stats --tools` names it (file, command, host, ...)"),
-    col("is_error", Bool, true, "its result was an error; null when no result was written"),
+    col("is_error", Bool, false, "a `tool_result` for the call was written with `is_error: true`"),
 ];
 
 const MESSAGES: &[Column] = &[
@@ -151,7 +157,7 @@ const MESSAGES: &[Column] = &[
     PROJECT,
     SESSION,
     AGENT,
-    col("uuid", Utf8, false, "the record's uuid"),
+    col("uuid", Utf8, false, "the record's uuid; unique across the dataset"),
     col("timestamp", TimestampMillis, true, "when the record was written"),
     col("role", Utf8, false, "`user` (a person's prompt) or `assistant`"),
     col("text", Utf8, false, "the text said (prompts and replies; no tool traffic)"),
@@ -196,15 +202,18 @@ impl Table {
         match self {
             Table::Requests => Some("request_key"),
             Table::ToolCalls => Some("tool_use_id"),
-            Table::Sessions | Table::Messages => None,
+            Table::Messages => Some("uuid"),
+            Table::Sessions => None,
         }
     }
 
     /// The date a row is partitioned by, named in the docs.
     pub fn day_of(self) -> &'static str {
         match self {
-            Table::Requests | Table::ToolCalls | Table::Messages => "the UTC day of its `timestamp` (`unknown` when it has none)",
-            Table::Sessions => "the UTC day of its `last_activity`",
+            Table::Requests | Table::ToolCalls | Table::Messages => {
+                "the UTC day of its `timestamp` (`unknown` when it has none)"
+            }
+            Table::Sessions => "the UTC day of its `first_activity`, else of its `last_activity`",
         }
     }
 
