@@ -436,6 +436,12 @@ export interface DamagedStoreFile {
 export interface DatasetColumn {
   name: string
   strings?: Array<string | undefined | null>
+  /**
+   * Text values joined by NUL, a null as an empty value marked 1 in `nulls` (one string
+   * across instead of one per value; for values that hold no NUL).
+   */
+  joined?: string
+  nulls?: Uint8Array
   numbers?: Float64Array
   flags?: Uint8Array
 }
@@ -510,8 +516,11 @@ export interface DiscoverFailure {
  */
 export declare function discoverFiles(paths: Array<string>): Array<DiscoveredFile>
 
-/** The rows of `table` (every column of its schema) as one zstd-compressed Parquet file. */
-export declare function encodeDatasetTable(tableName: string, columns: Array<DatasetColumn>): Buffer
+/**
+ * The rows of `table` (every column of its schema) as one zstd-compressed Parquet file, made
+ * on the libuv pool (the values are copied out first).
+ */
+export declare function encodeDatasetTable(tableName: string, columns: Array<DatasetColumn>): Promise<Buffer>
 
 /** One transcript file of an estate scan: where it is, whose it is, and what the scan found in it. */
 export interface EstateFileInfo {

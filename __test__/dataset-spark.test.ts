@@ -34,6 +34,8 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
     costUsd: 0,
   }
   const byMachine: Record<string, number> = {}
+  const tools: Record<string, number> = {}
+  let sessions = 0
   for (const machine of ['alice', 'bob', 'carol']) {
     const dir = tempDir('cj-spark-estate-')
     generateEstate({ out: dir, sessions: 4, targetMb: 2, seed: `spark-${machine}` })
@@ -42,6 +44,8 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
     const s = await stats({ projects })
     for (const k of Object.keys(want) as (keyof typeof want)[]) want[k] += s.totals[k]
     byMachine[machine] = s.totals.requests
+    for (const x of s.tools) tools[x.name] = (tools[x.name] ?? 0) + x.calls
+    sessions += s.scope.sessions
   }
   const r = spawnSync('python3', [SCRIPT, root], {
     encoding: 'utf8',
@@ -61,4 +65,6 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
   t.true(Math.abs(got.costUsd - want.costUsd) < 0.005, `cost ${got.costUsd} vs ${want.costUsd}`)
   t.is(got.machines, 3)
   t.deepEqual(got.byMachine, byMachine)
+  t.deepEqual(got.tools, tools, 'tool_calls: the calls stats counts per tool')
+  t.is(got.sessions, sessions)
 })

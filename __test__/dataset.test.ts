@@ -287,3 +287,60 @@ test('an export killed part-way leaves only whole partitions, and the next run c
     'then a re-run writes nothing',
   )
 })
+
+test('no message text by default; --include-text adds the messages table: prompts and replies, no tool traffic', async (t) => {
+  const projects = await estate('dataset-text', 3)
+  const root = join(tempDir('cj-dataset-'), 'team')
+  t.is(cli(['export', '--projects', projects, '--to', root, '--machine', 'm']).code, 0)
+  t.false(
+    [...parts(root).keys()].some((k) => k.startsWith('messages/')),
+    'no messages without --include-text',
+  )
+  const dest = new FolderDestination(root).open()
+  t.deepEqual((await query(dest, 'SELECT count(*)::DOUBLE FROM messages')).rows, [[0]], 'an empty view still answers')
+
+  const r = cli(['export', '--projects', projects, '--to', root, '--machine', 'm', '--include-text', '--json'])
+  t.is(r.code, 0, r.err)
+  const written = JSON.parse(r.out).tables.find((x: { table: string }) => x.table === 'messages')
+  t.true(written.rows > 0)
+  // Every typed prompt (a user record whose content is a string, neither meta nor a compaction
+  // summary) is a row, word for word.
+  const prompts: string[] = []
+  let toolOutput = ''
+  for (const e of readdirSync(projects, { recursive: true, withFileTypes: true }))
+    if (e.isFile() && e.name.endsWith('.jsonl'))
+      for (const line of readFileSync(join(e.parentPath, e.name), 'utf8').split('\n')) {
+        let rec
+        try {
+          rec = JSON.parse(line)
+        } catch {
+          continue
+        }
+        if (
+          rec.type === 'user' &&
+          !rec.isMeta &&
+          !rec.isCompactSummary &&
+          typeof rec.message?.content === 'string' &&
+          rec.message.content.trim()
+        )
+          prompts.push(rec.message.content)
+        for (const b of Array.isArray(rec.message?.content) ? rec.message.content : [])
+          if (b.type === 'tool_result' && typeof b.content === 'string' && b.content.length > 40 && !toolOutput)
+            toolOutput = b.content
+      }
+  t.true(prompts.length > 0 && toolOutput !== '')
+  const texts = new Set((await query(dest, "SELECT text FROM messages WHERE role = 'user'")).rows.map((x) => x[0]))
+  for (const p of prompts) t.true(texts.has(p), p.slice(0, 60))
+  const leaked = await query(
+    dest,
+    `SELECT count(*)::DOUBLE FROM messages WHERE contains(text, ${`'${toolOutput.slice(0, 40).replace(/'/g, "''")}'`})`,
+  )
+  t.deepEqual(leaked.rows, [[0]], 'tool results are not message text')
+  const again = JSON.parse(
+    cli(['export', '--projects', projects, '--to', root, '--machine', 'm', '--include-text', '--json']).out,
+  )
+  t.true(
+    again.tables.every((x: { written: number }) => x.written === 0),
+    'a re-run writes nothing',
+  )
+})

@@ -1,4 +1,4 @@
-# Totals of a claude-jsonl dataset's requests table, read by Apache Spark in local mode as the
+# Totals of a claude-jsonl dataset's requests table (and calls per tool, sessions), read by Apache Spark in local mode as the
 # files are (no schema given, partition discovery for day=...). Prints one JSON line.
 import json
 import sys
@@ -28,5 +28,7 @@ row = df.agg(
     F.countDistinct("day").alias("days"),
 ).collect()[0]
 by_machine = {r["machine"]: r["n"] for r in df.groupBy("machine").agg(F.count("*").alias("n")).collect()}
-print(json.dumps({**row.asDict(), "byMachine": by_machine}))
+tools = {r["tool"]: r["n"] for r in spark.read.parquet(root + "/tool_calls").groupBy("tool").agg(F.count("*").alias("n")).collect()}
+sessions = spark.read.parquet(root + "/sessions").count()
+print(json.dumps({**row.asDict(), "byMachine": by_machine, "tools": tools, "sessions": sessions}))
 spark.stop()

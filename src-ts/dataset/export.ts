@@ -74,8 +74,14 @@ export function machineName(given?: string): string {
 
 /** The UTC day of an instant (ms), `unknown` when there is none. */
 export function utcDay(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : 'unknown'
+  if (!Number.isFinite(ms)) return 'unknown'
+  const n = Math.floor(ms / 86_400_000)
+  let day = DAYS.get(n)
+  if (day === undefined) DAYS.set(n, (day = new Date(n * 86_400_000).toISOString().slice(0, 10)))
+  return day
 }
+/** Day names by day number since the epoch: a few hundred, asked for once per row. */
+const DAYS = new Map<number, string>()
 
 /**
  * The rows of the estate, by table, from one usage scan: the requests `stats` counts (priced by
@@ -238,8 +244,16 @@ function isReplayOf(row: Row, messages: Set<string>): boolean {
 /** Columns for the native encoder, in the table's order, from rows. */
 export function toColumns(table: DatasetTableInfo, rows: Row[]): DatasetColumn[] {
   return table.columns.map((c) => {
-    if (c.values === 'strings')
-      return { name: c.name, strings: rows.map((r) => (r[c.name] === null ? null : String(r[c.name]))) }
+    if (c.values === 'strings') {
+      // One NUL-joined string crosses instead of one string per value (unless a value holds NUL).
+      const values = rows.map((r) => (r[c.name] === null ? null : String(r[c.name])))
+      if (values.some((v) => v !== null && v.includes('\0'))) return { name: c.name, strings: values }
+      return {
+        name: c.name,
+        joined: values.map((v) => v ?? '').join('\0'),
+        nulls: Uint8Array.from(values, (v) => (v === null ? 1 : 0)),
+      }
+    }
     if (c.values === 'flags')
       return { name: c.name, flags: Uint8Array.from(rows, (r) => (r[c.name] === null ? 2 : r[c.name] ? 1 : 0)) }
     return { name: c.name, numbers: Float64Array.from(rows, (r) => (r[c.name] === null ? NaN : Number(r[c.name]))) }
@@ -248,14 +262,22 @@ export function toColumns(table: DatasetTableInfo, rows: Row[]): DatasetColumn[]
 
 /** Rows from decoded columns. */
 export function fromColumns(columns: DatasetColumn[]): Row[] {
-  const n = columns[0]?.strings?.length ?? columns[0]?.numbers?.length ?? columns[0]?.flags?.length ?? 0
+  const n =
+    columns[0]?.strings?.length ??
+    columns[0]?.nulls?.length ??
+    columns[0]?.numbers?.length ??
+    columns[0]?.flags?.length ??
+    0
   const rows: Row[] = Array.from({ length: n }, () => ({}))
-  for (const c of columns)
+  for (const c of columns) {
+    const parts = c.joined !== undefined && n > 0 ? c.joined.split('\0') : undefined
     for (let i = 0; i < n; i++) {
-      if (c.strings) rows[i][c.name] = c.strings[i] ?? null
+      if (parts) rows[i][c.name] = c.nulls![i] ? null : parts[i]
+      else if (c.strings) rows[i][c.name] = c.strings[i] ?? null
       else if (c.numbers) rows[i][c.name] = Number.isNaN(c.numbers[i]) ? null : c.numbers[i]
       else if (c.flags) rows[i][c.name] = c.flags[i] === 2 ? null : c.flags[i] === 1
     }
+  }
   return rows
 }
 
@@ -316,18 +338,32 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       table.name === 'sessions' ? new Set(rowsByTable.get(table.name)!.map((r) => rowKey(table, r))) : undefined
     const movedAway = (k: string, freshKeysOfDay: Set<string>) =>
       everyFreshKey !== undefined && everyFreshKey.has(k) && !freshKeysOfDay.has(k)
-    for (const [day, fresh] of [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    // One listing of the table: which partitions exist, this machine's and the others'.
+    const listed = new Set(await dest.list(`${table.name}/`))
+    const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool
+    // while this thread prepares the next day's values.
+    const freshFiles = new Map<string, Promise<Buffer>>()
+    for (const [day, fresh] of days) {
+      const file = encode(table, sortRows(table, fresh))
+      file.catch(() => {}) // awaited below; a failure is thrown there
+      freshFiles.set(day, file)
+    }
+    for (const [day, fresh] of days) {
       const folder = `${table.name}/day=${day}/`
       const key = `${folder}part-${machine}.parquet`
-      const freshHash = sha256(JSON.stringify(sortRows(table, fresh)))
+      // The rows of today's estate for the day, as the file they make alone: their digest says
+      // whether anything changed since the last run, and on a first run they are the file.
+      const freshBytes = await freshFiles.get(day)!
+      const freshHash = sha256(freshBytes)
       const known = manifest.partitions[key]
-      const existing = await dest.get(key)
-      if (known && existing && known.rows === freshHash && sha256(existing) === known.bytes) {
+      if (known && listed.has(key) && known.rows === freshHash) {
         t.partitions++
         t.unchanged++
         t.rows += known.count
         continue
       }
+      const existing = listed.has(key) ? await dest.get(key) : undefined
       // What this machine wrote before stays unless today's estate has the same row anew (rows
       // whose transcripts the cleanup deleted since stay: the dataset keeps history).
       const freshKeys = new Set(fresh.map((r) => rowKey(table, r)))
@@ -351,8 +387,8 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       if (table.uniqueKey) {
         const theirKeys = new Set<string>()
         const theirMessages = new Set<string>()
-        for (const other of await dest.list(folder)) {
-          if (other === key || !other.endsWith('.parquet')) continue
+        for (const other of listed) {
+          if (!other.startsWith(folder) || other === key || !other.endsWith('.parquet')) continue
           const bytes = await dest.get(other)
           if (!bytes) continue
           for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) theirKeys.add(k)
@@ -368,7 +404,9 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       const rows = sortRows(table, [...merged.values()])
       t.rows += rows.length
       t.partitions++
-      const bytes = rows.length > 0 ? encode(table, rows) : undefined
+      // Nothing merged in or left out: the file is the one made of today's rows.
+      const asFresh = !existing && rows.length === fresh.length
+      const bytes = rows.length === 0 ? undefined : asFresh ? freshBytes : await encode(table, rows)
       if (bytes && existing && existing.equals(bytes)) t.unchanged++
       else if (bytes) {
         await dest.put(key, bytes)
@@ -398,7 +436,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
               delete manifest.partitions[key]
               continue
             }
-            const bytes = encode(table, sortRows(table, kept))
+            const bytes = await encode(table, sortRows(table, kept))
             await dest.put(key, bytes)
             manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
             t.partitions++
@@ -425,9 +463,9 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   }
 }
 
-function encode(table: DatasetTableInfo, rows: Row[]): Buffer {
+async function encode(table: DatasetTableInfo, rows: Row[]): Promise<Buffer> {
   try {
-    return native.encodeDatasetTable(table.name, toColumns(table, rows))
+    return await native.encodeDatasetTable(table.name, toColumns(table, rows))
   } catch (e) {
     throw fromNative(e)
   }

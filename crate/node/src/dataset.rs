@@ -13,6 +13,10 @@ use napi_derive::napi;
 pub struct DatasetColumn {
     pub name: String,
     pub strings: Option<Vec<Option<String>>>,
+    /// Text values joined by NUL, a null as an empty value marked 1 in `nulls` (one string
+    /// across instead of one per value; for values that hold no NUL).
+    pub joined: Option<String>,
+    pub nulls: Option<Uint8Array>,
     pub numbers: Option<Float64Array>,
     pub flags: Option<Uint8Array>,
 }
@@ -22,26 +26,32 @@ fn table(name: &str) -> Result<Table> {
         .ok_or_else(|| js_error(Failure::new(Code::InvalidArgument, format!("no dataset table {name}"))))
 }
 
-/// The rows of `table` (every column of its schema) as one zstd-compressed Parquet file.
-#[napi]
-pub fn encode_dataset_table(table_name: String, columns: Vec<DatasetColumn>) -> Result<Buffer> {
+/// The rows of `table` (every column of its schema) as one zstd-compressed Parquet file, made
+/// on the libuv pool (the values are copied out first).
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn encode_dataset_table(table_name: String, columns: Vec<DatasetColumn>) -> Result<AsyncTask<super::Job<Buffer>>> {
     let t = table(&table_name)?;
     let mut cols = Vec::with_capacity(columns.len());
     for c in columns {
-        let values = match (c.strings, c.numbers, c.flags) {
-            (Some(s), None, None) => Values::Strings(s),
-            (None, Some(n), None) => Values::Numbers(n.to_vec()),
-            (None, None, Some(f)) => Values::Flags(f.to_vec()),
+        let values = match (c.strings, c.joined, c.nulls, c.numbers, c.flags) {
+            (Some(s), None, None, None, None) => Values::Strings(s),
+            (None, Some(text), Some(nulls), None, None) => Values::Joined { text, nulls: nulls.to_vec() },
+            (None, None, None, Some(n), None) => Values::Numbers(n.to_vec()),
+            (None, None, None, None, Some(f)) => Values::Flags(f.to_vec()),
             _ => {
                 return Err(js_error(Failure::new(
                     Code::InvalidArgument,
-                    format!("column {}: give exactly one of strings, numbers, flags", c.name),
+                    format!("column {}: give exactly one of strings, joined with nulls, numbers, flags", c.name),
                 )))
             }
         };
         cols.push((c.name, values));
     }
-    dataset::encode(t, cols).map(Buffer::from).map_err(js_error)
+    Ok(super::job(move || dataset::encode(t, cols).map(Buffer::from)))
+}
+
+fn column(name: String) -> DatasetColumn {
+    DatasetColumn { name, strings: None, joined: None, nulls: None, numbers: None, flags: None }
 }
 
 /// Every column of `table` read back from the Parquet file in `bytes`.
@@ -52,11 +62,12 @@ pub fn decode_dataset_table(table_name: String, bytes: &[u8]) -> Result<Vec<Data
     Ok(cols
         .into_iter()
         .map(|(name, v)| match v {
-            Values::Strings(s) => DatasetColumn { name, strings: Some(s), numbers: None, flags: None },
-            Values::Numbers(n) => {
-                DatasetColumn { name, strings: None, numbers: Some(Float64Array::new(n)), flags: None }
+            Values::Strings(s) => DatasetColumn { strings: Some(s), ..column(name) },
+            Values::Joined { text, nulls } => {
+                DatasetColumn { joined: Some(text), nulls: Some(Uint8Array::new(nulls)), ..column(name) }
             }
-            Values::Flags(f) => DatasetColumn { name, strings: None, numbers: None, flags: Some(Uint8Array::new(f)) },
+            Values::Numbers(n) => DatasetColumn { numbers: Some(Float64Array::new(n)), ..column(name) },
+            Values::Flags(f) => DatasetColumn { flags: Some(Uint8Array::new(f)), ..column(name) },
         })
         .collect())
 }

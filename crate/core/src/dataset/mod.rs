@@ -22,6 +22,12 @@ use std::sync::Arc;
 /// (integers, doubles and timestamps in ms; NaN is null) or flags (0 false, 1 true, 2 null).
 pub enum Values {
     Strings(Vec<Option<String>>),
+    /// Text values joined by NUL (a null as an empty value), with `nulls[i]` 1 where value i
+    /// is null: one string across the boundary instead of one per value. No value holds a NUL.
+    Joined {
+        text: String,
+        nulls: Vec<u8>,
+    },
     Numbers(Vec<f64>),
     Flags(Vec<u8>),
 }
@@ -30,6 +36,7 @@ impl Values {
     fn len(&self) -> usize {
         match self {
             Values::Strings(v) => v.len(),
+            Values::Joined { nulls, .. } => nulls.len(),
             Values::Numbers(v) => v.len(),
             Values::Flags(v) => v.len(),
         }
@@ -112,6 +119,33 @@ fn write_column(
                 if let Some(s) = s {
                     data.push(ByteArray::from(s.as_bytes().to_vec()));
                 }
+            }
+            col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
+        (ColumnType::Utf8, Values::Joined { text, nulls }) => {
+            let whole = bytes::Bytes::from(text.clone().into_bytes());
+            let mut data = Vec::with_capacity(nulls.len());
+            let mut start = 0usize;
+            let mut parts = 0usize;
+            // No row: no value at all (not one empty value).
+            let ends = memchr::memchr_iter(0, &whole).chain(std::iter::once(whole.len())).take(if nulls.is_empty() {
+                0
+            } else {
+                usize::MAX
+            });
+            for end in ends {
+                let Some(&null) = nulls.get(parts) else {
+                    return Err(bad(format!("table {}: column {} has more values than rows", table.name(), spec.name)));
+                };
+                present(null == 0)?;
+                if null == 0 {
+                    data.push(ByteArray::from(whole.slice(start..end)));
+                }
+                start = end + 1;
+                parts += 1;
+            }
+            if parts != nulls.len() {
+                return Err(bad(format!("table {}: column {} has fewer values than rows", table.name(), spec.name)));
             }
             col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
@@ -201,6 +235,7 @@ pub fn decode(table: Table, bytes: Vec<u8>) -> Result<Vec<(String, Values)>, Fai
                     Some(Field::Null) | None => None,
                     _ => return Err(wrong()),
                 }),
+                Values::Joined { .. } => unreachable!("decode collects text as strings"),
                 Values::Flags(v) => v.push(match f {
                     Some(Field::Bool(b)) => *b as u8,
                     Some(Field::Null) | None => 2,
@@ -216,7 +251,19 @@ pub fn decode(table: Table, bytes: Vec<u8>) -> Result<Vec<(String, Values)>, Fai
             }
         }
     }
-    Ok(specs.iter().map(|c| c.name.to_string()).zip(out).collect())
+    Ok(specs.iter().map(|c| c.name.to_string()).zip(out.into_iter().map(joined)).collect())
+}
+
+/// Text values joined by NUL when none holds one (a cheaper crossing), else as they are.
+fn joined(v: Values) -> Values {
+    match v {
+        Values::Strings(s) if !s.iter().flatten().any(|x| x.contains('\0')) => {
+            let nulls = s.iter().map(|x| x.is_none() as u8).collect();
+            let text = s.iter().map(|x| x.as_deref().unwrap_or("")).collect::<Vec<_>>().join("\0");
+            Values::Joined { text, nulls }
+        }
+        other => other,
+    }
 }
 
 /// The values of one text column of a Parquet file held in `bytes` (nulls as None): how an

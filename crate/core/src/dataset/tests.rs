@@ -101,3 +101,25 @@ fn a_file_decodes_to_the_values_it_was_encoded_from() {
     let again = encode(Table::Requests, back).unwrap();
     assert_eq!(again, bytes, "decode then encode gives the same file");
 }
+
+#[test]
+fn joined_text_encodes_as_the_same_file_as_separate_strings() {
+    let values = [None, Some("a1"), Some(""), Some("ünï")];
+    let mut separate = filled(Table::Requests, 4);
+    separate.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 = strings(&values);
+    let mut joined = filled(Table::Requests, 4);
+    joined.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 =
+        Values::Joined { text: "\0a1\0\0ünï".into(), nulls: vec![1, 0, 0, 0] };
+    let a = encode(Table::Requests, separate).unwrap();
+    assert_eq!(a, encode(Table::Requests, joined).unwrap());
+    assert_eq!(read_strings(a, "agent_id").unwrap(), values.map(|v| v.map(str::to_string)).to_vec());
+    // No row at all, and a count that does not match the rows.
+    assert!(encode(Table::Requests, (0..0).map(|_| unreachable!()).collect::<Vec<(String, Values)>>()).is_err());
+    let mut short = filled(Table::Requests, 4);
+    short.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 =
+        Values::Joined { text: "a\0b".into(), nulls: vec![0; 4] };
+    assert!(encode(Table::Requests, short).unwrap_err().message.contains("fewer values"));
+    let mut empty = filled(Table::Requests, 0);
+    empty.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 = Values::Joined { text: String::new(), nulls: vec![] };
+    assert!(encode(Table::Requests, empty).is_ok());
+}
