@@ -231,6 +231,22 @@ test('cli: export, query and stats --dataset; bad input is one line with its exi
   t.is(text.code, 0, text.err)
   t.regex(text.out, /ci-box/)
 
+  // The installed command (the CLI bundle, the second time from V8's code cache) loads DuckDB
+  // and answers with nothing on stderr.
+  const env = { ...process.env, NODE_COMPILE_CACHE: tempDir('cj-dataset-cache-') }
+  for (let i = 0; i < 2; i++)
+    for (const args of [
+      ['query', 'SELECT count(*)::DOUBLE FROM requests', '--dataset', root, '--json'],
+      ['stats', '--dataset', root, '--json'],
+    ]) {
+      const r = spawnSync(process.execPath, [join(REPO, 'dist', 'src-ts', 'cli', 'bin.cjs'), ...args], {
+        encoding: 'utf8',
+        env,
+      })
+      t.is(r.status, 0, `${args[0]} (run ${i + 1}): ${r.stderr}`)
+      t.is(r.stderr, '', `${args[0]} (run ${i + 1}) prints nothing on stderr`)
+    }
+
   const badSql = cli(['query', 'SELECT nope FROM requests', '--dataset', root])
   t.is(badSql.code, 2)
   t.regex(badSql.err, /^claude-jsonl: query: .*nope/m)

@@ -9,10 +9,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Runs the core's test `test` (exactly) with `env` set to 1; exits with its status. */
 export function writeDocFromTest(test, env) {
-  const r = spawnSync('cargo', ['test', '--profile', 'fast', '-p', 'claude-jsonl-core', '--lib', test, '--', '--exact'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, [env]: '1' },
-  })
+  const r = spawnSync(
+    'cargo',
+    ['test', '--profile', 'fast', '-p', 'claude-jsonl-core', '--lib', test, '--', '--exact'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, [env]: '1' },
+    },
+  )
   process.exit(r.status ?? 1)
 }

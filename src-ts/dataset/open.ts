@@ -1,5 +1,6 @@
 // A dataset destination from what a person typed: a folder, or `s3://bucket/prefix`.
-import { usageError } from '../errors.js'
+import { existsSync } from 'node:fs'
+import { inputError, usageError } from '../errors.js'
 import { FolderDestination, type DatasetDestination } from './destination.js'
 
 export interface OpenOptions {
@@ -16,11 +17,7 @@ export async function openDestination(dest: string, opts: OpenOptions): Promise<
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dest)) throw usageError(`${dest}: a dataset is a folder or s3://bucket/prefix`)
   const folder = new FolderDestination(dest)
   if (!opts.create) {
-    const { existsSync } = await import('node:fs')
-    if (!existsSync(folder.root)) {
-      const { inputError } = await import('../errors.js')
-      throw inputError(folder.root, 'no such folder')
-    }
+    if (!existsSync(folder.root)) throw inputError(folder.root, 'no such folder')
   }
   return folder.open()
 }

@@ -5,6 +5,7 @@ import { ClaudeJsonlError, EXIT } from '../errors.js'
 import native from '../native.js'
 import type { DatasetDestination } from './destination.js'
 import { readDatasetInfo } from './info.js'
+import { requireDependency } from './dependency.js'
 
 /** The result of a query: column names and rows as JSON values (DuckDB's JSON form: a BIGINT is
  * a string of digits; cast to DOUBLE for a number). */
@@ -27,7 +28,7 @@ export async function openDataset(dest: DatasetDestination): Promise<{ connectio
   if (!info)
     throw new ClaudeJsonlError(`${dest.label}: no dataset here (write one with claude-jsonl export --to)`, EXIT.input)
   const root = await dest.localRoot()
-  const { DuckDBInstance } = await import('@duckdb/node-api')
+  const { DuckDBInstance } = requireDependency('@duckdb/node-api') as typeof import('@duckdb/node-api')
   const instance = await DuckDBInstance.create(':memory:')
   const connection = (await instance.connect()) as unknown as Connection
   for (const t of native.datasetTables()) {

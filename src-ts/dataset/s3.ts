@@ -3,12 +3,13 @@
 // endpoint (MinIO, moto, Ceph) from AWS_ENDPOINT_URL, with path-style addressing. A put is one
 // PutObject: a reader sees the old object or the whole new one. Queries read a local copy of the
 // objects (kept under the cache folder, fetched again only when an object's ETag changed).
-import { mkdirSync, readFileSync, existsSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createHash } from 'node:crypto'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { checkKey, type DatasetDestination } from './destination.js'
+import { requireDependency } from './dependency.js'
 
 type S3Module = typeof import('@aws-sdk/client-s3')
 
@@ -49,7 +50,7 @@ export class S3Destination implements DatasetDestination {
     // The SDK warns on stderr, once per process, that its later releases will need a newer Node:
     // a note for whoever pins its version, not a line for every export or query.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
-    const s3 = await import('@aws-sdk/client-s3')
+    const s3 = requireDependency('@aws-sdk/client-s3') as S3Module
     const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL
     const client = new s3.S3Client({
       region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
@@ -164,7 +165,6 @@ export class S3Destination implements DatasetDestination {
       }
       now[o.key] = o.etag
     }
-    const { rmSync } = await import('node:fs')
     for (const k of Object.keys(known)) if (!(k in now)) rmSync(join(root, ...k.split('/')), { force: true })
     mkdirSync(root, { recursive: true })
     writeFileSync(etagsPath, JSON.stringify(now))
