@@ -24,8 +24,11 @@ export declare class EstateScan {
    * `prompt_thresholds` as for `usage`.
    */
   requests(promptThresholds: Array<number>): RequestColumns
-  /** The counted tool calls (the ones `usage` counts), with each one's tool and target. */
-  toolCalls(): ToolCallColumns
+  /**
+   * The counted requests (as `requests`) and the counted tool calls (the calls `usage` counts
+   * per tool, each with its tool, target and error), from one grouping of the entries.
+   */
+  requestsAndToolCalls(promptThresholds: Array<number>): RequestsAndToolCalls
   /**
    * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
    * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
@@ -1053,6 +1056,12 @@ export interface RequestFactsInfo {
 /** Per record: the key of the API request it belongs to (requestId, else message.id), or null. */
 export declare function requestKeys(index: TranscriptIndex): Array<string | undefined | null>
 
+/** The counted requests and tool calls of an estate, from one grouping. */
+export interface RequestsAndToolCalls {
+  requests: RequestColumns
+  toolCalls: ToolCallColumns
+}
+
 export interface RestoreResult {
   key: string
   target: string
@@ -1077,7 +1086,7 @@ export declare function scanEstate(paths: Array<string>, mode?: ScanMode, progre
 export interface ScanEstateOptions {
   /** Skip (but still list) files last modified before this time, ms since the epoch. */
   minMtimeMs?: number
-  /** With mode `usage`: also keep the tool results written as errors, for `toolCalls()`. */
+  /** With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`. */
   toolErrors?: boolean
 }
 

@@ -14,6 +14,7 @@ import type { DatasetColumn, DatasetTableInfo } from '../native.js'
 import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
 import { scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { promptThresholds } from '../read/prices.js'
 import { scannedRequests } from '../read/requests.js'
 import { transcriptFactsSync } from '../read/sessions.js'
 import type { DatasetDestination } from './destination.js'
@@ -94,8 +95,9 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
   const { scan, files } = scanned
   const sessions = scan.sessions()
-  const pages = scannedRequests(scanned)
-  const calls = scan.toolCalls()
+  const counted = scan.requestsAndToolCalls(promptThresholds())
+  const pages = scannedRequests(scanned, undefined, counted.requests)
+  const calls = counted.toolCalls
   scan.release()
 
   const fileIndex = new Map(files.map((f, i) => [f.path, i]))

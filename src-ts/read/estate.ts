@@ -165,7 +165,7 @@ export async function scanEstateFiles(
   mode: ScanMode,
   minMtimeMs?: number,
   summaries = true,
-  /** In usage mode, also keep the tool results written as errors (for `scan.toolCalls()`). */
+  /** In usage mode, also keep the tool results written as errors (for `scan.requestsAndToolCalls()`). */
   toolErrors = false,
 ): Promise<ScannedEstate> {
   const roots = resolveRoots(opts)

@@ -322,6 +322,20 @@ pub struct CountedRequest {
 pub fn counted_requests(scans: &[&Scan], prompt_thresholds: &[u64]) -> (Vec<CountedRequest>, UsageReport) {
     let mut report = UsageReport::default();
     let g = group(scans, &mut report);
+    (requests_of(&g, scans, prompt_thresholds), report)
+}
+
+/// [`counted_requests`] and [`counted_tool_calls`] from one grouping of the entries.
+pub fn counted_requests_and_tool_calls(
+    scans: &[&Scan],
+    prompt_thresholds: &[u64],
+) -> (Vec<CountedRequest>, Vec<CountedToolCall>) {
+    let mut report = UsageReport::default();
+    let g = group(scans, &mut report);
+    (requests_of(&g, scans, prompt_thresholds), calls_of(&g, scans))
+}
+
+fn requests_of(g: &Grouping, scans: &[&Scan], prompt_thresholds: &[u64]) -> Vec<CountedRequest> {
     let mut out: Vec<CountedRequest> = g
         .groups
         .iter()
@@ -339,7 +353,7 @@ pub fn counted_requests(scans: &[&Scan], prompt_thresholds: &[u64]) -> (Vec<Coun
         .collect();
     let time = |c: &CountedRequest| scans[c.file as usize].records[c.record as usize].timestamp_ms.unwrap_or(i64::MAX);
     out.sort_by_key(|c| (time(c), c.file, c.record));
-    (out, report)
+    out
 }
 
 /// One counted tool call (as [`aggregate`] counts them): where its `tool_use` block is.
@@ -361,6 +375,10 @@ pub struct CountedToolCall {
 pub fn counted_tool_calls(scans: &[&Scan]) -> Vec<CountedToolCall> {
     let mut report = UsageReport::default();
     let g = group(scans, &mut report);
+    calls_of(&g, scans)
+}
+
+fn calls_of(g: &Grouping, scans: &[&Scan]) -> Vec<CountedToolCall> {
     let failed: HashSet<u128> = scans
         .par_iter()
         .flat_map_iter(|s| {
