@@ -1239,6 +1239,8 @@ export interface ToolCallColumns {
   /** The `tool_use` id ("" when the call had none). */
   toolUseId: Array<string>
   tool: Array<string>
+  /** The model of the entry holding the call. */
+  model: Array<string>
   /** What the call was aimed at, as `toolTargets` names it. */
   target: Array<string | undefined | null>
   /**

@@ -77,8 +77,10 @@ test('export writes what stats counts, by UTC day, and DuckDB reads it back to t
   const byModel = await datasetStats(dest, { by: 'model' })
   const want = await stats({ projects, by: 'model' })
   t.deepEqual(
-    byModel.groups!.map((g) => [g.key, g.requests, g.outputTokens]),
-    [...want.groups!].sort((a, b) => (a.key < b.key ? -1 : 1)).map((g) => [g.key, g.requests, g.outputTokens]),
+    byModel.groups!.map((g) => [g.key, g.requests, g.outputTokens, g.toolCalls]),
+    [...want.groups!]
+      .sort((a, b) => (a.key < b.key ? -1 : 1))
+      .map((g) => [g.key, g.requests, g.outputTokens, g.toolCalls]),
   )
   const byDay = await datasetStats(dest, { by: 'day' })
   const wantDays = await stats({ projects, by: 'day', timezone: 'UTC' })

@@ -152,6 +152,7 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
       // A call written without an id is still one call: its place names it.
       tool_use_id: calls.toolUseId[i] || `${file.path}:${calls.timeMs[i]}:${i}`,
       timestamp: Number.isFinite(calls.timeMs[i]) ? calls.timeMs[i] : null,
+      model: calls.model[i],
       tool: calls.tool[i],
       target: calls.target[i] ?? null,
       is_error: calls.isError[i] === 1,

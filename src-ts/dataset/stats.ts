@@ -84,6 +84,15 @@ export async function datasetStats(
       connection,
       `SELECT tool, count(*)::DOUBLE FROM tool_calls ${where ? `WHERE ${where}` : ''} GROUP BY tool ORDER BY 2 DESC, 1`,
     )
+    // Calls per group, as `stats` gives each group its tool calls (a call's day is its own).
+    const callsByKey = new Map<string, number>()
+    if (opts.by) {
+      const perGroup = await run(
+        connection,
+        `SELECT ${key} AS k, count(*)::DOUBLE FROM tool_calls ${where ? `WHERE ${where}` : ''} GROUP BY 1`,
+      )
+      for (const [k, n] of perGroup.rows) callsByKey.set(String(k), Number(n))
+    }
     const totals = emptyTotals()
     const subagents = emptyTotals()
     const lanes = { vertex: 0, other: 0, none: 0 }
@@ -158,7 +167,14 @@ export async function datasetStats(
         },
         fastWithoutRate: [],
       },
-      ...(opts.by ? { by: opts.by, groups: [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : 1)) } : {}),
+      ...(opts.by
+        ? {
+            by: opts.by,
+            groups: [...groups.values()]
+              .map((g) => ({ ...g, toolCalls: callsByKey.get(g.key) ?? 0 }))
+              .sort((a, b) => (a.key < b.key ? -1 : 1)),
+          }
+        : {}),
     }
   } finally {
     close()

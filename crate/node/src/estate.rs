@@ -374,6 +374,13 @@ fn tool_call_columns(e: &estate::EstateScan, scans: &[&Scan], calls: &[usage::Co
                 s.str(u.name).to_string()
             })
             .collect(),
+        model: calls
+            .iter()
+            .map(|c| {
+                let (s, r, _) = at(c);
+                s.tables.strings.opt(r.model).unwrap_or("").to_string()
+            })
+            .collect(),
         target: calls
             .iter()
             .map(|c| {
@@ -404,6 +411,8 @@ pub struct ToolCallColumns {
     /// The `tool_use` id ("" when the call had none).
     pub tool_use_id: Vec<String>,
     pub tool: Vec<String>,
+    /// The model of the entry holding the call.
+    pub model: Vec<String>,
     /// What the call was aimed at, as `toolTargets` names it.
     pub target: Vec<Option<String>>,
     /// 1 when a tool result for the call was written as an error (seen only in a full scan, or

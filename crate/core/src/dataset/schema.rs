@@ -147,6 +147,7 @@ const TOOL_CALLS: &[Column] = &[
     AGENT,
     otel("tool_use_id", Utf8, false, "the call's `tool_use` id; unique across the dataset", "gen_ai.tool.call.id"),
     col("timestamp", TimestampMillis, true, "when the call was written"),
+    otel("model", Utf8, false, "the model whose reply made the call", "gen_ai.response.model"),
     otel("tool", Utf8, false, "the tool's name", "gen_ai.tool.name"),
     col("target", Utf8, true, "what the call was aimed at, as `stats --tools` names it (file, command, host, ...)"),
     col("is_error", Bool, false, "a `tool_result` for the call was written with `is_error: true`"),
