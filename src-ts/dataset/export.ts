@@ -317,6 +317,21 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
   const rowsByTable = await estateRows(machine, opts)
+  // A table's partitions are published side by side: each put is whole on its own (a temp file,
+  // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
+  // is most of an export's time. The manifest is written only once every put has ended.
+  const inFlight = new Set<Promise<void>>()
+  let failure: unknown
+  const publish = (put: () => Promise<void>) => {
+    const p: Promise<void> = put()
+      .catch((e) => void (failure ??= e))
+      .finally(() => inFlight.delete(p))
+    inFlight.add(p)
+  }
+  const published = async () => {
+    await Promise.all(inFlight)
+    if (failure !== undefined) throw failure
+  }
   const report: TableExport[] = []
   for (const table of tables) {
     const byDay = new Map<string, Row[]>()
@@ -412,10 +427,10 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       const bytes = rows.length === 0 ? undefined : asFresh ? freshBytes : await encode(table, rows)
       if (bytes && existing && existing.equals(bytes)) t.unchanged++
       else if (bytes) {
-        await dest.put(key, bytes)
+        publish(() => dest.put(key, bytes))
         t.written++
       } else if (existing) {
-        await dest.delete(key)
+        publish(() => dest.delete(key))
         t.written++
       }
       if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length }
@@ -435,12 +450,12 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
           if (kept.length < manifest.partitions[key].count) {
             t.written++
             if (kept.length === 0) {
-              await dest.delete(key)
+              publish(() => dest.delete(key))
               delete manifest.partitions[key]
               continue
             }
             const bytes = await encode(table, sortRows(table, kept))
-            await dest.put(key, bytes)
+            publish(() => dest.put(key, bytes))
             manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
             t.partitions++
             t.rows += kept.length
@@ -452,6 +467,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       t.unchanged++
       t.rows += manifest.partitions[key].count
     }
+    await published()
     report.push(t)
   }
   manifest.exportedAt = new Date().toISOString()
