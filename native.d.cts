@@ -280,6 +280,11 @@ export interface ArchiveSummary {
    * estate root is never followed).
    */
   skipped: Array<ArchiveFailure>
+  /**
+   * Files the walk found that are no transcript at all (first line not a JSON object, no
+   * record): left out, each with why.
+   */
+  notTranscripts: Array<ArchiveFailure>
   /** Streams found missing or damaged and stored again from the estate: one line each. */
   healed: Array<string>
   archivedFiles: number
@@ -324,6 +329,8 @@ export interface BadLineInfo {
   line: number
   offset: number
   kind: BadLineKind
+  /** What the line is, in words (`corrupt line (not valid JSON)`, `JSON nested too deep…`). */
+  problem: string
 }
 
 export type BadLineKind = 'invalid-json' | 'non-object' | 'too-deep' | 'number-out-of-range'
@@ -421,6 +428,13 @@ export interface ConversationSpans {
   /** The file's size when it was read. */
   bytes: number
 }
+
+/**
+ * Per record: the record whose usage counts for the API request it belongs to (the entry with
+ * the largest output, as `stats` counts), or -1 for a record that is no counted assistant entry
+ * (no usage, `<synthetic>`, a sidechain replay).
+ */
+export declare function countedEntries(index: TranscriptIndex): Int32Array
 
 /** A store file of the archive that cannot be read (the rest of the archive can). */
 export interface DamagedStoreFile {
@@ -782,6 +796,20 @@ export type NativeErrorCode = 'io' | 'changed' | 'store' | 'locked' | 'archive' 
 export declare function nativeErrorCodes(): Array<NativeErrorCode>
 
 /**
+ * Why the file at `path` is no transcript at all (its first line is not a JSON object and no
+ * line is a record), or none when it may be one. Reads one block, the whole file only when
+ * that block shows no object first. An unreadable file gives none: the reader that opens it
+ * reports why.
+ */
+export declare function notATranscript(path: string): string | null
+
+/**
+ * Why a file that yielded no record is not a transcript, from how its first line read (none
+ * for an empty file or an object).
+ */
+export declare function notJsonlReason(firstLine: FirstLine): string | null
+
+/**
  * One piece of a rewritten transcript: exactly one of `records` (source records copied
  * verbatim), `record` + `set` (one source record with members replaced or appended), or `line`
  * (a new JSON line).
@@ -1104,6 +1132,11 @@ export interface ScanSummary {
   blankLines: number
   crlfLines: number
   badJsonLines: number
+  /**
+   * Of `badJsonLines`, those that are valid JSON this reader cannot hold (nested deeper than
+   * 1024 levels, a number beyond a double's range): the client reads them.
+   */
+  unreadableJsonLines: number
   nonObjectLines: number
   loneSurrogateLines: number
   bom: boolean
@@ -1200,6 +1233,12 @@ export interface StreamHistory {
   error?: string
 }
 
+/**
+ * The session an old-layout `agent-*.jsonl` belongs to (the first `sessionId` its records
+ * carry), read from the file's first 64 KiB; null when it names none there or is unreadable.
+ */
+export declare function subagentParentSession(path: string): string | null
+
 export interface SummaryInputOptions {
   /** Strings inside tool inputs are cut to this many characters (400). */
   stringChars?: number
@@ -1256,7 +1295,20 @@ export interface ToolTargetCount {
 }
 
 /** What a tool's targets are. */
-export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern'
+export type ToolTargetKind = 'file' | 'command' | 'host' | 'query' | 'subagent type' | 'pattern' | 'skill'
+
+/** One tool that has a target: the kind, and the `input` fields that name it, in order. */
+export interface ToolTargetRule {
+  tool: string
+  kind: ToolTargetKind
+  fields: Array<string>
+}
+
+/**
+ * The core's table of which tools have a target and where it is in their input: `stats
+ * --tools` counts by it, `show` names a call's target by it.
+ */
+export declare function toolTargetRules(): Array<ToolTargetRule>
 
 export interface ToolTargetsInfo {
   tool: string

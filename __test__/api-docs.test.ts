@@ -54,13 +54,27 @@ test('every public export, class member, callable member and option has a doc co
   t.deepEqual(undocumented, [], 'write a doc comment for each (`npm run docs:api` lists them too)')
 })
 
-test('surface.md names every runtime export of the package', async (t) => {
+test('surface.md names every runtime export of each entry point, in its own section', async (t) => {
   const { files } = await renderShipped()
   const surface = files.get('surface.md') ?? ''
-  const runtime = Object.keys(await import(pathToFileURL(join(REPO, 'dist', 'src-ts', 'index.js')).href))
-  t.true(runtime.length > 50)
-  const missing = runtime.filter((name) => !new RegExp(`^(function|class|const) ${name}\\b`, 'm').test(surface))
-  t.deepEqual(missing, [])
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'))
+  const entries = Object.entries(pkg.exports as Record<string, { default: string } | string>).filter(
+    ([, v]) => typeof v !== 'string',
+  )
+  t.deepEqual(
+    entries.map(([k]) => k),
+    ['.', './compress', './archive', './store'],
+  )
+  for (const [key, target] of entries) {
+    const name = key === '.' ? 'claude-jsonl' : `claude-jsonl/${key.slice(2)}`
+    const at = surface.indexOf(`## \`${name}\``)
+    t.true(at >= 0, `a section for ${name}`)
+    const section = surface.slice(at, surface.indexOf('\n## ', at + 1))
+    const runtime = Object.keys(await import(pathToFileURL(join(REPO, (target as { default: string }).default)).href))
+    t.true(runtime.length > 3, name)
+    const missing = runtime.filter((n) => !new RegExp(`^(function|class|const) ${n}\\b`, 'm').test(section))
+    t.deepEqual(missing, [], name)
+  }
 })
 
 test('the doc-comment check reports what lacks one, and the surface shows signatures', async (t) => {

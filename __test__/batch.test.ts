@@ -370,7 +370,7 @@ test('model summaries in a batch: at most --summary-jobs at once, retried with b
   const e = byId(fallback)[ID.big]
   t.is(e.status, 'compressed')
   t.regex(e.summaryFallback!, /the model summary failed 1 time/)
-  t.is(JSON.parse(readFileSync(e.reportPath!, 'utf8')).semanticSummaryMode, 'deterministic-fallback')
+  t.is(JSON.parse(readFileSync(e.reportPath!, 'utf8')).semanticSummaryMode, 'deterministic')
 })
 
 test('the batch progress line counts sessions and shows the time left', (t) => {

@@ -135,6 +135,26 @@ test('a file named on the command line that is no transcript is refused alike; a
     walked.stdout,
     /^1 of 1 session \(1 transcript read, .*\)\nskipped 1 file that is not a transcript: .*notes\.jsonl\n/,
   )
+  // The native walkers of find and archive leave it out too, and say so.
+  const projects = join(root, 'projects')
+  const skippedLine = /skipped \S+notes\.jsonl: not a JSONL transcript \(line 1 is not valid JSON\)/
+  for (const index of [['--index-dir', join(out, 'idx')], ['--no-index']]) {
+    const found = run(['find', 'root', '--projects', projects, ...index])
+    t.regex(found.stdout, /^Searched 1 session \(1 file,/, index.join(' '))
+    t.regex(found.stdout, skippedLine, index.join(' '))
+    t.regex(found.stdout, /No session holds any of the terms/, 'the file is not searched')
+  }
+  const exact = run(['find', '--exact', 'root:x', '--projects', projects, '--json'])
+  const scope = JSON.parse(exact.stdout).scope
+  t.is(scope.files, 1)
+  t.deepEqual(
+    scope.skipped.map((k: { path: string }) => k.path),
+    [join(projects, '-home-u-app', 'notes.jsonl')],
+  )
+  const archived = run(['archive', '--to', join(out, 'walked'), '--projects', projects])
+  t.is(archived.code, 0, archived.stderr)
+  t.regex(archived.stdout, /^Archived 1 transcript into .*: 1 new, 0 unchanged, 1 file left out \(not a transcript\)/)
+  t.regex(archived.stderr, /left out: \S+notes\.jsonl: not a JSONL transcript/)
 })
 
 test('batch text output names each skipped session and its reason, and where backups and the work dir are', (t) => {

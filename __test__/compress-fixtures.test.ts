@@ -18,7 +18,7 @@ import { assertResumesLike } from './helpers/resume-like.js'
 const DIR = join(REPO, 'fixtures', 'topology')
 const summarize: Summarizer = async (req) => ({
   text: `This session is being continued from a previous conversation. Fixture summary of ${req.plan.topology.summaryIndexes.length} records.`,
-  mode: 'deterministic-fallback',
+  mode: 'deterministic',
 })
 
 for (const name of readdirSync(DIR)

@@ -29,7 +29,7 @@ const GROW = 100
 
 const fixedSummary: Summarizer = async (req) => ({
   text: `This session is being continued from a previous conversation. Test summary of ${req.plan.topology.summaryIndexes.length} records; original at ${req.sourcePath}.`,
-  mode: 'deterministic-fallback',
+  mode: 'deterministic',
 })
 
 /** A session with metadata changes, snapshots, a rewound branch and tool calls. */
@@ -568,7 +568,7 @@ test('--preserve-prior-summaries-verbatim embeds the earlier summary as it is, a
   const { input, out } = writeSession(richSession().bytes())
   const first: Summarizer = async () => ({
     text: 'This session is being continued from a previous conversation. PRIOR-SUMMARY-MARKER: the build step was set up at L3.',
-    mode: 'deterministic-fallback',
+    mode: 'deterministic',
   })
   await compressWith(input, out, first, { minGain: GROW, targetRatio: 0.6, minRecentRecords: 1 })
   const again = join(tempDir('cj-compress-'), 'again.jsonl')

@@ -233,6 +233,24 @@ test('valid JSON too deep to read, or holding 1e400, is named for what it is, no
   const s = run(['show', file])
   t.regex(s.stdout, /line 2: JSON nested too deep to read/)
   t.regex(s.stdout, /line 3: JSON holding a number out of range/)
+  // doctor counts them apart from the corrupt line, and repair, which would otherwise cut them as
+  // damage, refuses: the client reads both records.
+  const d = run(['doctor', file])
+  t.regex(d.stdout, /FLAG bad-json: 1 line of invalid JSON \(line 4…\)/)
+  t.regex(d.stdout, /FLAG unreadable-json: 2 lines of valid JSON that claude-jsonl cannot read.*\(line 2, 3…\)/)
+  const before = readFileSync(file)
+  const r = run(['repair', file, '--out', join(dir, 'out.jsonl')])
+  t.is(r.status, 1, r.stderr)
+  t.regex(
+    r.stderr,
+    /cannot be repaired safely: line 2: the line is JSON nested deeper than 1024 levels.*the client reads it/,
+  )
+  t.false(existsSync(join(dir, 'out.jsonl')))
+  t.deepEqual(readFileSync(file), before)
+  // Unterminated at the end of the file, such a line is no torn write either.
+  const tail = join(dir, 'tail.jsonl')
+  writeFileSync(tail, `${first}\n{"type":"user","n":1e400}`)
+  t.notRegex(run(['doctor', tail]).stdout, /torn/)
 })
 
 test('a full disk while writing the batch manifest exits 3 (an input/output error), naming the cause', (t) => {

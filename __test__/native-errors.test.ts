@@ -21,10 +21,12 @@ test('a native failure carries its code and path as data, and maps to the exit c
   t.is(mapped.exitCode, EXIT.input)
   t.is(mapped.path, missing)
   t.is(mapped.message, e!.message)
+  t.is(mapped.code, 'io', 'the native code stays on the error, as a field')
 
   const usage = t.throws(() => native.checkPlanOptions({ targetRatio: 2 }))
   t.is(nativeFailure(usage)?.code, 'usage')
   t.is((fromNative(usage) as ClaudeJsonlError).exitCode, EXIT.usage)
+  t.is((fromNative(usage) as ClaudeJsonlError).code, 'usage')
 
   // a misuse of the binding stays what it is (the CLI reports it as an internal error)
   const index = native.scanBuffer(Buffer.from('{"type":"user","uuid":"a"}\n'))

@@ -159,12 +159,16 @@ test.serial('the prebuilt install works with no Rust toolchain: CLI, stats and t
   writeFileSync(
     join(dir, 'api.mjs'),
     `import { stats } from 'claude-jsonl'\n` +
+      `import { plan } from 'claude-jsonl/compress'\n` +
+      `import { isArchiveRoot } from 'claude-jsonl/archive'\n` +
+      `import { Store } from 'claude-jsonl/store'\n` +
       `const report = await stats({ projects: process.argv[2] })\n` +
-      `console.log(JSON.stringify({ requests: report.totals.requests, output: report.totals.outputTokens }))\n`,
+      `const tiers = [typeof plan, typeof isArchiveRoot, typeof Store]\n` +
+      `console.log(JSON.stringify({ requests: report.totals.requests, output: report.totals.outputTokens, tiers }))\n`,
   )
   const api = sh(process.execPath, ['api.mjs', projects], { cwd: dir, env })
   t.is(api.code, 0, api.stderr)
-  t.deepEqual(JSON.parse(api.stdout), { requests: 1, output: 42 })
+  t.deepEqual(JSON.parse(api.stdout), { requests: 1, output: 42, tiers: ['function', 'function', 'function'] })
 
   // A platform package that is installed but broken: one line naming it and what was tried, exit 4.
   const addon = join(dir, 'node_modules', `claude-jsonl-${abi}`, `claude-jsonl.${abi}.node`)

@@ -9,7 +9,6 @@ import {
   isAssistantRecord,
   isCompactBoundaryRecord,
   isKnownRecord,
-  isLastPromptRecord,
   isRecordOf,
   isUserRecord,
   records,
@@ -116,8 +115,8 @@ test('known fields have their declared JS types, and the guards narrow', (t) => 
   }
   t.true(isAssistantRecord(assistant))
   t.false(isAssistantRecord({ ...assistant, message: { ...assistant.message, usage: { input_tokens: '1' } } }))
-  t.true(isLastPromptRecord({ type: 'last-prompt', leafUuid: 'a1' }))
-  t.false(isLastPromptRecord({ type: 'last-prompt', leafUuid: 42 }))
+  t.true(isRecordOf('last-prompt', { type: 'last-prompt', leafUuid: 'a1' }))
+  t.false(isRecordOf('last-prompt', { type: 'last-prompt', leafUuid: 42 }))
   t.false(isKnownRecord({ type: 'future-thing', futureField: {} }), 'an unknown type is an UnknownRecord')
   t.false(isKnownRecord([1, 2]))
   t.false(isKnownRecord(null))

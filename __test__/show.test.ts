@@ -663,8 +663,8 @@ test('HTML from the CLI: slash commands and background-task notices read as what
     html,
     /<details class="task"[^>]*><summary>background task completed: [^<]*<\/summary><pre>Two files changed, both fine\.<\/pre>/,
   )
-  t.regex(html, /<summary>Agent: <span class="target" title="agent">Explore<\/span><\/summary>/)
-  t.regex(html, /<summary>Task: <span class="target" title="agent">Security review<\/span><\/summary>/)
+  t.regex(html, /<summary>Agent: <span class="target" title="subagent type">Explore<\/span><\/summary>/)
+  t.regex(html, /<summary>Task: <span class="target" title="subagent type">Security review<\/span><\/summary>/)
   t.notRegex(html, /Agent agent|agent: Explore/)
   // The page's width in Chromium at 1280 px: a copy of the page whose one extra script (allowed
   // in the copy only) writes the document's scroll width into its title.
@@ -678,4 +678,35 @@ test('HTML from the CLI: slash commands and background-task notices read as what
   const [scroll, client] = /<title>(\d+)\/(\d+)<\/title>/.exec(dom)!.slice(1).map(Number)
   t.true(client > 1000, `the window is about 1280 px wide (${client})`)
   t.true(scroll <= client, `no horizontal scrollbar: scroll width ${scroll} <= ${client}`)
+})
+
+test('show and stats --tools name a call by one rule: the same kind, the target stats counts', async (t) => {
+  const calls = [
+    call('c1', 'Bash', { command: 'cargo test --profile fast', description: 'run the tests' }),
+    call('c2', 'WebFetch', { url: 'https://Docs.Example.com:443/a?b=1' }),
+    call('c3', 'Skill', { skill: 'recall-past-sessions' }),
+    call('c4', 'Agent', { subagent_type: 'Explore', description: 'find the parser' }),
+    call('c5', 'LS', { path: '/src' }),
+    call('c6', 'mcp__x__search', { query: 'no target for tools the table does not name' }),
+  ]
+  const path = file([human('H1', null, 'go'), said('A1', 'H1', 'm1', calls, 5, 'r1')])
+  const r = await showSession(path, { tools: true })
+  const shown = new Map(ofKind(r, 'tool-call').map((x) => [x.name, x.target]))
+  const { stats } = await import('../src-ts/read/stats.js')
+  const s = await stats({ paths: [path], tools: true })
+  for (const row of s.toolTargets!) {
+    const target = shown.get(row.name)
+    if (!row.kind) {
+      t.is(target, undefined, `${row.name}: no target in either`)
+      continue
+    }
+    t.is(target?.kind as string | undefined, row.kind, row.name)
+    const counted = row.top[0]?.target
+    // counting keeps the command's first word and the URL's host; show keeps the whole field
+    if (row.kind === 'command') t.is(counted, target!.value.split(' ')[0])
+    else if (row.kind === 'host') t.is(counted, new URL(target!.value).hostname)
+    else if (row.kind === 'subagent type') t.is(`${counted}: find the parser`, target!.value)
+    else t.is(counted, target!.value, row.name)
+  }
+  t.is(s.toolTargets!.length, 6)
 })

@@ -15,13 +15,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import {
-  Store,
-  escapeSessionId,
-  unescapeSessionId,
-  type Compression,
-  type StoredEvent,
-} from '../src-ts/archive/store.js'
+import { Store, escapeSessionId, unescapeSessionId, type Compression, type StoredEvent } from '../src-ts/store/store.js'
 import native from '../src-ts/native.js'
 import { SESSION, expectedEvent } from './helpers/store-writer.js'
 

@@ -243,3 +243,72 @@ test('only the records in summaryIndexes reach the summary and the pack', (t) =>
   t.false(buildPack({ ...p, summaryIndexes: without, inputs }).text.includes(secret))
   t.true(buildPack(p).text.includes(secret), 'the same record is shown when it is summarised')
 })
+
+test("summary inputs: the client's task records (TaskCreate, TaskUpdate) replay to the latest task list", (t) => {
+  const call = (line: number, id: string, name: string, input: Record<string, unknown>): SummaryEntry => ({
+    record: line,
+    line,
+    texts: [],
+    thinking: [],
+    parsed: true,
+    toolCalls: [{ line, id, name, input, inputJson: JSON.stringify(input) }],
+    toolResults: [],
+  })
+  const result = (line: number, id: string, text: string, isError = false): SummaryEntry => ({
+    record: line,
+    line,
+    texts: [],
+    thinking: [],
+    parsed: true,
+    toolCalls: [],
+    toolResults: [{ line, toolUseId: id, text, chars: text.length, isError }],
+  })
+  const facts = deriveFacts([
+    call(10, 'c1', 'TaskCreate', { subject: 'Write the parser', activeForm: 'Writing the parser' }),
+    result(11, 'c1', 'Task #1 created successfully: Write the parser'),
+    call(12, 'c2', 'TaskCreate', { subject: 'Add tests' }),
+    result(13, 'c2', 'Task #2 created successfully: Add tests'),
+    call(14, 'c3', 'TaskCreate', { subject: 'Drop the old path' }),
+    result(15, 'c3', 'Task #3 created successfully: Drop the old path'),
+    call(20, 'u1', 'TaskUpdate', { taskId: '1', status: 'completed' }),
+    result(21, 'u1', 'Updated task #1 status'),
+    call(22, 'u2', 'TaskUpdate', { taskId: '2', status: 'in_progress', subject: 'Add property tests' }),
+    result(23, 'u2', 'Updated task #2 subject, status'),
+    call(24, 'u3', 'TaskUpdate', { taskId: '3', status: 'deleted' }),
+    result(25, 'u3', 'Updated task #3 deleted'),
+    // a refused update changes nothing
+    call(26, 'u4', 'TaskUpdate', { taskId: '2', status: 'completed' }),
+    result(27, 'u4', '<tool_use_error>Task not found</tool_use_error>', true),
+  ])
+  const last = facts.todos.at(-1)!
+  t.is(last.source, 'tasks')
+  t.is(last.line, 24)
+  t.deepEqual(last.todos, [
+    { content: 'Write the parser', status: 'completed', activeForm: 'Writing the parser', line: 20 },
+    { content: 'Add property tests', status: 'in_progress', activeForm: undefined, line: 22 },
+  ])
+  const text = deterministicSummary(facts, { transcriptPath: '/t.jsonl', firstKeptLine: 30, keptRecords: 1 }).text
+  t.regex(text, /- L24 Latest todo list \(the task records, TaskCreate\/TaskUpdate\), 2 items:/)
+  t.regex(text, /- L20 \[completed\] Write the parser/)
+  t.regex(text, /- L22 \[in_progress\] Add property tests/)
+  t.regex(text, /- L22 Open todo \[in_progress\]: Add property tests/)
+  t.notRegex(text, /Drop the old path/)
+})
+
+realTest('the default summary of a real session states its last task list, however long the session', async (t) => {
+  const file = join(REAL, 'real-07.jsonl')
+  const bytes = readFileSync(file)
+  const index = native.scanBuffer(bytes)
+  const n = index.summary().records
+  const inputs = readSummaryInputs(
+    bytes,
+    index,
+    Uint32Array.from({ length: n }, (_, i) => i),
+    {
+      successResultChars: 120,
+    },
+  )
+  const text = composeSummary(inputs, { transcriptPath: file }).text
+  t.regex(text, /Latest todo list \(the task records, TaskCreate\/TaskUpdate\), 5 items:/)
+  t.regex(text, /- L392 \[completed\] Test and lint/)
+})

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run docs:api`: the API reference (docs/api/, Markdown by TypeDoc) and the record of the public
-// surface (docs/api/surface.md), both made from the declarations the package ships
-// (dist/src-ts/index.d.ts, so compile first: the npm script runs tsc). Exits 1, after writing,
+// surface (docs/api/surface.md), both made from the declarations the package ships for each of
+// its entry points (the root, `/compress`, `/archive`, `/store`: dist/src-ts/**/index.d.ts, so
+// compile first: the npm script runs tsc). Exits 1, after writing,
 // when an export that must have a doc comment has none (see `undocumented`).
 //
 // The reference describes what a user of the package sees: the `types` it publishes, with the doc
@@ -21,16 +22,29 @@ async function typedoc() {
   return import(pathToFileURL(toolchain.resolve('typedoc')).href)
 }
 
+/** The package's entry points, as `exports` in package.json names them, and their declarations. */
+export const ENTRY_POINTS = [
+  ['claude-jsonl', 'index.d.ts'],
+  ['claude-jsonl/compress', 'compress/index.d.ts'],
+  ['claude-jsonl/archive', 'archive/index.d.ts'],
+  ['claude-jsonl/store', 'store/index.d.ts'],
+].map(([name, file]) => ({ name, entry: join(root, 'dist', 'src-ts', ...file.split('/')) }))
+
 const shipped = {
-  entry: join(root, 'dist', 'src-ts', 'index.d.ts'),
+  entries: ENTRY_POINTS,
   tsconfig: join(root, 'scripts', 'typedoc', 'tsconfig.json'),
 }
 
+/** The entry points of a source: `entries`, or one `entry` as the package root. */
+const entriesOf = (source) => source.entries ?? [{ name: 'claude-jsonl', entry: source.entry }]
+
 /** Converts declarations (by default the shipped ones) into TypeDoc's model, and the app that renders it. */
-async function convert({ entry, tsconfig }, out) {
+async function convert(source, out) {
+  const { tsconfig } = source
+  const entries = entriesOf(source)
   const td = await typedoc()
   const app = await td.Application.bootstrapWithPlugins({
-    entryPoints: [entry],
+    entryPoints: entries.map((e) => e.entry),
     out,
     tsconfig,
     plugin: [toolchain.resolve('typedoc-plugin-markdown')],
@@ -62,8 +76,27 @@ async function convert({ entry, tsconfig }, out) {
   })
   const project = await app.convert()
   if (!project)
-    throw new Error(`api-docs: TypeDoc could not convert ${relative(root, entry)} (run \`npm run build:ts\`)`)
-  return { td, app, project }
+    throw new Error(
+      `api-docs: TypeDoc could not convert ${entries.map((e) => relative(root, e.entry)).join(', ')} (run \`npm run build:ts\`)`,
+    )
+  return { td, app, project, entries }
+}
+
+/**
+ * Each entry point's reflection with the name users import it by: the project itself for one
+ * entry point, else its modules, by the name each entry file gives its module.
+ */
+function entryModules(project, entries, K) {
+  const children = project.children ?? []
+  if (entries.length === 1 || !children.every((c) => c.kindOf(K.Module)))
+    return [{ name: entries[0].name, exp: project }]
+  // Each entry file names its module (`@module claude-jsonl/compress`).
+  const byName = new Map(children.map((m) => [m.name, m]))
+  return entries.map((e) => {
+    const m = byName.get(e.name)
+    if (!m) throw new Error(`api-docs: no module named ${e.name} (TypeDoc made ${[...byName.keys()].join(', ')})`)
+    return { name: e.name, exp: m }
+  })
 }
 
 /** Every file under `dir`, as a map from its path relative to `dir` (with `/`) to its text. */
@@ -110,9 +143,9 @@ function isCallable(reflection, K) {
  * `...Options` interface (what a caller chooses). Plain data fields of result interfaces are
  * named by their type and may go without.
  */
-export function undocumented(project, K) {
+export function undocumented(project, K, modules = [{ exp: project }]) {
   const missing = []
-  for (const exp of project.children ?? []) {
+  for (const exp of modules.flatMap((m) => m.exp.children ?? [])) {
     if (!documented(exp)) missing.push(`${K[exp.kind]} ${exp.name}`)
     if (!exp.kindOf(K.Class | K.Interface)) continue
     for (const member of exp.children ?? []) {
@@ -214,10 +247,10 @@ function exportText(exp, K) {
  * Types of this package that the public API names but the package root does not export (a user
  * can see them in a signature but cannot import them), each with the exports that name it.
  */
-function notExported(app, project) {
+function notExported(app, project, modules) {
   const json = app.serializer.projectToObject(project, root)
   // This package is the one the exports are declared in (a dependency's types are not ours to export).
-  const first = project.children?.[0]
+  const first = modules[0]?.exp.children?.[0]
   const own = first ? project.getSymbolIdFromReflection(first)?.packageName : undefined
   const users = new Map()
   const walk = (value, owner) => {
@@ -233,33 +266,42 @@ function notExported(app, project) {
       for (const v of Object.values(value)) walk(v, owner)
     }
   }
-  for (const child of json.children ?? []) walk(child, child.name)
+  const top = json.children ?? []
+  const exported = modules.length > 1 ? top.flatMap((m) => m.children ?? []) : top
+  for (const child of exported) walk(child, child.name)
   return [...users]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, owners]) => `${name}: ${[...owners].sort().join(', ')}`)
 }
 
-/** The surface report: one line per export (and per own member of a class or interface), sorted. */
-export function surfaceReport(project, K, unexported = []) {
-  const exports = [...(project.children ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const body = exports.map((exp) => exportText(exp, K).join('\n')).join('\n')
+/** The surface report: per entry point, one line per export (and per own member of a class or
+ * interface), sorted. */
+export function surfaceReport(modules, K, unexported = []) {
+  const sorted = (m) => [...(m.exp.children ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const total = modules.reduce((n, m) => n + (m.exp.children?.length ?? 0), 0)
+  const sections = modules.flatMap((m) => [
+    ...(modules.length > 1 ? [`## \`${m.name}\``, '', `${sorted(m).length} exports.`, ''] : []),
+    '```ts',
+    sorted(m)
+      .map((exp) => exportText(exp, K).join('\n'))
+      .join('\n'),
+    '```',
+    '',
+  ])
   return [
     '# Public API surface',
     '',
-    'Every export of the `claude-jsonl` package root with its signature, and the own members of each',
-    'class and interface, read from the declarations the package ships (`dist/src-ts/index.d.ts`).',
-    'Generated by `npm run docs:api`; `__test__/api-docs.test.ts` fails when it differs from what',
-    'the code declares, so a change of the public API shows up here in review. Doc comments are in',
-    `the [reference](README.md). ${exports.length} exports.`,
+    'Every export of each entry point of the `claude-jsonl` package with its signature, and the own',
+    'members of each class and interface, read from the declarations the package ships',
+    '(`dist/src-ts/**/index.d.ts`). Generated by `npm run docs:api`; `__test__/api-docs.test.ts`',
+    'fails when it differs from what the code declares, so a change of the public API shows up here',
+    `in review. Doc comments are in the [reference](README.md). ${total} exports in all.`,
     '',
-    '```ts',
-    body,
-    '```',
-    '',
+    ...sections,
     '## Named but not exported',
     '',
-    'Types of this package that appear in the signatures above but cannot be imported from the',
-    'package root, each with the exports that name it.',
+    'Types of this package that appear in the signatures above but cannot be imported from any',
+    'entry point, each with the exports that name it.',
     '',
     '```text',
     ...(unexported.length ? unexported : ['(none)']),
@@ -276,14 +318,15 @@ export function surfaceReport(project, K, unexported = []) {
 export async function renderApiDocs(source = shipped) {
   const scratch = mkdtempSync(join(tmpdir(), 'claude-jsonl-api-docs-'))
   try {
-    const { td, app, project } = await convert(source, scratch)
+    const { td, app, project, entries } = await convert(source, scratch)
     const K = td.ReflectionKind
+    const modules = entryModules(project, entries, K)
     // The markdown plugin's output, into `out`
     await app.generateOutputs(project)
     if (app.logger.hasErrors()) throw new Error('api-docs: TypeDoc reported errors (above)')
     const files = readTree(scratch)
-    files.set('surface.md', surfaceReport(project, K, notExported(app, project)))
-    return { files, undocumented: undocumented(project, K) }
+    files.set('surface.md', surfaceReport(modules, K, notExported(app, project, modules)))
+    return { files, undocumented: undocumented(project, K, modules) }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }

@@ -25,6 +25,9 @@ export class ClaudeJsonlError extends Error {
     readonly exitCode: number,
     /** The file or folder the failure concerns, when there is one. */
     readonly path?: string,
+    /** What kind of failure the native core reported (`locked`, `changed`, `not-found`, …), when
+     * the error came from it: a caller can branch on it without reading the message. */
+    readonly code?: NativeCode,
   ) {
     super(message)
     this.name = 'ClaudeJsonlError'
@@ -75,7 +78,10 @@ export function fromNative(e: unknown, path?: string): unknown {
   if (e instanceof ClaudeJsonlError) return e
   const f = nativeFailure(e)
   if (f === undefined || f.code === 'invalid-argument' || f.code === 'internal') return e
-  if (f.code === 'usage' || f.code === 'illegal-cut') return usageError(f.message)
-  if (f.path !== undefined) return new ClaudeJsonlError(f.message, EXIT.input, f.path)
-  return path !== undefined ? inputError(path, f.message) : new ClaudeJsonlError(f.message, EXIT.input)
+  if (f.code === 'usage' || f.code === 'illegal-cut')
+    return new ClaudeJsonlError(f.message, EXIT.usage, undefined, f.code)
+  if (f.path !== undefined) return new ClaudeJsonlError(f.message, EXIT.input, f.path, f.code)
+  return path !== undefined
+    ? new ClaudeJsonlError(`${path}: ${f.message}`, EXIT.input, path, f.code)
+    : new ClaudeJsonlError(f.message, EXIT.input, undefined, f.code)
 }

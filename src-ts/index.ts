@@ -1,4 +1,14 @@
-// claude-jsonl: the public TypeScript API.
+/**
+ * The root entry point: reading and analysing transcripts (records, conversations, requests,
+ * stats and cost, sessions, search, validation, show and timeline), prices, and the error every
+ * entry point throws. Compressing and repairing are in `claude-jsonl/compress`, the archive in
+ * `claude-jsonl/archive`, the durable session store in `claude-jsonl/store`.
+ *
+ * @packageDocumentation
+ * @module claude-jsonl
+ */
+// First, so that this comment stays the declaration file's first: it names the module.
+export type { EstateOptions, Roots } from './read/estate.js'
 import native from './native.js'
 import type { EstateFileInfo, ScanMode, SessionInfo, TranscriptIndex } from './native.js'
 import { EstateOptions, Roots, scanEstateFiles } from './read/estate.js'
@@ -34,84 +44,16 @@ export type { FindOptions, FindHit, FindReport, FindExactOptions, FindExactHit, 
 export { validate } from './read/validate.js'
 export { renderValidation } from './cli/validate-render.js'
 export type { ValidationReport, ValidationIssue } from './read/validate.js'
-export { plan, planIndex, stopMessage, lineSetDigest } from './compress/plan.js'
-export { renderPlan } from './cli/plan-render.js'
-export type {
-  PlanOptions,
-  PlanReport,
-  PlanStop,
-  ResumeLeafInfo,
-  CutInfo,
-  ExclusionReason,
-  TranscriptPlan,
-  TopologyPlan,
-  TopologyStatus,
-  PreserveMode,
-  LeafPolicy,
-  CheckpointPolicy,
-} from './compress/plan.js'
-export { compress, compressWith, planSource } from './compress/compress.js'
-export type { CompressOptions, CompressReport } from './compress/compress.js'
-export type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './compress/summarizer.js'
-export { compressInPlace, checkLiveReplacement } from './compress/in-place.js'
-export type { InPlaceOptions, InPlaceCompressResult, LiveReplacementOptions } from './compress/in-place.js'
-export { replaceInPlace, writeNumberedBackup, TRANSACTION_STEPS } from './compress/transaction.js'
-export type {
-  ReplaceOptions,
-  ReplaceResult,
-  Receipt,
-  Candidate,
-  Frozen,
-  OperationState,
-  Recovery,
-} from './compress/transaction.js'
-export { repairTranscript, REPAIR_KINDS } from './compress/repair.js'
-export type {
-  RepairEdit,
-  RepairKind,
-  RepairTranscriptOptions,
-  TranscriptRepairReport,
-  TranscriptRepairResult,
-} from './compress/repair.js'
-export { repairReadPages } from './compress/repair-read-pages.js'
-export type { RepairOptions, RepairReport, RepairResult, RepairScope } from './compress/repair-read-pages.js'
-export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'
-export type { LiveSessions, LiveHolder, StaleRecord, RegistryRecord } from './read/live-sessions.js'
-export { CompressRefusal, DEFAULT_MIN_GAIN } from './compress/refusal.js'
-export type { RefusalReason } from './compress/refusal.js'
-export { compressEstate } from './compress/batch.js'
-export type { BatchOptions, BatchReport, BatchSessionEntry, BatchTotals, BatchProgress } from './compress/batch.js'
-export type { BatchMode, ModeConfig, SessionOutcome } from './compress/batch-modes.js'
-export { packFor, summarizerFor } from './compress/summarize.js'
-export { buildPack } from './compress/pack.js'
-export type { Pack, PackManifest, PackOptions } from './compress/pack.js'
-export { validateModelSummary, composeSummary, ModelSummaryError } from './compress/model-summary.js'
-export { deterministicSummary } from './compress/deterministic-summary.js'
-export { readSummaryInputs } from './compress/summary-inputs.js'
-export type { SummaryInputs } from './compress/summary-inputs.js'
-export { produceSummary, runSummarizerCommand, runAnthropicSummarizer } from './compress/summarizers.js'
-
 /** Local token estimate of a text (the per-character heuristic, no per-record allowance). */
 export function estimateTokens(text: string): number {
   return native.estimateTextTokens(text)
 }
 export type { TimelineOptions, TimelineResult, TimelineTurn } from './read/timeline.js'
-export type { EstateOptions, Roots } from './read/estate.js'
+export { liveSessions, sessionHolders, checkSessionClosed } from './read/live-sessions.js'
+export type { LiveSessions, LiveHolder, StaleRecord, RegistryRecord } from './read/live-sessions.js'
 export { clientView } from './read/client-view.js'
 export type { ClientView, ClientMessage } from './read/client-view.js'
 export { ClaudeJsonlError, EXIT } from './errors.js'
-export { archive, restore, listArchive, listArchiveAll, archiveHistory, selectSessions } from './archive/archive.js'
-export type {
-  ArchiveOptions,
-  ArchiveReport,
-  ArchivedFile,
-  ArchiveListing,
-  RestoreOptions,
-  RestoreReport,
-  SessionHistory,
-  GenerationInfo,
-} from './archive/archive.js'
-export { isArchiveRoot, openArchiveView, archiveViewDir } from './archive/view.js'
 export { costUsd, priceFor, estimatePriceFor, normalizeModelId, PRICE_TABLE_DATE } from './read/prices.js'
 export type { CostOptions, ModelPrice, PriceMatch, TokenCounts } from './read/prices.js'
 export type {
@@ -166,26 +108,17 @@ export async function scanEstate(options: EstateOptions & { mode?: ScanMode } = 
   scan.release()
   return { roots, files, sessions }
 }
+// The guards: one per common record type, and isRecordOf(type, v) for every other known type.
 export {
-  Store,
-  SESSION_FORMAT_VERSION,
-  TRANSCRIPT_NAME,
-  escapeSessionId,
-  unescapeSessionId,
-  projectFolder,
-} from './archive/store.js'
-export { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './archive/store-records.js'
-export type {
-  Compression,
-  StoreOptions,
-  SessionMeta,
-  SessionHeader,
-  StoredEvent,
-  LoadedSession,
-  StoredSession,
-  Snapshot,
-} from './archive/store.js'
-export * from './records/guards.js'
+  KNOWN_RECORD_TYPES,
+  isKnownRecord,
+  isRecordOf,
+  isUserRecord,
+  isAssistantRecord,
+  isSystemRecord,
+  isCompactBoundaryRecord,
+  isTurnDurationRecord,
+} from './records/guards.js'
 export type * from './records/types.js'
 export type * from './records/blocks.js'
 export { records } from './records/read.js'

@@ -4,7 +4,7 @@
 // (no other write can have started), so the parent can simulate losing unacknowledged bytes.
 //   node store-writer.js ROOT COMPRESSION SEED WINDOW_MS
 import { statSync, writeSync } from 'node:fs'
-import { Store, type StoredEvent } from '../../src-ts/archive/store.js'
+import { Store, type StoredEvent } from '../../src-ts/store/store.js'
 
 /** A small deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {

@@ -18,7 +18,7 @@ export function renderArchive(r: ArchiveReport): string {
     `${formatInt(r.unchanged)} unchanged`,
   ].filter(Boolean)
   return [
-    `Archived ${count(r.files - r.configFiles, 'transcript')}${r.configFiles ? ` and ${count(r.configFiles, 'config file')}` : ''} into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}${r.skipped.length ? `, ${formatInt(r.skipped.length)} skipped (symbolic links out of the estate, not followed)` : ''}`,
+    `Archived ${count(r.files - r.configFiles, 'transcript')}${r.configFiles ? ` and ${count(r.configFiles, 'config file')}` : ''} into ${r.scope.to}: ${changed.join(', ')}${r.failures.length ? `, ${formatInt(r.failures.length)} failed` : ''}${r.skipped.length ? `, ${formatInt(r.skipped.length)} skipped (symbolic links out of the estate, not followed)` : ''}${r.notTranscripts.length ? `, ${count(r.notTranscripts.length, 'file')} left out (not a transcript)` : ''}`,
     `This run: ${formatBytes(r.bytesIn)} in, ${formatBytes(r.bytesStored)} stored (${ratio(r.ratio)}) in ${(r.elapsedMs / 1000).toFixed(2)} s`,
     `Archive: ${count(r.archive.files - r.archive.configFiles, 'transcript')}${r.archive.configFiles ? ` and ${count(r.archive.configFiles, 'config file')}` : ''}, ${formatBytes(r.archive.bytes)} in ${formatBytes(r.archive.storeBytes)} (${ratio(r.archive.ratio)})`,
   ].join('\n')
@@ -59,6 +59,7 @@ an archive, or another archive run holds DIR.`,
     )
     for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message}\n`)
     for (const f of report.skipped) process.stderr.write(`claude-jsonl: skipped: ${f.message}\n`)
+    for (const f of report.notTranscripts) process.stderr.write(`claude-jsonl: left out: ${f.message}\n`)
     for (const h of report.healed) process.stderr.write(`claude-jsonl: warning: ${h}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
     return report.failures.length > 0 || report.healed.length > 0 ? EXIT.flagged : EXIT.ok

@@ -110,7 +110,7 @@ or (in place) operation_state committed-report-failed: replaced and verified, re
       [
         `compress: ${out}: ${r.outputBytes} bytes (${pct(r.ratio)} of ${r.inputBytes}), ~${r.outputEstimatedMessageTokens} estimated message tokens (was ~${r.inputEstimatedMessageTokens})`,
         `  leaf ${r.selectedLeafUuid} (${r.preserveMode}): ${r.resumeLeafInfo.reason}`,
-        `  summary: ${summaryModeLabel(r.semanticSummaryMode)}, ${r.summaryChars} chars over ${r.summarizedRecords} records; kept ${r.recentRecordsPreserved} records verbatim from line ${r.cut?.firstKeptLine}`,
+        `  summary: ${r.semanticSummaryMode}, ${r.summaryChars} chars over ${r.summarizedRecords} records; kept ${r.recentRecordsPreserved} records verbatim from line ${r.cut?.firstKeptLine}`,
         `  excluded: ${r.excludedBranchCount} off the active branch, ${r.excludedUnattributedCount} unattributed; validation ${r.validation.valid ? 'passed' : 'FAILED'}${r.validation.warnings ? ` (${r.validation.warnings} warnings)` : ''}`,
         `  report: ${out}.report.json`,
       ].join('\n'),
@@ -118,12 +118,6 @@ or (in place) operation_state committed-report-failed: replaced and verified, re
     return EXIT.ok
   },
 })
-
-/** The summary mode as a person reads it: the default one is "deterministic" (the report's
- * 'deterministic-fallback' names the protocol's fallback, which reads as a failure here). */
-function summaryModeLabel(mode: string): string {
-  return mode === 'deterministic-fallback' ? 'deterministic' : mode
-}
 
 async function runInPlace(
   input: string,

@@ -152,15 +152,18 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   // Current state: the latest todo list, the last assistant message, recent edits.
   const todo = inputs.todos[inputs.todos.length - 1]
   if (todo) {
-    add(SECTION.current, 2, 9, 1, `- L${todo.line} Latest todo list (TodoWrite), ${todo.todos.length} items:`)
+    const from = todo.source === 'TodoWrite' ? 'TodoWrite' : 'the task records, TaskCreate/TaskUpdate'
+    // The working state comes first (tier 1): the list's head and its open items, and the done
+    // ones too while the list is short; a long list's done items compete with the rest.
+    add(SECTION.current, 1, 9, 1, `- L${todo.line} Latest todo list (${from}), ${todo.todos.length} items:`)
     todo.todos.forEach((t, i) => {
       const rank = t.status === 'in_progress' ? 3 : t.status === 'pending' ? 2 : 1
       add(
         SECTION.current,
-        2,
+        t.status !== 'completed' || todo.todos.length <= 12 ? 1 : 2,
         8 + rank / 10 - i / 1000,
         2 + i / 1000,
-        `- L${todo.line} [${t.status}] ${oneLine(t.content, 200)}`,
+        `- L${t.line ?? todo.line} [${t.status}] ${oneLine(t.content, 200)}`,
       )
       if (t.status !== 'completed')
         add(
@@ -168,7 +171,7 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
           3,
           rank,
           todo.line + i / 1000,
-          `- L${todo.line} Open todo [${t.status}]: ${oneLine(t.content, 200)}`,
+          `- L${t.line ?? todo.line} Open todo [${t.status}]: ${oneLine(t.content, 200)}`,
         )
     })
   }

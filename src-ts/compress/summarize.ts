@@ -122,7 +122,7 @@ export function summarizerFor(o: SummaryOptions & BudgetOptions): Summarizer {
     const m = outcome.manifest
     return {
       text: outcome.text,
-      mode: outcome.kind === 'model-assisted' ? 'model-assisted-v11' : 'deterministic-fallback',
+      mode: outcome.kind === 'model-assisted' ? 'model-assisted-v11' : 'deterministic',
       metadata: {
         priorSummaryVerbatimPolicy: o.preservePriorSummariesVerbatim
           ? outcome.preserveMode === 'verbatim'

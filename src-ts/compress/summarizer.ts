@@ -55,7 +55,7 @@ export interface SummaryRequest {
 /** What a summariser returns: the summary text, which kind it is, and metadata for the report. */
 export interface SummaryResult {
   text: string
-  /** 'deterministic-fallback' | 'model-assisted-v11' */
+  /** 'deterministic' | 'model-assisted-v11' */
   mode: string
   /** Extra compactMetadata / report fields (pack digests, truncation, verbatim policy, ...). */
   metadata?: Record<string, unknown>

@@ -164,19 +164,23 @@ export interface SummaryOutcome extends ComposedSummary {
   manifest?: PackManifest
 }
 
+/** Characters of a successful tool result the deterministic summary reads. */
+const SUCCESS_RESULT_CHARS = 120
+
 /**
  * The compact summary text for `summaryIndexes`: deterministic, or model-assisted (the pack is
  * built, the model text obtained from the file, command or API, validated against the pack's
  * manifest and composed with the safety appendix). Throws a one-line ClaudeJsonlError.
  */
 export async function produceSummary(req: SummaryProductionRequest): Promise<SummaryOutcome> {
-  // The deterministic summary quotes failed results only: successful ones cross without text.
+  // The deterministic summary quotes failed results only: successful ones cross with just
+  // their head and tail (enough for the id in `Task #3 created successfully: …`).
   const deterministic = req.source.kind === 'deterministic'
   const inputs = readSummaryInputs(
     req.bytes,
     req.index,
     req.summaryIndexes,
-    deterministic ? { spans: req.spans, successResultChars: 0 } : {},
+    deterministic ? { spans: req.spans, successResultChars: SUCCESS_RESULT_CHARS } : {},
   )
   const compose: ComposeOptions = {
     transcriptPath: req.transcriptPath,

@@ -101,12 +101,20 @@ export interface TodoItem {
   content: string
   status: string
   activeForm?: string
+  /** The line that last set this item (task records change one item at a time). */
+  line?: number
 }
 
 export interface TodoSnapshot {
   line: number
   todos: TodoItem[]
+  /** Where the list comes from: one `TodoWrite` call, or the client's task records
+   * (`TaskCreate`/`TaskUpdate` calls, replayed up to `line`). */
+  source: 'TodoWrite' | 'tasks'
 }
+
+/** The id the client gives a task it created, from its result (`Task #3 created successfully: …`). */
+const TASK_CREATED = /^Task #(\S+) created/
 
 /** One summarised record, by what it says. */
 export interface SummaryEntry {
@@ -278,6 +286,10 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
   const commands: CommandRun[] = []
   const fileChanges: FileChange[] = []
   const todos: TodoSnapshot[] = []
+  // The client's task list as its TaskCreate/TaskUpdate calls leave it, in creation order.
+  const tasks = new Map<string, TodoItem>()
+  const taskSnapshot = (line: number) =>
+    todos.push({ line, todos: [...tasks.values()].map((t) => ({ ...t })), source: 'tasks' })
   for (const e of entries) {
     for (const c of e.toolCalls) {
       const outcome = outcomes.get(c.id)
@@ -315,7 +327,29 @@ export function deriveFacts(entries: SummaryEntry[]): SummaryInputs {
                 status: String(t.status ?? ''),
                 activeForm: str(t, 'activeForm'),
               })),
+            source: 'TodoWrite',
           })
+        }
+      } else if (c.name === 'TaskCreate' && outcome && !outcome.isError) {
+        const id = TASK_CREATED.exec(outcome.text)?.[1]
+        const subject = str(c.input, 'subject')
+        if (id && subject) {
+          tasks.set(id, { content: subject, status: 'pending', activeForm: str(c.input, 'activeForm'), line: c.line })
+          taskSnapshot(c.line)
+        }
+      } else if (c.name === 'TaskUpdate' && outcome && !outcome.isError) {
+        const id = str(c.input, 'taskId')
+        const task = id === undefined ? undefined : tasks.get(id)
+        if (id !== undefined && task) {
+          const status = str(c.input, 'status')
+          if (status === 'deleted') tasks.delete(id)
+          else {
+            if (status) task.status = status
+            task.content = str(c.input, 'subject') ?? task.content
+            task.activeForm = str(c.input, 'activeForm') ?? task.activeForm
+            task.line = c.line
+          }
+          taskSnapshot(c.line)
         }
       }
     }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import native, { type EstateFileInfo } from '../native.js'
+import type { BadLineKind } from '#native'
 import type { RepairKind } from '../compress/repair.js'
 import { KNOWN_TYPES } from './record-types.js'
 import { EstateOptions, claudeConfigDirs, fileProblem, inClaudeProjects, scanEstateFiles } from './estate.js'
@@ -24,6 +25,7 @@ export interface Finding {
     | 'not-jsonl'
     | 'foreign-format'
     | 'bad-json'
+    | 'unreadable-json'
     | 'non-object'
     | 'torn-tail'
     | 'dedupe-key'
@@ -108,24 +110,36 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
   if (f.error) return [{ severity: 'flag', code: 'unreadable', message: f.error }]
   if (problem) out.push({ severity: 'flag', code: 'not-jsonl', message: problem })
   const s = f.summary!
-  const lineList = (kind: 'json' | 'non-object') =>
+  const lineList = (kinds: BadLineKind[]) =>
     s.badLines
-      .filter((b) => (b.kind === 'non-object') === (kind === 'non-object'))
+      .filter((b) => kinds.includes(b.kind))
       .slice(0, 5)
       .map((b) => b.line)
       .join(', ')
-  if (!problem && s.badJsonLines > 0) {
+  const invalid = s.badJsonLines - s.unreadableJsonLines
+  if (!problem && invalid > 0) {
     out.push({
       severity: 'flag',
       code: 'bad-json',
-      message: `${plural(s.badJsonLines, 'line')} of invalid JSON (line ${lineList('json')}…)`,
+      message: `${plural(invalid, 'line')} of invalid JSON (line ${lineList(['invalid-json'])}…)`,
+    })
+  }
+  if (s.unreadableJsonLines > 0) {
+    // Valid JSON that this reader cannot hold: the client reads these records, claude-jsonl's
+    // readers leave them out, and repair does not touch them.
+    const kinds = s.badLines.filter((b) => b.kind === 'too-deep' || b.kind === 'number-out-of-range')
+    const what = [...new Set(kinds.map((b) => b.problem))].join('; ')
+    out.push({
+      severity: 'flag',
+      code: 'unreadable-json',
+      message: `${plural(s.unreadableJsonLines, 'line')} of valid JSON that claude-jsonl cannot read, left out of its reports (line ${lineList(['too-deep', 'number-out-of-range'])}…): ${what}`,
     })
   }
   if (s.nonObjectLines > 0) {
     out.push({
       severity: 'flag',
       code: 'non-object',
-      message: `${plural(s.nonObjectLines, 'line')} of JSON that is not an object (line ${lineList('non-object')}…)`,
+      message: `${plural(s.nonObjectLines, 'line')} of JSON that is not an object (line ${lineList(['non-object'])}…)`,
     })
   }
   if (s.tornTail)
@@ -192,7 +206,9 @@ const REPAIR_FLAGS: ReadonlySet<string> = new Set(['records-on-one-line', 'torn-
  * whose scan shows damage), or why it cannot be repaired. */
 function repairFindings(f: EstateFileInfo): Finding[] {
   const s = f.summary!
-  const damaged = s.badJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 || s.tornTail
+  const damaged =
+    s.badJsonLines - s.unreadableJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 ||
+    s.tornTail
   if (!damaged) return []
   let bytes: Buffer
   try {

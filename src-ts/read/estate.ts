@@ -1,6 +1,6 @@
 // Where the estate is, and scanning it: roots resolved by policy here, the walk and the
 // parallel scan done natively, off the JS thread.
-import { closeSync, openSync, readSync, statSync, type BigIntStats, type Stats } from 'node:fs'
+import { statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
@@ -94,24 +94,9 @@ function checkNamedPath(path: string): void {
   }
   if (st.isDirectory()) return
   checkRegularFile(path, st)
-  let head: Buffer
-  try {
-    const fd = openSync(path, 'r')
-    try {
-      head = Buffer.allocUnsafe(Math.min(st.size, 64 * 1024))
-      head = head.subarray(0, readSync(fd, head, 0, head.length, 0))
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return // unreadable: the walk reports it
-  }
-  // Only whole lines: a first line longer than the head is not judged here.
-  const end = head.lastIndexOf(0x0a)
-  if (end < 0 && head.length < st.size) return
-  const s = native.scanBuffer(end < 0 ? head : head.subarray(0, end + 1), 'full').summary()
-  if (s.records === 0 && (s.firstLine === 'invalid' || s.firstLine === 'non-object'))
-    throw inputError(path, transcriptProblem({ records: 0, firstLine: s.firstLine, types: [] })!)
+  // The core's rule, as the walkers apply it: first line not a JSON object and no record.
+  const why = native.notATranscript(path)
+  if (why) throw inputError(path, why)
 }
 
 /**

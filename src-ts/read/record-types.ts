@@ -1,6 +1,7 @@
 // Which files are Claude Code transcripts: the record types Claude Code writes are the native
 // core's list (crate/core/src/client/records.rs); the doctor, validate, plan and compress all ask here.
 import native from '../native.js'
+import type { FirstLine } from '#native'
 
 /** Record types Claude Code writes; anything else is passed through and listed as unknown. */
 export const KNOWN_TYPES: ReadonlySet<string> = new Set(native.knownRecordTypes())
@@ -25,10 +26,7 @@ export interface TranscriptShape {
  * records, or no Claude Code type), or undefined when it is one.
  */
 export function transcriptProblem(s: TranscriptShape): string | undefined {
-  if (s.records === 0) {
-    if (s.firstLine === 'invalid' || s.firstLine === 'non-object')
-      return `not a JSONL transcript (line 1 is ${s.firstLine === 'invalid' ? 'not valid JSON' : 'not a JSON object'})`
-    return 'no records: not a transcript'
-  }
+  if (s.records === 0) return native.notJsonlReason(s.firstLine as FirstLine) ?? 'no records: not a transcript'
+
   return isClaudeCodeTranscript(s.types) ? undefined : NOT_CLAUDE_CODE
 }

@@ -5,7 +5,6 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
-import type { DiscoveredFile } from '../native.js'
 import { EstateOptions, resolveRoots, type Roots } from './estate.js'
 import { discoverFiles } from './session-ref.js'
 import { inputError, usageError } from '../errors.js'
@@ -443,28 +442,6 @@ export function projectMatcher(project: string): (s: { cwd: string | null; proje
   return (s) => (s.cwd !== null ? s.cwd === abs || s.cwd.startsWith(under) : s.project === encoded)
 }
 
-/** The parent session of an old-layout `agent-*.jsonl` (named in its records), from its first lines. */
-function oldLayoutParent(f: DiscoveredFile): string | undefined {
-  try {
-    const fd = openSync(f.path, 'r')
-    try {
-      const buf = Buffer.allocUnsafe(Math.min(f.size, 64 * 1024))
-      const n = readSync(fd, buf, 0, buf.length, 0)
-      const view = buf.subarray(0, n)
-      for (const [s, e] of lines(view, false, n < f.size)) {
-        if (!has(view, s, e, PAT.sessionId)) continue
-        const r = parseLine(view, s, e)
-        if (r && str(r.sessionId)) return r.sessionId as string
-      }
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    // unreadable: not attributed
-  }
-  return undefined
-}
-
 /**
  * Lists sessions, most recent activity first. Reads the head and tail of each transcript only,
  * and only as many transcripts as needed: files are taken newest-mtime first and reading stops
@@ -590,7 +567,7 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const projectsListed = new Set(sessions.map((s) => s.project))
   for (const sub of subs) {
     if (!projectsListed.has(sub.project)) continue
-    const s = listed.get(`${sub.project}\0${sub.sessionId ?? oldLayoutParent(sub) ?? ''}`)
+    const s = listed.get(`${sub.project}\0${sub.sessionId ?? native.subagentParentSession(sub.path) ?? ''}`)
     if (!s) continue
     s.subagentCount++
     s.subagentSize += sub.size

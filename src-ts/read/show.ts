@@ -4,7 +4,8 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
-import type { ActiveChain, BadLineKind } from '#native'
+import type { ActiveChain, ToolTargetKind } from '#native'
+export type { ToolTargetKind }
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
 import { transcriptProblem } from './record-types.js'
@@ -40,8 +41,6 @@ export interface RequestUsage {
   cacheReadInputTokens: number
   outputTokens: number
 }
-
-export type ToolTargetKind = 'file' | 'command' | 'url' | 'query' | 'agent' | 'pattern' | 'skill'
 
 interface At {
   /** 1-based line of the record in the file. */
@@ -105,32 +104,31 @@ export interface ShowResult {
   turns: Turn[]
 }
 
-const TOOL_TARGETS: [string, ToolTargetKind][] = [
-  ['file_path', 'file'],
-  ['notebook_path', 'file'],
-  ['command', 'command'],
-  ['url', 'url'],
-  ['query', 'query'],
-  ['pattern', 'pattern'],
-  ['path', 'file'],
-  ['skill', 'skill'],
-]
+/** The core's table: which tools have a target, its kind, and the input fields naming it. */
+let targetRules: Map<string, { kind: ToolTargetKind; fields: string[] }> | undefined
 
-/** What a tool call is aimed at: a file, a command, a URL, an agent, … */
+/**
+ * What a tool call is aimed at, by the rule `stats --tools` counts with (the core's table): its
+ * kind and the field's whole text (the full command, the URL, where counting keeps the first
+ * word or the host). A subagent call also says what it was asked ("Explore: find the parser").
+ * Tools without a target (MCP tools, TodoWrite, …) have none here either.
+ */
 export function toolTarget(name: string, input: unknown): { kind: ToolTargetKind; value: string } | undefined {
   if (!input || typeof input !== 'object') return undefined
+  targetRules ??= new Map(native.toolTargetRules().map((r) => [r.tool, { kind: r.kind, fields: r.fields }]))
+  const rule = targetRules.get(name)
+  if (!rule) return undefined
   const o = input as Record<string, unknown>
-  if (name === 'Task' || name === 'Agent' || typeof o.subagent_type === 'string') {
-    // The subagent type and what it was asked ("Explore: find the parser"); never the bare kind.
-    const who = typeof o.subagent_type === 'string' && o.subagent_type !== '' ? o.subagent_type : undefined
-    const what = typeof o.description === 'string' && o.description !== '' ? o.description : undefined
-    return { kind: 'agent', value: who && what ? `${who}: ${what}` : (what ?? who ?? 'subagent') }
+  const field = (k: string) =>
+    typeof o[k] === 'string' && (o[k] as string).trim() !== '' ? (o[k] as string) : undefined
+  const value = rule.fields.map(field).find((v) => v !== undefined)
+  if (rule.kind === 'subagent type') {
+    const what = field('description')
+    return value === undefined && what === undefined
+      ? undefined
+      : { kind: rule.kind, value: value && what ? `${value}: ${what}` : (what ?? value)! }
   }
-  for (const [key, kind] of TOOL_TARGETS) {
-    const v = o[key]
-    if (typeof v === 'string' && v !== '') return { kind, value: v }
-  }
-  return undefined
+  return value === undefined ? undefined : { kind: rule.kind, value }
 }
 
 function blockText(content: unknown): string {
@@ -244,6 +242,14 @@ class TurnBuilder {
     return this.groups[i] ?? i
   }
 
+  private counted?: Int32Array
+  /** The record whose usage counts for record i's request (the core's rule), if i is counted. */
+  private countedEntry(i: number): number | undefined {
+    this.counted ??= native.countedEntries(this.index)
+    const c = this.counted[i]
+    return c === undefined || c < 0 ? undefined : c
+  }
+
   private requestKeys?: (string | null | undefined)[]
   /** The request a record belongs to: the native core owns the key (requestId, else message.id). */
   private requestKey(i: number): string | undefined {
@@ -319,7 +325,7 @@ class TurnBuilder {
       } else if (type === 'user') {
         turn = this.user(rec, info, at)
       } else {
-        this.assistant(rec, { ...info, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
+        this.assistant(rec, { ...info, record: i, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
       }
     }
     this.turnOf.set(i, turn)
@@ -384,6 +390,8 @@ class TurnBuilder {
   private assistant(
     rec: Record<string, unknown>,
     info: {
+      /** Its record index. */
+      record: number
       messageId?: string
       model?: string
       requestKey?: string
@@ -435,25 +443,26 @@ class TurnBuilder {
         this.push({ kind: 'tool-call', ...at, id, name, target: toolTarget(name, b.input), input })
       }
     }
-    // Tokens: one row per request, the entry with the largest output (stats' rule).
-    if (info.usage && info.model !== '<synthetic>') {
+    // Tokens: one row per request, from the entry the core counts for it (stats' rule), in the
+    // turn where the request's first entry is.
+    const counted = this.countedEntry(info.record)
+    if (counted !== undefined) {
       const rk = info.requestKey ?? `line:${at.line}`
-      const u = info.usage
-      const row: RequestUsage = {
-        key: rk,
-        model: info.model,
-        timestamp: at.timestamp,
-        inputTokens: u.inputTokens,
-        cacheCreationInputTokens: u.cacheCreationInputTokens,
-        cacheReadInputTokens: u.cacheReadInputTokens,
-        outputTokens: u.outputTokens,
-      }
       const seen = this.requests.get(rk)
       if (!seen) {
+        const entry = counted === info.record ? info : this.index.record(counted)
+        const u = entry?.usage ?? info.usage!
+        const row: RequestUsage = {
+          key: rk,
+          model: entry?.model ?? info.model,
+          timestamp: at.timestamp,
+          inputTokens: u.inputTokens,
+          cacheCreationInputTokens: u.cacheCreationInputTokens,
+          cacheReadInputTokens: u.cacheReadInputTokens,
+          outputTokens: u.outputTokens,
+        }
         this.requests.set(rk, { turn, row })
         turn.requests.push(row)
-      } else if (row.outputTokens > seen.row.outputTokens) {
-        Object.assign(seen.row, { ...row, timestamp: seen.row.timestamp })
       }
     }
   }
@@ -488,22 +497,13 @@ export async function loadSession(
   return { ref: session, index, chain }
 }
 
-/** What a line the reader could not take is (the core tells valid JSON it cannot read, too deep
- * or holding a number out of range, from text that is not JSON). */
-const BAD_LINE_PROBLEM: Record<BadLineKind, string> = {
-  'invalid-json': 'corrupt line (not valid JSON)',
-  'non-object': 'not a JSON object',
-  'too-deep': 'JSON nested too deep to read (over 1024 levels)',
-  'number-out-of-range': "JSON holding a number out of range (beyond a double's ±1.8e308, like 1e400)",
-}
-
 /** The session's active chain as typed turns. */
 export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
   const { ref: session, index, chain } = await loadSession(ref, opts)
   const summary = index.summary()
   const bad = summary.badLines.map((b) => ({
     line: b.line,
-    problem: BAD_LINE_PROBLEM[b.kind],
+    problem: b.problem,
   }))
   if (summary.tornTail) bad.push({ line: summary.lines, problem: 'last line cut short (interrupted write)' })
   const reader = new SpanReader(session.path, index.offsets(), index.lengths())

@@ -108,7 +108,7 @@ export interface StatsReport {
 /** One tool's calls and its most frequent targets (files, commands, hosts, ...). */
 export interface ToolTargets {
   name: string
-  /** What the targets are: file, command (its first word), host, query, subagent type, pattern. */
+  /** What the targets are: file, command (its first word), host, query, subagent type, pattern, skill. */
   kind?: string
   calls: number
   /** Calls that named no target (all of them for tools without targets). */

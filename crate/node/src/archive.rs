@@ -47,6 +47,9 @@ pub struct ArchiveSummary {
     /// Files not archived on purpose, each with its reason (a transcript link leading out of its
     /// estate root is never followed).
     pub skipped: Vec<ArchiveFailure>,
+    /// Files the walk found that are no transcript at all (first line not a JSON object, no
+    /// record): left out, each with why.
+    pub not_transcripts: Vec<ArchiveFailure>,
     /// Streams found missing or damaged and stored again from the estate: one line each.
     pub healed: Vec<String>,
     pub archived_files: f64,
@@ -78,6 +81,11 @@ impl From<archive::Summary> for ArchiveSummary {
                 .collect(),
             skipped: s
                 .skipped
+                .into_iter()
+                .map(|f| ArchiveFailure { path: f.path.unwrap_or_default(), message: f.message })
+                .collect(),
+            not_transcripts: s
+                .not_transcripts
                 .into_iter()
                 .map(|f| ArchiveFailure { path: f.path.unwrap_or_default(), message: f.message })
                 .collect(),

@@ -4,6 +4,7 @@
 
 use super::scan::TranscriptIndex;
 use claude_jsonl_core::client::{messages, records};
+use napi::bindgen_prelude::Int32Array;
 use napi_derive::napi;
 
 /// Record types Claude Code writes (any other type is passed through and reported as unknown).
@@ -17,6 +18,18 @@ pub fn known_record_types() -> Vec<String> {
 pub fn request_keys(index: &TranscriptIndex) -> Vec<Option<String>> {
     let s = &index.scan;
     s.records.iter().map(|r| s.tables.strings.opt(records::request_key(r)).map(str::to_string)).collect()
+}
+
+/// Per record: the record whose usage counts for the API request it belongs to (the entry with
+/// the largest output, as `stats` counts), or -1 for a record that is no counted assistant entry
+/// (no usage, `<synthetic>`, a sidechain replay).
+#[napi]
+pub fn counted_entries(index: &TranscriptIndex) -> Int32Array {
+    let v: Vec<i32> = claude_jsonl_core::read::usage::counted_entries(&index.scan)
+        .into_iter()
+        .map(|r| if r == u32::MAX { -1 } else { r as i32 })
+        .collect();
+    Int32Array::new(v)
 }
 
 /// Per record: the first record of the API message it belongs to (assistant fragments sharing

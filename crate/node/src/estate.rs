@@ -486,3 +486,10 @@ pub fn discover_files(paths: Vec<String>) -> Result<Vec<DiscoveredFile>> {
     let files = estate::discover(&paths).map_err(|e| js_error(Failure::at(Code::Io, &e.path, e.message)))?;
     Ok(files.into_iter().map(DiscoveredFile::from).collect())
 }
+
+/// The session an old-layout `agent-*.jsonl` belongs to (the first `sessionId` its records
+/// carry), read from the file's first 64 KiB; null when it names none there or is unreadable.
+#[napi]
+pub fn subagent_parent_session(path: String) -> Option<String> {
+    estate::parent_session_from_head(std::path::Path::new(&path))
+}

@@ -59,6 +59,33 @@ impl From<scan::FirstLine> for FirstLine {
     }
 }
 
+impl From<FirstLine> for scan::FirstLine {
+    fn from(f: FirstLine) -> scan::FirstLine {
+        match f {
+            FirstLine::Empty => scan::FirstLine::Empty,
+            FirstLine::Object => scan::FirstLine::Object,
+            FirstLine::NonObject => scan::FirstLine::NonObject,
+            FirstLine::Invalid => scan::FirstLine::Invalid,
+        }
+    }
+}
+
+/// Why a file that yielded no record is not a transcript, from how its first line read (none
+/// for an empty file or an object).
+#[napi]
+pub fn not_jsonl_reason(first_line: FirstLine) -> Option<String> {
+    scan::FirstLine::from(first_line).not_jsonl_reason().map(String::from)
+}
+
+/// Why the file at `path` is no transcript at all (its first line is not a JSON object and no
+/// line is a record), or none when it may be one. Reads one block, the whole file only when
+/// that block shows no object first. An unreadable file gives none: the reader that opens it
+/// reports why.
+#[napi]
+pub fn not_a_transcript(path: String) -> Option<String> {
+    claude_jsonl_core::estate::not_jsonl(std::path::Path::new(&path)).ok().flatten().map(String::from)
+}
+
 #[napi(string_enum = "kebab-case")]
 pub enum BadLineKind {
     InvalidJson,
@@ -85,6 +112,8 @@ pub struct BadLineInfo {
     pub line: u32,
     pub offset: f64,
     pub kind: BadLineKind,
+    /// What the line is, in words (`corrupt line (not valid JSON)`, `JSON nested too deep…`).
+    pub problem: String,
 }
 
 impl From<&scan::BadLine> for BadLineInfo {
@@ -92,6 +121,7 @@ impl From<&scan::BadLine> for BadLineInfo {
         BadLineInfo {
             line: b.line,
             offset: b.offset as f64,
+            problem: b.kind.what(),
             kind: match b.kind {
                 scan::BadKind::InvalidJson => BadLineKind::InvalidJson,
                 scan::BadKind::NonObject => BadLineKind::NonObject,
@@ -136,6 +166,9 @@ pub struct ScanSummary {
     pub blank_lines: f64,
     pub crlf_lines: f64,
     pub bad_json_lines: f64,
+    /// Of `badJsonLines`, those that are valid JSON this reader cannot hold (nested deeper than
+    /// 1024 levels, a number beyond a double's range): the client reads them.
+    pub unreadable_json_lines: f64,
     pub non_object_lines: f64,
     pub lone_surrogate_lines: f64,
     pub bom: bool,
@@ -164,6 +197,7 @@ impl From<&Scan> for ScanSummary {
             blank_lines: s.counts.blank_lines as f64,
             crlf_lines: s.counts.crlf_lines as f64,
             bad_json_lines: s.counts.bad_json_lines as f64,
+            unreadable_json_lines: s.counts.unreadable_json_lines as f64,
             non_object_lines: s.counts.non_object_lines as f64,
             lone_surrogate_lines: s.counts.lone_surrogate_lines as f64,
             bom: s.bom,

@@ -18,6 +18,7 @@ pub enum ToolTargetKind {
     #[napi(value = "subagent type")]
     SubagentType,
     Pattern,
+    Skill,
 }
 
 impl From<TargetKind> for ToolTargetKind {
@@ -29,8 +30,31 @@ impl From<TargetKind> for ToolTargetKind {
             TargetKind::Query => ToolTargetKind::Query,
             TargetKind::SubagentType => ToolTargetKind::SubagentType,
             TargetKind::Pattern => ToolTargetKind::Pattern,
+            TargetKind::Skill => ToolTargetKind::Skill,
         }
     }
+}
+
+/// One tool that has a target: the kind, and the `input` fields that name it, in order.
+#[napi(object)]
+pub struct ToolTargetRule {
+    pub tool: String,
+    pub kind: ToolTargetKind,
+    pub fields: Vec<String>,
+}
+
+/// The core's table of which tools have a target and where it is in their input: `stats
+/// --tools` counts by it, `show` names a call's target by it.
+#[napi]
+pub fn tool_target_rules() -> Vec<ToolTargetRule> {
+    claude_jsonl_core::read::tool_targets::RULES
+        .iter()
+        .map(|&(tool, kind, fields)| ToolTargetRule {
+            tool: tool.into(),
+            kind: kind.into(),
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+        })
+        .collect()
 }
 
 #[napi(object)]

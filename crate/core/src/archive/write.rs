@@ -58,6 +58,9 @@ pub struct Summary {
     /// Files not archived on purpose, each with its reason: a transcript (or a folder on its
     /// way) that is a symbolic link leading out of its estate root is never followed.
     pub skipped: Vec<Failure>,
+    /// Files the walk found that are no transcript at all (first line not a JSON object, no
+    /// record), left out, each with why.
+    pub not_transcripts: Vec<Failure>,
     /// Streams found missing or damaged and stored again from the estate (format 2): one line
     /// each, naming the stream, what was wrong and where a damaged one was set aside.
     pub healed: Vec<String>,
@@ -211,7 +214,16 @@ pub fn archive_as(
             continue;
         }
         let prior = idx.get(&key).cloned();
-        work.push(Work { file: f, key, prior });
+        let w = Work { file: f, key, prior };
+        // A file the walk found that is no transcript at all (a text file, an image named
+        // `.jsonl`) is left out and named; only files about to be stored are read for this.
+        if looks_changed(&w) {
+            if let Ok(Some(why)) = estate::not_jsonl(&f.path) {
+                summary.not_transcripts.push(Failure::at(Code::Archive, &f.path, why));
+                continue;
+            }
+        }
+        work.push(w);
     }
     for (f, key) in &beside {
         if let Err(r) = super::destination::check_key(key) {
@@ -228,6 +240,7 @@ pub fn archive_as(
         let prior = idx.get(key).cloned();
         work.push(Work { file: f, key: key.clone(), prior });
     }
+    summary.files -= summary.not_transcripts.len() as u64;
     summary.format = format;
     progress.files_total.fetch_add(work.len() as u64, Ordering::Relaxed);
     // the bar's total up front: every file whose size or mtime (as the walk saw them) changed

@@ -1,9 +1,11 @@
 //! What each tool call was aimed at, and the most frequent targets per tool over an estate.
 //!
 //! The target of a call is read from its `input` when the scan meets the `tool_use` block:
-//! the file for Read/Edit/Write/MultiEdit/NotebookEdit, the command's first word for Bash, the
-//! host for WebFetch, the query for WebSearch, the subagent type for Task/Agent and the pattern
-//! for Grep/Glob. Other tools (MCP tools, TodoWrite, …) have no target and only count calls.
+//! the file for Read/Edit/Write/MultiEdit/NotebookEdit/LS, the command's first word for Bash, the
+//! host for WebFetch, the query for WebSearch, the subagent type for Task/Agent, the pattern for
+//! Grep/Glob and the skill for Skill. Other tools (MCP tools, TodoWrite, …) have no target and
+//! only count calls. `show` names a call's target by the same table ([`RULES`]), with the whole
+//! field's text (the full command, the URL) where counting keeps only the first word or the host.
 //! Counting happens in [`super::usage::aggregate`], deduplicated by tool_use id like the calls.
 
 use crate::scan::tape::{as_str, field};
@@ -20,6 +22,7 @@ pub enum TargetKind {
     Query,
     SubagentType,
     Pattern,
+    Skill,
 }
 
 impl TargetKind {
@@ -31,26 +34,38 @@ impl TargetKind {
             TargetKind::Query => "query",
             TargetKind::SubagentType => "subagent type",
             TargetKind::Pattern => "pattern",
+            TargetKind::Skill => "skill",
         }
     }
 }
 
+/// Each tool that has a target: its name, the kind of target, and the `input` fields that name
+/// it, in order of preference.
+pub const RULES: &[(&str, TargetKind, &[&str])] = &[
+    ("Read", TargetKind::File, &["file_path", "path"]),
+    ("Edit", TargetKind::File, &["file_path", "path"]),
+    ("Write", TargetKind::File, &["file_path", "path"]),
+    ("MultiEdit", TargetKind::File, &["file_path", "path"]),
+    ("LS", TargetKind::File, &["path"]),
+    ("NotebookEdit", TargetKind::File, &["notebook_path", "file_path"]),
+    ("NotebookRead", TargetKind::File, &["notebook_path", "file_path"]),
+    ("Bash", TargetKind::Command, &["command"]),
+    ("WebFetch", TargetKind::Host, &["url"]),
+    ("WebSearch", TargetKind::Query, &["query"]),
+    ("Task", TargetKind::SubagentType, &["subagent_type"]),
+    ("Agent", TargetKind::SubagentType, &["subagent_type"]),
+    ("Grep", TargetKind::Pattern, &["pattern"]),
+    ("Glob", TargetKind::Pattern, &["pattern"]),
+    ("Skill", TargetKind::Skill, &["skill"]),
+];
+
 /// The kind of target a tool has and the `input` fields that name it, in order of preference.
 pub fn kind_of(tool: &str) -> Option<(TargetKind, &'static [&'static str])> {
-    Some(match tool {
-        "Read" | "Edit" | "Write" | "MultiEdit" => (TargetKind::File, &["file_path", "path"]),
-        "NotebookEdit" | "NotebookRead" => (TargetKind::File, &["notebook_path", "file_path"]),
-        "Bash" => (TargetKind::Command, &["command"]),
-        "WebFetch" => (TargetKind::Host, &["url"]),
-        "WebSearch" => (TargetKind::Query, &["query"]),
-        "Task" | "Agent" => (TargetKind::SubagentType, &["subagent_type"]),
-        "Grep" | "Glob" => (TargetKind::Pattern, &["pattern"]),
-        _ => return None,
-    })
+    RULES.iter().find(|(name, _, _)| *name == tool).map(|&(_, kind, fields)| (kind, fields))
 }
 
 /// The target of a call to `tool` whose `input` object is at `tape[input]`.
-pub fn target<'i>(tool: &str, tape: &[Node<'i>], input: usize) -> Option<&'i str> {
+pub fn target<'i>(tool: &str, tape: &[Node<'i>], input: usize) -> Option<std::borrow::Cow<'i, str>> {
     let (kind, fields) = kind_of(tool)?;
     let value = fields.iter().find_map(|f| field(tape, input, f).and_then(|v| as_str(tape, v)))?;
     let value = value.trim();
@@ -62,7 +77,12 @@ pub fn target<'i>(tool: &str, tape: &[Node<'i>], input: usize) -> Option<&'i str
     if reduced.is_empty() {
         return None;
     }
-    Some(cut(reduced))
+    let reduced = cut(reduced);
+    // Host names are case-insensitive: one spelling per host.
+    if kind == TargetKind::Host && reduced.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Some(std::borrow::Cow::Owned(reduced.to_ascii_lowercase()));
+    }
+    Some(std::borrow::Cow::Borrowed(reduced))
 }
 
 /// The host of a URL (`https://user@Example.com:8080/x` → `example.com`), else the text itself.
@@ -159,7 +179,7 @@ mod tests {
     fn target_of(tool: &str, input: &str) -> Option<String> {
         let mut bytes = input.as_bytes().to_vec();
         let tape = simd_json::to_tape(&mut bytes).unwrap();
-        target(tool, &tape.0, 0).map(str::to_string)
+        target(tool, &tape.0, 0).map(|t| t.into_owned())
     }
 
     #[test]
@@ -170,7 +190,7 @@ mod tests {
         assert_eq!(target_of("Bash", r#"{"command":"   "}"#), None);
         assert_eq!(
             target_of("WebFetch", r#"{"url":"https://u:p@Docs.Example.com:8443/x?y#z"}"#).as_deref(),
-            Some("Docs.Example.com")
+            Some("docs.example.com")
         );
         assert_eq!(target_of("WebFetch", r#"{"url":"http://[::1]:80/"}"#).as_deref(), Some("[::1]"));
         assert_eq!(target_of("WebFetch", r#"{"url":"not a url"}"#).as_deref(), Some("not a url"));

@@ -403,6 +403,25 @@ fn calls_of(g: &Grouping, scans: &[&Scan]) -> Vec<CountedToolCall> {
     out
 }
 
+/// Per record of one file: the record whose usage counts for the request it belongs to (by the
+/// rules of this module), or `u32::MAX` for a record that is no counted assistant entry
+/// (no usage, `<synthetic>`, a sidechain replay). A reader that shows requests by record (show,
+/// timeline) takes each request's tokens from that record.
+pub fn counted_entries(scan: &Scan) -> Vec<u32> {
+    let mut report = UsageReport::default();
+    let g = group(&[scan], &mut report);
+    let mut out = vec![u32::MAX; scan.records.len()];
+    let rows = &g.files[0].rows;
+    for (row, &gi) in rows.iter().zip(&g.group_of[0]) {
+        if g.dropped[gi as usize] {
+            continue;
+        }
+        let counted = &g.groups[gi as usize];
+        out[row.rec as usize] = rows[counted.row as usize].rec;
+    }
+    out
+}
+
 /// `scans` are in path order; `session_of_file[i]` and `subagent_file[i]` describe file i.
 /// `prompt_thresholds` (any order) set the prompt bands of [`BucketKey::prompt_band`].
 pub fn aggregate(

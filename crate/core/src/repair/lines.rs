@@ -12,7 +12,7 @@
 use super::{Kind, Mend};
 use crate::client::records::is_known_type;
 use crate::compress::json_span::value_end;
-use crate::scan::surrogate;
+use crate::scan::{json_text, surrogate};
 use simd_json::OwnedValue as V;
 
 /// What one top-level piece of a damaged line is.
@@ -167,6 +167,16 @@ pub fn mend_lines(bytes: &[u8], mends: &mut Vec<Mend>, lines: &mut Vec<u32>) -> 
                     "valid JSON that is not an object: what the client makes of it is not known, so it is not removed"
                         .into(),
             }),
+            Parsed::Invalid if json_text::unreadable_kind(line).is_some() => {
+                let kind = json_text::unreadable_kind(line).unwrap();
+                return Err(Unmendable {
+                    line: line_no,
+                    message: format!(
+                        "the line {}: the client reads it, so it is not cut and the records after it are not relinked around it",
+                        kind.phrase()
+                    ),
+                });
+            }
             Parsed::Invalid => {
                 let ps = pieces(line);
                 let records: Vec<&std::ops::Range<usize>> =

@@ -104,6 +104,12 @@ fn refuses_what_is_not_a_transcript_or_cannot_be_mended() {
     let p = plan(format!("{}\n[1,2]\n{}\n", t[0], t[1]).as_bytes());
     assert!(matches!(p.refusal, Some(Refusal::Unmendable { line: 2, .. })));
     assert!(p.output.is_none());
+    // Valid JSON this parser cannot hold (the client reads it) is no torn line to cut.
+    for odd in [r#"{"type":"user","n":1e400}"#.to_string(), format!("{}{}", "[".repeat(2000), "]".repeat(2000))] {
+        let p = plan(format!("{}\n{odd}\n{}\n", t[0], t[1]).as_bytes());
+        assert!(matches!(p.refusal, Some(Refusal::Unmendable { line: 2, .. })), "{:?}", p.refusal);
+        assert!(p.output.is_none());
+    }
 }
 
 #[test]

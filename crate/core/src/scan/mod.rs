@@ -55,6 +55,25 @@ pub enum BadKind {
 }
 
 impl BadKind {
+    /// What the line is, as a marker in its place (`line N: …`).
+    pub fn what(self) -> String {
+        match self {
+            BadKind::InvalidJson => "corrupt line (not valid JSON)".into(),
+            BadKind::NonObject => "not a JSON object".into(),
+            BadKind::TooDeep => {
+                format!("JSON nested too deep to read (over {} levels)", simd_json::DEFAULT_MAX_DEPTH)
+            }
+            BadKind::NumberOutOfRange => {
+                "JSON holding a number out of range (beyond a double's ±1.8e308, like 1e400)".into()
+            }
+        }
+    }
+
+    /// One JSON text by the grammar that this parser cannot hold; the client's reader takes it.
+    pub fn is_valid_json(self) -> bool {
+        matches!(self, BadKind::TooDeep | BadKind::NumberOutOfRange)
+    }
+
     /// What the line is, as the end of `line N …`.
     pub fn phrase(self) -> String {
         match self {
@@ -86,6 +105,9 @@ pub struct Counts {
     pub blank_lines: u64,
     pub crlf_lines: u64,
     pub bad_json_lines: u64,
+    /// Of `bad_json_lines`, those that are one JSON text the parser cannot hold (too deep, a
+    /// number out of range): the client's reader takes them, so they are no damage to mend.
+    pub unreadable_json_lines: u64,
     pub non_object_lines: u64,
     pub lone_surrogate_lines: u64,
 }
@@ -192,6 +214,7 @@ impl Scan {
         c.blank_lines += n.blank_lines;
         c.crlf_lines += n.crlf_lines;
         c.bad_json_lines += n.bad_json_lines;
+        c.unreadable_json_lines += n.unreadable_json_lines;
         c.non_object_lines += n.non_object_lines;
         c.lone_surrogate_lines += n.lone_surrogate_lines;
         self.bytes += next.bytes;
@@ -407,16 +430,18 @@ impl ChunkState<'_> {
                 if first {
                     self.scan.first_line = FirstLine::Invalid;
                 }
-                if !terminated {
+                // Lines that fail to parse are rare; telling valid JSON this parser cannot hold
+                // from a corrupt line costs one more pass over each.
+                let unreadable = json_text::unreadable_kind(line);
+                if !terminated && unreadable.is_none() {
                     self.scan.torn_tail = true;
                     return;
                 }
                 self.scan.counts.bad_json_lines += 1;
-                if self.scan.bad_lines.len() < BAD_LINE_SAMPLES {
-                    json_text::unreadable_kind(line).unwrap_or(BadKind::InvalidJson)
-                } else {
-                    BadKind::InvalidJson
+                if unreadable.is_some() {
+                    self.scan.counts.unreadable_json_lines += 1;
                 }
+                unreadable.unwrap_or(BadKind::InvalidJson)
             }
         };
         if self.scan.bad_lines.len() < BAD_LINE_SAMPLES {

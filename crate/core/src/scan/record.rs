@@ -363,7 +363,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                         let name_str = name.unwrap_or("");
                         let target = input
                             .and_then(|at| crate::read::tool_targets::target(name_str, tape, at))
-                            .map(|s| t.strings.intern(s));
+                            .map(|s| t.strings.intern(&s));
                         let id = t.strings.push(id.unwrap_or(""));
                         let name = t.strings.intern(name_str);
                         t.tool_uses.push(ToolUse { id, name, target });

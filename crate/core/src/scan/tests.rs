@@ -60,6 +60,18 @@ fn tolerates_bom_crlf_blank_and_bad_lines() {
 }
 
 #[test]
+fn valid_json_the_parser_cannot_hold_is_counted_apart_and_never_torn() {
+    let deep = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
+    let s = full(&format!("{A1}\n{deep}\n{{nope\n{{\"type\":\"user\",\"n\":1e400}}"));
+    assert_eq!(s.counts.bad_json_lines, 3);
+    assert_eq!(s.counts.unreadable_json_lines, 2);
+    assert!(s.unterminated_tail && !s.torn_tail, "an unterminated 1e400 line is complete JSON");
+    let kinds: Vec<BadKind> = s.bad_lines.iter().map(|b| b.kind).collect();
+    assert_eq!(kinds, [BadKind::TooDeep, BadKind::InvalidJson, BadKind::NumberOutOfRange]);
+    assert!(kinds[0].is_valid_json() && !kinds[1].is_valid_json());
+}
+
+#[test]
 fn complete_last_line_without_newline_is_a_record() {
     let s = full(A1);
     assert_eq!(s.records.len(), 1);

@@ -31,8 +31,10 @@ pub struct Corpus {
     pub index_written: bool,
     /// Why the index could not be written (the answer is still complete).
     pub index_error: Option<String>,
-    /// Files that could not be read, with why.
+    /// Files that could not be read, and files that are no transcript, with why.
     pub failed: Vec<(String, String)>,
+    /// Per segment: the file is no transcript (left out of every count and answer).
+    pub excluded: Vec<bool>,
 }
 
 impl Corpus {
@@ -128,7 +130,25 @@ pub fn open(sources: &[Source], fields: Fields, index: Option<&Path>, progress: 
         index_written: false,
         index_error: None,
         failed,
+        excluded: Vec::new(),
     };
+    // A file with no searchable record may be no transcript at all (a text file, an image named
+    // `.jsonl`): only those are read again, one block each.
+    let mut excluded = Vec::with_capacity(corpus.segment_bytes.len());
+    let mut left_out = Vec::new();
+    for s in corpus.segments() {
+        let why = if s.records == 0 && s.size > 0 {
+            crate::estate::not_jsonl(Path::new(s.path)).ok().flatten()
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            left_out.push((s.path.to_string(), why.to_string()));
+        }
+        excluded.push(why.is_some());
+    }
+    corpus.failed.extend(left_out);
+    corpus.excluded = excluded;
     if let Some(path) = index {
         if n_todo > 0 || stale || built_ms.is_none() {
             let now = now_ms();

@@ -379,6 +379,12 @@ pub fn search_exact(
                 continue;
             }
         };
+        // It reads every file whole anyway: one more block read tells a file that is no
+        // transcript at all, which is left out and named.
+        if let Ok(Some(why)) = crate::estate::not_jsonl(&s.path) {
+            ans.failed.push((s.path.to_string_lossy().into_owned(), why.to_string()));
+            continue;
+        }
         let key = (s.project.clone(), session_of(s, &f));
         total.insert(key.clone());
         if filter.since_ms.is_some_and(|m| f.last_ms == NO_TIME || f.last_ms < m) {

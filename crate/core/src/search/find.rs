@@ -67,14 +67,17 @@ pub fn find(roots: &[PathBuf], request: &Request, progress: &Progress) -> Result
     let corpus = open(&sources, fields, index.as_deref(), progress);
     let query = Query::parse(&request.terms);
     let ans = search(&corpus, &query, &request.filter, fields, request.limit);
-    let sessions_total = corpus.segments().iter().map(|s| (s.project, s.session_id)).collect::<HashSet<_>>().len();
+    let segs = corpus.segments();
+    let transcripts = || segs.iter().zip(&corpus.excluded).filter(|(_, &x)| !x).map(|(s, _)| s);
+    let sessions_total = transcripts().map(|s| (s.project, s.session_id)).collect::<HashSet<_>>().len();
+    let left_out = || segs.iter().zip(&corpus.excluded).filter(|(_, &x)| x).map(|(s, _)| s);
     let scope = Scope {
         files: ans.docs,
         sessions: ans.sessions,
         bytes: ans.bytes,
-        files_total: files.len(),
+        files_total: files.len() - left_out().count(),
         sessions_total,
-        bytes_total: files.iter().map(|f| f.size).sum(),
+        bytes_total: files.iter().map(|f| f.size).sum::<u64>() - left_out().map(|s| s.size).sum::<u64>(),
         matching_files: ans.matching_docs,
         matching_sessions: ans.matching_sessions,
         phrases: query.phrases.iter().map(|p| p.iter().map(|&k| query.terms[k].clone()).collect()).collect(),

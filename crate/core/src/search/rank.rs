@@ -129,7 +129,8 @@ pub fn search(corpus: &Corpus, q: &Query, filter: &Filter, fields: Fields, limit
     let scope: Vec<usize> = (0..segs.len())
         .filter(|&i| {
             let s = &segs[i];
-            filter.since_ms.is_none_or(|m| s.last_ms != NO_TIME && s.last_ms >= m)
+            !corpus.excluded[i]
+                && filter.since_ms.is_none_or(|m| s.last_ms != NO_TIME && s.last_ms >= m)
                 && filter.project.as_deref().is_none_or(|p| project_matches(s.project, p))
         })
         .collect();

@@ -285,3 +285,20 @@ fn counted_tool_calls_are_the_calls_aggregate_counts_with_their_errors() {
     let lean = scan_bytes(f.as_bytes(), Mode::UsageAndToolErrors);
     assert_eq!(lean.records.len(), scan.records.len() + 1);
 }
+
+#[test]
+fn counted_entries_name_each_requests_largest_output_and_skip_what_is_not_counted() {
+    let file = [
+        entry(Some("req_a"), "ma", false, 5, 0, None, "claude-sonnet-4-5"),
+        entry(Some("req_a"), "ma", false, 10, 0, None, "claude-sonnet-4-5"),
+        entry(None, "syn", false, 0, 0, None, "<synthetic>"),
+        entry(Some("req_b"), "mb", false, 20, 0, None, "claude-sonnet-4-5"),
+        // a sidechain replay of message ma under a new requestId
+        entry(Some("req_replay"), "ma", true, 10, 0, None, "claude-sonnet-4-5"),
+        r#"{"type":"user","message":{"role":"user","content":"hi"}}"#.to_string(),
+    ]
+    .join("\n");
+    let scan = scan_bytes(file.as_bytes(), Mode::Full);
+    let none = u32::MAX;
+    assert_eq!(counted_entries(&scan), [1, 1, none, 3, none, none]);
+}
