@@ -110,6 +110,11 @@ test('export writes what stats counts, by UTC day, and DuckDB reads it back to t
     .toolTargets!.flatMap((x) => x.top.map((y) => [x.name, y.target, y.calls]))
     .sort((a, b) => (`${a[0]}\0${a[1]}` < `${b[0]}\0${b[1]}` ? -1 : 1))
   t.deepEqual(targets.rows, want2)
+  // stats --dataset --tools: the same per-tool targets as stats --tools.
+  for (const toolLimit of [3, 1000]) {
+    const want = (await stats({ projects, tools: true, toolLimit })).toolTargets
+    t.deepEqual((await datasetStats(dest, { tools: true, toolLimit })).toolTargets, want, `limit ${toolLimit}`)
+  }
   // is_error: the calls whose tool_result says is_error: true, counted here from the files.
   const failed = new Set<string>()
   for (const e of readdirSync(projects, { recursive: true, withFileTypes: true }))

@@ -174,7 +174,7 @@ UTC). Nothing is written.`,
   async run({ values, positionals, print }) {
     if (values.limit !== undefined && !values.tools) throw usageError('stats: --limit needs --tools')
     if (values.dataset !== undefined) {
-      const given = ['projects', 'timezone', 'tools'].find((k) => values[k as keyof typeof values] !== undefined)
+      const given = ['projects', 'timezone'].find((k) => values[k as keyof typeof values] !== undefined)
       if (positionals.length > 0 || given)
         throw usageError(`stats: --dataset reads the dataset only (no PATH, --${given ?? 'projects'})`)
       const { openDestination } = await import('../dataset/open.js')
@@ -184,6 +184,8 @@ UTC). Nothing is written.`,
         by: values.by as DatasetGroupBy | undefined,
         since: values.since,
         until: values.until,
+        tools: values.tools,
+        toolLimit: values.limit,
       })
       print(values.json ? JSON.stringify(team, null, 2) : renderStats(team as unknown as StatsReport))
       return EXIT.ok

@@ -1,12 +1,20 @@
 // `stats --dataset`: the team report from a dataset, in the shape `stats` reports an estate. One
 // SQL aggregate over the requests (DuckDB reads only the columns it sums), folded here into the
 // same totals, per-model rows, lanes and groups; the days are the dataset's UTC days.
-import { emptyTotals, type GroupBy, type StatsGroup, type StatsReport, type TokenTotals } from '../read/stats.js'
+import {
+  emptyTotals,
+  type GroupBy,
+  type StatsGroup,
+  type StatsReport,
+  type TokenTotals,
+  type ToolTargets,
+} from '../read/stats.js'
+import native from '../native.js'
 import { parseDay } from '../read/days.js'
 import { PRICE_TABLE_DATE } from '../read/prices.js'
 import { usageError } from '../errors.js'
 import type { DatasetDestination } from './destination.js'
-import { openDataset, run } from './query.js'
+import { openDataset, run, type QueryResult } from './query.js'
 
 /** How `stats --dataset` groups: as `stats`, or by the machine that exported the rows. */
 export type DatasetGroupBy = Exclude<GroupBy, 'session'> | 'session' | 'machine'
@@ -16,6 +24,10 @@ export interface DatasetStatsOptions {
   /** First and last UTC day included (YYYY-MM-DD or YYYYMMDD). */
   since?: string
   until?: string
+  /** Per tool: its calls and most frequent targets (`toolTargets`), as `stats --tools`. */
+  tools?: boolean
+  /** Targets listed per tool with `tools` (default 5). */
+  toolLimit?: number
 }
 
 export type DatasetStatsReport = Omit<StatsReport, 'by'> & { by?: DatasetGroupBy; dataset: string; machines: string[] }
@@ -44,6 +56,32 @@ function add(t: TokenTotals, r: Record<string, number | string | boolean | null>
     t.fastCostUsd += Number(r.cost)
   }
   if (r.price_estimated) t.estimatedRequests += n
+}
+
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * Per tool, its calls and its `limit` most frequent targets, from (tool, target, calls) rows, in
+ * the order `stats --tools` gives (calls, then name); each tool's kind of target is the core's
+ * rule for it.
+ */
+function toolTargetsOf(r: QueryResult, limit: number): ToolTargets[] {
+  const kinds = new Map(native.toolTargetRules().map((x) => [x.tool, x.kind]))
+  const per = new Map<string, ToolTargets & { all: { target: string; calls: number }[] }>()
+  for (const [tool, target, n] of r.rows as [string, string | null, number][]) {
+    let t = per.get(tool)
+    if (!t) per.set(tool, (t = { name: tool, calls: 0, callsWithoutTarget: 0, distinctTargets: 0, top: [], all: [] }))
+    t.calls += n
+    if (target === null) t.callsWithoutTarget += n
+    else t.all.push({ target, calls: n })
+  }
+  return [...per.values()]
+    .map(({ all, ...t }) => {
+      const kind = kinds.get(t.name)
+      all.sort((a, b) => b.calls - a.calls || byCode(a.target, b.target))
+      return { ...t, ...(kind ? { kind } : {}), distinctTargets: all.length, top: all.slice(0, limit) }
+    })
+    .sort((a, b) => b.calls - a.calls || byCode(a.name, b.name))
 }
 
 /** The team report of the dataset at `dest`. */
@@ -84,6 +122,15 @@ export async function datasetStats(
       connection,
       `SELECT tool, count(*)::DOUBLE FROM tool_calls ${where ? `WHERE ${where}` : ''} GROUP BY tool ORDER BY 2 DESC, 1`,
     )
+    const toolTargets = opts.tools
+      ? toolTargetsOf(
+          await run(
+            connection,
+            `SELECT tool, target, count(*)::DOUBLE FROM tool_calls ${where ? `WHERE ${where}` : ''} GROUP BY ALL`,
+          ),
+          opts.toolLimit ?? 5,
+        )
+      : undefined
     // Calls per group, as `stats` gives each group its tool calls (a call's day is its own).
     const callsByKey = new Map<string, number>()
     if (opts.by) {
@@ -167,6 +214,7 @@ export async function datasetStats(
         },
         fastWithoutRate: [],
       },
+      ...(toolTargets ? { toolTargets } : {}),
       ...(opts.by
         ? {
             by: opts.by,
