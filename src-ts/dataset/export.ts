@@ -303,8 +303,9 @@ interface MachineManifest {
 export async function exportDataset(dest: DatasetDestination, opts: ExportOptions = {}): Promise<ExportReport> {
   const started = performance.now()
   const machine = machineName(opts.machine)
+  // Another schema version is refused before the estate is read; a new dataset's info is
+  // written only once the estate has been read (a missing estate leaves no dataset behind).
   const info = await readDatasetInfo(dest)
-  if (!info) await writeDatasetInfo(dest)
   const tables = native.datasetTables().filter((t) => t.name !== 'messages' || opts.includeText)
   const manifestKey = `${MACHINES_PREFIX}${machine}.json`
   const previous = await dest.get(manifestKey)
@@ -317,6 +318,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
   const rowsByTable = await estateRows(machine, opts)
+  if (!info) await writeDatasetInfo(dest)
   // A table's partitions are published side by side: each put is whole on its own (a temp file,
   // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
   // is most of an export's time. The manifest is written only once every put has ended.
