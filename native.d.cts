@@ -40,6 +40,11 @@ export declare class EstateScan {
 export declare class ScanProgress {
   constructor()
   snapshot(): ProgressSnapshot
+  /**
+   * Asks the work using these counters to stop: what has not started is skipped (an
+   * AbortSignal's abort calls this; the caller then rejects with the signal's reason).
+   */
+  cancel(): void
 }
 
 /**
@@ -245,11 +250,23 @@ export interface ArchiveOwner {
 export declare function archiveOwners(files: Array<ArchivedFile>): Promise<ArchiveOwner[]>
 
 /**
+ * One archived file's bytes (the state it names: latest, or as of an earlier run), SHA-256
+ * checked, in memory: for a reader that needs one transcript's text again after a scan.
+ */
+export declare function archiveReadFile(file: ArchivedFile): Buffer
+
+/**
  * Restores the given transcripts (as `archiveList` lists them) under `to`, byte-identical
  * (checked by SHA-256), never replacing a different file; config-folder files go under
  * `configTo` (refused without it).
  */
 export declare function archiveRestore(files: Array<ArchivedFile>, to: string, keepMtime: boolean, progress: ScanProgress, configTo?: string | undefined | null): Promise<RestoreResult[]>
+
+/** An archive root and the archived files of it an estate scan reads. */
+export interface ArchiveSource {
+  root: string
+  files: Array<ArchivedFile>
+}
 
 /**
  * The files of one format-2 stream as its first `segments` segments hold them (the archive as
@@ -1009,7 +1026,7 @@ export interface RepairLeft {
 export interface RepairMend {
   /**
    * The repair's name (`records-on-one-line`, `torn-line`, `non-json-bytes`,
-   * `lone-surrogates`, `dangling-parent`).
+   * `lone-surrogates`, `dangling-parent`, `orphan-tool-result`).
    */
   kind: string
   /** 1-based source line. */
@@ -1116,6 +1133,11 @@ export interface ScanEstateOptions {
   minMtimeMs?: number
   /** With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`. */
   toolErrors?: boolean
+  /**
+   * Archive roots read too, from their streams in memory (nothing is written): each with the
+   * archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).
+   */
+  archives?: Array<ArchiveSource>
 }
 
 /** Scans one transcript file on the libuv pool, split across cores when large. */
@@ -1153,6 +1175,11 @@ export interface ScanSummary {
   cwd?: string
   /** Records of the active chain whose `parentUuid` names no record (see `repair`). */
   danglingOnChain: number
+  /**
+   * Records of the active chain holding a `tool_result` whose `tool_use` is not on the chain
+   * (see `repair`).
+   */
+  orphanResultsOnChain: number
 }
 
 /** The records of a transcript that `options` keeps, as byte spans; nothing of their text crosses. */

@@ -1,15 +1,19 @@
 // Property tests of repair: for random records (texts with braces, quotes, escapes, emoji and
-// non-ASCII; user and assistant turns; summary records) and random damage of each kind, the
-// repair gives back the records of the undamaged file, byte for byte, and refuses nothing.
+// non-ASCII; user and assistant turns, tool calls with their results; summary records) and
+// random damage of each kind, the repair gives back the records of the undamaged file, byte for
+// byte, and refuses nothing.
 import test from 'ava'
 import fc from 'fast-check'
 import native from '../src-ts/native.js'
 import {
+  callResultLines,
   danglingParent,
   loneSurrogate,
   nulPadding,
   recordsOnOneLine,
   relinkableLines,
+  resultOffItsCall,
+  resultOffItsCallByTime,
   textLines,
   tornBeforeRecord,
   tornTail,
@@ -25,21 +29,31 @@ const textArb = fc.string({
 })
 
 /** A linear conversation of `texts.length` records (user and assistant alternating, seconds
- * apart), a summary record after some of them, LF line ends, with or without a final newline. */
-function transcript(texts: string[], summaries: boolean[], terminated: boolean): Buffer {
+ * apart; the assistant turns `tools` marks, and always the first, are a tool call answered by
+ * the next user record), a summary record after some of them, LF line ends, with or without a
+ * final newline. */
+function transcript(texts: string[], summaries: boolean[], tools: boolean[], terminated: boolean): Buffer {
   const lines: string[] = []
+  const isCall = (i: number) => i % 2 === 1 && (i === 1 || tools[i] === true)
   texts.forEach((text, i) => {
     const user = i % 2 === 0
     const ts = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString()
     const base = { parentUuid: i === 0 ? null : uuid(i), isSidechain: false, type: user ? 'user' : 'assistant' }
     const message = user
-      ? { role: 'user', content: [{ type: 'text', text: `u${i} ${text}` }] }
+      ? {
+          role: 'user',
+          content: isCall(i - 1)
+            ? [{ type: 'tool_result', tool_use_id: `toolu_${i - 1}`, content: `r${i} ${text}` }]
+            : [{ type: 'text', text: `u${i} ${text}` }],
+        }
       : {
           id: `msg_${i}`,
           type: 'message',
           role: 'assistant',
           model: 'm',
-          content: [{ type: 'text', text: `a${i} ${text}` }],
+          content: isCall(i)
+            ? [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: `/f ${text}` } }]
+            : [{ type: 'text', text: `a${i} ${text}` }],
         }
     lines.push(JSON.stringify({ ...base, message, uuid: uuid(i + 1), timestamp: ts, sessionId: SESSION }))
     if (summaries[i]) lines.push(JSON.stringify({ type: 'summary', summary: `s ${text}`, leafUuid: uuid(i + 1) }))
@@ -51,9 +65,10 @@ const fileArb = fc
   .record({
     texts: fc.array(textArb, { minLength: 4, maxLength: 12 }),
     summaries: fc.array(fc.boolean(), { maxLength: 12 }),
+    tools: fc.array(fc.boolean(), { maxLength: 12 }),
     terminated: fc.boolean(),
   })
-  .map(({ texts, summaries, terminated }) => transcript(texts, summaries, terminated))
+  .map(({ texts, summaries, tools, terminated }) => transcript(texts, summaries, tools, terminated))
 
 const lineCount = (b: Buffer) =>
   b
@@ -84,6 +99,14 @@ const DAMAGE: Record<string, Damage> = {
     const ks = relinkableLines(b)
     return danglingParent(b, ks[pick % ks.length])
   },
+  "orphan-tool-result (hung from its call's parent)": (b, pick) => {
+    const ks = callResultLines(b)
+    return resultOffItsCall(b, ks[pick % ks.length])
+  },
+  'orphan-tool-result (parent lost, re-attached before its call)': (b, pick) => {
+    const ks = callResultLines(b)
+    return resultOffItsCallByTime(b, ks[pick % ks.length])!
+  },
 }
 
 for (const [name, damage] of Object.entries(DAMAGE)) {
@@ -110,6 +133,7 @@ test('property: several kinds of damage at once are all mended', (t) => {
       // Damage that changes no line count first, then the line-shifting kinds from the end.
       let step = DAMAGE['lone-surrogates'](file, pick, n)
       const expected = step.expected
+      step = DAMAGE["orphan-tool-result (hung from its call's parent)"](step.damaged, pick + 3, n)
       step = DAMAGE['non-json-bytes'](step.damaged, pick + 1, n)
       step = DAMAGE['records-on-one-line'](step.damaged, pick + 2, n)
       const rec = Buffer.from(file.toString('utf8').split('\n')[0])

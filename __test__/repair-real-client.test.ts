@@ -11,12 +11,17 @@ import { join } from 'node:path'
 import native from '../src-ts/native.js'
 import { ensureClaudeClient, resumeWithRealClient } from './helpers/claude-client.js'
 import {
+  callRecordLost,
+  callResultLines,
   danglingParent,
+  join as joinLines,
   linesOf,
   loneSurrogate,
   nulPadding,
   recordsOnOneLine,
   relinkableLines,
+  resultOffItsCall,
+  resultOffItsCallByTime,
   textLines,
   tornBeforeRecord,
   tornTail,
@@ -93,5 +98,165 @@ test.serial(
     t.is(after.exitCode, 0, after.stderr)
     t.truthy(before.history)
     t.deepEqual(after.history, before.history)
+  },
+)
+
+/** Whether the messages pair every call with a result in the next message and every result with
+ * a call in the message before (what the API requires). */
+function pairingProblems(messages: { role: string; content: any }[]): string[] {
+  const ids = (m: { content: any } | undefined, type: string, key: string): string[] =>
+    Array.isArray(m?.content) ? m.content.filter((b: any) => b?.type === type).map((b: any) => b[key]) : []
+  const out: string[] = []
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant')
+      for (const id of ids(m, 'tool_use', 'id'))
+        if (!ids(messages[i + 1], 'tool_result', 'tool_use_id').includes(id)) out.push(`${i}: call ${id} unanswered`)
+    if (m.role === 'user')
+      for (const id of ids(m, 'tool_result', 'tool_use_id'))
+        if (messages[i - 1]?.role !== 'assistant' || !ids(messages[i - 1], 'tool_use', 'id').includes(id))
+          out.push(`${i}: result ${id} answers no call of the message before`)
+  })
+  return out
+}
+
+const blockIds = (history: { content: any }[] | undefined): string[] =>
+  (history ?? []).flatMap((m) =>
+    Array.isArray(m.content) ? m.content.map((b: any) => b.id ?? b.tool_use_id).filter(Boolean) : [],
+  )
+
+test.serial(
+  'a tool_result whose call is off the active chain: relinked to the call, the client sends both again',
+  async (t) => {
+    const source = join(REAL, 'real-05.jsonl')
+    if (!existsSync(source)) return t.fail(`${source} is missing`)
+    const original = readFileSync(source)
+    const k = callResultLines(original)[5]
+    t.truthy(k, 'a call and its result to damage')
+    const id = JSON.parse(linesOf(original).lines[k].toString('utf8')).message.content[0].tool_use_id
+    const byParent = resultOffItsCall(original, k)
+    const byTime = resultOffItsCallByTime(original, k)!
+    t.truthy(byTime)
+    const sessionId = sessionOf(original)
+    const undamagedRun = await resumeWithRealClient(original, { sessionId })
+    t.truthy(undamagedRun.history)
+    t.true(blockIds(undamagedRun.history).includes(id))
+    for (const step of [byParent, byTime]) {
+      t.true(errors(step.damaged).some((f) => f.code === 'orphan-tool-result'))
+      const r = native.repairTranscript(step.damaged)
+      t.is(r.refusal, undefined, r.refusal?.message)
+      t.deepEqual(
+        r.mends.map((m) => m.kind),
+        ['orphan-tool-result'],
+      )
+      t.true(r.output!.equals(step.expected), 'every other record byte for byte')
+      t.deepEqual(errors(r.output!), [])
+      const damagedRun = await resumeWithRealClient(step.damaged, { sessionId })
+      const repairedRun = await resumeWithRealClient(r.output!, { sessionId })
+      for (const run of [damagedRun, repairedRun]) t.is(run.exitCode, 0, run.stderr)
+      // Measured: the client sends neither the call nor its result for the damaged file (both
+      // are in it); the request is valid, the turn is lost.
+      t.false(blockIds(damagedRun.history).includes(id), 'the damaged file loses the call and its result')
+      t.deepEqual(pairingProblems([...damagedRun.history!, damagedRun.finalMessage!]), [])
+      t.deepEqual(repairedRun.history, undamagedRun.history)
+    }
+  },
+)
+
+test.serial(
+  'left to the client: a result whose call no record holds, a call at the end with no result, a parallel call spliced back',
+  async (t) => {
+    const source = join(REAL, 'real-05.jsonl')
+    if (!existsSync(source)) return t.fail(`${source} is missing`)
+    const original = readFileSync(source)
+    const sessionId = sessionOf(original)
+    const ks = callResultLines(original)
+    // The call's record is lost: nothing in the file can bring it back. The client drops the
+    // result block (a message left empty is sent as "(no content)"): a valid request.
+    const lost = callRecordLost(original, ks[5])
+    const id = JSON.parse(linesOf(original).lines[ks[5]].toString('utf8')).message.content[0].tool_use_id
+    const r = native.repairTranscript(lost)
+    t.is(r.output, undefined)
+    t.deepEqual(
+      r.left.map((l) => l.kind),
+      ['orphan-tool-result'],
+    )
+    const lostRun = await resumeWithRealClient(lost, { sessionId })
+    t.is(lostRun.exitCode, 0, lostRun.stderr)
+    t.false(blockIds(lostRun.history).includes(id))
+    t.deepEqual(pairingProblems([...lostRun.history!, lostRun.finalMessage!]), [])
+    // The file ends on a call (its result never written): the client sends the call with an
+    // error result of its own; nothing is lost, nothing to repair.
+    const { lines } = linesOf(original)
+    const parentOf = JSON.parse(lines[ks[5]].toString('utf8')).parentUuid
+    const callLine = lines.findIndex((l) => l.includes(`"uuid":"${parentOf}"`))
+    t.true(callLine > 0)
+    const endsOnCall = Buffer.concat([...lines.slice(0, callLine + 1).flatMap((l) => [l, Buffer.from('\n')])])
+    const end = native.repairTranscript(endsOnCall)
+    t.deepEqual([end.mends, end.left, end.output], [[], [], undefined])
+    const endRun = await resumeWithRealClient(endsOnCall, { sessionId })
+    t.is(endRun.exitCode, 0, endRun.stderr)
+    const sent = endRun.history!
+    const answer = sent.findIndex((m) =>
+      Array.isArray(m.content) ? m.content.some((b: any) => b.type === 'tool_result' && b.tool_use_id === id) : false,
+    )
+    t.true(answer > 0, 'the call is sent with a result')
+    t.true(sent[answer].content.find((b: any) => b.tool_use_id === id).is_error, 'an error result the client made')
+    t.deepEqual(pairingProblems([...sent, endRun.finalMessage!]), [])
+    // A parallel call's result hung from the record before its call (the call's fragment shares
+    // its message.id with fragments on the chain): the client splices the call back, nothing is
+    // lost, and nothing is repaired.
+    const recs = lines.map((l) => JSON.parse(l.toString('utf8')))
+    const fragmentResult = recs.findIndex((r, j) => {
+      const c = recs.find((x) => x.uuid === r.parentUuid)
+      const id = c?.type === 'assistant' ? c.message?.id : undefined
+      const result = r.type === 'user' && JSON.stringify(r.message?.content ?? '').includes('"tool_result"')
+      return j > 0 && result && id && recs.filter((x) => x.type === 'assistant' && x.message?.id === id).length > 2
+    })
+    t.true(fragmentResult > 0)
+    const spliced = resultOffItsCall(original, fragmentResult).damaged
+    t.deepEqual(native.repairTranscript(spliced).mends, [])
+    const splicedRun = await resumeWithRealClient(spliced, { sessionId })
+    const originalRun = await resumeWithRealClient(original, { sessionId })
+    t.deepEqual(splicedRun.history, originalRun.history)
+  },
+)
+
+test.serial(
+  'a torn line that held a call with its result written onto it: the chain comes back, the result whose call was lost is left',
+  async (t) => {
+    const source = join(REAL, 'real-05.jsonl')
+    if (!existsSync(source)) return t.fail(`${source} is missing`)
+    const original = readFileSync(source)
+    const sessionId = sessionOf(original)
+    const { lines, terminated } = linesOf(original)
+    const k = callResultLines(original)[5]
+    const j = k - 1
+    t.true(
+      lines[k].includes(`"parentUuid":"${JSON.parse(lines[j].toString('utf8')).uuid}"`),
+      'the call is the line before',
+    )
+    // The call's write cut short after 200 bytes, the result written onto the same line.
+    const damaged = joinLines(
+      [...lines.slice(0, j), Buffer.concat([lines[j].subarray(0, 200), lines[k]]), ...lines.slice(k + 1)],
+      terminated,
+    )
+    const r = native.repairTranscript(damaged)
+    t.is(r.refusal, undefined, r.refusal?.message)
+    t.deepEqual(r.mends.map((m) => m.kind).sort(), ['dangling-parent', 'torn-line'])
+    t.deepEqual(
+      r.left.map((l) => l.kind),
+      ['orphan-tool-result'],
+    )
+    // The only error left is that result, which the client drops.
+    t.deepEqual(
+      errors(r.output!).map((f) => f.code),
+      ['orphan-tool-result'],
+    )
+    const damagedRun = await resumeWithRealClient(damaged, { sessionId })
+    const repairedRun = await resumeWithRealClient(r.output!, { sessionId })
+    for (const run of [damagedRun, repairedRun]) t.is(run.exitCode, 0, run.stderr)
+    // Measured: for the damaged file the client resumes only the records after the torn line.
+    t.true(repairedRun.history!.length > damagedRun.history!.length + 20)
+    t.deepEqual(pairingProblems([...repairedRun.history!, repairedRun.finalMessage!]), [])
   },
 )

@@ -10,12 +10,16 @@ import { repairTranscript } from '../src-ts/compress/repair.js'
 import { doctor } from '../src-ts/read/doctor.js'
 import { backups, cli, inPlaceArgs, leftovers, liveEstate } from './helpers/live-estate.js'
 import {
+  callRecordLost,
+  callResultLines,
   danglingParent,
+  join as joinLines,
   linesOf,
   loneSurrogate,
   nulPadding,
   recordsOnOneLine,
   relinkableLines,
+  resultOffItsCall,
   textLines,
   tornBeforeRecord,
   tornTail,
@@ -52,6 +56,7 @@ function kinds(): Record<string, () => Damaged> {
     'non-json-bytes (before a record)': () => nulPadding(b, 90, 512, false),
     'lone-surrogates': () => loneSurrogate(b, textLines(b, 'assistant')[3]),
     'dangling-parent': () => danglingParent(b, relinkableLines(b)[10]),
+    'orphan-tool-result': () => resultOffItsCall(b, callResultLines(b)[5]),
   }
 }
 
@@ -177,6 +182,23 @@ test('the API: repairTranscript in candidate mode, and a clean file needs nothin
   t.deepEqual(r.report.edits, [])
 })
 
+test('a torn line that held a call with its result: written and verified, the result whose call was lost left', async (t) => {
+  if (!have) return t.fail(`${SOURCE} is missing`)
+  const { lines, terminated } = linesOf(real())
+  const k = callResultLines(real())[5]
+  const torn = Buffer.concat([lines[k - 1].subarray(0, 200), lines[k]])
+  const { input, out } = inFile(joinLines([...lines.slice(0, k - 1), torn, ...lines.slice(k + 1)], terminated))
+  const r = await repairTranscript(input, { out })
+  t.is(r.report.operationState, 'committed')
+  t.deepEqual(
+    r.report.left.map((l) => l.kind),
+    ['orphan-tool-result'],
+  )
+  // The orphan the torn line hid is reported as left, not taken for an error the repair made.
+  t.deepEqual(r.report.validation.codes, ['orphan-tool-result'])
+  t.true(existsSync(out))
+})
+
 test('doctor names each repair and says it is repairable with claude-jsonl repair', async (t) => {
   if (!have) return t.fail(`${SOURCE} is missing`)
   const a = recordsOnOneLine(real(), 40)
@@ -190,6 +212,27 @@ test('doctor names each repair and says it is repairable with claude-jsonl repai
   t.is(one.severity, 'flag')
   t.regex(one.message, /1 edit \(line 41\): repairable with `claude-jsonl repair`/)
   t.is(f.find((x) => x.code === 'lone-surrogates')?.severity, 'info')
+})
+
+test('doctor: a result whose call is off the chain is repairable; one whose call was lost is not', async (t) => {
+  if (!have) return t.fail(`${SOURCE} is missing`)
+  const k = callResultLines(real())[5]
+  const root = tempDir('cj-repair-doctor-tools-')
+  mkdirSync(join(root, 'p'))
+  writeFileSync(join(root, 'p', 'd5a1c7e2-0000-4000-8000-000000000003.jsonl'), resultOffItsCall(real(), k).damaged)
+  writeFileSync(join(root, 'p', 'd5a1c7e2-0000-4000-8000-000000000004.jsonl'), callRecordLost(real(), k))
+  const r = await doctor({ paths: [root] })
+  const of = (n: string) => r.files.find((x) => x.path.endsWith(`${n}.jsonl`))!.findings
+  const off = of('03').find((x) => x.code === 'orphan-tool-result')!
+  t.is(off.severity, 'flag')
+  t.regex(off.message, new RegExp(`1 edit \\(line ${k + 1}\\): repairable with \`claude-jsonl repair\``))
+  const lost = of('04').filter((x) => x.code === 'orphan-tool-result')
+  t.deepEqual(
+    lost.map((x) => x.severity),
+    ['info'],
+  )
+  t.notRegex(lost[0].message, /repairable/)
+  t.regex(lost[0].message, /in no record of the file/)
 })
 
 test('repair --all goes through the compress batch: repaired, nothing to repair, unchanged on a re-run', (t) => {

@@ -34,6 +34,7 @@ const BASELINE = path.join(HERE, 'js-baseline.mjs')
 const EMPTY_HOME = path.join(CACHE, 'empty-home')
 const RESULTS_MD = path.join(HERE, 'RESULTS.md')
 const RESULTS_JSON = path.join(HERE, 'results.json')
+const ARCHIVE_READ_TITLE = '## stats over an archive: the estate read from its archive'
 const BATCH_TITLE = '## compress --all: a whole estate, then again unchanged'
 
 const SINGLE_UUID = '5e1f0c2a-4b3d-4c6e-9a8b-7d2f1e0c9b42'
@@ -101,6 +102,8 @@ function usage(code) {
                        section of RESULTS.md
   --only archive       measure archive/restore only (benches/archive.mjs) and replace just that
                        section of RESULTS.md (archive-render: rewrite it from results.json)
+  --only archive-read  measure stats over the estate's archive beside stats over the estate only
+                       (benches/archive-read.mjs) and replace just that section of RESULTS.md
   --huge               also generate (cached) a ~1.2 GB transcript and run ours and the JS baseline once
   --skip-peer          do not install or run ccusage ${PEER_VERSION}
   --strict-peer        a ccusage disagreement fails the run even when its known requestId rule explains it
@@ -152,8 +155,13 @@ function parseArgs(argv) {
     process.stderr.write('run.mjs: --rounds must be a positive integer\n')
     process.exit(2)
   }
-  if (o.only !== null && !['estate', 'single', 'archive', 'archive-render', 'compress', 'batch'].includes(o.only)) {
-    process.stderr.write('run.mjs: --only must be estate, single, archive, archive-render, compress or batch\n')
+  if (
+    o.only !== null &&
+    !['estate', 'single', 'archive', 'archive-render', 'archive-read', 'compress', 'batch'].includes(o.only)
+  ) {
+    process.stderr.write(
+      'run.mjs: --only must be estate, single, archive, archive-render, archive-read, compress or batch\n',
+    )
     process.exit(2)
   }
   if (!(o.timeout > 0)) {
@@ -725,6 +733,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2))
   fs.mkdirSync(CACHE, { recursive: true })
   if (opts.only === 'archive' || opts.only === 'archive-render') process.exit(archiveOnly(opts))
+  if (opts.only === 'archive-read') process.exit(archiveReadOnly(opts))
   if (opts.only === 'compress') process.exit(compressOnly(opts))
   if (opts.only === 'batch') process.exit(batchOnly(opts))
   WRAPPER = detectWrapper()
@@ -867,6 +876,8 @@ async function main() {
   if (oursBuilt && archInput) {
     results.archive = archiveBench(archInput, opts, notes)
     if (results.archive.error) exitCode = 1
+    results.archiveRead = archiveReadBench(archInput, opts, notes)
+    if (results.archiveRead.error) exitCode = 1
   }
 
   // compress --all: candidate-mode batch over the estate, then its re-run.
@@ -1265,6 +1276,11 @@ function renderMarkdown(R, inputs, opts, oursBuilt, peer) {
     if (R.archive.error) L.push(`failed: ${String(R.archive.error).replace(/\n/g, ' ')}`, '')
     else L.push(...archiveSection(R.archive))
   }
+  if (R.archiveRead) {
+    L.push(ARCHIVE_READ_TITLE, '')
+    if (R.archiveRead.error) L.push(`failed: ${String(R.archiveRead.error).replace(/\n/g, ' ')}`, '')
+    else L.push(...archiveReadSection(R.archiveRead))
+  }
 
   L.push('## Targets: stats, find and memory', '')
   L.push('| target | threshold | measured | result |')
@@ -1580,6 +1596,64 @@ function replaceSection(title, lines, before, key, value) {
   json[key] = value
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(json, null, 2) + '\n')
   log(`[bench] wrote the ${key} section of ${rel(RESULTS_MD)}`)
+}
+
+/** Runs benches/archive-read.mjs on an input's projects folder (its archive under the temp
+ * dir): its JSON, or { error }. */
+function archiveReadBench(input, opts, notes) {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(HERE, 'archive-read.mjs'), path.join(input.root, 'projects'), '--rounds', String(opts.rounds)],
+    { cwd: REPO, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  if (r.status !== 0) {
+    notes.push(`archive-read: benchmark failed (exit ${r.status})`)
+    return { error: `exit ${r.status}` }
+  }
+  const a = JSON.parse(r.stdout.trim().split('\n').pop())
+  log(
+    `[bench] stats ARCHIVE ${a.archiveOverEstate.toFixed(2)}x stats over the estate, peak ${a.archive.peakRssMiB.toFixed(0)} MiB`,
+  )
+  return a
+}
+
+/** The RESULTS.md lines of benches/archive-read.mjs, with its two targets. */
+function archiveReadSection(a) {
+  const s = (ms) => `${(ms / 1000).toFixed(2)} s`
+  const L = [
+    `\`node benches/archive-read.mjs\`: \`claude-jsonl stats --json\` as a whole process (CLI, Node start-up included), ${a.rounds} rounds in turn after one uncounted, medians, ${a.cores} cores, load average ${a.load.toFixed(1)} at the start and ${a.loadAfter.toFixed(1)} at the end. The archive (${(a.archiveBytes / 1e6).toFixed(1)} MB of streams) is read from its streams in memory, each frame decoded and scanned as it comes (every frame's checksum checked), no copy on disk; the read view is the decoded copy the readers used before (${(a.viewBytes / 1e6).toFixed(1)} MB on disk, made once in ${s(a.viewFirstMs)}, here already up to date), kept for the readers that open transcripts by path. The reports over the estate and over its archive are checked equal.`,
+    '',
+    '| run | wall | CPU s | peak RSS | vs the estate |',
+    '|---|---:|---:|---:|---:|',
+    `| stats over the estate | ${s(a.estate.medianMs)} | ${a.estate.cpuS.toFixed(2)} | ${a.estate.peakRssMiB.toFixed(0)} MiB | 1.00x |`,
+    `| stats ARCHIVE (streams in memory) | ${s(a.archive.medianMs)} | ${a.archive.cpuS.toFixed(2)} | ${a.archive.peakRssMiB.toFixed(0)} MiB | ${a.archiveOverEstate.toFixed(2)}x |`,
+    `| stats through the read view (a decoded copy on disk, up to date) | ${s(a.view.medianMs)} | ${a.view.cpuS.toFixed(2)} | ${a.view.peakRssMiB.toFixed(0)} MiB | ${a.viewOverEstate.toFixed(2)}x |`,
+    '',
+    `With and without a cache: the read view makes \`stats\` of the archive ${(a.archive.medianMs / a.view.medianMs).toFixed(2)}x faster here, at the price of ${(a.viewBytes / 1e6).toFixed(0)} MB on disk (${(a.viewBytes / a.archiveBytes).toFixed(1)}x the archive) and its first ${s(a.viewFirstMs)}; within the target without it, \`stats\` and \`doctor\` keep none.`,
+    '',
+    '| target | threshold | measured | result |',
+    '|---|---|---|---|',
+    `| stats ARCHIVE beside stats over the estate, whole process | within 2x | ${a.archiveOverEstate.toFixed(2)}x | ${a.archiveOverEstate <= 2 ? 'PASS' : 'FAIL'} |`,
+    `| stats ARCHIVE peak RSS | < 500 MiB | ${a.archive.peakRssMiB.toFixed(0)} MiB | ${a.archive.peakRssMiB < 500 ? 'PASS' : 'FAIL'} |`,
+    '',
+  ]
+  return L
+}
+
+/** `--only archive-read`: measures stats over the estate's archive alone and replaces only that
+ * section of RESULTS.md (and the archiveRead key of results.json). */
+function archiveReadOnly(opts) {
+  const notes = []
+  const a = archiveReadBench(prepareInput('estate', opts, notes), opts, notes)
+  if (a.error) {
+    loud(`archive-read: ${a.error}`)
+    return 1
+  }
+  replaceSection(ARCHIVE_READ_TITLE, archiveReadSection(a), '## Targets:', 'archiveRead', {
+    ...a,
+    date: new Date().toISOString(),
+  })
+  return 0
 }
 
 /** `--only archive`: measures archive/restore alone and replaces only that section of

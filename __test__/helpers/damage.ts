@@ -138,3 +138,97 @@ export function textLines(bytes: Buffer, type?: string): number[] {
   })
   return out
 }
+
+function parsedLines(bytes: Buffer): any[] {
+  return linesOf(bytes).lines.map((l) => {
+    try {
+      return JSON.parse(l.toString('utf8'))
+    } catch {
+      return undefined
+    }
+  })
+}
+
+const toolUses = (r: any): string[] =>
+  r?.type === 'assistant' && Array.isArray(r.message?.content)
+    ? r.message.content.filter((b: any) => b?.type === 'tool_use').map((b: any) => b.id)
+    : []
+const toolResults = (r: any): string[] =>
+  r?.type === 'user' && Array.isArray(r.message?.content)
+    ? r.message.content.filter((b: any) => b?.type === 'tool_result').map((b: any) => b.tool_use_id)
+    : []
+
+/** Lines (0-based) of tool_result records an `orphan-tool-result` repair can relink: the record
+ * answers every call of the record it hangs from, that call record is its API message alone (no
+ * other record shares its `message.id`) and hangs from a record that is not an assistant one. */
+export function callResultLines(bytes: Buffer): number[] {
+  const recs = parsedLines(bytes)
+  const at = new Map(recs.map((r, k) => [r?.uuid, k]))
+  const out: number[] = []
+  recs.forEach((r, k) => {
+    const ids = toolResults(r)
+    const j = at.get(r?.parentUuid)
+    if (!ids.length || j === undefined || r.isSidechain) return
+    const call = recs[j]
+    const calls = toolUses(call)
+    const p = at.get(call.parentUuid)
+    const alone = recs.filter((x) => x?.type === 'assistant' && x.message?.id === call.message?.id).length === 1
+    if (alone && p !== undefined && recs[p].type !== 'assistant' && calls.length === ids.length)
+      if (calls.every((c) => ids.includes(c))) out.push(k)
+  })
+  return out
+}
+
+function replaceParent(line: Buffer, to: string): Buffer {
+  const text = line.toString('utf8')
+  const m = /"parentUuid":("[^"]*"|null)/.exec(text)
+  if (!m) throw new Error('no parentUuid')
+  return Buffer.from(text.replace(m[0], `"parentUuid":${to}`))
+}
+
+/** The tool_result record of line `k` hung from its call's parent instead of the call: the call
+ * is left a leaf of its own, off the chain. */
+export function resultOffItsCall(bytes: Buffer, k: number): Damaged {
+  const { lines, terminated } = linesOf(bytes)
+  const recs = parsedLines(bytes)
+  const call = recs.find((r) => r?.uuid === recs[k].parentUuid)
+  const l = [...lines]
+  l[k] = replaceParent(lines[k], JSON.stringify(call.parentUuid))
+  return { damaged: join(l, terminated), expected: bytes }
+}
+
+/** The tool_result record of line `k` with a parent never written and a time just after its
+ * call's parent (so the client re-attaches it there, not to the call); the repair gives it back
+ * relinked to its call, with the time it now has. Undefined when another record's time lies in
+ * that millisecond. */
+export function resultOffItsCallByTime(bytes: Buffer, k: number): Damaged | undefined {
+  const { lines, terminated } = linesOf(bytes)
+  const recs = parsedLines(bytes)
+  const call = recs.find((r) => r?.uuid === recs[k].parentUuid)
+  const parent = recs.find((r) => r?.uuid === call.parentUuid)
+  const t0 = Date.parse(parent.timestamp)
+  const ts = new Date(t0 + 1).toISOString()
+  const times = recs.filter((r) => r?.timestamp && r !== parent).map((r) => Date.parse(r.timestamp))
+  if (times.some((t) => t >= t0 && t <= t0 + 1)) return undefined
+  const text = lines[k].toString('utf8')
+  const stamp = `"timestamp":${JSON.stringify(recs[k].timestamp)}`
+  if (!text.includes(stamp)) return undefined
+  const retimed = Buffer.from(text.replace(stamp, `"timestamp":"${ts}"`))
+  const l = [...lines]
+  l[k] = replaceParent(retimed, '"00000000-dead-4000-8000-000000000000"')
+  const e = [...lines]
+  e[k] = retimed
+  return { damaged: join(l, terminated), expected: join(e, terminated) }
+}
+
+/** The call record the tool_result of line `k` answers removed (never written), the result hung
+ * from the call's parent: no record holds its call any more. */
+export function callRecordLost(bytes: Buffer, k: number): Buffer {
+  const { lines, terminated } = linesOf(bytes)
+  const recs = parsedLines(bytes)
+  const j = recs.findIndex((r) => r?.uuid === recs[k].parentUuid)
+  const l = [...lines]
+  l[k] = replaceParent(lines[k], JSON.stringify(recs[j].parentUuid))
+  l.splice(j, 1)
+  return join(l, terminated)
+}

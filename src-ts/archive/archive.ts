@@ -2,17 +2,20 @@
 // store root, incrementally and byte-exact; restore; and the read view through which every
 // estate reader (stats, show, sessions, find, doctor) reads an archive root unchanged.
 // The work is native (crate/core/src/archive); this module owns policy: roots, targets, selection.
-import { basename, dirname, resolve, sep } from 'node:path'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveListing, ArchiveSummary, ArchivedFile } from '#native'
 import { resolveRoots } from '../read/estate.js'
 import type { EstateOptions } from '../read/estate.js'
-import { ClaudeJsonlError, EXIT, fromNative, inputError, usageError } from '../errors.js'
-import { isArchiveRoot } from './view.js'
+import { fromNative, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
+import { filesAsOf, listArchive, listArchiveAll, selectSessions } from './generations.js'
+import { DIFFERS, recoverTargets, replaceWithArchived } from './replace.js'
 
 export type { ArchivedFile, ArchiveListing }
+export { archiveHistory, listArchive, listArchiveAll, selectSessions } from './generations.js'
+export type { GenerationInfo, SessionHistory } from './generations.js'
 
 /** What `archive` copies (the estate, as for every read command) and where to. */
 export interface ArchiveOptions extends EstateOptions {
@@ -107,32 +110,6 @@ function configFolderOf(projects: string): string {
   return dirname(projects)
 }
 
-/** The latest generation of every archived file (transcripts, session files and, with
- * `config: true`, config-folder files). A damaged store file is an error (see
- * `listArchiveAll`, which names it apart and lists the rest). */
-export function listArchive(root: string): ArchivedFile[] {
-  const abs = resolve(root)
-  if (!isArchiveRoot(abs)) throw inputError(abs, 'not an archive (no archive index or archived transcript in it)')
-  try {
-    return native.archiveList(abs)
-  } catch (e) {
-    throw fromNative(e)
-  }
-}
-
-/** Every readable file of an archive at its latest generation, each damaged store file named
- * apart (its files cannot be read; the others can), and each file the archive index records
- * that no store file holds (a lost stream), or holds only at an earlier state. */
-export function listArchiveAll(root: string): ArchiveListing {
-  const abs = resolve(root)
-  if (!isArchiveRoot(abs)) throw inputError(abs, 'not an archive (no archive index or archived transcript in it)')
-  try {
-    return native.archiveListAll(abs)
-  } catch (e) {
-    throw fromNative(e)
-  }
-}
-
 /** What `restore` writes back from an archive, and where. */
 export interface RestoreOptions {
   /** Session uuids (or unique prefixes): each session's transcript and its subagents. */
@@ -156,157 +133,13 @@ export interface RestoreOptions {
   /** Restore each session as the last archive run at or before this time left it (an ISO 8601
    * date or time; a date alone is its midnight UTC). With `all`, every session archived by then. */
   asOf?: string
-}
-
-/** One generation of a session's transcript, as `restore --list` shows it. */
-export interface GenerationInfo {
-  /** 1 for the first archived. */
-  generation: number
-  /** When the run that archived it started (ISO 8601); for streams written before runs recorded
-   * it, the newest source mtime that run stored (`archivedAtRecorded: false`). */
-  archivedAt: string
-  archivedAtRecorded: boolean
-  bytes: number
-  sha256: string
-  /** A compressed candidate of ours (our compact pair in it). */
-  compressed: boolean
-  /** The generation this one replaced (null for the first). */
-  replaced: number | null
-}
-
-/** A session's history in an archive: every generation of its transcript. */
-export interface SessionHistory {
-  sessionId: string
-  project: string
-  storePath: string
-  /** Its transcript is gone from the estate it was archived from. */
-  deleted: boolean
-  /** Files its stream holds (transcript, subagents, session files). */
-  files: number
-  generations: GenerationInfo[]
-}
-
-/** The sessions of an archive (all, or those `refs` name) with every generation of their
- * transcripts (format 2 streams; each generation decoded to tell a compressed candidate). */
-export async function archiveHistory(root: string, refs: string[] = []): Promise<SessionHistory[]> {
-  const files = listArchive(root).filter((f) => !f.config)
-  const chosen = refs.length > 0 ? selectSessions(files, refs) : files
-  const transcripts = chosen.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`)
-  format2(transcripts)
-  const streams = await historyOf(root, transcripts, true)
-  return transcripts.map((t) => {
-    const h = streams.get(t.storePath)!
-    const file = h.files.find((f) => f.key === t.key)!
-    const time = (k: number) => segmentTime(h, k)
-    return {
-      sessionId: t.sessionId!,
-      project: t.project,
-      storePath: t.storePath,
-      deleted: file.deleted === true,
-      files: h.files.length,
-      generations: file.generations.map((g) => ({
-        generation: g.generation,
-        archivedAt: new Date(time(g.fromSegment).ms).toISOString(),
-        archivedAtRecorded: time(g.fromSegment).recorded,
-        bytes: g.bytes,
-        sha256: g.sha256,
-        compressed: g.compressed === true,
-        replaced: g.generation > 1 ? g.generation - 1 : null,
-      })),
-    }
-  })
-}
-
-type History = Awaited<ReturnType<typeof native.archiveHistory>>[number]
-
-/** The histories of the streams holding `files`, by store path (an unreadable one is an error
- * naming it). */
-async function historyOf(root: string, files: ArchivedFile[], scan: boolean): Promise<Map<string, History>> {
-  const paths = [...new Set(files.map((f) => f.storePath))]
-  let all
-  try {
-    all = await native.archiveHistory(resolve(root), paths, scan)
-  } catch (e) {
-    throw fromNative(e)
-  }
-  for (const h of all) if (h.error) throw new ClaudeJsonlError(h.error, EXIT.input)
-  return new Map(all.map((h) => [h.storePath, h]))
-}
-
-/** When segment `k` of a stream was archived: the run's recorded time, else the newest source
- * mtime it stored (a lower bound). */
-function segmentTime(h: History, k: number): { ms: number; recorded: boolean } {
-  const s = h.segments[k]
-  const at = s.archivedAt ? Date.parse(s.archivedAt) : NaN
-  return Number.isNaN(at) ? { ms: s.newestMtimeMs, recorded: false } : { ms: at, recorded: true }
-}
-
-/** Generations are read from format-2 streams; a format-1 archive keeps them as store sessions. */
-function format2(files: ArchivedFile[]) {
-  const old = files.find((f) => !f.storePath.endsWith('.v2.zst'))
-  if (old)
-    throw new ClaudeJsonlError(
-      `${old.storePath}: a format-1 archive: --list, --generation and --as-of read format-2 streams (its generations are store sessions: new Store({ root }).list())`,
-      EXIT.input,
-    )
-}
-
-/** The files to restore for `--generation`/`--as-of`: each chosen session's stream read as of the
- * run that left the wanted state. Every session is checked before anything is written: a
- * generation that does not exist or a time before a session's first run is one line per session
- * naming what exists (exit 3). */
-async function filesAsOf(root: string, files: ArchivedFile[], opts: RestoreOptions): Promise<ArchivedFile[]> {
-  const asOf = opts.asOf === undefined ? undefined : parseAsOf(opts.asOf)
-  const sessions = opts.all ? files : selectSessions(files, opts.sessions!)
-  // --all --as-of: every stream, lone files included; by session: each session's own stream
-  const anchors = opts.all
-    ? [...new Map(sessions.map((f) => [f.storePath, f])).values()]
-    : sessions.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`)
-  format2(anchors)
-  const streams = await historyOf(root, anchors, false)
-  const errors: string[] = []
-  const points: { file: ArchivedFile; segments: number }[] = []
-  for (const a of anchors) {
-    const h = streams.get(a.storePath)!
-    const who = a.sessionId ? `session ${a.sessionId}` : a.key
-    const file = h.files.find((f) => f.key === a.key)!
-    const gens = file.generations
-    if (opts.generation !== undefined) {
-      const g = gens.find((x) => x.generation === opts.generation)
-      if (!g) errors.push(`${who}: no generation ${opts.generation} (it has ${rangeOf(gens.length)})`)
-      else points.push({ file: a, segments: g.untilSegment })
-      continue
-    }
-    const n = h.segments.filter((_, k) => segmentTime(h, k).ms <= asOf!).length
-    const first = new Date(segmentTime(h, 0).ms).toISOString()
-    if (n > 0) points.push({ file: a, segments: n })
-    else if (!opts.all)
-      errors.push(`${who}: ${opts.asOf} is before its first archive run (${first}; ${rangeOf(gens.length)})`)
-  }
-  if (opts.all && asOf !== undefined && points.length === 0 && anchors.length > 0) {
-    const first = Math.min(...[...streams.values()].map((h) => segmentTime(h, 0).ms))
-    errors.push(`${opts.asOf} is before the archive's first run (${new Date(first).toISOString()})`)
-  }
-  if (errors.length > 0) throw new ClaudeJsonlError(errors.join('\n'), EXIT.input)
-  const out: ArchivedFile[] = []
-  for (const p of points) {
-    try {
-      out.push(...native.archiveStreamAt(resolve(root), p.file.storePath, p.segments).filter((f) => !f.config))
-    } catch (e) {
-      throw fromNative(e)
-    }
-  }
-  return out
-}
-
-const rangeOf = (n: number) => (n === 1 ? 'generation 1 only' : `generations 1 to ${n}`)
-
-/** An `--as-of` time in ms (a usage error when it is not a date). */
-function parseAsOf(text: string): number {
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text)
-  if (Number.isNaN(ms))
-    throw usageError(`restore: --as-of ${text} is not a date or time (for example 2026-06-01 or 2026-06-01T12:00:00Z)`)
-  return ms
+  /** Replace a file that exists and differs (else an error for that file) through the in-place
+   * transaction: the current file is kept as a verified numbered `.backup` beside it; a session
+   * Claude Code is running, or one written within `stableForMs`, is refused. Config-folder files
+   * are never replaced. */
+  replace?: boolean
+  /** With `replace`: refuse a session written more recently than this (default 10 s). */
+  stableForMs?: number
 }
 
 /**
@@ -320,8 +153,11 @@ export interface RestoreReport {
   files: {
     key: string
     target: string
-    status: 'written' | 'identical' | 'failed'
+    /** `replaced`: a different file was there (`replace`); it is kept as `backup`. */
+    status: 'written' | 'identical' | 'replaced' | 'failed'
     bytes: number
+    /** The numbered backup the file that was replaced is kept as. */
+    backup?: string
     /** A config-folder file (`includeConfig`). */
     config: boolean
     error?: string
@@ -333,37 +169,10 @@ export interface RestoreReport {
   warnings: string[]
   written: number
   identical: number
+  replaced: number
   failed: number
   bytes: number
   elapsedMs: number
-}
-
-/** Which archived transcripts a list of session refs names (exit 2 when a prefix is ambiguous,
- * exit 3 when nothing matches). */
-export function selectSessions(files: ArchivedFile[], refs: string[]): ArchivedFile[] {
-  const out = new Set<ArchivedFile>()
-  const sessions = [
-    ...new Set(
-      files.filter((f) => f.sessionId && f.path === `${f.sessionId}.jsonl`).map((f) => `${f.project}/${f.sessionId}`),
-    ),
-  ]
-  for (const ref of refs) {
-    const want = ref.toLowerCase()
-    const exact = sessions.filter((s) => s.split('/')[1].toLowerCase() === want)
-    const matches = exact.length > 0 ? exact : sessions.filter((s) => s.split('/')[1].toLowerCase().startsWith(want))
-    if (matches.length === 0)
-      throw new ClaudeJsonlError(
-        `no archived session matches '${ref}' (${sessions.length} sessions in the archive)`,
-        EXIT.input,
-      )
-    if (matches.length > 1)
-      throw usageError(
-        `'${ref}' matches ${matches.length} archived sessions: ${matches.slice(0, 10).join(', ')}${matches.length > 10 ? ', …' : ''}`,
-      )
-    const [project, sid] = matches[0].split('/')
-    for (const f of files) if (f.project === project && f.sessionId === sid) out.add(f)
-  }
-  return files.filter((f) => out.has(f))
 }
 
 /** The chosen sessions' files plus the old-layout subagent files (`<project>/agent-*.jsonl`)
@@ -416,6 +225,7 @@ async function restorePast(
 ): Promise<RestoreReport> {
   const files = listArchive(root).filter((f) => !f.config)
   const which = await filesAsOf(root, files, opts)
+  if (opts.replace) recoverTargets(targetsOf(which, to), to)
   let results
   try {
     results = await withProgress(opts.onProgress, (p) =>
@@ -432,7 +242,30 @@ async function restorePast(
     config: false,
     ...(r.error ? { error: r.error } : {}),
   }))
+  if (opts.replace) await replaceDiffering(out, which, to, opts, env)
   return reportOf({ to, configTo: null, files: out, configSkipped: 0, warnings: [] }, started)
+}
+
+/** Where the files go under `to` (as the core places them, after its checks). */
+const targetsOf = (files: ArchivedFile[], to: string) => files.map((f) => join(to, f.project, f.path))
+
+/** `replace`: each file of the projects folder that exists and differs (`out[i]` for `which[i]`)
+ * replaced through the in-place transaction, one after another. */
+async function replaceDiffering(
+  out: RestoreReport['files'],
+  which: ArchivedFile[],
+  to: string,
+  opts: RestoreOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  for (let i = 0; i < out.length; i++) {
+    const f = out[i]
+    if (f.status !== 'failed' || f.config || !f.error?.endsWith(DIFFERS)) continue
+    const r = await replaceWithArchived(which[i], f.target, to, env, opts.stableForMs)
+    out[i] = r.error
+      ? { ...f, error: r.error }
+      : { key: f.key, target: f.target, status: 'replaced', bytes: r.bytes, config: false, backup: r.backup }
+  }
 }
 
 /** A restore's report: its files with the totals counted from them. */
@@ -445,6 +278,7 @@ function reportOf(
     ...r,
     written: out.filter((f) => f.status === 'written').length,
     identical: out.filter((f) => f.status === 'identical').length,
+    replaced: out.filter((f) => f.status === 'replaced').length,
     failed: out.filter((f) => f.status === 'failed').length,
     bytes: out.reduce((n, f) => n + f.bytes, 0),
     elapsedMs: Math.round(performance.now() - started),
@@ -550,6 +384,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   const sessions = new Set(chosen.files.map((f) => f.sessionId).filter((s) => s != null))
   const config = all.filter((f) => f.config && (opts.all || (f.sessionId != null && sessions.has(f.sessionId))))
   const which = configTo ? [...chosen.files, ...config] : chosen.files
+  if (opts.replace) recoverTargets(targetsOf(chosen.files, to), to)
   let results
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
@@ -568,6 +403,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
     config: which[i].config,
     ...(r.error ? { error: r.error } : {}),
   }))
+  if (opts.replace) await replaceDiffering(out, which, to, opts, env)
   out.push(...chosen.unknown)
   const restoredKeys = new Set(out.filter((f) => f.status !== 'failed').map((f) => f.key))
   const warnings = listing.lacking.filter((l) => l.partlyHeld && restoredKeys.has(l.key)).map((l) => l.error)

@@ -17,4 +17,5 @@ export type {
   SessionHistory,
   GenerationInfo,
 } from './archive.js'
-export { isArchiveRoot, openArchiveView, archiveViewDir } from './view.js'
+export { isArchiveRoot, openArchiveView, archiveViewDir, listArchiveViews, cleanArchiveViews } from './view.js'
+export type { ArchiveViewInfo } from './view.js'

@@ -13,3 +13,12 @@ export const SESSION_HELP =
 
 /** `--last N` of show and timeline. */
 export const LAST_TURNS = wholeNumber('N', 'only the last N turns', { noun: 'a number of turns' })
+
+/** `--generation N` and `--as-of DATE` of the readers that take an archive root. */
+export const ARCHIVE_STATE = {
+  generation: wholeNumber('N', 'an archive root: generation N of each session that has one (1: the first archived)', {
+    min: 1,
+    noun: 'a generation number (1 is the first archived)',
+  }),
+  'as-of': text('DATE', 'an archive root: as the last archive run at or before DATE left it'),
+}

@@ -4,7 +4,7 @@ import { doctor, type DoctorReport } from '../read/doctor.js'
 import { EXIT } from '../errors.js'
 import { withProgress } from '../terminal/progress.js'
 import { defineCommand, flag } from './command.js'
-import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { JSON_OUTPUT, PROJECTS, ARCHIVE_STATE } from './common-options.js'
 import { formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
@@ -58,6 +58,7 @@ export const command = defineCommand({
   args: '[PATH...]',
   options: {
     projects: PROJECTS,
+    ...ARCHIVE_STATE,
     verbose: flag('list every file with an informational finding, not one line per kind'),
     json: JSON_OUTPUT,
   },
@@ -67,7 +68,13 @@ transcripts past Claude Code's cleanup age. Nothing is written.`,
   exitCodes: 'Exit codes: 0 nothing flagged, 1 some files flagged, 2 bad usage, 3 a missing or unreadable path.',
   async run({ values, positionals, print }) {
     const report = await withProgress((onProgress) =>
-      doctor({ paths: positionals, projects: values.projects, onProgress }),
+      doctor({
+        paths: positionals,
+        projects: values.projects,
+        generation: values.generation,
+        asOf: values['as-of'],
+        onProgress,
+      }),
     )
     print(values.json ? JSON.stringify(report, null, 2) : renderDoctor(report, { verbose: values.verbose }))
     return report.clean ? EXIT.ok : EXIT.flagged

@@ -97,6 +97,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./restore-command.js'),
   },
   {
+    name: 'cache',
+    summary: 'the archive read caches: list them, or clean them away',
+    load: () => import('./cache-command.js'),
+  },
+  {
     name: 'hook',
     summary: 'Claude Code hooks: archive each session as it ends, warn of unarchived old sessions',
     load: () => import('./hook-command.js'),

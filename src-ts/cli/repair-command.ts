@@ -1,6 +1,7 @@
 // `claude-jsonl repair SESSION (--out FILE | --in-place ...)` and `repair --all`: mends damaged
 // transcripts (records on one line, torn lines, non-JSON bytes, lone surrogates, dangling
-// parents) so that the client resumes all of them; `--dry-run` says what would change.
+// parents, tool results whose call is off the chain) so that the client resumes all of them;
+// `--dry-run` says what would change.
 import { resolve } from 'node:path'
 import { repairTranscript, type TranscriptRepairReport } from '../compress/repair.js'
 import { recoverInterruptedPublish } from '../compress/transaction.js'
@@ -44,7 +45,9 @@ edit, every other record copied byte for byte: records on one line (written one 
 a record cut short (cut; its bytes are in the report and the backup), NUL or other non-JSON bytes
 between records (removed), lone UTF-16 surrogate escapes (rewritten to \\ufffd), a parentUuid on
 the active chain naming no record (relinked where the client's re-attachment and the nearest
-earlier record agree; otherwise reported and left). A repair that would make the client resume
+earlier record agree; otherwise reported and left), a tool_result on the active chain whose
+tool_use is held by a record off the chain (relinked to that record where unambiguous; the
+client would send neither). A repair that would make the client resume
 less, or other than what the damage hid, is refused. --out FILE writes a repaired copy;
 --in-place replaces the transcript through the same transaction as compress --in-place (backup
 FILE.backup, report in DIR); --dry-run writes nothing. Nothing is written when nothing is damaged.

@@ -2,7 +2,7 @@
 // back byte-identical (SHA-256 checked), never replacing a different file.
 import { archiveHistory, restore, RestoreReport, SessionHistory } from '../archive/archive.js'
 import { EXIT, usageError } from '../errors.js'
-import { defineCommand, flag, text, wholeNumber } from './command.js'
+import { decimal, defineCommand, flag, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
@@ -39,7 +39,14 @@ export function renderRestore(r: RestoreReport): string {
   const skipped = r.configSkipped
     ? `\n${formatInt(r.configSkipped)} archived config files not restored (pass --include-config to restore them into the config folder)`
     : ''
-  return `Restored ${count(r.written - config, 'transcript')} into ${into}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s${skipped}`
+  const replaced = r.replaced
+    ? `, ${formatInt(r.replaced)} replaced (the files there kept as ${r.files
+        .filter((f) => f.backup)
+        .slice(0, 3)
+        .map((f) => f.backup)
+        .join(', ')}${r.replaced > 3 ? ', …' : ''})`
+    : ''
+  return `Restored ${count(r.written - config, 'transcript')} into ${into}${replaced}${r.identical ? `, ${formatInt(r.identical)} already there` : ''}${r.failed ? `, ${formatInt(r.failed)} failed` : ''} (${formatBytes(r.bytes)}, SHA-256 verified) in ${(r.elapsedMs / 1000).toFixed(2)} s${skipped}`
 }
 
 export const command = defineCommand({
@@ -55,6 +62,10 @@ export const command = defineCommand({
     'as-of': text('DATE', 'restore each session as the last archive run at or before DATE left it'),
     all: flag('restore every archived session'),
     'into-claude-dir': flag('allow DIR inside a .claude folder'),
+    replace: flag(
+      'replace a file that exists and differs (kept as a verified numbered .backup beside it; a live session is refused)',
+    ),
+    'stable-for': decimal('SECONDS', 'with --replace: refuse a session modified this recently (default 10)', 'seconds'),
     'include-config': flag(
       "also restore archived config-folder files into DIR's parent (DIR must be a projects/ folder)",
     ),
@@ -64,7 +75,10 @@ export const command = defineCommand({
 SHA-256), as DIR/<project>/<session>.jsonl with subagents under DIR/<project>/<session>/.
 SESSION is a session uuid or a unique prefix (with its subagents, old-layout agent-*.jsonl
 files whose records name it included); --all restores everything. A file already at
-the target is left alone: skipped when identical, an error when different. DIR may not be
+the target is left alone: skipped when identical, an error when different, unless --replace is
+given: then it is replaced through the in-place transaction of compress (kept first as a
+verified numbered FILE.backup beside it; a session Claude Code is running, or one written within
+--stable-for seconds, is refused). DIR may not be
 inside a .claude folder unless --into-claude-dir is given. Restored files keep the mtime
 recorded at archive time (except inside a Claude config folder, where that would get them
 deleted again by the 30-day cleanup). With --include-config, files archived by
@@ -77,9 +91,10 @@ session with its subagents and session files as they were while it was the lates
 DATE restores each session as the last run at or before DATE left it (with --all, every session
 archived by then).`,
   exitCodes: `Exit codes: 0 restored, 1 some files could not be restored or were refused (each named on
-stderr: a header placing a file outside DIR, or a symbolic link leading out of it), 2 bad
+stderr: a header placing a file outside DIR, a symbolic link leading out of it, or with
+--replace a session Claude Code is running or one written within --stable-for), 2 bad
 usage (no SESSION or --all, an ambiguous prefix, a target inside .claude, --include-config with
-a DIR not named projects), 3 ARCHIVE is
+a DIR not named projects, --stable-for without --replace), 3 ARCHIVE is
 missing or not an archive, no session matches, or a session has no such generation or was
 not archived yet at DATE (one line per session naming what it has; nothing written).`,
   async run({ values, positionals, print }) {
@@ -95,6 +110,8 @@ not archived yet at DATE (one line per session naming what it has; nothing writt
       return EXIT.ok
     }
     const to = values.to
+    if (values['stable-for'] !== undefined && !values.replace)
+      throw usageError('restore: --stable-for goes with --replace')
     if (!to) throw usageError('restore: --to DIR is required (see claude-jsonl restore --help)')
     const report = await withProgress((onProgress) =>
       restore(root, {
@@ -105,6 +122,8 @@ not archived yet at DATE (one line per session naming what it has; nothing writt
         includeConfig: values['include-config'],
         generation: values.generation,
         asOf: values['as-of'],
+        replace: values.replace,
+        stableForMs: values['stable-for'] === undefined ? undefined : values['stable-for'] * 1000,
         onProgress,
       }),
     )

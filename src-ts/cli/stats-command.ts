@@ -6,7 +6,7 @@ import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT, usageError } from '../errors.js'
 import { withProgress } from '../terminal/progress.js'
 import { defineCommand, flag, text, wholeNumber } from './command.js'
-import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { JSON_OUTPUT, PROJECTS, ARCHIVE_STATE } from './common-options.js'
 import { formatBytes, formatInt, formatUsd, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 
@@ -157,6 +157,7 @@ export const command = defineCommand({
   args: '[PATH...]',
   options: {
     projects: PROJECTS,
+    ...ARCHIVE_STATE,
     by: text('day|session|project|model', 'one row per group, with tool calls, and a total row'),
     since: text('DATE', 'first day included (YYYY-MM-DD or YYYYMMDD)'),
     until: text('DATE', 'last day included'),
@@ -194,6 +195,8 @@ UTC). Nothing is written.`,
       stats({
         paths: positionals,
         projects: values.projects,
+        generation: values.generation,
+        asOf: values['as-of'],
         by: values.by as GroupBy | undefined,
         since: values.since,
         until: values.until,

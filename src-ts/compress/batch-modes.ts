@@ -8,7 +8,7 @@ import { insideClaudeTree } from '../claude-tree.js'
 import { checkWithin, LinkRefusal } from '../durable-files.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
 import { compressInPlace } from './in-place.js'
-import type { Summarizer } from './summarizer.js'
+import type { Summarizer } from './summarizer-contract.js'
 import { CompressRefusal } from './refusal.js'
 
 /** One session to compress, as the batch selected it. */

@@ -13,17 +13,26 @@ export interface PoolOptions {
   summaryPermits: number
   init: WorkerInit
   onDone: (job: SessionJob, outcome: SessionOutcome) => void
+  /** Stops handing out sessions: those a worker holds finish (an in-place replacement is never
+   * cut short), the rest are not started; the pool then resolves. */
+  signal?: AbortSignal
 }
 
 const WORKER_URL = new URL('./batch-worker.js', import.meta.url)
 
-/** Runs every job; resolves when all have an outcome (it never rejects for a job's sake). */
+/** Runs every job (until `signal` aborts); resolves when every job started has an outcome (it
+ * never rejects for a job's sake). */
 export function runPool(jobs: SessionJob[], o: PoolOptions): Promise<void> {
   return new Promise((resolveAll) => {
     let next = 0
     let finished = 0
     let ended = false
-    const total = jobs.length
+    let total = jobs.length
+    const end = () => {
+      ended = true
+      for (const w of live) void w.terminate()
+      resolveAll()
+    }
     // Model-summary permits, granted in request order.
     let permits = o.summaryPermits
     const waiting: { w: Worker; token: number }[] = []
@@ -40,11 +49,7 @@ export function runPool(jobs: SessionJob[], o: PoolOptions): Promise<void> {
     const finish = (job: SessionJob, outcome: SessionOutcome) => {
       finished++
       o.onDone(job, outcome)
-      if (finished === total && !ended) {
-        ended = true
-        for (const w of live) void w.terminate()
-        resolveAll()
-      }
+      if (finished === total && !ended) end()
     }
     const spawn = () => {
       const held = new Map<number, SessionJob>()
@@ -99,7 +104,16 @@ export function runPool(jobs: SessionJob[], o: PoolOptions): Promise<void> {
       })
       feed()
     }
-    if (total === 0) return resolveAll()
+    if (total === 0 || o.signal?.aborted) return resolveAll()
+    o.signal?.addEventListener(
+      'abort',
+      () => {
+        // What was handed out is all there will be.
+        total = next
+        if (finished === total && !ended) end()
+      },
+      { once: true },
+    )
     for (let i = 0; i < Math.max(1, Math.min(o.workers, total)); i++) spawn()
   })
 }

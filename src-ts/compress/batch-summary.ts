@@ -2,9 +2,9 @@
 // the pool grants), retries with exponential backoff, and the documented choice of what a
 // session gets when every try fails: nothing (it fails and is left as it is) or the
 // deterministic summary.
-import type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './summarizer.js'
+import type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './summarizer-contract.js'
 import type { BudgetOptions } from './cut.js'
-import { summarizerFor } from './summarize.js'
+import { summarizerFor } from './summary-source.js'
 import { BatchSummaryError } from './batch-modes.js'
 
 export type SummaryFallback = 'fail' | 'deterministic'

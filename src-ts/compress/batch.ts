@@ -13,7 +13,7 @@ import { discoverFiles } from '../read/session-ref.js'
 import { lastActivityMs, projectMatcher } from '../read/sessions.js'
 import { inClaudeProjects } from '../read/estate.js'
 import type { CompressOptions, CompressReport } from './compress.js'
-import { selectionPolicy, summarizerFor } from './summarize.js'
+import { selectionPolicy, summarizerFor } from './summary-source.js'
 import { minGainOf } from './refusal.js'
 import { usesModel, type BatchSummaryPolicy } from './batch-summary.js'
 import { batchMode, type ModeConfig, type SessionJob, type SessionOutcome, type SkipReason } from './batch-modes.js'
@@ -460,6 +460,7 @@ async function runBatch(
       progress.bytesDone += job.size
       o.onProgress?.({ ...progress })
     },
+    signal: o.signal,
   })
   if (!o.dryRun && done.length > 0) {
     try {
@@ -472,6 +473,8 @@ async function runBatch(
       )
     }
   }
+  // Aborted: what was done is in the manifest (the next run takes it as done); the call rejects.
+  o.signal?.throwIfAborted()
   const sessions = [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return {
     mode: o.mode.kind,

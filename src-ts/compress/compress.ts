@@ -20,8 +20,8 @@ import { planOptionsOf, planWithBudget, summaryCharBudget, type BudgetOptions } 
 import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
-import { summarizerFor } from './summarize.js'
-import type { Summarizer, SummaryOptions } from './summarizer.js'
+import { summarizerFor } from './summary-source.js'
+import type { Summarizer, SummaryOptions } from './summarizer-contract.js'
 import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans } from './source-spans.js'
 import {
   CompressRefusal,

@@ -15,9 +15,9 @@ import { claudeProjectsRoot } from '../read/estate.js'
 import { validateAs } from '../read/validate.js'
 import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
-import { summarizerFor } from './summarize.js'
+import { summarizerFor } from './summary-source.js'
 import { CompressRefusal } from './refusal.js'
-import type { Summarizer } from './summarizer.js'
+import type { Summarizer } from './summarizer-contract.js'
 import {
   recoverInterrupted,
   recoverInterruptedPublish,

@@ -1,21 +1,20 @@
 // `repair` as a file operation: the native core finds the damage and mends it by byte-span edits
 // (crate repair: records on one line split, torn lines and non-JSON bytes cut, lone surrogates
-// rewritten, dangling parents relinked where unambiguous; refused when the client would resume
-// less or other than what the damage hid). This module decides what is refused and how, and
-// publishes the result as a candidate (--out) or through the in-place replacement transaction,
-// then checks what landed on disk: the expected bytes, a second repair finding nothing left to
-// mend, and the validator finding no error the damaged file did not already have.
+// rewritten, dangling parents and tool results whose call is off the chain relinked where
+// unambiguous; refused when the client would resume less or other than what the damage hid).
+// This module decides what is refused and how, and what is checked on the bytes that land on
+// disk: the expected bytes, a second repair finding nothing left to mend, and the validator
+// finding no error the damaged file did not already have. Publishing (a candidate copy, or in
+// place through the replacement transaction) is repair-files.ts's, shared with repair-read-pages.
 import { statSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import native from '../native.js'
 import type { TranscriptRepair } from '#native'
 import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
-import { publishFile } from '../durable-files.js'
-import { checkSessionClosed, type StaleRecord } from '../read/live-sessions.js'
 import { checkOutputPath } from './paths.js'
-import { checkLiveReplacement, receiptFields, workDirFor, type LiveReplacementOptions } from './in-place.js'
-import { replaceInPlace, type ReplaceResult } from './transaction.js'
-import { errorCount, readInput } from './repair-read-pages.js'
+import { checkLiveReplacement, type receiptFields, type LiveReplacementOptions } from './in-place.js'
+import type { ReplaceResult } from './transaction.js'
+import { checkNoNewErrors, errorCount, publishRepairedCopy, readInput, repairInPlace } from './repair-files.js'
 
 /** The named repairs, as reports and `doctor` findings spell them. */
 export const REPAIR_KINDS = [
@@ -24,6 +23,7 @@ export const REPAIR_KINDS = [
   'non-json-bytes',
   'lone-surrogates',
   'dangling-parent',
+  'orphan-tool-result',
 ] as const
 /** The name of one repair (also its `doctor` finding code). */
 export type RepairKind = (typeof REPAIR_KINDS)[number]
@@ -141,13 +141,11 @@ function verifyRepaired(path: string, published: Buffer, expected: Buffer, sourc
       EXIT.internal,
       path,
     )
-  const before = errorCount(source).codes
-  for (const [code, n] of errorCount(published).codes)
-    if (n > (before.get(code) ?? 0))
-      throw new ClaudeJsonlError(`${path}: the repaired file has a new validation error (${code})`, EXIT.internal, path)
+  // A tool result the damage hid whose call was lost with it (a torn line held both) comes back
+  // as an orphan the validator flags: damage the repair reports as left, not one it made.
+  const left = again.left.filter((l) => l.kind === 'orphan-tool-result').length
+  checkNoNewErrors(path, errorCount(published), errorCount(source), new Map([['orphan-tool-result', left]]))
 }
-
-const json = (report: TranscriptRepairReport) => JSON.stringify(report, null, 2) + '\n'
 
 /**
  * Repairs the transcript at `input` into `opts.out` (candidate), in place, or nowhere (dry run).
@@ -156,7 +154,7 @@ const json = (report: TranscriptRepairReport) => JSON.stringify(report, null, 2)
  */
 export async function repairTranscript(input: string, opts: RepairTranscriptOptions): Promise<TranscriptRepairResult> {
   const path = resolve(input)
-  if (opts.inPlace) return repairInPlace(path, opts.inPlace, opts.dryRun === true)
+  if (opts.inPlace) return inPlace(path, opts.inPlace, opts.dryRun === true)
   if (!opts.out && !opts.dryRun)
     throw new ClaudeJsonlError('repair needs --out FILE, --in-place or --dry-run', EXIT.usage)
   if (opts.out) checkOutputPath(path, opts.out)
@@ -168,73 +166,33 @@ export async function repairTranscript(input: string, opts: RepairTranscriptOpti
   const expected = r.output
   const out = opts.out!
   report.output = resolve(out)
-  await publishFile(out, expected, {
-    replace: opts.force,
-    check: (temp) => {
-      verifyRepaired(temp, readInput(temp), expected, bytes)
-      const now = statSync(path, { bigint: true })
-      if (now.mtimeNs !== before.mtimeNs || now.size !== before.size || now.ino !== before.ino)
-        throw new ClaudeJsonlError(`${path}: the source changed during the run; nothing written`, EXIT.input, path)
-    },
+  const reportPath = await publishRepairedCopy({
+    source: path,
+    before,
+    out,
+    force: opts.force,
+    bytes: expected,
+    verify: (at, written) => verifyRepaired(at, written, expected, bytes),
+    report,
   })
-  const reportPath = `${out}.report.json`
-  try {
-    await publishFile(reportPath, json(report), { replace: true })
-  } catch (e) {
-    throw new ClaudeJsonlError(
-      `${out}: repaired file written, but its report could not be (${(e as Error).message})`,
-      EXIT.input,
-      out,
-    )
-  }
   return { report, reportPath }
 }
 
-async function repairInPlace(
-  path: string,
-  live: LiveReplacementOptions,
-  dryRun: boolean,
-): Promise<TranscriptRepairResult> {
-  const stale: StaleRecord[] = checkLiveReplacement(path, live)
+function plannedRepair(path: string, source: Buffer, dryRun: boolean) {
+  const r = planRepair(path, source)
+  return { report: reportOf(path, source, r, dryRun), output: r.output }
+}
+
+function inPlace(path: string, live: LiveReplacementOptions, dryRun: boolean): Promise<TranscriptRepairResult> {
   if (dryRun) {
-    const bytes = readInput(path)
-    return { report: reportOf(path, bytes, planRepair(path, bytes), true) }
+    checkLiveReplacement(path, live)
+    return Promise.resolve({ report: plannedRepair(path, readInput(path), true).report })
   }
-  const workDir = workDirFor(live.workDir)
-  const env = live.env ?? process.env
-  let report: TranscriptRepairReport | undefined
-  let reportPath: string | undefined
-  let source: Buffer | undefined
-  let expected: Buffer | undefined
-  let nothing = false
-  const transaction = await replaceInPlace({
-    target: path,
-    workDir,
-    env,
-    guard: () => void checkSessionClosed(path, { stableForMs: 0, env }),
-    produce: async (frozen) => {
-      const r = planRepair(path, frozen.bytes)
-      source = frozen.bytes
-      report = reportOf(path, frozen.bytes, r, false)
-      if (!r.output) {
-        nothing = true
-        throw new ClaudeJsonlError(`${path}: nothing to repair`, EXIT.ok, path)
-      }
-      const bytes = r.output
-      expected = bytes
-      const candidate = join(workDir, `${basename(path, '.jsonl')}.${frozen.sha256.slice(0, 16)}.repaired.jsonl`)
-      reportPath = `${candidate}.report.json`
-      await publishFile(candidate, bytes, { replace: true })
-      return { bytes, path: candidate, details: report }
-    },
-    verify: (bytes) => verifyRepaired(path, bytes, expected!, source!),
-    report: async (receipt) => {
-      report!.output = path
-      report!.inPlace = receiptFields(receipt, stale)
-      await publishFile(reportPath!, json(report!), { replace: true })
-    },
+  return repairInPlace({
+    path,
+    live,
+    suffix: 'repaired',
+    plan: (source) => plannedRepair(path, source, false),
+    verify: (written, expected, source) => verifyRepaired(path, written, expected, source),
   })
-  if (nothing) return { report: report! }
-  if (transaction.operationState === 'not-committed') throw transaction.error!
-  return { report: report!, reportPath, transaction }
 }

@@ -6,7 +6,14 @@ import native, { type EstateFileInfo } from '../native.js'
 import type { BadLineKind } from '#native'
 import type { RepairKind } from '../compress/repair.js'
 import { KNOWN_TYPES } from './record-types.js'
-import { EstateOptions, claudeConfigDirs, fileProblem, inClaudeProjects, scanEstateFiles } from './estate.js'
+import {
+  EstateOptions,
+  claudeConfigDirs,
+  fileProblem,
+  inClaudeProjects,
+  scanEstateFiles,
+  transcriptBytes,
+} from './estate.js'
 
 /** Below this many assistant entries, zero collapsed duplicates proves nothing. */
 export const DEDUPE_MIN_ENTRIES = 20
@@ -104,7 +111,13 @@ function plural(n: number, word: string): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`
 }
 
-function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJS.ProcessEnv): Finding[] {
+function examine(
+  f: EstateFileInfo,
+  now: number,
+  cleanupDays: number,
+  env: NodeJS.ProcessEnv,
+  read: (path: string) => Buffer,
+): Finding[] {
   const out: Finding[] = []
   const problem = fileProblem(f)
   if (f.error) return [{ severity: 'flag', code: 'unreadable', message: f.error }]
@@ -164,7 +177,7 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
       message: `last written ${Math.floor(ageDays)} days ago, past Claude Code's ${cleanupDays}-day cleanup: it is deleted at Claude Code's next start-up unless archived`,
     })
   }
-  out.push(...repairFindings(f))
+  out.push(...repairFindings(f, read))
   const unknown = s.types.filter((t) => !KNOWN_TYPES.has(t.name))
   if (s.records > 0 && unknown.length === s.types.length) {
     out.push({
@@ -199,20 +212,31 @@ function examine(f: EstateFileInfo, now: number, cleanupDays: number, env: NodeJ
 
 /** Damage `claude-jsonl repair` mends: lines and links the client resumes less of. Line damage
  * that stays informational for the reader (lone surrogates, read after repair) and a relink
- * (the client re-attaches by itself) are info; the rest is flagged. */
-const REPAIR_FLAGS: ReadonlySet<string> = new Set(['records-on-one-line', 'torn-line', 'non-json-bytes'])
+ * (the client re-attaches by itself) are info; the rest (a call and result the client drops
+ * among them) is flagged. */
+const REPAIR_FLAGS: ReadonlySet<string> = new Set([
+  'records-on-one-line',
+  'torn-line',
+  'non-json-bytes',
+  'orphan-tool-result',
+])
 
 /** The repairs a damaged file needs, by kind, from the native repair itself (run only on files
  * whose scan shows damage), or why it cannot be repaired. */
-function repairFindings(f: EstateFileInfo): Finding[] {
+function repairFindings(f: EstateFileInfo, read: (path: string) => Buffer): Finding[] {
   const s = f.summary!
   const damaged =
-    s.badJsonLines - s.unreadableJsonLines + s.nonObjectLines + s.loneSurrogateLines + s.danglingOnChain > 0 ||
-    s.tornTail
+    s.badJsonLines -
+      s.unreadableJsonLines +
+      s.nonObjectLines +
+      s.loneSurrogateLines +
+      s.danglingOnChain +
+      s.orphanResultsOnChain >
+      0 || s.tornTail
   if (!damaged) return []
   let bytes: Buffer
   try {
-    bytes = readFileSync(f.path)
+    bytes = read(f.path)
   } catch {
     return []
   }
@@ -242,7 +266,8 @@ export async function doctor(opts: DoctorOptions = {}): Promise<DoctorReport> {
   const env = opts.env ?? process.env
   const now = opts.now ?? Date.now()
   const cleanupDays = opts.cleanupPeriodDays ?? cleanupPeriodDays(env)
-  const { roots, scan, files } = await scanEstateFiles(opts, 'full')
+  const estate = await scanEstateFiles(opts, 'full')
+  const { roots, scan, files } = estate
   scan.release()
   const totals = {
     files: files.length,
@@ -280,7 +305,7 @@ export async function doctor(opts: DoctorOptions = {}): Promise<DoctorReport> {
       assistantEntries: s?.requests.assistantEntries ?? 0,
       distinctRequests: s?.requests.distinctRequests ?? 0,
       duplicatesCollapsed: s?.requests.duplicatesCollapsed ?? 0,
-      findings: examine(f, now, cleanupDays, env),
+      findings: examine(f, now, cleanupDays, env, (path) => transcriptBytes(estate, path)),
     })
   }
   const typeList = [...types]

@@ -1,27 +1,36 @@
 // Where the estate is, and scanning it: roots resolved by policy here, the walk and the
 // parallel scan done natively, off the JS thread.
-import { statSync, type BigIntStats, type Stats } from 'node:fs'
+import { readFileSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
-import type { EstateFileInfo, EstateScan, ProgressSnapshot, ScanMode } from '../native.js'
-import { inputError } from '../errors.js'
-import { readableRoot } from '../archive/view.js'
+import type { EstateFileInfo, EstateScan, ScanMode } from '../native.js'
+import type { ArchivedFile } from '#native'
+import { fromNative, inputError, usageError } from '../errors.js'
+import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
+import { isArchiveRoot, readableRoot } from '../archive/view.js'
+import { readerFiles, type ArchiveWarn } from '../archive/generations.js'
 import { transcriptProblem } from './record-types.js'
 
 /**
  * Which transcripts an estate-wide call reads: given paths, a projects folder, or the estate
  * roots of the environment ($CLAUDE_CONFIG_DIR, else ~/.claude).
  */
-export interface EstateOptions {
+export interface EstateOptions extends LongOperationOptions {
   /** Files or folders to scan instead of the estate root (folders are walked recursively). */
   paths?: string[]
   /** The projects folder (like ~/.claude/projects). */
   projects?: string
-  /** Called about ten times a second while the scan runs, and once at the end. */
-  onProgress?: (p: ProgressSnapshot) => void
   /** Environment used for CLAUDE_CONFIG_DIR and HOME (defaults to process.env). */
   env?: NodeJS.ProcessEnv
+  /** An archive root among the roots is read as generation N of each session that has one
+   * (1 is the first archived) instead of the latest. */
+  generation?: number
+  /** An archive root among the roots is read as the last archive run at or before this time
+   * (ISO 8601; a date alone is its midnight UTC) left it. */
+  asOf?: string
+  /** Where warnings about an archive go (a damaged store file left out): stderr by default. */
+  warn?: ArchiveWarn
 }
 
 /** The folders an estate-wide call reads, and what chose them. */
@@ -48,7 +57,12 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env): string[]
 export function resolveRoots(opts: EstateOptions = {}): Roots {
   const env = opts.env ?? process.env
   // an archive root (claude-jsonl archive --to) is read through its read view
-  const readable = (roots: string[]) => roots.map((r) => readableRoot(r, env))
+  return rootsOf(opts, (roots) => roots.map((r) => readableRoot(r, env)))
+}
+
+/** The folders to read, as `resolveRoots` finds them, with `readable` applied to named ones. */
+function rootsOf(opts: EstateOptions, readable: (roots: string[]) => string[]): Roots {
+  const env = opts.env ?? process.env
   if (opts.paths && opts.paths.length > 0) {
     const roots = opts.paths.map((p) => resolve(p))
     roots.forEach(checkNamedPath)
@@ -139,6 +153,23 @@ export interface ScannedEstate {
   roots: Roots
   scan: EstateScan
   files: EstateFileInfo[]
+  /** The archived transcripts of the scan, by the path it lists them at
+   * (`<archive>/<project>/<path>`, where no file is: see `transcriptBytes`). */
+  archived: Map<string, ArchivedFile>
+}
+
+const warnToStderr: ArchiveWarn = (line) => process.stderr.write(`claude-jsonl: warning: ${line}\n`)
+
+/** A scanned transcript's bytes: read from its file, or (an archived one) decoded from its
+ * archive's stream into memory, SHA-256 checked. Throws when it cannot be read. */
+export function transcriptBytes(estate: Pick<ScannedEstate, 'archived'>, path: string): Buffer {
+  const archived = estate.archived.get(path)
+  if (!archived) return readFileSync(path)
+  try {
+    return native.archiveReadFile(archived)
+  } catch (e) {
+    throw fromNative(e)
+  }
 }
 
 /**
@@ -153,16 +184,20 @@ export async function scanEstateFiles(
   /** In usage mode, also keep the tool results written as errors (for `scan.requestsAndToolCalls()`). */
   toolErrors = false,
 ): Promise<ScannedEstate> {
-  const roots = resolveRoots(opts)
-  const progress = new native.ScanProgress()
-  const timer = opts.onProgress ? setInterval(() => opts.onProgress!(progress.snapshot()), 100) : undefined
-  let scan: EstateScan
-  try {
-    scan = await native.scanEstate(roots.roots, mode, progress, { minMtimeMs, toolErrors })
-  } finally {
-    if (timer) clearInterval(timer)
-  }
-  opts.onProgress?.(progress.snapshot())
+  // an archive root is read from its streams in memory (nothing written), not through a view
+  const roots = rootsOf(opts, (r) => r)
+  const archiveRoots = roots.roots.filter((r) => isArchiveRoot(r))
+  if ((opts.generation !== undefined || opts.asOf !== undefined) && archiveRoots.length === 0)
+    throw usageError(`--generation and --as-of read an archive; ${roots.roots.join(', ')} holds none`)
+  const archives: { root: string; files: ArchivedFile[] }[] = []
+  for (const root of archiveRoots)
+    archives.push({ root, files: await readerFiles(root, opts, opts.warn ?? warnToStderr) })
+  const plain = roots.roots.filter((r) => !archiveRoots.includes(r))
+  const archived = new Map<string, ArchivedFile>()
+  for (const a of archives) for (const f of a.files) archived.set(join(a.root, f.project, f.path), f)
+  const scan: EstateScan = await withNativeProgress(opts, (progress) =>
+    native.scanEstate(plain, mode, progress, { minMtimeMs, archives, toolErrors }),
+  )
   const failure = scan.failure
   if (failure) {
     const hint =
@@ -171,7 +206,11 @@ export async function scanEstateFiles(
         : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
     throw inputError(failure.path, failure.message + hint)
   }
-  return { roots, scan, files: scan.files(summaries) }
+  const files = scan.files(summaries)
+  // an archived file that does not decode (a damaged frame) is named as the read view named it
+  if (archived.size > 0)
+    for (const f of files) if (f.error && archived.has(f.path)) (opts.warn ?? warnToStderr)(`${f.error} (skipped)`)
+  return { roots, scan, files, archived }
 }
 
 /** Why a scanned file cannot be used, or undefined when it is a readable transcript. */

@@ -10,6 +10,7 @@ import type { FindExactResult, FindResult } from '#native'
 import { resolveRoots } from './estate.js'
 import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
+import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
 import { parseDay } from './days.js'
 
 /** What ranked search (`find`) searches, how many hits it returns, and where it keeps its index. */
@@ -203,18 +204,10 @@ function prepare(opts: FindOptions) {
 /** Runs a native search with progress reports; a root that cannot be walked is an input error. */
 async function runNative<R extends { failure?: { path: string; message: string } }>(
   roots: ReturnType<typeof resolveRoots>,
-  onProgress: ((p: ProgressSnapshot) => void) | undefined,
+  opts: LongOperationOptions,
   run: (progress: InstanceType<typeof native.ScanProgress>) => Promise<R>,
 ): Promise<R> {
-  const progress = new native.ScanProgress()
-  const timer = onProgress ? setInterval(() => onProgress(progress.snapshot()), 100) : undefined
-  let r: R
-  try {
-    r = await run(progress)
-  } finally {
-    if (timer) clearInterval(timer)
-  }
-  onProgress?.(progress.snapshot())
+  const r = await withNativeProgress(opts, run)
   if (r.failure) {
     const src =
       roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'
@@ -240,7 +233,7 @@ export async function find(
     if (existsSync(indexDir) && !statSync(indexDir).isDirectory())
       throw usageError(`--index-dir ${indexDir}: is a file, not a folder`)
   }
-  const r: FindResult = await runNative(roots, opts.onProgress, (progress) =>
+  const r: FindResult = await runNative(roots, opts, (progress) =>
     native.findText(
       roots.roots,
       { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir },
@@ -330,7 +323,7 @@ export async function findExact(
   if (typeof text !== 'string' || text === '') throw usageError('find --exact needs a non-empty TEXT')
   const { limit, since, roots } = prepare(opts)
   const caseSensitive = opts.caseSensitive ?? false
-  const r: FindExactResult = await runNative(roots, opts.onProgress, (progress) =>
+  const r: FindExactResult = await runNative(roots, opts, (progress) =>
     native.findExact(
       roots.roots,
       {

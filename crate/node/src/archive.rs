@@ -476,3 +476,13 @@ pub fn archive_stream_at(root: String, store_path: String, segments: u32) -> Res
         .map(|v| v.into_iter().map(ArchivedFile::from).collect())
         .map_err(|m| js_error(archive_failure(&root)(m)))
 }
+
+/// One archived file's bytes (the state it names: latest, or as of an earlier run), SHA-256
+/// checked, in memory: for a reader that needs one transcript's text again after a scan.
+#[napi]
+pub fn archive_read_file(file: ArchivedFile) -> Result<Buffer> {
+    let stored: archive::Stored = (&file).into();
+    archive::estate_scan::read_stored(&stored)
+        .map(Buffer::from)
+        .map_err(|m| js_error(archive_failure(Path::new(&file.store_path))(m)))
+}

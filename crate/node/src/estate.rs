@@ -3,6 +3,7 @@
 
 use super::scan::{mode_of, progress_of, FirstLine, ScanProgress, ScanSummary};
 use super::{job, js_error, Job};
+use claude_jsonl_core::archive::estate_scan::{scan_estate_and_archives, ArchiveRoot};
 use claude_jsonl_core::estate::{self, DiscoverError, EstateFile};
 use claude_jsonl_core::failure::{Code, Failure};
 use claude_jsonl_core::read::usage;
@@ -426,6 +427,16 @@ pub struct ScanEstateOptions {
     pub min_mtime_ms: Option<f64>,
     /// With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`.
     pub tool_errors: Option<bool>,
+    /// Archive roots read too, from their streams in memory (nothing is written): each with the
+    /// archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).
+    pub archives: Option<Vec<ArchiveSource>>,
+}
+
+/// An archive root and the archived files of it an estate scan reads.
+#[napi(object)]
+pub struct ArchiveSource {
+    pub root: String,
+    pub files: Vec<crate::archive::ArchivedFile>,
 }
 
 /// Finds and scans every transcript under `paths` in parallel, off the JS thread.
@@ -437,14 +448,20 @@ pub fn scan_estate(
     options: Option<ScanEstateOptions>,
 ) -> Result<AsyncTask<Job<EstateScan>>> {
     let mut mode = mode_of(mode)?;
-    let min_mtime_ms = options.as_ref().and_then(|o| o.min_mtime_ms);
-    if mode == Mode::Usage && options.and_then(|o| o.tool_errors).unwrap_or(false) {
+    let tool_errors = options.as_ref().and_then(|o| o.tool_errors).unwrap_or(false);
+    if mode == Mode::Usage && tool_errors {
         mode = Mode::UsageAndToolErrors;
     }
+    let (min_mtime_ms, archives) = options.map_or((None, None), |o| (o.min_mtime_ms, o.archives));
+    let archives: Vec<ArchiveRoot> = archives
+        .unwrap_or_default()
+        .into_iter()
+        .map(|a| ArchiveRoot { root: PathBuf::from(a.root), files: a.files.iter().map(Into::into).collect() })
+        .collect();
     let progress = progress_of(progress);
     Ok(job(move || {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-        Ok(match estate::scan_estate(&paths, mode, min_mtime_ms, &progress) {
+        Ok(match scan_estate_and_archives(&paths, &archives, mode, min_mtime_ms, &progress) {
             Ok(estate) => EstateScan { failure: None, estate, tool_targets: None },
             Err(e) => EstateScan { failure: Some(e), estate: estate::EstateScan::default(), tool_targets: None },
         })

@@ -8,7 +8,7 @@ use napi_derive::napi;
 #[napi(object)]
 pub struct RepairMend {
     /// The repair's name (`records-on-one-line`, `torn-line`, `non-json-bytes`,
-    /// `lone-surrogates`, `dangling-parent`).
+    /// `lone-surrogates`, `dangling-parent`, `orphan-tool-result`).
     pub kind: String,
     /// 1-based source line.
     pub line: u32,

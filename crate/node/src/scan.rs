@@ -185,11 +185,15 @@ pub struct ScanSummary {
     pub cwd: Option<String>,
     /// Records of the active chain whose `parentUuid` names no record (see `repair`).
     pub dangling_on_chain: u32,
+    /// Records of the active chain holding a `tool_result` whose `tool_use` is not on the chain
+    /// (see `repair`).
+    pub orphan_results_on_chain: u32,
 }
 
 impl From<&Scan> for ScanSummary {
     fn from(s: &Scan) -> ScanSummary {
         let f = facts::file_facts(s);
+        let damage = claude_jsonl_core::repair::chain_damage(s);
         ScanSummary {
             bytes: s.bytes as f64,
             lines: s.counts.lines as f64,
@@ -212,7 +216,8 @@ impl From<&Scan> for ScanSummary {
             last_timestamp_ms: f.last_timestamp_ms.map(|v| v as f64),
             session_id: f.session_id,
             cwd: f.cwd,
-            dangling_on_chain: claude_jsonl_core::repair::links::dangling_on_chain(s),
+            dangling_on_chain: damage.dangling_parents,
+            orphan_results_on_chain: damage.orphan_results,
         }
     }
 }
@@ -418,6 +423,13 @@ impl ScanProgress {
             files_done: p.files_done.load(Ordering::Relaxed) as f64,
             files_total: p.files_total.load(Ordering::Relaxed) as f64,
         }
+    }
+
+    /// Asks the work using these counters to stop: what has not started is skipped (an
+    /// AbortSignal's abort calls this; the caller then rejects with the signal's reason).
+    #[napi]
+    pub fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::Relaxed);
     }
 }
 

@@ -53,8 +53,9 @@ pub struct StreamHistory {
     pub files: Vec<FileHistory>,
 }
 
-/// The segments of a stream, checked to belong where it is.
-fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, String> {
+/// The segments of a stream, checked to belong where it is (its first segment's project and
+/// name place it at `path`).
+pub(super) fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, String> {
     let (segs, _) = stream::read_segments(path)?;
     match segs.first() {
         None => Err(format!("{}: corrupt archive: no segment of this stream is complete", path.display())),

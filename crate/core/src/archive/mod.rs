@@ -6,6 +6,7 @@
 
 pub mod config_files;
 pub mod destination;
+pub mod estate_scan;
 pub mod events;
 mod fsx;
 pub mod history;

@@ -311,13 +311,7 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
 /// The files of a format-2 stream, each at its latest generation, from the directories alone;
 /// refused unless the stream's own record places it at `path`.
 fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, String> {
-    let (segs, _) = stream::read_segments(path)?;
-    let Some(first) = segs.first() else {
-        return Err(format!("{}: corrupt archive: no segment of this stream is complete", path.display()));
-    };
-    if first.unit.path(root) != path {
-        return Err(format!("{}: header places this stream elsewhere in the archive", path.display()));
-    }
+    let segs = super::history::placed_segments(root, path)?;
     let held = stream::held(&segs).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(held
         .into_iter()
@@ -437,12 +431,12 @@ impl Sink for FileSink<'_> {
 pub struct Buffers(Mutex<Vec<Vec<u8>>>);
 
 impl Buffers {
-    fn take(&self) -> Vec<u8> {
+    pub(super) fn take(&self) -> Vec<u8> {
         let mut v = self.0.lock().map(|mut p| p.pop()).ok().flatten().unwrap_or_default();
         v.clear();
         v
     }
-    fn give(&self, v: Vec<u8>) {
+    pub(super) fn give(&self, v: Vec<u8>) {
         if let Ok(mut p) = self.0.lock() {
             p.push(v);
         }
@@ -840,6 +834,17 @@ impl stream::MemberSink for TempSink<'_> {
     }
 }
 
+/// A format-2 stream's bytes and its complete segments, as of an earlier run when `segments` is
+/// set (only the segments written up to it). Errors name the stream.
+pub(super) fn stream_as_of(path: &Path, segments: Option<u32>) -> Result<(Vec<u8>, Vec<stream::Segment>), String> {
+    let bytes = fs::read(path).map_err(|e| fsx::msg(path, &e))?;
+    let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(n) = segments {
+        segs.truncate(n as usize);
+    }
+    Ok((bytes, segs))
+}
+
 /// Decodes the given files of one format-2 stream (each at its latest generation) into new
 /// files in their destinations' folders, reading the stream once and decompressing only the
 /// frames they need; as `decode_to_temp` otherwise. A stream that fails to decode fails every
@@ -851,19 +856,11 @@ pub fn stream_to_temps(
     durable: bool,
 ) -> Vec<Result<(PathBuf, Mark), String>> {
     let all = |e: String| files.iter().map(|_| Err(e.clone())).collect();
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return all(fsx::msg(path, &e)),
-    };
     let name = path.display().to_string();
-    let mut segs = match stream::segments_of(&bytes) {
-        Ok((s, _)) => s,
-        Err(e) => return all(format!("{name}: {e}")),
+    let (bytes, segs) = match stream_as_of(path, files.first().and_then(|(s, _)| s.segments)) {
+        Ok(r) => r,
+        Err(e) => return all(e),
     };
-    // as of an earlier run: only the segments written up to it
-    if let Some(n) = files.first().and_then(|(s, _)| s.segments) {
-        segs.truncate(n as usize);
-    }
     let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
     let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
     for (i, (_, dest)) in files.iter().enumerate() {
@@ -919,10 +916,6 @@ pub fn owner_of(bufs: &Buffers, s: &Stored) -> Result<Option<String>, String> {
     if !s.in_stream() {
         return owner(bufs, &s.path);
     }
-    let name = s.path.display().to_string();
-    let bytes = fs::read(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
-    let (segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{name}: {e}"))?;
-    let mut data = Vec::new();
-    stream::decode(&name, &bytes, &segs, &[s.key.rel.as_str()], &mut [&mut data])?;
+    let data = super::estate_scan::read_stored(s)?;
     Ok(first_session_id(&mut Parser::default(), &data, 0).map(|(_, sid)| sid))
 }

@@ -710,3 +710,6 @@ fn a_sessions_own_files_are_archived_incrementally_and_restored_byte_identical()
 
 #[path = "tests_stream.rs"]
 mod stream_tests;
+
+#[path = "tests_estate_scan.rs"]
+mod estate_scan_tests;

@@ -12,7 +12,7 @@ fn streams(root: &Path) -> Vec<PathBuf> {
 
 /// A session with enough text for several frames (tests cut frames at 16 KiB), its subagent,
 /// a tool result and a file beside it; and a second session.
-fn big_estate(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+pub(super) fn big_estate(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let (main, sub) = estate(dir);
     let many: String = (0..300).map(|n| safe_record(if n % 2 == 0 { "user" } else { "assistant" }, "x", n)).collect();
     append(&main, format!("}}\n{many}").as_bytes());

@@ -114,7 +114,7 @@ struct Staged {
 
 /// The indices of `which` by store file: a format-1 file alone, a format-2 stream's files
 /// together (the stream is read once for all of them), largest store file first.
-fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
+pub(super) fn by_store_file(which: &[Stored]) -> Vec<Vec<usize>> {
     let mut at: std::collections::HashMap<(&Path, Option<u32>), usize> = std::collections::HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, s) in which.iter().enumerate() {
@@ -205,6 +205,22 @@ fn settle(dest: Destination, tmp: PathBuf, mark: read::Mark) -> Result<Staged, S
     r.map(|tmp| Staged { dest, tmp, bytes: mark.size })
 }
 
+/// A reader reads an archive only when every transcript's header places it where restore would
+/// put it: a header that would place one elsewhere (another archive's crafted file) refuses the
+/// whole archive, naming the first such store file and field.
+pub fn refuse_hostile_keys(files: &[Stored]) -> Result<(), String> {
+    let mut refused = files.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
+    let Some((s, r)) = refused.next() else { return Ok(()) };
+    let more = match refused.count() {
+        0 => String::new(),
+        n => format!(", nor {n} more"),
+    };
+    Err(format!(
+        "{}: {r}; the archive is not read (this transcript is refused{more}; `claude-jsonl restore --all` restores the others)",
+        s.path.display()
+    ))
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ViewSummary {
     pub files: u64,
@@ -229,18 +245,7 @@ pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
     let mut warnings: Vec<String> = listing.damaged.iter().map(|d| format!("{} (skipped)", d.error)).collect();
     warnings.extend(listing.lacking.iter().filter(|l| !l.key.is_config()).map(|l| l.error.clone()));
     let latest: Vec<Stored> = read::latest(listing.stored).into_iter().filter(|s| !s.key.is_config()).collect();
-    let mut refused = latest.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
-    if let Some((s, r)) = refused.next() {
-        let others = refused.count();
-        let more = match others {
-            0 => String::new(),
-            n => format!(", nor {n} more"),
-        };
-        return Err(format!(
-            "{}: {r}; the archive is not read (this transcript is refused{more}; `claude-jsonl restore --all` restores the others)",
-            s.path.display()
-        ));
-    }
+    refuse_hostile_keys(&latest)?;
     fsx::make_dirs_with(view, false)?;
     let lock = File::open(view).map_err(|e| fsx::msg(view, &e))?;
     lock.lock().map_err(|e| fsx::msg(view, &e))?;

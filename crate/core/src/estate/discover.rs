@@ -40,11 +40,17 @@ fn name_of(p: Option<&Path>) -> String {
 }
 
 fn classify(path: PathBuf, meta: &fs::Metadata) -> EstateFile {
+    let mtime_ms =
+        meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    classify_at(path, meta.len(), mtime_ms)
+}
+
+/// What a transcript at `path` is, from its path alone (a session, or a subagent of one), with
+/// its size and mtime as given (an archived file's are the recorded ones).
+pub fn classify_at(path: PathBuf, size: u64, mtime_ms: f64) -> EstateFile {
     let name = name_of(Some(&path));
     let stem = name.strip_suffix(".jsonl").unwrap_or(&name).to_string();
     let parent = path.parent();
-    let mtime_ms =
-        meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let (kind, project, session_id, agent_id) = match stem.strip_prefix("agent-") {
         Some(agent) if name_of(parent) == "subagents" => {
             let session_dir = parent.and_then(Path::parent);
@@ -58,7 +64,7 @@ fn classify(path: PathBuf, meta: &fs::Metadata) -> EstateFile {
         Some(agent) => (FileKind::Subagent, name_of(parent), None, Some(agent.to_string())),
         None => (FileKind::Session, name_of(parent), Some(stem.clone()), None),
     };
-    EstateFile { path, kind, project, session_id, agent_id, size: meta.len(), mtime_ms }
+    EstateFile { path, kind, project, session_id, agent_id, size, mtime_ms }
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DiscoverError {

@@ -5,7 +5,7 @@ mod discover;
 mod not_jsonl;
 mod scanned;
 
-pub use discover::{discover, DiscoverError, EstateFile, FileKind};
+pub use discover::{classify_at, discover, DiscoverError, EstateFile, FileKind};
 pub use not_jsonl::not_jsonl;
 pub use scanned::{scan_estate, EstateScan};
 

@@ -7,15 +7,19 @@
 //!   (NUL padding and the like: removed), lone UTF-16 surrogate escapes (rewritten to `\ufffd`,
 //!   as the scanner reads them);
 //! - [`links`]: a `parentUuid` on the active chain that names no record, relinked where the
-//!   client's own re-attachment and the nearest earlier record agree (otherwise reported, left).
+//!   client's own re-attachment and the nearest earlier record agree (otherwise reported, left);
+//! - [`tools`]: a `tool_result` on the active chain whose `tool_use` is held by a record off the
+//!   chain, relinked to that record where unambiguous (otherwise reported, left).
 //!
 //! Never worse: the repaired file must resume every record the damaged one resumes, in the same
-//! order, and add only records the damage hid; when the damaged file's last `last-prompt` names
+//! order, and add only records the damage hid (records that did not parse, or the calls a tool
+//! relink brings back with their results); when the damaged file's last `last-prompt` names
 //! a leaf, the repaired file resumes from that same leaf (records after it are never made the
 //! active branch). A repair that fails this is refused with the reason.
 
 pub mod lines;
 pub mod links;
+pub mod tools;
 
 use crate::client::messages::api_view;
 use crate::client::records::is_claude_code;
@@ -23,6 +27,25 @@ use crate::client::LeafRule;
 use crate::graph::{Graph, NONE};
 use crate::scan::{scan_bytes, Mode, Scan};
 use rustc_hash::FxHashSet;
+
+/// Damage on the active chain that `doctor` counts before it asks [`plan`] itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainDamage {
+    /// Records whose `parentUuid` names no record.
+    pub dangling_parents: u32,
+    /// Records holding a `tool_result` whose `tool_use` is not on the chain.
+    pub orphan_results: u32,
+}
+
+/// The damage of the active chain of `scan` (one graph for both counts).
+pub fn chain_damage(scan: &Scan) -> ChainDamage {
+    let g = Graph::new(scan);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    ChainDamage {
+        dangling_parents: links::dangling_on_chain(&g, &chain),
+        orphan_results: tools::orphan_results_on_chain(&g, &chain),
+    }
+}
 
 /// A named repair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,11 +60,19 @@ pub enum Kind {
     LoneSurrogates,
     /// A `parentUuid` on the active chain naming no record: relinked.
     DanglingParent,
+    /// A `tool_result` on the active chain whose `tool_use` is off it: relinked to the call.
+    OrphanToolResult,
 }
 
 impl Kind {
-    pub const ALL: &'static [Kind] =
-        &[Kind::RecordsOnOneLine, Kind::TornLine, Kind::NonJsonBytes, Kind::LoneSurrogates, Kind::DanglingParent];
+    pub const ALL: &'static [Kind] = &[
+        Kind::RecordsOnOneLine,
+        Kind::TornLine,
+        Kind::NonJsonBytes,
+        Kind::LoneSurrogates,
+        Kind::DanglingParent,
+        Kind::OrphanToolResult,
+    ];
 
     /// The stable name reports and `doctor` findings carry.
     pub fn name(self) -> &'static str {
@@ -51,6 +82,7 @@ impl Kind {
             Kind::NonJsonBytes => "non-json-bytes",
             Kind::LoneSurrogates => "lone-surrogates",
             Kind::DanglingParent => "dangling-parent",
+            Kind::OrphanToolResult => "orphan-tool-result",
         }
     }
 }
@@ -130,12 +162,20 @@ pub fn plan(bytes: &[u8]) -> Plan {
         }
     };
     let mid = scan_bytes(&mended, Mode::Full);
-    let out = links::relink(&mid, &mended, &line_map, &mut p.mends, &mut p.left);
+    // Both relinks read the same bytes (their offsets are in them); a result record the tool
+    // relink takes is not also relinked as a dangling parent.
+    let g = Graph::new(&mid);
+    let chain = crate::client::chain::active_chain(&g, crate::client::leaf::choose(&g).leaf);
+    let tools = tools::relink_results(&g, &chain, &mended, &line_map, &mut p.mends, &mut p.left);
+    let mut edits = tools.edits;
+    edits.extend(links::relink(&g, &chain, &mended, &line_map, &tools.claimed, &mut p.mends, &mut p.left));
     if p.mends.is_empty() {
         return p;
     }
+    let out = links::apply(&mended, edits);
+    let restored: FxHashSet<&str> = tools.restored.iter().map(|&i| uuid_of(&mid, i)).collect();
     let after = scan_bytes(&out, Mode::Full);
-    if let Err(message) = never_worse(&before, bytes, &after, &out) {
+    if let Err(message) = never_worse(&before, bytes, &after, &out, &restored) {
         p.mends.clear();
         p.refusal = Some(Refusal::Worse { message });
         return p;
@@ -149,8 +189,15 @@ fn uuid_of(s: &Scan, i: u32) -> &str {
     s.tables.strings.opt(s.records[i as usize].uuid).unwrap_or("")
 }
 
-/// The never-worse rule (module doc) between the damaged and the repaired file.
-pub fn never_worse(before: &Scan, before_bytes: &[u8], after: &Scan, after_bytes: &[u8]) -> Result<(), String> {
+/// The never-worse rule (module doc) between the damaged and the repaired file; `restored` are
+/// the uuids of the records a tool relink brings back.
+pub fn never_worse(
+    before: &Scan,
+    before_bytes: &[u8],
+    after: &Scan,
+    after_bytes: &[u8],
+    restored: &FxHashSet<&str>,
+) -> Result<(), String> {
     let vb = api_view(before, before_bytes);
     let va = api_view(after, after_bytes);
     let known: FxHashSet<&str> = before.records.iter().filter_map(|r| r.uuid).map(|u| before.str(u)).collect();
@@ -158,12 +205,14 @@ pub fn never_worse(before: &Scan, before_bytes: &[u8], after: &Scan, after_bytes
     let a: Vec<&str> = va.records.iter().map(|&i| uuid_of(after, i)).collect();
     // Each stretch of the repaired chain the damaged one does not resume must hold a record the
     // damage hid (one that did not parse): the stretch is the hidden part of the chain, restored
-    // with the records it passes through (a parent the hidden record hung from).
+    // with the records it passes through (a parent the hidden record hung from). Or it is made
+    // of records a tool relink brings back only: a call and its results.
     let mut k = 0;
-    let mut stretch: Option<(&str, bool)> = None;
-    let close = |stretch: &mut Option<(&str, bool)>| {
+    // (first record, holds a hidden record, every record restored by a tool relink)
+    let mut stretch: Option<(&str, bool, bool)> = None;
+    let close = |stretch: &mut Option<(&str, bool, bool)>| {
         match stretch.take() {
-        Some((first, false)) => Err(format!(
+        Some((first, false, false)) => Err(format!(
             "the repair would make the client resume record {first}, which the damaged file has but does not resume, with nothing the damage hid beside it; nothing written"
         )),
         _ => Ok(()),
@@ -174,8 +223,9 @@ pub fn never_worse(before: &Scan, before_bytes: &[u8], after: &Scan, after_bytes
             close(&mut stretch)?;
             k += 1;
         } else {
-            let s = stretch.get_or_insert((u, false));
+            let s = stretch.get_or_insert((u, false, true));
             s.1 |= !known.contains(u);
+            s.2 &= restored.contains(u);
         }
     }
     close(&mut stretch)?;

@@ -132,3 +132,119 @@ fn refuses_a_repair_that_switches_the_branch_the_client_resumes() {
     assert!(matches!(p.refusal, Some(Refusal::Worse { .. })), "{:?}", p.refusal);
     assert!(p.output.is_none() && p.mends.is_empty());
 }
+
+fn call(uuid: &str, parent: &str, ts: &str, id: &str) -> String {
+    format!(
+        r#"{{"parentUuid":"{parent}","type":"assistant","uuid":"{uuid}","sessionId":"s","timestamp":"{ts}","message":{{"id":"m-{uuid}","role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Read","input":{{"file_path":"/x"}}}}]}}}}"#
+    )
+}
+
+fn result(uuid: &str, parent: &str, ts: &str, id: &str) -> String {
+    format!(
+        r#"{{"parentUuid":"{parent}","type":"user","uuid":"{uuid}","sessionId":"s","timestamp":"{ts}","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"file text"}}]}}}}"#
+    )
+}
+
+/// u1 a1 u2, a tool call c1 and its result r1, then a2.
+fn with_tool_call() -> Vec<String> {
+    vec![
+        rec("user", "u1", None, "2026-01-01T00:00:01Z", "hello"),
+        rec("assistant", "a1", Some("u1"), "2026-01-01T00:00:02Z", "hi"),
+        rec("user", "u2", Some("a1"), "2026-01-01T00:00:03Z", "read it"),
+        call("c1", "u2", "2026-01-01T00:00:04Z", "toolu_1"),
+        result("r1", "c1", "2026-01-01T00:00:05Z", "toolu_1"),
+        rec("assistant", "a2", Some("r1"), "2026-01-01T00:00:06Z", "done"),
+    ]
+}
+
+#[test]
+fn relinks_a_result_whose_call_is_off_the_chain() {
+    let good = with_tool_call();
+    // The result hangs from the call's parent: the call is a leaf of its own, off the chain.
+    let mut t = good.clone();
+    t[4] = t[4].replace(r#""parentUuid":"c1""#, r#""parentUuid":"u2""#);
+    assert_eq!(chain_damage(&scan_bytes(&join(&t), Mode::Full)).orphan_results, 1);
+    let p = plan(&join(&t));
+    assert_eq!(p.refusal, None);
+    assert_eq!(p.mends.iter().map(|m| m.kind).collect::<Vec<_>>(), [Kind::OrphanToolResult]);
+    assert_eq!(p.mends[0].line, 5);
+    assert_eq!(p.mends[0].removed, br#""u2""#);
+    assert_eq!(p.output.as_deref(), Some(&join(&good)[..]));
+    // Its parent was never written and its time is before the call's: the client re-attaches it
+    // to u2 (the dangling-parent relink alone would leave it as ambiguous); relinked to the call.
+    let mut t = good.clone();
+    t[4] = t[4].replace(r#""parentUuid":"c1""#, r#""parentUuid":"gone""#).replace("00:00:05", "00:00:03.5");
+    let p = plan(&join(&t));
+    assert_eq!(p.mends.iter().map(|m| m.kind).collect::<Vec<_>>(), [Kind::OrphanToolResult]);
+    assert!(p.left.is_empty(), "{:?}", p.left);
+    let want = join(&good).iter().copied().collect::<Vec<u8>>();
+    let out = String::from_utf8(p.output.unwrap()).unwrap();
+    assert_eq!(out.replace("00:00:03.5", "00:00:05"), String::from_utf8(want).unwrap());
+}
+
+#[test]
+fn leaves_a_result_whose_call_no_record_holds_and_a_call_at_the_end() {
+    // The call's record is gone: the client drops the block (nothing can bring the call back).
+    let mut t = with_tool_call();
+    t.remove(3);
+    t[3] = t[3].replace(r#""parentUuid":"c1""#, r#""parentUuid":"u2""#);
+    let p = plan(&join(&t));
+    assert!(p.output.is_none() && p.refusal.is_none());
+    assert_eq!(p.left.len(), 1);
+    assert_eq!(p.left[0].kind, Kind::OrphanToolResult);
+    assert!(p.left[0].message.contains("in no record of the file"), "{}", p.left[0].message);
+    // The file ends on the call: the client answers it as interrupted; nothing to repair.
+    let t = with_tool_call()[..4].to_vec();
+    let p = plan(&join(&t));
+    assert!(p.mends.is_empty() && p.left.is_empty() && p.output.is_none());
+}
+
+#[test]
+fn leaves_a_relink_that_would_bring_back_more_than_the_call() {
+    // The call's message holds a second call no result answers: left.
+    let mut t = with_tool_call();
+    t[3] = t[3].replace(
+        r#"{"file_path":"/x"}}]"#,
+        r#"{"file_path":"/x"}},{"type":"tool_use","id":"toolu_2","name":"Read","input":{}}]"#,
+    );
+    t[4] = t[4].replace(r#""parentUuid":"c1""#, r#""parentUuid":"u2""#);
+    let p = plan(&join(&t));
+    assert!(p.output.is_none());
+    assert!(p.left.iter().any(|l| l.kind == Kind::OrphanToolResult && l.message.contains("toolu_2")), "{:?}", p.left);
+    // The call hangs from a1, the result from u2: relinking would bring u2's sibling branch in.
+    let mut t = with_tool_call();
+    t[3] = t[3].replace(r#""parentUuid":"u2""#, r#""parentUuid":"a1""#);
+    t[4] = t[4].replace(r#""parentUuid":"c1""#, r#""parentUuid":"u2""#);
+    let p = plan(&join(&t));
+    assert!(p.output.is_none());
+    assert!(p.left.iter().any(|l| l.message.contains("does not hang from there")), "{:?}", p.left);
+}
+
+#[test]
+fn relinks_the_last_result_of_parallel_calls_and_brings_back_the_whole_message() {
+    // Two calls streamed as two fragments of one message (c1b hangs from c1a), each result
+    // hanging from its call's fragment, the conversation going on from the second result.
+    let frag =
+        |uuid: &str, parent: &str, ts: &str, id: &str| call(uuid, parent, ts, id).replace(&format!("m-{uuid}"), "m-c1");
+    let good = vec![
+        rec("user", "u1", None, "2026-01-01T00:00:01Z", "hello"),
+        frag("c1a", "u1", "2026-01-01T00:00:02Z", "toolu_1"),
+        frag("c1b", "c1a", "2026-01-01T00:00:03Z", "toolu_2"),
+        result("r1", "c1a", "2026-01-01T00:00:04Z", "toolu_1"),
+        result("r2", "c1b", "2026-01-01T00:00:05Z", "toolu_2"),
+        rec("assistant", "a2", Some("r2"), "2026-01-01T00:00:06Z", "done"),
+    ];
+    let mut t = good.clone();
+    t[4] = t[4].replace(r#""parentUuid":"c1b""#, r#""parentUuid":"u1""#);
+    let p = plan(&join(&t));
+    assert_eq!(p.refusal, None);
+    assert_eq!(p.mends.iter().map(|m| (m.kind, m.line)).collect::<Vec<_>>(), [(Kind::OrphanToolResult, 5)]);
+    assert_eq!(p.output.as_deref(), Some(&join(&good)[..]));
+    // Without the first call's result, relinking would leave toolu_1 unanswered: left.
+    let mut t = good.clone();
+    t[4] = t[4].replace(r#""parentUuid":"c1b""#, r#""parentUuid":"u1""#);
+    t.remove(3);
+    let p = plan(&join(&t));
+    assert!(p.output.is_none());
+    assert!(p.left.iter().any(|l| l.message.contains("toolu_1")), "{:?}", p.left);
+}

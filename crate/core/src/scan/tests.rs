@@ -194,3 +194,18 @@ fn parallel_scan_of_a_buffer_matches_the_whole_scan_with_bom_crlf_and_blank_line
         .zip(&whole.records)
         .all(|(a, b)| (a.offset, a.len, a.line) == (b.offset, b.len, b.line)));
 }
+
+#[test]
+fn a_cancelled_scan_skips_every_unit_and_says_so() {
+    let dir = std::env::temp_dir().join(format!("cj-cancel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("a.jsonl");
+    std::fs::write(&path, format!("{A1}\n")).unwrap();
+    let progress = crate::scan::Progress::default();
+    progress.cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
+    let got = crate::scan::scan_paths(std::slice::from_ref(&path), Mode::Full, &progress);
+    assert_eq!(got[0].as_ref().unwrap_err().kind(), std::io::ErrorKind::Interrupted);
+    let fresh = crate::scan::scan_paths(&[path], Mode::Full, &crate::scan::Progress::default());
+    assert_eq!(fresh[0].as_ref().unwrap().records.len(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -21,6 +21,14 @@ pub struct Progress {
     pub bytes_total: AtomicU64,
     pub files_done: AtomicU64,
     pub files_total: AtomicU64,
+    /// Set by the caller to stop: units not yet started are skipped, and their files' results
+    /// are [`cancelled`] errors.
+    pub cancelled: std::sync::atomic::AtomicBool,
+}
+
+/// The error of a file whose work was skipped because the caller cancelled.
+pub fn cancelled() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "cancelled")
 }
 
 #[cfg(unix)]
@@ -181,25 +189,29 @@ pub fn run<T: Send, R: Send>(
     let whole: Vec<Mutex<Option<io::Result<R>>>> = jobs.iter().map(|_| Mutex::default()).collect();
     units.par_iter().for_each(|u| {
         let job = &jobs[u.file];
-        let r = READ.with(|cell| {
-            let buf = &mut *cell.borrow_mut();
-            let r = File::open(job.path).and_then(|f| {
-                Ok(match buf.read_unit(&f, u.start, u.end, job.size)? {
-                    Some(base) => {
-                        let owned = buf.owned();
-                        let place = UnitPlace {
-                            base,
-                            file_start: u.start == 0,
-                            file_end: base + owned.len() as u64 >= job.size,
-                        };
-                        per_unit(u.file, Some((owned, place)))
-                    }
-                    None => per_unit(u.file, None),
-                })
-            });
-            buf.trim();
-            r
-        });
+        let r = if progress.cancelled.load(Ordering::Relaxed) {
+            Err(cancelled())
+        } else {
+            READ.with(|cell| {
+                let buf = &mut *cell.borrow_mut();
+                let r = File::open(job.path).and_then(|f| {
+                    Ok(match buf.read_unit(&f, u.start, u.end, job.size)? {
+                        Some(base) => {
+                            let owned = buf.owned();
+                            let place = UnitPlace {
+                                base,
+                                file_start: u.start == 0,
+                                file_end: base + owned.len() as u64 >= job.size,
+                            };
+                            per_unit(u.file, Some((owned, place)))
+                        }
+                        None => per_unit(u.file, None),
+                    })
+                });
+                buf.trim();
+                r
+            })
+        };
         progress.bytes_done.fetch_add(u.end - u.start, Ordering::Relaxed);
         let mut mine = parts[u.file].lock().unwrap_or_else(|e| e.into_inner());
         mine.push((u.index, r));

@@ -1,6 +1,7 @@
 // The contract between `compress` and a summariser: what it is asked (the plan, the source, the
 // character budget and the options) and what it answers (the text, its mode and metadata). The
-// default summarisers (summarize.ts) and any caller's own implement it; compress only consumes it.
+// default summarisers (summary-source.ts) and any caller's own implement it; compress only
+// consumes it.
 import type { BudgetOptions } from './cut.js'
 import type { TranscriptPlan } from './plan.js'
 import type { SourceSpans } from './source-spans.js'

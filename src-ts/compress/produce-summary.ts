@@ -1,6 +1,7 @@
-// Getting a model summary for a pack: from a command the user names (`--summarizer-cmd`), or
-// from the Anthropic Messages API (`--summarizer anthropic`). Either way the answer is only a
-// candidate: it must pass validateModelSummary before it is used.
+// Producing the summary text (produceSummary): the deterministic one, or a model's for the
+// evidence pack, got from a command the user names (`--summarizer-cmd`) or from the Anthropic
+// Messages API (`--summarizer anthropic`). A model's answer is only a candidate: it must pass
+// validateModelSummary before it is used.
 import { spawn } from 'node:child_process'
 import type Anthropic from '@anthropic-ai/sdk'
 import type { TranscriptIndex } from '../native.js'

@@ -5,12 +5,12 @@
 // the Messages API.
 import { readFileSync } from 'node:fs'
 import { inputError, usageError } from '../errors.js'
-import type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './summarizer.js'
+import type { Summarizer, SummaryOptions, SummaryRequest, SummaryResult } from './summarizer-contract.js'
 import type { BudgetOptions } from './cut.js'
 import type { TranscriptPlan } from './plan.js'
 import { buildPack, type Pack, type PackOptions } from './pack.js'
 import type { SummaryInputs } from './summary-inputs.js'
-import { produceSummary, type SummarySource } from './summarizers.js'
+import { produceSummary, type SummarySource } from './produce-summary.js'
 import { deterministicCharBudget } from './deterministic-summary.js'
 
 function readText(path: string, what: string): string {
