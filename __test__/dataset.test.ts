@@ -367,3 +367,18 @@ test('no message text by default; --include-text adds the messages table: prompt
     'a re-run writes nothing',
   )
 })
+
+test('an archive root exports the rows its estate exports', async (t) => {
+  const projects = await estate('dataset-archive', 4)
+  const base = tempDir('cj-dataset-')
+  const env = { ...process.env, XDG_CACHE_HOME: join(base, 'cache') }
+  const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env })
+  t.is(run(['archive', '--projects', projects, '--to', join(base, 'archive')]).status, 0)
+  const a = run(['export', '--projects', projects, '--to', join(base, 'from-estate'), '--machine', 'm', '--json'])
+  const b = run(['export', join(base, 'archive'), '--to', join(base, 'from-archive'), '--machine', 'm', '--json'])
+  t.is(b.status, 0, b.stderr)
+  const rows = (r: { stdout: string }) =>
+    JSON.parse(r.stdout).tables.map((x: { table: string; rows: number }) => [x.table, x.rows])
+  t.deepEqual(rows(b), rows(a))
+  t.true(rows(a).every(([, n]: [string, number]) => n > 0))
+})

@@ -13,7 +13,8 @@ import native from '../native.js'
 import type { DatasetColumn, DatasetTableInfo } from '../native.js'
 import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
-import { scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { resolveRoots, scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { isArchiveRoot } from '../archive/view.js'
 import { promptThresholds } from '../read/prices.js'
 import { scannedRequests } from '../read/requests.js'
 import { transcriptFactsSync } from '../read/sessions.js'
@@ -90,7 +91,11 @@ const DAYS = new Map<number, string>()
  * with their titles as `sessions` reads them, and with `includeText` what was said.
  */
 async function estateRows(machine: string, opts: ExportOptions): Promise<Map<string, Row[]>> {
-  const scope = { projects: opts.projects, paths: opts.paths, env: opts.env }
+  let scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
+  // An archive root is exported from its read view (the decoded copy every reader that opens
+  // files uses): the sessions' titles and texts are read from the files themselves.
+  const named = opts.paths?.length ? opts.paths : opts.projects ? [opts.projects] : []
+  if (named.some((p) => isArchiveRoot(p))) scope = { paths: resolveRoots(scope).roots, env: opts.env }
   const scanned = await scanEstateFiles(scope, 'usage', undefined, false, true)
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
   const { scan, files } = scanned
