@@ -146,6 +146,12 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
     }
 
   const toolCalls: Row[] = []
+  const seenIdless = new Map<string, number>()
+  const idless = (place: string) => {
+    const n = seenIdless.get(place) ?? 0
+    seenIdless.set(place, n + 1)
+    return `${place}:${n}`
+  }
   for (let i = 0; i < calls.file.length; i++) {
     const file = files[calls.file[i]]
     const session = sessions[calls.session[i]]
@@ -154,8 +160,9 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
       project: session.project,
       session_id: session.sessionId,
       agent_id: file.agentId ?? null,
-      // A call written without an id is still one call: its place names it.
-      tool_use_id: calls.toolUseId[i] || `${file.path}:${calls.timeMs[i]}:${i}`,
+      // A call written without an id is still one call: its session, time, tool and rank among
+      // such calls name it, the same on every run (a transcript only grows).
+      tool_use_id: calls.toolUseId[i] || idless(`${session.sessionId}:${calls.timeMs[i]}:${calls.tool[i]}`),
       timestamp: Number.isFinite(calls.timeMs[i]) ? calls.timeMs[i] : null,
       model: calls.model[i],
       tool: calls.tool[i],
