@@ -17,7 +17,8 @@ import { resolveRoots, scanEstateFiles, unusableFiles } from '../read/estate.js'
 import { isArchiveRoot } from '../archive/view.js'
 import { promptThresholds } from '../read/prices.js'
 import { scannedRequests } from '../read/requests.js'
-import { transcriptFactsSync } from '../read/sessions.js'
+import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
+import { discoverFiles } from '../read/session-ref.js'
 import type { DatasetDestination } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 
@@ -96,7 +97,18 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
   // files uses): the sessions' titles and texts are read from the files themselves.
   const named = opts.paths?.length ? opts.paths : opts.projects ? [opts.projects] : []
   if (named.some((p) => isArchiveRoot(p))) scope = { paths: resolveRoots(scope).roots, env: opts.env }
-  const scanned = await scanEstateFiles(scope, 'usage', undefined, false, true)
+  // The sessions' head-and-tail facts (titles, cwd) are read on this thread while the native
+  // scan runs on its own; a file the scan then finds at another size is read again.
+  const scanning = scanEstateFiles(scope, 'usage', undefined, false, true)
+  scanning.catch(() => {}) // awaited just below
+  const early = new Map<string, { size: number; facts: TranscriptFacts }>()
+  try {
+    for (const f of discoverFiles(scope))
+      if (f.kind === 'session') early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size) })
+  } catch {
+    // a root or file the scan reports on in its own words, or one gone since the walk
+  }
+  const scanned = await scanning
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
   const { scan, files } = scanned
   const sessions = scan.sessions()
@@ -178,7 +190,8 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
     const main = files[s.mainFile]
     let facts
     try {
-      facts = transcriptFactsSync(main.path, main.size)
+      const known = early.get(main.path)
+      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size)
     } catch {
       return // vanished or unreadable since the scan
     }
@@ -258,20 +271,42 @@ function isReplayOf(row: Row, messages: Set<string>): boolean {
 
 /** Columns for the native encoder, in the table's order, from rows. */
 export function toColumns(table: DatasetTableInfo, rows: Row[]): DatasetColumn[] {
+  const n = rows.length
   return table.columns.map((c) => {
+    const name = c.name
     if (c.values === 'strings') {
       // One NUL-joined string crosses instead of one string per value (unless a value holds NUL).
-      const values = rows.map((r) => (r[c.name] === null ? null : String(r[c.name])))
-      if (values.some((v) => v !== null && v.includes('\0'))) return { name: c.name, strings: values }
-      return {
-        name: c.name,
-        joined: values.map((v) => v ?? '').join('\0'),
-        nulls: Uint8Array.from(values, (v) => (v === null ? 1 : 0)),
+      const values = new Array<string>(n)
+      const nulls = new Uint8Array(n)
+      let holdsNul = false
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name]
+        if (v === null || v === undefined) {
+          values[i] = ''
+          nulls[i] = 1
+        } else {
+          const text = typeof v === 'string' ? v : String(v)
+          if (!holdsNul && text.includes('\0')) holdsNul = true
+          values[i] = text
+        }
       }
+      if (holdsNul) return { name, strings: values.map((v, i) => (nulls[i] ? null : v)) }
+      return { name, joined: values.join('\0'), nulls }
     }
-    if (c.values === 'flags')
-      return { name: c.name, flags: Uint8Array.from(rows, (r) => (r[c.name] === null ? 2 : r[c.name] ? 1 : 0)) }
-    return { name: c.name, numbers: Float64Array.from(rows, (r) => (r[c.name] === null ? NaN : Number(r[c.name]))) }
+    if (c.values === 'flags') {
+      const flags = new Uint8Array(n)
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name]
+        flags[i] = v === null || v === undefined ? 2 : v ? 1 : 0
+      }
+      return { name, flags }
+    }
+    const numbers = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      const v = rows[i][name]
+      numbers[i] = v === null || v === undefined ? NaN : Number(v)
+    }
+    return { name, numbers }
   })
 }
 
