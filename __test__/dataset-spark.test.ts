@@ -25,14 +25,18 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
   const { generateEstate } = await import(join(REPO, 'fixtures', 'generate.mjs'))
   const root = join(tempDir('cj-spark-'), 'team')
   const dest = new FolderDestination(root).open()
-  const want = {
-    requests: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheCreationInputTokens: 0,
-    cacheReadInputTokens: 0,
-    costUsd: 0,
-  }
+  // The token sums Spark is asked for, by their names in `stats`' totals.
+  const tokens = [
+    'requests',
+    'inputTokens',
+    'outputTokens',
+    'cacheCreationInputTokens',
+    'cacheReadInputTokens',
+  ] as const
+  const want = { ...Object.fromEntries(tokens.map((k) => [k, 0])), costUsd: 0 } as Record<
+    (typeof tokens)[number] | 'costUsd',
+    number
+  >
   const byMachine: Record<string, number> = {}
   const tools: Record<string, number> = {}
   let sessions = 0
@@ -54,14 +58,7 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
   })
   t.is(r.status, 0, r.stderr.split('\n').slice(-15).join('\n'))
   const got = JSON.parse(r.stdout.trim().split('\n').pop()!)
-  for (const k of [
-    'requests',
-    'inputTokens',
-    'outputTokens',
-    'cacheCreationInputTokens',
-    'cacheReadInputTokens',
-  ] as const)
-    t.is(got[k], want[k], k)
+  for (const k of tokens) t.is(got[k], want[k], k)
   t.true(Math.abs(got.costUsd - want.costUsd) < 0.005, `cost ${got.costUsd} vs ${want.costUsd}`)
   t.is(got.machines, 3)
   t.deepEqual(got.byMachine, byMachine)
