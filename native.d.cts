@@ -25,6 +25,11 @@ export declare class EstateScan {
    */
   requests(promptThresholds: Array<number>): RequestColumns
   /**
+   * The counted requests (as `requests`) and the counted tool calls (the calls `usage` counts
+   * per tool, each with its tool, target and error), from one grouping of the entries.
+   */
+  requestsAndToolCalls(promptThresholds: Array<number>): RequestsAndToolCalls
+  /**
    * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
    * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
    */
@@ -458,6 +463,70 @@ export interface DamagedStoreFile {
   error: string
 }
 
+/**
+ * One column's values: `strings` for text (null allowed), `numbers` for integers, doubles and
+ * timestamps in ms (NaN for null), `flags` for booleans (0 false, 1 true, 2 null).
+ */
+export interface DatasetColumn {
+  name: string
+  strings?: Array<string | undefined | null>
+  /**
+   * Text values joined by NUL, a null as an empty value marked 1 in `nulls` (one string
+   * across instead of one per value; for values that hold no NUL).
+   */
+  joined?: string
+  nulls?: Uint8Array
+  numbers?: Float64Array
+  flags?: Uint8Array
+}
+
+export interface DatasetColumnInfo {
+  name: string
+  values: DatasetValues
+  nullable: boolean
+  /** The column's SQL type (`VARCHAR`, `BIGINT`, `DOUBLE`, `BOOLEAN`, `TIMESTAMP WITH TIME ZONE`). */
+  sqlType: string
+}
+
+/**
+ * Per path: the transcript begins with a compact pair this tool's compressor made; false when
+ * it cannot be read.
+ */
+export declare function datasetCompressedByUs(paths: Array<string>): Promise<Array<boolean>>
+
+/** One record's text for the `messages` table. */
+export interface DatasetMessage {
+  uuid: string
+  /** The record's `timestamp`, ms since the epoch; NaN when absent or unreadable. */
+  timeMs: number
+  /** `user` or `assistant`. */
+  role: string
+  text: string
+}
+
+/**
+ * What a person typed and what the model answered in the transcript at `path`, one entry per
+ * record that says something (the search index's rule for text), read off the JS thread.
+ */
+export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
+
+export declare function datasetSchemaVersion(): number
+
+/** A table of the dataset: its columns in file order, and the column unique across its files. */
+export interface DatasetTableInfo {
+  name: string
+  columns: Array<DatasetColumnInfo>
+  uniqueKey?: string
+}
+
+export declare function datasetTables(): Array<DatasetTableInfo>
+
+/** How a column's values cross: as `strings`, `numbers` or `flags` of a [`DatasetColumn`]. */
+export type DatasetValues = 'strings' | 'numbers' | 'flags'
+
+/** Every column of `table` read back from the Parquet file in `bytes`. */
+export declare function decodeDatasetTable(tableName: string, bytes: Uint8Array): Array<DatasetColumn>
+
 /** A transcript file found by walking, before any scan. */
 export interface DiscoveredFile {
   path: string
@@ -480,6 +549,12 @@ export interface DiscoverFailure {
  * command that names a session. A missing root is an error naming it.
  */
 export declare function discoverFiles(paths: Array<string>): Array<DiscoveredFile>
+
+/**
+ * The rows of `table` (every column of its schema) as one zstd-compressed Parquet file, made
+ * on the libuv pool (the values are copied out first).
+ */
+export declare function encodeDatasetTable(tableName: string, columns: Array<DatasetColumn>): Promise<Buffer>
 
 /** One transcript file of an estate scan: where it is, whose it is, and what the scan found in it. */
 export interface EstateFileInfo {
@@ -823,6 +898,9 @@ export interface ProgressSnapshot {
   filesTotal: number
 }
 
+/** The values of text column `column` of the Parquet file in `bytes`. */
+export declare function readDatasetStrings(bytes: Uint8Array, column: string): Array<string | undefined | null>
+
 export interface ReadPagesLeft {
   line: number
   toolUseId: string
@@ -1023,6 +1101,12 @@ export interface RequestFactsInfo {
 /** Per record: the key of the API request it belongs to (requestId, else message.id), or null. */
 export declare function requestKeys(index: TranscriptIndex): Array<string | undefined | null>
 
+/** The counted requests and tool calls of an estate, from one grouping. */
+export interface RequestsAndToolCalls {
+  requests: RequestColumns
+  toolCalls: ToolCallColumns
+}
+
 export interface RestoreResult {
   key: string
   target: string
@@ -1047,6 +1131,8 @@ export declare function scanEstate(paths: Array<string>, mode?: ScanMode, progre
 export interface ScanEstateOptions {
   /** Skip (but still list) files last modified before this time, ms since the epoch. */
   minMtimeMs?: number
+  /** With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`. */
+  toolErrors?: boolean
   /**
    * Archive roots read too, from their streams in memory (nothing is written): each with the
    * archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).
@@ -1205,6 +1291,30 @@ export declare function summaryRecordsJson(buffer: Uint8Array, index: Transcript
  * span more than `max_window` bytes of the file.
  */
 export declare function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions | undefined | null): string | null
+
+/**
+ * The estate's counted tool calls (the calls `usage` counts per tool), one column per field,
+ * in file order, then in the order written.
+ */
+export interface ToolCallColumns {
+  /** Index of the file in `files()` holding the call, and that file's session index. */
+  file: Uint32Array
+  session: Uint32Array
+  /** The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable. */
+  timeMs: Float64Array
+  /** The `tool_use` id ("" when the call had none). */
+  toolUseId: Array<string>
+  tool: Array<string>
+  /** The model of the entry holding the call. */
+  model: Array<string>
+  /** What the call was aimed at, as `toolTargets` names it. */
+  target: Array<string | undefined | null>
+  /**
+   * 1 when a tool result for the call was written as an error (seen only in a full scan, or
+   * a usage scan with `toolErrors`), else 0.
+   */
+  isError: Uint8Array
+}
 
 export interface ToolTargetCount {
   target: string

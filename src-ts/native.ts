@@ -4,14 +4,19 @@ import native from '#native'
 
 export default native
 export type {
+  DatasetColumn,
+  DatasetMessage,
+  DatasetTableInfo,
   DiscoveredFile,
   EstateFileInfo,
   EstateScan,
   RecordInfo,
+  RequestColumns,
   ScanMode,
   ScanSummary,
   SessionInfo,
   TranscriptIndex,
+  ToolCallColumns,
   ToolTargetsInfo,
   UsageColumns,
   ProgressSnapshot,

@@ -47,6 +47,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./serve-command.js'),
   },
   {
+    name: 'export',
+    summary: 'the estate as an open Parquet dataset by day, in a folder or object storage',
+    load: () => import('./export-command.js'),
+  },
+  {
+    name: 'query',
+    summary: 'SQL over an exported dataset, with embedded DuckDB',
+    load: () => import('./query-command.js'),
+  },
+  {
     name: 'validate',
     summary: 'whether a transcript would resume as one well-formed conversation',
     load: () => import('./validate-command.js'),

@@ -1,5 +1,6 @@
 // `claude-jsonl stats [PATH...]`: token usage and cost of the estate as tables (or the report as
 // JSON), with a progress bar on a terminal.
+import type { DatasetGroupBy } from '../dataset/stats.js'
 import { stats, type GroupBy, type StatsReport, type TokenTotals, type ToolTargets } from '../read/stats.js'
 import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT, usageError } from '../errors.js'
@@ -163,14 +164,33 @@ export const command = defineCommand({
     timezone: text('TZ', "IANA zone for days (default: the system's)"),
     tools: flag('per tool: its calls and top targets (files, commands, hosts, queries, patterns)'),
     limit: wholeNumber('N', 'with --tools: at most N targets per tool (default 5)', { min: 1 }),
+    dataset: text('DEST', 'the team report from a dataset written by export (a folder or s3://bucket/prefix)'),
     json: JSON_OUTPUT,
   },
   description: `Token usage and cost per model (or per day, session, project or model with --by), deduplicated
 per API request. PATHs may be transcript files or folders (walked recursively); without PATH,
-the estate root. Nothing is written.`,
+the estate root. With --dataset, the same report from a team dataset (--by machine too; days in
+UTC). Nothing is written.`,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage, 3 a missing or unreadable path or a file that is not JSONL.',
   async run({ values, positionals, print }) {
     if (values.limit !== undefined && !values.tools) throw usageError('stats: --limit needs --tools')
+    if (values.dataset !== undefined) {
+      const given = ['projects', 'timezone'].find((k) => values[k as keyof typeof values] !== undefined)
+      if (positionals.length > 0 || given)
+        throw usageError(`stats: --dataset reads the dataset only (no PATH, --${given ?? 'projects'})`)
+      const { openDestination } = await import('../dataset/open.js')
+      const { datasetStats } = await import('../dataset/stats.js')
+      const dest = await openDestination(values.dataset, { create: false })
+      const team = await datasetStats(dest, {
+        by: values.by as DatasetGroupBy | undefined,
+        since: values.since,
+        until: values.until,
+        tools: values.tools,
+        toolLimit: values.limit,
+      })
+      print(values.json ? JSON.stringify(team, null, 2) : renderStats(team as unknown as StatsReport))
+      return EXIT.ok
+    }
     const report = await withProgress((onProgress) =>
       stats({
         paths: positionals,

@@ -181,6 +181,8 @@ export async function scanEstateFiles(
   mode: ScanMode,
   minMtimeMs?: number,
   summaries = true,
+  /** In usage mode, also keep the tool results written as errors (for `scan.requestsAndToolCalls()`). */
+  toolErrors = false,
 ): Promise<ScannedEstate> {
   // an archive root is read from its streams in memory (nothing written), not through a view
   const roots = rootsOf(opts, (r) => r)
@@ -194,7 +196,7 @@ export async function scanEstateFiles(
   const archived = new Map<string, ArchivedFile>()
   for (const a of archives) for (const f of a.files) archived.set(join(a.root, f.project, f.path), f)
   const scan: EstateScan = await withNativeProgress(opts, (progress) =>
-    native.scanEstate(plain, mode, progress, { minMtimeMs, archives }),
+    native.scanEstate(plain, mode, progress, { minMtimeMs, archives, toolErrors }),
   )
   const failure = scan.failure
   if (failure) {

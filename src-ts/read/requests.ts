@@ -3,7 +3,8 @@
 // key and dedupe (crate/core/src/read/usage.rs), the same pass `stats` sums; each request is priced by
 // the one price table (prices.ts), so the costs of `requests()` add up to `stats`' totals.
 import { dayWindow } from './days.js'
-import { EstateOptions, scanEstateFiles, unusableFiles } from './estate.js'
+import { EstateOptions, scanEstateFiles, unusableFiles, type ScannedEstate } from './estate.js'
+import type { EstateFileInfo, RequestColumns, SessionInfo } from '../native.js'
 import { priceRequest, priceResolver, promptThresholds } from './prices.js'
 
 /** Which transcripts, and which days (as `stats` takes them). */
@@ -76,18 +77,43 @@ const PAGE = 4096
 export async function* requests(target: string | RequestsOptions = {}): AsyncGenerator<ApiRequest> {
   const opts: RequestsOptions = typeof target === 'string' ? { paths: [target] } : target
   const window = dayWindow(opts)
-  const { roots, scan, files } = await scanEstateFiles(opts, 'usage', window.minMtimeMs, false)
-  unusableFiles(roots, files) // throws for a named file that is not a transcript; others hold no request
+  const scanned = await scanEstateFiles(opts, 'usage', window.minMtimeMs, false)
+  unusableFiles(scanned.roots, scanned.files) // throws for a named file that is not a transcript; others hold no request
+  const pages = scannedRequests(scanned, window.includes)
+  scanned.scan.release()
+  for (const page of pages) yield* page
+}
+
+/**
+ * The counted requests of an estate scanned in usage mode, priced, in pages of objects made
+ * one page at a time (`includes` selects by the counted entry's time). The scan's requests are
+ * read at once (or given, as `scan.requestsAndToolCalls(promptThresholds())` read them), so the
+ * scan may be released before the first page is taken.
+ */
+export function scannedRequests(
+  { scan, files }: Pick<ScannedEstate, 'scan' | 'files'>,
+  includes: (timeMs: number) => boolean = () => true,
+  columns?: RequestColumns,
+): Generator<ApiRequest[]> {
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
-  const r = scan.requests(thresholds)
-  scan.release()
+  const r = columns ?? scan.requests(thresholds)
+  return pagesOf(r, files, sessions, thresholds, includes)
+}
+
+function* pagesOf(
+  r: RequestColumns,
+  files: EstateFileInfo[],
+  sessions: SessionInfo[],
+  thresholds: number[],
+  includes: (timeMs: number) => boolean,
+): Generator<ApiRequest[]> {
   const resolve = priceResolver()
   const n = r.file.length
   for (let start = 0; start < n; start += PAGE) {
     const page: ApiRequest[] = []
     for (let i = start; i < Math.min(n, start + PAGE); i++) {
-      if (!window.includes(r.timeMs[i])) continue
+      if (!includes(r.timeMs[i])) continue
       const file = files[r.file[i]]
       const session = sessions[r.session[i]]
       const usage: RequestUsageTokens = {
@@ -132,6 +158,6 @@ export async function* requests(target: string | RequestsOptions = {}): AsyncGen
       if (priced.pricedAs !== undefined) q.pricedAs = priced.pricedAs
       page.push(q)
     }
-    yield* page
+    yield page
   }
 }

@@ -7,7 +7,7 @@ use claude_jsonl_core::archive::estate_scan::{scan_estate_and_archives, ArchiveR
 use claude_jsonl_core::estate::{self, DiscoverError, EstateFile};
 use claude_jsonl_core::failure::{Code, Failure};
 use claude_jsonl_core::read::usage;
-use claude_jsonl_core::scan::Scan;
+use claude_jsonl_core::scan::{Mode, Scan};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
@@ -280,58 +280,153 @@ impl EstateScan {
     /// `prompt_thresholds` as for `usage`.
     #[napi]
     pub fn requests(&self, prompt_thresholds: Vec<f64>) -> RequestColumns {
-        let e = &self.estate;
-        let empty = Scan::default();
-        let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
-        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
+        let (scans, thresholds) = (self.scans(), thresholds_of(&prompt_thresholds));
         let (reqs, _) = usage::counted_requests(&scans, &thresholds);
-        let rec = |c: &usage::CountedRequest| {
-            let s = scans[c.file as usize];
-            (s, &s.records[c.record as usize])
-        };
-        let text = |c: &usage::CountedRequest,
-                    f: &dyn Fn(
-            &claude_jsonl_core::scan::record::Record,
-        ) -> Option<claude_jsonl_core::scan::record::Str>| {
+        request_columns(&self.estate, &scans, &reqs)
+    }
+
+    /// The counted requests (as `requests`) and the counted tool calls (the calls `usage` counts
+    /// per tool, each with its tool, target and error), from one grouping of the entries.
+    #[napi]
+    pub fn requests_and_tool_calls(&self, prompt_thresholds: Vec<f64>) -> RequestsAndToolCalls {
+        let (scans, thresholds) = (self.scans(), thresholds_of(&prompt_thresholds));
+        let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
+        RequestsAndToolCalls {
+            requests: request_columns(&self.estate, &scans, &reqs),
+            tool_calls: tool_call_columns(&self.estate, &scans, &calls),
+        }
+    }
+}
+
+fn thresholds_of(prompt_thresholds: &[f64]) -> Vec<u64> {
+    prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect()
+}
+
+impl EstateScan {
+    /// Each file's scan (an empty one for a file that could not be read), in file order.
+    fn scans(&self) -> Vec<&Scan> {
+        static EMPTY: std::sync::OnceLock<Scan> = std::sync::OnceLock::new();
+        let empty = EMPTY.get_or_init(Scan::default);
+        self.estate.scans.iter().map(|s| s.as_ref().unwrap_or(empty)).collect()
+    }
+}
+
+fn request_columns(e: &estate::EstateScan, scans: &[&Scan], reqs: &[usage::CountedRequest]) -> RequestColumns {
+    let rec = |c: &usage::CountedRequest| {
+        let s = scans[c.file as usize];
+        (s, &s.records[c.record as usize])
+    };
+    let text =
+        |c: &usage::CountedRequest,
+         f: &dyn Fn(&claude_jsonl_core::scan::record::Record) -> Option<claude_jsonl_core::scan::record::Str>| {
             let (s, r) = rec(c);
             s.tables.strings.opt(f(r)).map(str::to_string)
         };
-        let u = |c: &usage::CountedRequest| rec(c).1.usage.unwrap_or_default();
-        let tokens = |f: &dyn Fn(&claude_jsonl_core::scan::Usage) -> u64| {
-            Float64Array::new(reqs.iter().map(|c| f(&u(c)) as f64).collect())
-        };
-        RequestColumns {
-            file: Uint32Array::new(reqs.iter().map(|c| c.file).collect()),
-            line: Uint32Array::new(reqs.iter().map(|c| rec(c).1.line).collect()),
-            session: Uint32Array::new(reqs.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
-            time_ms: Float64Array::new(
-                reqs.iter().map(|c| rec(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect(),
-            ),
-            timestamp: reqs.iter().map(|c| text(c, &|r| r.timestamp)).collect(),
-            model: reqs.iter().map(|c| text(c, &|r| r.model).unwrap_or_default()).collect(),
-            request_id: reqs.iter().map(|c| text(c, &|r| r.request_id)).collect(),
-            message_id: reqs.iter().map(|c| text(c, &|r| r.message_id)).collect(),
-            speed: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.speed))).collect(),
-            service_tier: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.service_tier))).collect(),
-            lane: Uint8Array::new(reqs.iter().map(|c| c.lane as u8).collect()),
-            prompt_band: Uint8Array::new(reqs.iter().map(|c| c.prompt_band).collect()),
-            input_tokens: tokens(&|u| u.input),
-            output_tokens: tokens(&|u| u.output),
-            cache_creation_input_tokens: tokens(&|u| u.cache_creation),
-            cache_write_5m_tokens: tokens(&|u| usage::cache_writes(u).0),
-            cache_write_1h_tokens: tokens(&|u| usage::cache_writes(u).1),
-            has_cache_split: Uint8Array::new(
-                reqs.iter().map(|c| (u(c).cache_5m.is_some() || u(c).cache_1h.is_some()) as u8).collect(),
-            ),
-            cache_read_input_tokens: tokens(&|u| u.cache_read),
-        }
+    let u = |c: &usage::CountedRequest| rec(c).1.usage.unwrap_or_default();
+    let tokens = |f: &dyn Fn(&claude_jsonl_core::scan::Usage) -> u64| {
+        Float64Array::new(reqs.iter().map(|c| f(&u(c)) as f64).collect())
+    };
+    RequestColumns {
+        file: Uint32Array::new(reqs.iter().map(|c| c.file).collect()),
+        line: Uint32Array::new(reqs.iter().map(|c| rec(c).1.line).collect()),
+        session: Uint32Array::new(reqs.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
+        time_ms: Float64Array::new(reqs.iter().map(|c| rec(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect()),
+        timestamp: reqs.iter().map(|c| text(c, &|r| r.timestamp)).collect(),
+        model: reqs.iter().map(|c| text(c, &|r| r.model).unwrap_or_default()).collect(),
+        request_id: reqs.iter().map(|c| text(c, &|r| r.request_id)).collect(),
+        message_id: reqs.iter().map(|c| text(c, &|r| r.message_id)).collect(),
+        speed: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.speed))).collect(),
+        service_tier: reqs.iter().map(|c| text(c, &|r| r.usage.and_then(|u| u.service_tier))).collect(),
+        lane: Uint8Array::new(reqs.iter().map(|c| c.lane as u8).collect()),
+        prompt_band: Uint8Array::new(reqs.iter().map(|c| c.prompt_band).collect()),
+        input_tokens: tokens(&|u| u.input),
+        output_tokens: tokens(&|u| u.output),
+        cache_creation_input_tokens: tokens(&|u| u.cache_creation),
+        cache_write_5m_tokens: tokens(&|u| usage::cache_writes(u).0),
+        cache_write_1h_tokens: tokens(&|u| usage::cache_writes(u).1),
+        has_cache_split: Uint8Array::new(
+            reqs.iter().map(|c| (u(c).cache_5m.is_some() || u(c).cache_1h.is_some()) as u8).collect(),
+        ),
+        cache_read_input_tokens: tokens(&|u| u.cache_read),
     }
+}
+
+fn tool_call_columns(e: &estate::EstateScan, scans: &[&Scan], calls: &[usage::CountedToolCall]) -> ToolCallColumns {
+    let at = |c: &usage::CountedToolCall| {
+        let s = scans[c.file as usize];
+        let r = &s.records[c.record as usize];
+        (s, r, s.tables.tool_uses(r)[c.call as usize])
+    };
+    ToolCallColumns {
+        file: Uint32Array::new(calls.iter().map(|c| c.file).collect()),
+        session: Uint32Array::new(calls.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
+        time_ms: Float64Array::new(calls.iter().map(|c| at(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect()),
+        tool_use_id: calls
+            .iter()
+            .map(|c| {
+                let (s, _, u) = at(c);
+                s.str(u.id).to_string()
+            })
+            .collect(),
+        tool: calls
+            .iter()
+            .map(|c| {
+                let (s, _, u) = at(c);
+                s.str(u.name).to_string()
+            })
+            .collect(),
+        model: calls
+            .iter()
+            .map(|c| {
+                let (s, r, _) = at(c);
+                s.tables.strings.opt(r.model).unwrap_or("").to_string()
+            })
+            .collect(),
+        target: calls
+            .iter()
+            .map(|c| {
+                let (s, _, u) = at(c);
+                s.tables.strings.opt(u.target).map(str::to_string)
+            })
+            .collect(),
+        is_error: Uint8Array::new(calls.iter().map(|c| c.is_error as u8).collect()),
+    }
+}
+
+/// The counted requests and tool calls of an estate, from one grouping.
+#[napi(object)]
+pub struct RequestsAndToolCalls {
+    pub requests: RequestColumns,
+    pub tool_calls: ToolCallColumns,
+}
+
+/// The estate's counted tool calls (the calls `usage` counts per tool), one column per field,
+/// in file order, then in the order written.
+#[napi(object)]
+pub struct ToolCallColumns {
+    /// Index of the file in `files()` holding the call, and that file's session index.
+    pub file: Uint32Array,
+    pub session: Uint32Array,
+    /// The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable.
+    pub time_ms: Float64Array,
+    /// The `tool_use` id ("" when the call had none).
+    pub tool_use_id: Vec<String>,
+    pub tool: Vec<String>,
+    /// The model of the entry holding the call.
+    pub model: Vec<String>,
+    /// What the call was aimed at, as `toolTargets` names it.
+    pub target: Vec<Option<String>>,
+    /// 1 when a tool result for the call was written as an error (seen only in a full scan, or
+    /// a usage scan with `toolErrors`), else 0.
+    pub is_error: Uint8Array,
 }
 
 #[napi(object)]
 pub struct ScanEstateOptions {
     /// Skip (but still list) files last modified before this time, ms since the epoch.
     pub min_mtime_ms: Option<f64>,
+    /// With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`.
+    pub tool_errors: Option<bool>,
     /// Archive roots read too, from their streams in memory (nothing is written): each with the
     /// archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).
     pub archives: Option<Vec<ArchiveSource>>,
@@ -352,7 +447,11 @@ pub fn scan_estate(
     progress: Option<&ScanProgress>,
     options: Option<ScanEstateOptions>,
 ) -> Result<AsyncTask<Job<EstateScan>>> {
-    let mode = mode_of(mode)?;
+    let mut mode = mode_of(mode)?;
+    let tool_errors = options.as_ref().and_then(|o| o.tool_errors).unwrap_or(false);
+    if mode == Mode::Usage && tool_errors {
+        mode = Mode::UsageAndToolErrors;
+    }
     let (min_mtime_ms, archives) = options.map_or((None, None), |o| (o.min_mtime_ms, o.archives));
     let archives: Vec<ArchiveRoot> = archives
         .unwrap_or_default()

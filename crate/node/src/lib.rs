@@ -8,6 +8,7 @@ mod archive;
 mod client;
 mod compress;
 mod conversation;
+mod dataset;
 mod estate;
 mod find_exact;
 mod graph;

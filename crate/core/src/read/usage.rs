@@ -264,6 +264,32 @@ fn group(scans: &[&Scan], report: &mut UsageReport) -> Grouping {
     Grouping { files, groups, group_of, dropped }
 }
 
+impl Grouping {
+    /// Every counted tool call, once: the distinct `tool_use` ids (a call without an id counts
+    /// each time) of the entries of counted requests. `f` gets the file index, the entry's row,
+    /// its group's counted entry (file index and row), the call's index among the entry's
+    /// `tool_uses`, and the call's (id, name, target) hashes.
+    fn each_counted_call(&self, mut f: impl FnMut(usize, &Row, (usize, &Row), usize, (u128, u64, u64))) {
+        let mut seen_tool_ids: HashSet<u128> = HashSet::default();
+        for (fi, file) in self.files.iter().enumerate() {
+            for (row, &gi) in file.rows.iter().zip(&self.group_of[fi]) {
+                if self.dropped[gi as usize] || row.tools.1 == 0 {
+                    continue;
+                }
+                let g = &self.groups[gi as usize];
+                let winner = &self.files[g.file as usize].rows[g.row as usize];
+                let (start, len) = row.tools;
+                for (k, &(id, name, target)) in file.tools[start as usize..(start + len) as usize].iter().enumerate() {
+                    if id != 0 && !seen_tool_ids.insert(id) {
+                        continue;
+                    }
+                    f(fi, row, (g.file as usize, winner), k, (id, name, target));
+                }
+            }
+        }
+    }
+}
+
 /// How many of `thresholds` a request's prompt (input + cache writes + cache reads) exceeds.
 fn prompt_band(u: &Usage, thresholds: &[u64]) -> u8 {
     let prompt = u.input + u.cache_creation + u.cache_read;
@@ -296,6 +322,20 @@ pub struct CountedRequest {
 pub fn counted_requests(scans: &[&Scan], prompt_thresholds: &[u64]) -> (Vec<CountedRequest>, UsageReport) {
     let mut report = UsageReport::default();
     let g = group(scans, &mut report);
+    (requests_of(&g, scans, prompt_thresholds), report)
+}
+
+/// [`counted_requests`] and [`counted_tool_calls`] from one grouping of the entries.
+pub fn counted_requests_and_tool_calls(
+    scans: &[&Scan],
+    prompt_thresholds: &[u64],
+) -> (Vec<CountedRequest>, Vec<CountedToolCall>) {
+    let mut report = UsageReport::default();
+    let g = group(scans, &mut report);
+    (requests_of(&g, scans, prompt_thresholds), calls_of(&g, scans))
+}
+
+fn requests_of(g: &Grouping, scans: &[&Scan], prompt_thresholds: &[u64]) -> Vec<CountedRequest> {
     let mut out: Vec<CountedRequest> = g
         .groups
         .iter()
@@ -313,7 +353,54 @@ pub fn counted_requests(scans: &[&Scan], prompt_thresholds: &[u64]) -> (Vec<Coun
         .collect();
     let time = |c: &CountedRequest| scans[c.file as usize].records[c.record as usize].timestamp_ms.unwrap_or(i64::MAX);
     out.sort_by_key(|c| (time(c), c.file, c.record));
-    (out, report)
+    out
+}
+
+/// One counted tool call (as [`aggregate`] counts them): where its `tool_use` block is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountedToolCall {
+    /// Index of its file in the `scans` given, and of the entry holding the call in that scan.
+    pub file: u32,
+    pub record: u32,
+    /// Index of the call among the entry's `tool_uses`.
+    pub call: u32,
+    /// A `tool_result` for the call's id was written with `is_error: true`, in any of the scans
+    /// (results are only seen where the scan kept them: every record in a full scan, records
+    /// holding an error in [`crate::scan::Mode::UsageAndToolErrors`]).
+    pub is_error: bool,
+}
+
+/// Every counted tool call of the estate (the ones [`aggregate`] counts per tool and target),
+/// in file order, then in the order written.
+pub fn counted_tool_calls(scans: &[&Scan]) -> Vec<CountedToolCall> {
+    let mut report = UsageReport::default();
+    let g = group(scans, &mut report);
+    calls_of(&g, scans)
+}
+
+fn calls_of(g: &Grouping, scans: &[&Scan]) -> Vec<CountedToolCall> {
+    let failed: HashSet<u128> = scans
+        .par_iter()
+        .flat_map_iter(|s| {
+            s.tables
+                .tool_results
+                .iter()
+                .zip(&s.tables.tool_result_errors)
+                .filter(|(_, &e)| e)
+                .map(|(&id, _)| h128(s.str(id)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out = Vec::new();
+    g.each_counted_call(|fi, row, _, k, (id, _, _)| {
+        out.push(CountedToolCall {
+            file: fi as u32,
+            record: row.rec,
+            call: k as u32,
+            is_error: id != 0 && failed.contains(&id),
+        });
+    });
+    out
 }
 
 /// Per record of one file: the record whose usage counts for the request it belongs to (by the
@@ -400,37 +487,24 @@ pub fn aggregate(
         t.entries += entries;
     }
 
-    let mut seen_tool_ids: HashSet<u128> = HashSet::default();
+    let grouping = Grouping { files, groups, group_of, dropped };
     let mut tool_names = Names::new();
     let mut tool_counts: HashMap<(u32, u32), u64> = HashMap::default();
     let mut targets = Names::new();
     let mut target_counts: HashMap<(u32, u32, u32), u64> = HashMap::default();
-    for (fi, f) in files.iter().enumerate() {
-        for (row, &gi) in f.rows.iter().zip(&group_of[fi]) {
-            if dropped[gi as usize] || row.tools.1 == 0 {
-                continue;
-            }
-            let g = &groups[gi as usize];
-            let winner = &files[g.file as usize].rows[g.row as usize];
-            let (start, len) = row.tools;
-            for (k, &(id, name, target)) in f.tools[start as usize..(start + len) as usize].iter().enumerate() {
-                if id != 0 && !seen_tool_ids.insert(id) {
-                    continue;
-                }
-                let b = bucket_of(&mut report, &mut models, &mut speeds, fi, row, (g.file as usize, winner)) as u32;
-                let scan = scans[fi];
-                let tool_use = || scan.tables.tool_uses(&scan.records[row.rec as usize])[k];
-                let name = tool_names.get(name, || scan.str(tool_use().name).to_string());
-                *tool_counts.entry((b, name)).or_insert(0) += 1;
-                let target = if target == 0 {
-                    NO_TARGET
-                } else {
-                    targets.get(target, || scan.tables.strings.opt(tool_use().target).unwrap_or("").to_string())
-                };
-                *target_counts.entry((b, name, target)).or_insert(0) += 1;
-            }
-        }
-    }
+    grouping.each_counted_call(|fi, row, winner, k, (_, name, target)| {
+        let b = bucket_of(&mut report, &mut models, &mut speeds, fi, row, winner) as u32;
+        let scan = scans[fi];
+        let tool_use = || scan.tables.tool_uses(&scan.records[row.rec as usize])[k];
+        let name = tool_names.get(name, || scan.str(tool_use().name).to_string());
+        *tool_counts.entry((b, name)).or_insert(0) += 1;
+        let target = if target == 0 {
+            NO_TARGET
+        } else {
+            targets.get(target, || scan.tables.strings.opt(tool_use().target).unwrap_or("").to_string())
+        };
+        *target_counts.entry((b, name, target)).or_insert(0) += 1;
+    });
     report.models = models.names;
     report.speeds = speeds.names;
     report.tool_names = tool_names.names;

@@ -27,6 +27,10 @@ pub enum Mode {
     /// unescaped key cannot occur inside a JSON string), and only `assistant` records are kept.
     /// Line counts stay exact; blank and CRLF counts are not taken.
     Usage,
+    /// As `Usage`, and also the lines holding a tool result written as an error (a memchr
+    /// `"is_error":true` prefilter, the form Claude Code writes), kept as records when they hold
+    /// tool results: what the tool calls of an export need to tell a failed call.
+    UsageAndToolErrors,
 }
 
 /// How the first non-blank line of a file read. A file whose first line is not a JSON object
@@ -133,6 +137,7 @@ impl Scan {
         whole.tables.content_kinds.reserve_exact(parts.iter().map(|p| p.tables.content_kinds.len()).sum());
         whole.tables.tool_uses.reserve_exact(parts.iter().map(|p| p.tables.tool_uses.len()).sum());
         whole.tables.tool_results.reserve_exact(parts.iter().map(|p| p.tables.tool_results.len()).sum());
+        whole.tables.tool_result_errors.reserve_exact(parts.iter().map(|p| p.tables.tool_results.len()).sum());
         for p in parts {
             whole.append(p);
         }
@@ -199,6 +204,7 @@ impl Scan {
         self.tables.content_kinds.append(&mut next.tables.content_kinds);
         self.tables.tool_uses.append(&mut next.tables.tool_uses);
         self.tables.tool_results.append(&mut next.tables.tool_results);
+        self.tables.tool_result_errors.append(&mut next.tables.tool_result_errors);
         self.records.append(&mut next.records);
         let room = BAD_LINE_SAMPLES.saturating_sub(self.bad_lines.len());
         self.bad_lines.extend(next.bad_lines.into_iter().take(room));
@@ -355,7 +361,7 @@ pub fn scan_chunk(parser: &mut Parser, buf: &[u8], base: u64, file_start: bool, 
                 st.line(&buf[pos..], pos, line_no + 1, !file_end);
             }
         }
-        Mode::Usage => usage_lines(&mut st, buf, pos, file_end),
+        Mode::Usage | Mode::UsageAndToolErrors => usage_lines(&mut st, buf, pos, file_end),
     }
     let mut scan = st.scan;
     // Unit results wait in memory until their file is merged: keep them tight.
@@ -403,6 +409,10 @@ impl ChunkState<'_> {
                 let keep = match self.mode {
                     Mode::Full => true,
                     Mode::Usage => rec.kind.is_some_and(|k| self.scan.tables.strings.get(k) == "assistant"),
+                    Mode::UsageAndToolErrors => {
+                        rec.tool_results.len > 0
+                            || rec.kind.is_some_and(|k| self.scan.tables.strings.get(k) == "assistant")
+                    }
                 };
                 if keep {
                     self.scan.records.push(rec);
@@ -444,6 +454,11 @@ impl ChunkState<'_> {
 /// anything else) and the lines that contain `"usage"`.
 fn usage_lines(st: &mut ChunkState, buf: &[u8], start: usize, file_end: bool) {
     let finder = memchr::memmem::Finder::new(b"\"usage\"");
+    let errors = (st.mode == Mode::UsageAndToolErrors).then(|| memchr::memmem::Finder::new(b"\"is_error\":true"));
+    // The next hit of each finder at or after `pos` (None: no more), found again only once
+    // `pos` has passed it.
+    let mut next_usage: Option<Option<usize>> = None;
+    let mut next_error: Option<Option<usize>> = None;
     let mut counted_to = start;
     let mut line_no = 0u32;
     let mut pos = start;
@@ -471,10 +486,17 @@ fn usage_lines(st: &mut ChunkState, buf: &[u8], start: usize, file_end: bool) {
         }
     }
     while pos < buf.len() {
-        let Some(hit) = finder.find(&buf[pos..]) else {
+        let next = |cached: &mut Option<Option<usize>>, f: &memchr::memmem::Finder| {
+            if cached.is_none_or(|c| c.is_some_and(|at| at < pos)) {
+                *cached = Some(f.find(&buf[pos..]).map(|h| pos + h));
+            }
+            cached.flatten()
+        };
+        let usage_at = next(&mut next_usage, &finder);
+        let error_at = errors.as_ref().and_then(|f| next(&mut next_error, f));
+        let Some(at) = [usage_at, error_at].into_iter().flatten().min() else {
             break;
         };
-        let at = pos + hit;
         let line_start = memchr::memrchr(b'\n', &buf[pos..at]).map_or(pos, |p| pos + p + 1);
         pos = handle(st, line_start, &mut counted_to, &mut line_no);
     }

@@ -167,6 +167,8 @@ pub struct Tables {
     pub content_kinds: Vec<Str>,
     pub tool_uses: Vec<ToolUse>,
     pub tool_results: Vec<Str>,
+    /// Parallel to `tool_results`: the result was written with `is_error: true`.
+    pub tool_result_errors: Vec<bool>,
 }
 
 impl Tables {
@@ -177,6 +179,7 @@ impl Tables {
         self.content_kinds.shrink_to_fit();
         self.tool_uses.shrink_to_fit();
         self.tool_results.shrink_to_fit();
+        self.tool_result_errors.shrink_to_fit();
     }
 
     pub fn kinds(&self, r: &Record) -> &[Str] {
@@ -187,6 +190,10 @@ impl Tables {
     }
     pub fn tool_results(&self, r: &Record) -> &[Str] {
         &self.tool_results[r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
+    }
+    /// Whether each of `tool_results(r)` was written with `is_error: true`.
+    pub fn tool_result_errors(&self, r: &Record) -> &[bool] {
+        &self.tool_result_errors[r.tool_results.start as usize..(r.tool_results.start + r.tool_results.len) as usize]
     }
 }
 
@@ -328,6 +335,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
         if matches!(node, Node::Object { .. }) {
             let (mut kind, mut id, mut name, mut tool_use_id, mut text, mut input) =
                 (None, None, None, None, None, None);
+            let mut is_error = false;
             for (k, v) in entries(tape, i) {
                 match k {
                     "type" => kind = as_str(tape, v),
@@ -336,6 +344,9 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                     "tool_use_id" => tool_use_id = as_str(tape, v),
                     "text" => text = as_str(tape, v),
                     "input" => input = Some(v),
+                    "is_error" => {
+                        is_error = matches!(tape.get(v), Some(Node::Static(simd_json::StaticNode::Bool(true))))
+                    }
                     _ => {}
                 }
             }
@@ -360,6 +371,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                     "tool_result" if !lean => {
                         if let Some(tid) = tool_use_id {
                             t.tool_results.push(t.strings.push(tid));
+                            t.tool_result_errors.push(is_error);
                         }
                     }
                     _ => {}

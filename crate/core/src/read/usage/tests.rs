@@ -244,6 +244,49 @@ fn cache_writes_without_a_split_are_five_minute_ones() {
 }
 
 #[test]
+fn counted_tool_calls_are_the_calls_aggregate_counts_with_their_errors() {
+    let call = |id: &str, path: &str| {
+        format!(r#"[{{"type":"tool_use","id":"{id}","name":"Read","input":{{"file_path":"{path}"}}}}]"#)
+    };
+    let result = |id: &str, error: bool| {
+        format!(
+            r#"{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"{id}","type":"tool_result","content":"x","is_error":{error}}}]}}}}"#
+        )
+    };
+    let u = r#"{"input_tokens":1,"output_tokens":1}"#;
+    let f = [
+        usage_line("r1", "m1", u, &call("t1", "/a.rs")),
+        // streamed again: one call
+        usage_line("r1", "m1", u, &call("t1", "/a.rs")),
+        result("t1", true),
+        usage_line("r2", "m2", u, &call("t2", "/b.rs")),
+        result("t2", false),
+        usage_line("r3", "m3", u, &call("t3", "/c.rs")),
+    ]
+    .join("\n");
+    for (mode, errors) in [(Mode::UsageAndToolErrors, vec![true, false, false]), (Mode::Full, vec![true, false, false])]
+    {
+        let scan = scan_bytes(f.as_bytes(), mode);
+        let calls = counted_tool_calls(&[&scan]);
+        let names: Vec<&str> = calls
+            .iter()
+            .map(|c| scan.str(scan.tables.tool_uses(&scan.records[c.record as usize])[c.call as usize].id))
+            .collect();
+        assert_eq!(names, ["t1", "t2", "t3"], "{mode:?}");
+        assert_eq!(calls.iter().map(|c| c.is_error).collect::<Vec<_>>(), errors, "{mode:?}");
+        let r = aggregate(&[&scan], &[0], &[false], &[]);
+        assert_eq!(r.tools.iter().map(|t| t.2).sum::<u64>(), calls.len() as u64);
+    }
+    // A usage scan keeps no tool results: no call is known to have failed.
+    let scan = scan_bytes(f.as_bytes(), Mode::Usage);
+    assert!(counted_tool_calls(&[&scan]).iter().all(|c| !c.is_error));
+    // The error prefilter keeps the erroring result's record only; the usage scan's requests are
+    // the same.
+    let lean = scan_bytes(f.as_bytes(), Mode::UsageAndToolErrors);
+    assert_eq!(lean.records.len(), scan.records.len() + 1);
+}
+
+#[test]
 fn counted_entries_name_each_requests_largest_output_and_skip_what_is_not_counted() {
     let file = [
         entry(Some("req_a"), "ma", false, 5, 0, None, "claude-sonnet-4-5"),

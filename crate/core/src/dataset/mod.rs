@@ -1,0 +1,315 @@
+//! The team dataset: the tables `export` writes, their schema (one owner: this module, versioned),
+//! and Parquet encoding of one partition's rows (zstd) into bytes the caller publishes: to a
+//! file through the durable write, or to object storage. Engines read the files as they are
+//! (DuckDB here, Spark, Trino, ClickHouse); the day a row belongs to is the hive partition
+//! folder (`day=YYYY-MM-DD`), never a column of the file, since Spark refuses a partition column
+//! that the file repeats.
+
+pub mod messages;
+pub mod schema;
+
+use crate::failure::{Code, Failure};
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::record::Field;
+use schema::{ColumnType, Table};
+use std::sync::Arc;
+
+/// The values of one column as they cross from the caller: strings (null allowed), numbers
+/// (integers, doubles and timestamps in ms; NaN is null) or flags (0 false, 1 true, 2 null).
+pub enum Values {
+    Strings(Vec<Option<String>>),
+    /// Text values joined by NUL (a null as an empty value), with `nulls[i]` 1 where value i
+    /// is null: one string across the boundary instead of one per value. No value holds a NUL.
+    Joined {
+        text: String,
+        nulls: Vec<u8>,
+    },
+    Numbers(Vec<f64>),
+    Flags(Vec<u8>),
+}
+
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::Strings(v) => v.len(),
+            Values::Joined { nulls, .. } => nulls.len(),
+            Values::Numbers(v) => v.len(),
+            Values::Flags(v) => v.len(),
+        }
+    }
+}
+
+fn bad(message: impl Into<String>) -> Failure {
+    Failure::new(Code::InvalidArgument, message)
+}
+
+fn parquet_failure(e: parquet::errors::ParquetError) -> Failure {
+    Failure::new(Code::Internal, format!("parquet: {e}"))
+}
+
+/// Encodes the rows of `table` (every column of its schema, by name, all of one length) as one
+/// Parquet file, zstd-compressed, in memory.
+pub fn encode(table: Table, columns: Vec<(String, Values)>) -> Result<Vec<u8>, Failure> {
+    let specs = table.columns();
+    let mut by_name: Vec<Option<Values>> = (0..specs.len()).map(|_| None).collect();
+    for (name, values) in columns {
+        let i = specs
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| bad(format!("table {}: no column {name}", table.name())))?;
+        by_name[i] = Some(values);
+    }
+    let rows = by_name.iter().flatten().map(Values::len).next().unwrap_or(0);
+    let mut ordered = Vec::with_capacity(specs.len());
+    for (spec, v) in specs.iter().zip(by_name) {
+        let v = v.ok_or_else(|| bad(format!("table {}: column {} is missing", table.name(), spec.name)))?;
+        if v.len() != rows {
+            return Err(bad(format!("table {}: column {} has {} rows, not {rows}", table.name(), spec.name, v.len())));
+        }
+        ordered.push(v);
+    }
+    let schema = Arc::new(table.parquet_schema().map_err(parquet_failure)?);
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).map_err(parquet_failure)?))
+            .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION))
+            .build(),
+    );
+    let mut out = Vec::new();
+    let mut writer = SerializedFileWriter::new(&mut out, schema, props).map_err(parquet_failure)?;
+    let mut group = writer.next_row_group().map_err(parquet_failure)?;
+    let mut i = 0;
+    while let Some(mut col) = group.next_column().map_err(parquet_failure)? {
+        let spec = &specs[i];
+        write_column(&mut col, spec, &ordered[i], table)?;
+        col.close().map_err(parquet_failure)?;
+        i += 1;
+    }
+    group.close().map_err(parquet_failure)?;
+    writer.close().map_err(parquet_failure)?;
+    Ok(out)
+}
+
+fn write_column(
+    col: &mut parquet::file::writer::SerializedColumnWriter<'_>,
+    spec: &schema::Column,
+    values: &Values,
+    table: Table,
+) -> Result<(), Failure> {
+    let wrong = || bad(format!("table {}: column {} has values of another kind", table.name(), spec.name));
+    let null = |name: &str| bad(format!("table {}: column {name} has a null, which it does not allow", table.name()));
+    // Definition levels: 1 where a value is present, 0 for a null (only in nullable columns).
+    let mut levels: Vec<i16> = Vec::new();
+    let mut present = |is: bool| -> Result<(), Failure> {
+        if !is && !spec.nullable {
+            return Err(null(spec.name));
+        }
+        levels.push(is as i16);
+        Ok(())
+    };
+    match (spec.ty, values) {
+        (ColumnType::Utf8, Values::Strings(v)) => {
+            let mut data = Vec::with_capacity(v.len());
+            for s in v {
+                present(s.is_some())?;
+                if let Some(s) = s {
+                    data.push(ByteArray::from(s.as_bytes().to_vec()));
+                }
+            }
+            col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
+        (ColumnType::Utf8, Values::Joined { text, nulls }) => {
+            let whole = bytes::Bytes::from(text.clone().into_bytes());
+            let mut data = Vec::with_capacity(nulls.len());
+            let mut start = 0usize;
+            let mut parts = 0usize;
+            // No row: no value at all (not one empty value).
+            let ends = memchr::memchr_iter(0, &whole).chain(std::iter::once(whole.len())).take(if nulls.is_empty() {
+                0
+            } else {
+                usize::MAX
+            });
+            for end in ends {
+                let Some(&null) = nulls.get(parts) else {
+                    return Err(bad(format!("table {}: column {} has more values than rows", table.name(), spec.name)));
+                };
+                present(null == 0)?;
+                if null == 0 {
+                    data.push(ByteArray::from(whole.slice(start..end)));
+                }
+                start = end + 1;
+                parts += 1;
+            }
+            if parts != nulls.len() {
+                return Err(bad(format!("table {}: column {} has fewer values than rows", table.name(), spec.name)));
+            }
+            col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
+        (ColumnType::Int64 | ColumnType::TimestampMillis, Values::Numbers(v)) => {
+            let mut data = Vec::with_capacity(v.len());
+            for &x in v {
+                present(!x.is_nan())?;
+                if !x.is_nan() {
+                    if x.fract() != 0.0 || x.abs() > 9.007_199_254_740_992e15 {
+                        return Err(bad(format!(
+                            "table {}: column {} holds {x}, not a whole number",
+                            table.name(),
+                            spec.name
+                        )));
+                    }
+                    data.push(x as i64);
+                }
+            }
+            col.typed::<Int64Type>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
+        (ColumnType::Float64, Values::Numbers(v)) => {
+            let mut data = Vec::with_capacity(v.len());
+            for &x in v {
+                present(!x.is_nan())?;
+                if !x.is_nan() {
+                    data.push(x);
+                }
+            }
+            col.typed::<DoubleType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
+        (ColumnType::Bool, Values::Flags(v)) => {
+            let mut data = Vec::with_capacity(v.len());
+            for &x in v {
+                present(x != 2)?;
+                if x != 2 {
+                    data.push(x == 1);
+                }
+            }
+            col.typed::<BoolType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
+        _ => return Err(wrong()),
+    }
+    .map_err(parquet_failure)?;
+    Ok(())
+}
+
+fn unreadable(e: parquet::errors::ParquetError) -> Failure {
+    Failure::new(Code::Io, format!("not a readable Parquet file: {e}"))
+}
+
+/// Every column of `table` read back from a file of it held in `bytes`: how an export merges
+/// the rows it wrote before with the rows it has now, so that rows whose transcripts were
+/// cleaned up since stay in the dataset.
+pub fn decode(table: Table, bytes: Vec<u8>) -> Result<Vec<(String, Values)>, Failure> {
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(unreadable)?;
+    let specs = table.columns();
+    let names: Vec<String> =
+        reader.metadata().file_metadata().schema().get_fields().iter().map(|f| f.name().to_string()).collect();
+    let at: Vec<Option<usize>> = specs.iter().map(|c| names.iter().position(|n| n == c.name)).collect();
+    for (spec, i) in specs.iter().zip(&at) {
+        if i.is_none() && !spec.nullable {
+            return Err(Failure::new(
+                Code::Io,
+                format!("the Parquet file has no column {} of table {}", spec.name, table.name()),
+            ));
+        }
+    }
+    let mut out: Vec<Values> = specs
+        .iter()
+        .map(|c| match c.ty {
+            ColumnType::Utf8 => Values::Strings(Vec::new()),
+            ColumnType::Bool => Values::Flags(Vec::new()),
+            _ => Values::Numbers(Vec::new()),
+        })
+        .collect();
+    for row in reader.get_row_iter(None).map_err(unreadable)? {
+        let row = row.map_err(unreadable)?;
+        let fields: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
+        for (k, values) in out.iter_mut().enumerate() {
+            let f = at[k].map(|i| fields[i]);
+            let wrong = || {
+                Failure::new(Code::Io, format!("column {} of table {} holds another type", specs[k].name, table.name()))
+            };
+            match values {
+                Values::Strings(v) => v.push(match f {
+                    Some(Field::Str(s)) => Some(s.clone()),
+                    Some(Field::Null) | None => None,
+                    _ => return Err(wrong()),
+                }),
+                Values::Joined { .. } => unreachable!("decode collects text as strings"),
+                Values::Flags(v) => v.push(match f {
+                    Some(Field::Bool(b)) => *b as u8,
+                    Some(Field::Null) | None => 2,
+                    _ => return Err(wrong()),
+                }),
+                Values::Numbers(v) => v.push(match f {
+                    Some(Field::Long(x)) => *x as f64,
+                    Some(Field::TimestampMillis(x)) => *x as f64,
+                    Some(Field::Double(x)) => *x,
+                    Some(Field::Null) | None => f64::NAN,
+                    _ => return Err(wrong()),
+                }),
+            }
+        }
+    }
+    Ok(specs.iter().map(|c| c.name.to_string()).zip(out.into_iter().map(joined)).collect())
+}
+
+/// Text values joined by NUL when none holds one (a cheaper crossing), else as they are.
+fn joined(v: Values) -> Values {
+    match v {
+        Values::Strings(s) if !s.iter().flatten().any(|x| x.contains('\0')) => {
+            let nulls = s.iter().map(|x| x.is_none() as u8).collect();
+            let text = s.iter().map(|x| x.as_deref().unwrap_or("")).collect::<Vec<_>>().join("\0");
+            Values::Joined { text, nulls }
+        }
+        other => other,
+    }
+}
+
+/// The values of one text column of a Parquet file held in `bytes` (nulls as None): how an
+/// export reads the request keys another machine already wrote into a partition.
+pub fn read_strings(bytes: Vec<u8>, column: &str) -> Result<Vec<Option<String>>, Failure> {
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(unreadable)?;
+    let root = reader.metadata().file_metadata().schema();
+    let Some(field) = root.get_fields().iter().find(|f| f.name() == column).cloned() else {
+        return Err(Failure::new(Code::Io, format!("the Parquet file has no column {column}")));
+    };
+    // A projection is a schema of the same root with only the wanted fields.
+    let projection = parquet::schema::types::Type::group_type_builder(root.name())
+        .with_fields(vec![field])
+        .build()
+        .map_err(parquet_failure)?;
+    let mut out = Vec::with_capacity(reader.metadata().file_metadata().num_rows().max(0) as usize);
+    for row in reader.get_row_iter(Some(projection)).map_err(unreadable)? {
+        let row = row.map_err(unreadable)?;
+        match row.get_column_iter().next().map(|(_, f)| f) {
+            Some(Field::Str(s)) => out.push(Some(s.clone())),
+            Some(Field::Null) | None => out.push(None),
+            Some(other) => return Err(Failure::new(Code::Io, format!("column {column} is not text ({other})"))),
+        }
+    }
+    Ok(out)
+}
+
+/// Bytes read from the head of a transcript to find the compact pair our compressor made: it
+/// writes the pair as the file's first records.
+const PAIR_HEAD_BYTES: u64 = 256 * 1024;
+
+/// Per path, in parallel: the transcript begins with a compact pair this tool's compressor made
+/// (the archive's rule, [`crate::archive::history::has_compressor_pair`], over the file's head);
+/// false when it cannot be read. The `compressed_by_us` column of `sessions`.
+pub fn compressed_by_us(paths: &[String]) -> Vec<bool> {
+    use rayon::prelude::*;
+    use std::io::Read;
+    paths
+        .par_iter()
+        .map(|p| {
+            let mut head = Vec::new();
+            let read = std::fs::File::open(p).and_then(|f| f.take(PAIR_HEAD_BYTES).read_to_end(&mut head));
+            read.is_ok() && crate::archive::history::has_compressor_pair(&head)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,556 @@
+// `export`: an estate (or an archive) as rows of the team dataset, written as Parquet partitions
+// (`TABLE/day=YYYY-MM-DD/part-MACHINE.parquet`) into a folder or object storage.
+//
+// The rows are what `stats` counts: every request of `requests()` (deduplicated and priced by the
+// same code), the sessions with their titles as `sessions` reads them. A re-run writes only the
+// partitions whose rows changed, and merges the rows it wrote before with today's, so rows whose
+// transcripts Claude Code's cleanup deleted since stay in the dataset. Several machines write into
+// one dataset, each its own part file of a day: a request (or tool call) another machine's part
+// already holds is left out of this machine's, so a session copied to two machines counts once.
+import { createHash } from 'node:crypto'
+import { hostname } from 'node:os'
+import native from '../native.js'
+import type { DatasetColumn, DatasetTableInfo } from '../native.js'
+import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
+import type { EstateOptions } from '../read/estate.js'
+import { resolveRoots, scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { isArchiveRoot } from '../archive/view.js'
+import { promptThresholds } from '../read/prices.js'
+import { scannedRequests } from '../read/requests.js'
+import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
+import { discoverFiles } from '../read/session-ref.js'
+import type { DatasetDestination } from './destination.js'
+import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
+
+/** A row: column name to value (null for a null). */
+export type Row = Record<string, string | number | boolean | null>
+
+export interface ExportOptions extends Pick<EstateOptions, 'projects' | 'paths' | 'env'> {
+  /** The machine's name in the dataset (default: the host name). */
+  machine?: string
+  /** Also write the `messages` table (what was said, as text). */
+  includeText?: boolean
+}
+
+/** What one table's export did. */
+export interface TableExport {
+  table: string
+  /** Rows this machine has for the table now (after leaving out other machines' duplicates). */
+  rows: number
+  /** Partitions (days) this machine has rows in. */
+  partitions: number
+  /** Partitions written by this run, and those left as they were. */
+  written: number
+  unchanged: number
+  /** Rows left out because another machine's part of the same day already holds them. */
+  duplicatesOfOtherMachines: number
+  /**
+   * Requests left out as a subagent's replay of a request the dataset already holds (the same
+   * `message.id`): `stats` leaves such a replay out while the original's transcript is there,
+   * and counts it once that transcript is gone; the dataset, which keeps the original, never.
+   */
+  replaysLeftOut: number
+}
+
+export interface ExportReport {
+  dataset: string
+  machine: string
+  schemaVersion: number
+  tables: TableExport[]
+  ms: number
+}
+
+const MACHINE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+
+/** The machine name to write under: `--machine`, else the host name made safe for a file name. */
+export function machineName(given?: string): string {
+  if (given !== undefined) {
+    if (!MACHINE_NAME.test(given))
+      throw usageError(`export: --machine takes letters, digits, '.', '_' and '-' (at most 64), not '${given}'`)
+    return given
+  }
+  const h = hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+  return (h || 'machine').slice(0, 64)
+}
+
+/** The UTC day of an instant (ms), `unknown` when there is none. */
+export function utcDay(ms: number): string {
+  if (!Number.isFinite(ms)) return 'unknown'
+  const n = Math.floor(ms / 86_400_000)
+  let day = DAYS.get(n)
+  if (day === undefined) DAYS.set(n, (day = new Date(n * 86_400_000).toISOString().slice(0, 10)))
+  return day
+}
+/** Day names by day number since the epoch: a few hundred, asked for once per row. */
+const DAYS = new Map<number, string>()
+
+/**
+ * The rows of the estate, by table, from one usage scan: the requests `stats` counts (priced by
+ * the same code), the tool calls it counts per tool with their targets and errors, the sessions
+ * with their titles as `sessions` reads them, and with `includeText` what was said.
+ */
+async function estateRows(machine: string, opts: ExportOptions): Promise<Map<string, Row[]>> {
+  let scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
+  // An archive root is exported from its read view (the decoded copy every reader that opens
+  // files uses): the sessions' titles and texts are read from the files themselves.
+  const named = opts.paths?.length ? opts.paths : opts.projects ? [opts.projects] : []
+  if (named.some((p) => isArchiveRoot(p))) scope = { paths: resolveRoots(scope).roots, env: opts.env }
+  // The sessions' head-and-tail facts (titles, cwd) are read on this thread while the native
+  // scan runs on its own; a file the scan then finds at another size is read again.
+  const scanning = scanEstateFiles(scope, 'usage', undefined, false, true)
+  scanning.catch(() => {}) // awaited just below
+  const early = new Map<string, { size: number; facts: TranscriptFacts }>()
+  try {
+    for (const f of discoverFiles(scope))
+      if (f.kind === 'session') early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size) })
+  } catch {
+    // a root or file the scan reports on in its own words, or one gone since the walk
+  }
+  const scanned = await scanning
+  unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
+  const { scan, files } = scanned
+  const sessions = scan.sessions()
+  const counted = scan.requestsAndToolCalls(promptThresholds())
+  const pages = scannedRequests(scanned, undefined, counted.requests)
+  const calls = counted.toolCalls
+  scan.release()
+
+  const fileIndex = new Map(files.map((f, i) => [f.path, i]))
+  const reqs: Row[] = []
+  const perSession = new Map<number, { requests: number; cost: number; first: number }>()
+  for (const page of pages)
+    for (const r of page) {
+      const fi = fileIndex.get(r.path)!
+      const file = files[fi]
+      reqs.push({
+        machine,
+        project: r.project,
+        session_id: r.sessionId,
+        agent_id: file.agentId ?? null,
+        request_key: r.requestId ?? r.messageId ?? `${r.path}:${r.line}`,
+        request_id: r.requestId ?? null,
+        message_id: r.messageId ?? null,
+        model: r.model,
+        speed: r.usage.speed ?? null,
+        service_tier: r.usage.serviceTier ?? null,
+        timestamp: Number.isFinite(r.timeMs) ? r.timeMs : null,
+        input_tokens: r.usage.inputTokens,
+        output_tokens: r.usage.outputTokens,
+        cache_creation_input_tokens: r.usage.cacheCreationInputTokens,
+        cache_read_input_tokens: r.usage.cacheReadInputTokens,
+        cache_write_5m_tokens: r.usage.cacheWrite5mTokens,
+        cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
+        cost_usd: r.costUsd ?? null,
+        priced: r.costUsd !== undefined,
+        price_estimated: r.priceEstimated,
+        priced_as: r.pricedAs ?? null,
+        fast: r.fast,
+        long_context: r.longContext,
+      })
+      const si = file.sessionIndex
+      let s = perSession.get(si)
+      if (!s) perSession.set(si, (s = { requests: 0, cost: 0, first: Infinity }))
+      s.requests++
+      s.cost += r.costUsd ?? 0
+      if (Number.isFinite(r.timeMs) && r.timeMs < s.first) s.first = r.timeMs
+    }
+
+  const toolCalls: Row[] = []
+  const seenIdless = new Map<string, number>()
+  const idless = (place: string) => {
+    const n = seenIdless.get(place) ?? 0
+    seenIdless.set(place, n + 1)
+    return `${place}:${n}`
+  }
+  for (let i = 0; i < calls.file.length; i++) {
+    const file = files[calls.file[i]]
+    const session = sessions[calls.session[i]]
+    toolCalls.push({
+      machine,
+      project: session.project,
+      session_id: session.sessionId,
+      agent_id: file.agentId ?? null,
+      // A call written without an id is still one call: its session, time, tool and rank among
+      // such calls name it, the same on every run (a transcript only grows).
+      tool_use_id: calls.toolUseId[i] || idless(`${session.sessionId}:${calls.timeMs[i]}:${calls.tool[i]}`),
+      timestamp: Number.isFinite(calls.timeMs[i]) ? calls.timeMs[i] : null,
+      model: calls.model[i],
+      tool: calls.tool[i],
+      target: calls.target[i] ?? null,
+      is_error: calls.isError[i] === 1,
+    })
+  }
+
+  const sessionRows: Row[] = []
+  const mainPaths: string[] = []
+  sessions.forEach((s, si) => {
+    if (s.mainFile === undefined || s.mainFile === null) return // subagent transcripts whose parent is gone
+    const main = files[s.mainFile]
+    let facts
+    try {
+      const known = early.get(main.path)
+      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size)
+    } catch {
+      return // vanished or unreadable since the scan
+    }
+    const agg = perSession.get(si)
+    const last = facts.lastTimestamp ? Date.parse(facts.lastTimestamp) : NaN
+    mainPaths.push(main.path)
+    sessionRows.push({
+      machine,
+      project: s.project,
+      session_id: s.sessionId,
+      cwd: facts.cwd,
+      title: facts.title,
+      first_activity: agg && Number.isFinite(agg.first) ? agg.first : null,
+      last_activity: Number.isFinite(last) ? last : main.mtimeMs,
+      requests: agg?.requests ?? 0,
+      cost_usd: agg?.cost ?? 0,
+      compressed_by_us: false, // filled in below, natively for all at once
+      bytes: s.files.reduce((n, fi) => n + files[fi].size, 0),
+    })
+  })
+  const ours = await native.datasetCompressedByUs(mainPaths)
+  sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
+  const out = new Map([
+    ['requests', reqs],
+    ['sessions', sessionRows],
+    ['tool_calls', toolCalls],
+  ])
+  if (opts.includeText) {
+    const messages: Row[] = []
+    for (const file of files) {
+      if (file.error || file.pruned) continue
+      const session = sessions[file.sessionIndex]
+      let said
+      try {
+        said = await native.datasetMessages(file.path)
+      } catch {
+        continue // vanished since the scan
+      }
+      for (const m of said)
+        messages.push({
+          machine,
+          project: session.project,
+          session_id: session.sessionId,
+          agent_id: file.agentId ?? null,
+          uuid: m.uuid,
+          timestamp: Number.isFinite(m.timeMs) ? m.timeMs : null,
+          role: m.role,
+          text: m.text,
+        })
+    }
+    out.set('messages', messages)
+  }
+  return out
+}
+
+/** The day a row of `table` belongs to. */
+function dayOf(table: string, row: Row): string {
+  if (table === 'sessions') return utcDay(Number(row.first_activity ?? row.last_activity))
+  return utcDay(row.timestamp === null ? NaN : Number(row.timestamp))
+}
+
+/** What identifies a row of `table` within one machine's part. */
+function rowKey(table: DatasetTableInfo, row: Row): string {
+  if (table.uniqueKey) return String(row[table.uniqueKey])
+  return `${row.project}\0${row.session_id}\0${row.uuid ?? ''}`
+}
+
+/** A subagent's request whose `message.id` is one of `messages`: a replay of that request. */
+function isReplayOf(row: Row, messages: Set<string>): boolean {
+  return (
+    row.agent_id !== undefined &&
+    row.agent_id !== null &&
+    typeof row.message_id === 'string' &&
+    messages.has(row.message_id)
+  )
+}
+
+/** Columns for the native encoder, in the table's order, from rows. */
+export function toColumns(table: DatasetTableInfo, rows: Row[]): DatasetColumn[] {
+  const n = rows.length
+  return table.columns.map((c) => {
+    const name = c.name
+    if (c.values === 'strings') {
+      // One NUL-joined string crosses instead of one string per value (unless a value holds NUL).
+      const values = new Array<string>(n)
+      const nulls = new Uint8Array(n)
+      let holdsNul = false
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name]
+        if (v === null || v === undefined) {
+          values[i] = ''
+          nulls[i] = 1
+        } else {
+          const text = typeof v === 'string' ? v : String(v)
+          if (!holdsNul && text.includes('\0')) holdsNul = true
+          values[i] = text
+        }
+      }
+      if (holdsNul) return { name, strings: values.map((v, i) => (nulls[i] ? null : v)) }
+      return { name, joined: values.join('\0'), nulls }
+    }
+    if (c.values === 'flags') {
+      const flags = new Uint8Array(n)
+      for (let i = 0; i < n; i++) {
+        const v = rows[i][name]
+        flags[i] = v === null || v === undefined ? 2 : v ? 1 : 0
+      }
+      return { name, flags }
+    }
+    const numbers = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      const v = rows[i][name]
+      numbers[i] = v === null || v === undefined ? NaN : Number(v)
+    }
+    return { name, numbers }
+  })
+}
+
+/** Rows from decoded columns. */
+export function fromColumns(columns: DatasetColumn[]): Row[] {
+  const n =
+    columns[0]?.strings?.length ??
+    columns[0]?.nulls?.length ??
+    columns[0]?.numbers?.length ??
+    columns[0]?.flags?.length ??
+    0
+  const rows: Row[] = Array.from({ length: n }, () => ({}))
+  for (const c of columns) {
+    const parts = c.joined !== undefined && n > 0 ? c.joined.split('\0') : undefined
+    for (let i = 0; i < n; i++) {
+      if (parts) rows[i][c.name] = c.nulls![i] ? null : parts[i]
+      else if (c.strings) rows[i][c.name] = c.strings[i] ?? null
+      else if (c.numbers) rows[i][c.name] = Number.isNaN(c.numbers[i]) ? null : c.numbers[i]
+      else if (c.flags) rows[i][c.name] = c.flags[i] === 2 ? null : c.flags[i] === 1
+    }
+  }
+  return rows
+}
+
+function sortRows(table: DatasetTableInfo, rows: Row[]): Row[] {
+  const ts = (r: Row) => Number(r.timestamp ?? r.first_activity ?? r.last_activity ?? 0)
+  return rows.sort((a, b) => ts(a) - ts(b) || (rowKey(table, a) < rowKey(table, b) ? -1 : 1))
+}
+
+const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex')
+
+/** The machine's record of what it wrote: per partition key, a hash of the estate's rows then. */
+interface MachineManifest {
+  schemaVersion: number
+  machine: string
+  exportedAt: string
+  partitions: Record<string, { rows: string; bytes: string; count: number }>
+}
+
+/** Writes the estate into the dataset at `dest` as machine `opts.machine`. */
+export async function exportDataset(dest: DatasetDestination, opts: ExportOptions = {}): Promise<ExportReport> {
+  const started = performance.now()
+  const machine = machineName(opts.machine)
+  // Another schema version is refused before the estate is read; a new dataset's info is
+  // written only once the estate has been read (a missing estate leaves no dataset behind).
+  const info = await readDatasetInfo(dest)
+  const tables = native.datasetTables().filter((t) => t.name !== 'messages' || opts.includeText)
+  const manifestKey = `${MACHINES_PREFIX}${machine}.json`
+  const previous = await dest.get(manifestKey)
+  let manifest: MachineManifest
+  try {
+    manifest = previous
+      ? (JSON.parse(previous.toString('utf8')) as MachineManifest)
+      : { schemaVersion: native.datasetSchemaVersion(), machine, exportedAt: '', partitions: {} }
+  } catch {
+    throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
+  }
+  const rowsByTable = await estateRows(machine, opts)
+  if (!info) await writeDatasetInfo(dest)
+  // A table's partitions are published side by side: each put is whole on its own (a temp file,
+  // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
+  // is most of an export's time. The manifest is written only once every put has ended.
+  const inFlight = new Set<Promise<void>>()
+  let failure: unknown
+  const publish = (put: () => Promise<void>) => {
+    const p: Promise<void> = put()
+      .catch((e) => void (failure ??= e))
+      .finally(() => inFlight.delete(p))
+    inFlight.add(p)
+  }
+  const published = async () => {
+    await Promise.all(inFlight)
+    if (failure !== undefined) throw failure
+  }
+  const report: TableExport[] = []
+  for (const table of tables) {
+    const byDay = new Map<string, Row[]>()
+    for (const row of rowsByTable.get(table.name) ?? []) {
+      const day = dayOf(table.name, row)
+      let list = byDay.get(day)
+      if (!list) byDay.set(day, (list = []))
+      list.push(row)
+    }
+    const t: TableExport = {
+      table: table.name,
+      rows: 0,
+      partitions: 0,
+      written: 0,
+      unchanged: 0,
+      duplicatesOfOtherMachines: 0,
+      replaysLeftOut: 0,
+    }
+    // A session's row moves to another day when its first request appears later: its old row
+    // leaves the day it was in. (A request, call or message never changes its day.)
+    const everyFreshKey =
+      table.name === 'sessions' ? new Set(rowsByTable.get(table.name)!.map((r) => rowKey(table, r))) : undefined
+    const movedAway = (k: string, freshKeysOfDay: Set<string>) =>
+      everyFreshKey !== undefined && everyFreshKey.has(k) && !freshKeysOfDay.has(k)
+    // One listing of the table: which partitions exist, this machine's and the others'.
+    const listed = new Set(await dest.list(`${table.name}/`))
+    const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool
+    // while this thread prepares the next day's values.
+    const freshFiles = new Map<string, Promise<Buffer>>()
+    for (const [day, fresh] of days) {
+      const file = encode(table, sortRows(table, fresh))
+      file.catch(() => {}) // awaited below; a failure is thrown there
+      freshFiles.set(day, file)
+    }
+    for (const [day, fresh] of days) {
+      const folder = `${table.name}/day=${day}/`
+      const key = `${folder}part-${machine}.parquet`
+      // The rows of today's estate for the day, as the file they make alone: their digest says
+      // whether anything changed since the last run, and on a first run they are the file.
+      const freshBytes = await freshFiles.get(day)!
+      const freshHash = sha256(freshBytes)
+      const known = manifest.partitions[key]
+      if (known && listed.has(key) && known.rows === freshHash) {
+        t.partitions++
+        t.unchanged++
+        t.rows += known.count
+        continue
+      }
+      const existing = listed.has(key) ? await dest.get(key) : undefined
+      // What this machine wrote before stays unless today's estate has the same row anew (rows
+      // whose transcripts the cleanup deleted since stay: the dataset keeps history).
+      const freshKeys = new Set(fresh.map((r) => rowKey(table, r)))
+      const merged = new Map<string, Row>()
+      const historyMessages = new Set<string>()
+      if (existing)
+        for (const r of fromColumns(decode(table.name, existing, dest.label, key))) {
+          const k = rowKey(table, r)
+          if (movedAway(k, freshKeys)) continue
+          merged.set(k, r)
+          if (!freshKeys.has(k) && typeof r.message_id === 'string') historyMessages.add(r.message_id)
+        }
+      for (const r of fresh) {
+        const k = rowKey(table, r)
+        if (!merged.has(k) && isReplayOf(r, historyMessages)) {
+          t.replaysLeftOut++
+          continue
+        }
+        merged.set(k, r)
+      }
+      if (table.uniqueKey) {
+        const theirKeys = new Set<string>()
+        const theirMessages = new Set<string>()
+        for (const other of listed) {
+          if (!other.startsWith(folder) || other === key || !other.endsWith('.parquet')) continue
+          const bytes = await dest.get(other)
+          if (!bytes) continue
+          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) theirKeys.add(k)
+          if (table.name === 'requests')
+            for (const m of readKeys(bytes, 'message_id', dest.label, other)) if (m != null) theirMessages.add(m)
+        }
+        for (const [k, r] of [...merged])
+          if (theirKeys.has(k) || isReplayOf(r, theirMessages)) {
+            merged.delete(k)
+            t.duplicatesOfOtherMachines++
+          }
+      }
+      const rows = sortRows(table, [...merged.values()])
+      t.rows += rows.length
+      t.partitions++
+      // Nothing merged in or left out: the file is the one made of today's rows.
+      const asFresh = !existing && rows.length === fresh.length
+      const bytes = rows.length === 0 ? undefined : asFresh ? freshBytes : await encode(table, rows)
+      if (bytes && existing && existing.equals(bytes)) t.unchanged++
+      else if (bytes) {
+        publish(() => dest.put(key, bytes))
+        t.written++
+      } else if (existing) {
+        publish(() => dest.delete(key))
+        t.written++
+      }
+      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length }
+      else delete manifest.partitions[key]
+    }
+    // Partitions this machine wrote before and has no rows for now (their transcripts are gone)
+    // stay as they are: the dataset keeps history.
+    for (const key of Object.keys(manifest.partitions)) {
+      if (!key.startsWith(`${table.name}/`) || byDay.has(/day=([^/]+)\//.exec(key)?.[1] ?? '')) continue
+      if (everyFreshKey) {
+        // A day left with no session of today's estate may still hold one that moved away.
+        const existing = await dest.get(key)
+        if (existing) {
+          const kept = fromColumns(decode(table.name, existing, dest.label, key)).filter(
+            (r) => !movedAway(rowKey(table, r), new Set()),
+          )
+          if (kept.length < manifest.partitions[key].count) {
+            t.written++
+            if (kept.length === 0) {
+              publish(() => dest.delete(key))
+              delete manifest.partitions[key]
+              continue
+            }
+            const bytes = await encode(table, sortRows(table, kept))
+            publish(() => dest.put(key, bytes))
+            manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
+            t.partitions++
+            t.rows += kept.length
+            continue
+          }
+        }
+      }
+      t.partitions++
+      t.unchanged++
+      t.rows += manifest.partitions[key].count
+    }
+    await published()
+    report.push(t)
+  }
+  manifest.exportedAt = new Date().toISOString()
+  manifest.schemaVersion = native.datasetSchemaVersion()
+  await dest.put(manifestKey, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))
+  return {
+    dataset: dest.label,
+    machine,
+    schemaVersion: native.datasetSchemaVersion(),
+    tables: report,
+    ms: performance.now() - started,
+  }
+}
+
+async function encode(table: DatasetTableInfo, rows: Row[]): Promise<Buffer> {
+  try {
+    return await native.encodeDatasetTable(table.name, toColumns(table, rows))
+  } catch (e) {
+    throw fromNative(e)
+  }
+}
+
+function decode(table: string, bytes: Buffer, label: string, key: string): DatasetColumn[] {
+  try {
+    return native.decodeDatasetTable(table, bytes)
+  } catch (e) {
+    throw new ClaudeJsonlError(`${label}/${key}: ${(e as Error).message}`, EXIT.input)
+  }
+}
+
+function readKeys(bytes: Buffer, column: string, label: string, key: string): (string | null | undefined)[] {
+  try {
+    return native.readDatasetStrings(bytes, column)
+  } catch (e) {
+    throw new ClaudeJsonlError(`${label}/${key}: ${(e as Error).message}`, EXIT.input)
+  }
+}
