@@ -175,3 +175,23 @@ test('produceSummary: deterministic, or pack → summarizer command → validati
     { instanceOf: ModelSummaryError },
   )
 })
+
+test('the installed command loads the Anthropic SDK on every run, the first and those from its code cache', async (t) => {
+  const { spawnSync } = await import('node:child_process')
+  const { existsSync } = await import('node:fs')
+  const { REPO, REAL, tempDir } = await import('./helpers/transcripts.js')
+  if (!existsSync(REAL)) return t.log('SKIPPED: the real sample transcripts are not here')
+  const bin = join(REPO, 'dist', 'src-ts', 'cli', 'bin.cjs')
+  const out = tempDir('cj-sdk-load-')
+  // A loopback port nothing listens on: the request fails after the SDK loaded, never before.
+  const env = { ...process.env, ANTHROPIC_API_KEY: 'x', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }
+  for (const run of [1, 2]) {
+    const r = spawnSync(
+      process.execPath,
+      [bin, 'compress', join(REAL, 'real-07.jsonl'), '--out', join(out, `c${run}.jsonl`), '--summarizer', 'anthropic'],
+      { encoding: 'utf8', env },
+    )
+    t.notRegex(r.stderr, /internal error|dynamic import/, `run ${run}: ${r.stderr}`)
+    t.regex(r.stderr, /the Messages API request failed/, `run ${run}`)
+  }
+})

@@ -10,9 +10,10 @@ import { buildPack, PackManifest, PackOptions } from './pack.js'
 import { ComposedSummary, ComposeOptions, composeSummary, validateModelSummary } from './model-summary.js'
 import { readSummaryInputs, SummaryInputs } from './summary-inputs.js'
 import type { SourceSpans } from './source-spans.js'
+import { requireDependency } from '../lazy-dependency.js'
 
 export const DEFAULT_SUMMARIZER_TIMEOUT_MS = 600_000
-export const DEFAULT_SUMMARIZER_MODEL = 'claude-sonnet-4-5'
+export const DEFAULT_SUMMARIZER_MODEL = 'claude-sonnet-5-5'
 /** Below the SDK's limit for a non-streaming request; a 60,000-character summary needs ~15k. */
 export const SUMMARIZER_MAX_TOKENS = 20_000
 
@@ -102,7 +103,7 @@ export async function runAnthropicSummarizer(pack: string, opts: AnthropicSummar
   if (!apiKey) throw usageError('--summarizer anthropic needs ANTHROPIC_API_KEY in the environment')
   const baseURL = opts.baseURL ?? (env.ANTHROPIC_BASE_URL || undefined)
   // Loaded only when asked for: the deterministic path never pays for the SDK.
-  const { default: Anthropic } = await import('@anthropic-ai/sdk')
+  const { default: Anthropic } = requireDependency('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')
   const client = new Anthropic({
     apiKey,
     baseURL,

@@ -5,7 +5,7 @@ import { ClaudeJsonlError, EXIT } from '../errors.js'
 import native from '../native.js'
 import type { DatasetDestination } from './destination.js'
 import { readDatasetInfo } from './info.js'
-import { requireDependency } from './dependency.js'
+import { requireDependency } from '../lazy-dependency.js'
 
 /** The result of a query: column names and rows as JSON values (DuckDB's JSON form: a BIGINT is
  * a string of digits; cast to DOUBLE for a number). */

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { createHash } from 'node:crypto'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { checkKey, type DatasetDestination } from './destination.js'
-import { requireDependency } from './dependency.js'
+import { requireDependency } from '../lazy-dependency.js'
 
 type S3Module = typeof import('@aws-sdk/client-s3')
 
