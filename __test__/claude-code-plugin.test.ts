@@ -151,3 +151,45 @@ test('with --plugin-dir, the model calls search_sessions and gets the other sess
     rmSync(h.tmp, { recursive: true, force: true })
   }
 })
+
+test("the plugin's archive_dir option (userConfig, set in settings.json's pluginConfigs) is where SessionEnd archives", async (t) => {
+  const h = home()
+  const chosen = join(h.tmp, 'archive-from-option')
+  // A side-loaded plugin's id is `<name>@inline`; its options live under pluginConfigs.
+  writeFileSync(
+    join(h.home, '.claude', 'settings.json'),
+    JSON.stringify({ pluginConfigs: { 'session-keeper@inline': { options: { archive_dir: chosen } } } }),
+  )
+  const mock = await startMockApi(120_000)
+  const cwd = join(h.tmp, 'work')
+  mkdirSync(cwd, { recursive: true })
+  try {
+    const env: Record<string, string> = { ...h.env, ANTHROPIC_BASE_URL: mock.url }
+    delete env.CLAUDE_JSONL_ARCHIVE
+    const run = await claude(
+      ['-p', 'hello', '--plugin-dir', PLUGIN, '--max-turns', '1', '--model', CLIENT_MODEL, '--output-format', 'json'],
+      env,
+      cwd,
+    )
+    t.is(run.code, 0, run.stderr.slice(0, 2000))
+    const sessionId = JSON.parse(run.stdout).session_id as string
+    const log = `${chosen}.hook.log`
+    let line: string | undefined
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && !line;) {
+      line = existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .find((l) => l.includes(`session-end ${sessionId}`))
+        : undefined
+      if (!line) await new Promise((r) => setTimeout(r, 200))
+    }
+    t.truthy(line, existsSync(log) ? readFileSync(log, 'utf8') : `no hook log at ${log}`)
+    const listed = spawnSync(process.execPath, [CLI, 'restore', chosen, '--list', '--json'], { encoding: 'utf8' })
+    t.is(listed.status, 0, listed.stderr)
+    t.true(listed.stdout.includes(sessionId), 'the session is in the archive the option named')
+    t.false(existsSync(join(h.home, '.local', 'share', 'claude-jsonl', 'archive')), 'not in the default archive')
+  } finally {
+    await mock.close()
+    rmSync(h.tmp, { recursive: true, force: true })
+  }
+})
