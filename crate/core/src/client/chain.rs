@@ -163,7 +163,7 @@ pub fn message_groups(s: &crate::scan::Scan) -> Vec<u32> {
 
 pub fn is_boundary(g: &Graph, i: u32) -> bool {
     let s = g.scan();
-    is_kind(g, i, "system") && s.records[i as usize].subtype.is_some_and(|v| s.str(v) == "compact_boundary")
+    super::records::is_compact_boundary(s, &s.records[i as usize])
 }
 
 pub fn is_summary(g: &Graph, i: u32) -> bool {

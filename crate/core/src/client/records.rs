@@ -1,6 +1,14 @@
-//! The record types Claude Code writes, and the key that identifies one API request.
+//! The record types Claude Code writes, the key that identifies one API request, and what marks a
+//! compaction.
 
 use crate::scan::record::{Record, Str};
+use crate::scan::Scan;
+
+/// A compaction boundary: the `system` record of subtype `compact_boundary` the client writes
+/// where it compacted (the chain before it is replaced by the summary that follows).
+pub fn is_compact_boundary(s: &Scan, r: &Record) -> bool {
+    r.kind.is_some_and(|v| s.str(v) == "system") && r.subtype.is_some_and(|v| s.str(v) == "compact_boundary")
+}
 
 /// Record `type` values Claude Code writes (the format reference); any other type is passed
 /// through untouched and listed as unknown by the doctor.

@@ -306,7 +306,7 @@ pub(crate) fn uuid_of(s: &Scan, i: u32) -> &str {
 }
 
 pub(crate) fn is_boundary(s: &Scan, i: u32) -> bool {
-    kind_is(s, i, "system") && s.records[i as usize].subtype.is_some_and(|v| s.str(v) == "compact_boundary")
+    crate::client::records::is_compact_boundary(s, &s.records[i as usize])
 }
 
 pub(crate) fn is_summary(s: &Scan, i: u32) -> bool {

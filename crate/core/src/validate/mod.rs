@@ -103,7 +103,7 @@ fn kind_is(s: &Scan, r: &record::Record, k: &str) -> bool {
 }
 
 fn is_boundary(s: &Scan, r: &record::Record) -> bool {
-    kind_is(s, r, "system") && r.subtype.is_some_and(|v| s.str(v) == "compact_boundary")
+    crate::client::records::is_compact_boundary(s, r)
 }
 
 fn is_summary(s: &Scan, r: &record::Record) -> bool {
