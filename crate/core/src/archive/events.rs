@@ -154,7 +154,7 @@ pub fn base64_encode(bytes: &[u8], out: &mut Vec<u8>) {
 }
 
 pub fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         return None;
     }
     let val = |c: u8| B64.iter().position(|&b| b == c).map(|v| v as u32);

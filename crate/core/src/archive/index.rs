@@ -34,7 +34,7 @@ pub type Index = BTreeMap<Key, Entry>;
 pub(super) fn esc(s: &[u8]) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s {
-        if b == b'%' || b < 0x20 || b >= 0x7f {
+        if b == b'%' || !(0x20..0x7f).contains(&b) {
             out.push_str(&format!("%{b:02X}"));
         } else {
             out.push(b as char);

@@ -86,7 +86,7 @@ pub fn target<'i>(tool: &str, tape: &[Node<'i>], input: usize) -> Option<std::bo
 }
 
 /// The host of a URL (`https://user@Example.com:8080/x` → `example.com`), else the text itself.
-fn host<'s>(url: &'s str) -> &'s str {
+fn host(url: &str) -> &str {
     let Some((_, rest)) = url.split_once("://") else { return url };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);

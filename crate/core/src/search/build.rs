@@ -105,22 +105,12 @@ struct UnitTerms {
     session_id: Option<String>,
 }
 
+#[derive(Default)]
 struct Worker {
     parser: Parser,
     token: Vec<u8>,
     finders: Finders,
     index: TermIndex,
-}
-
-impl Default for Worker {
-    fn default() -> Self {
-        Worker {
-            parser: Parser::default(),
-            token: Vec::new(),
-            finders: Finders::default(),
-            index: TermIndex::default(),
-        }
-    }
 }
 
 thread_local! {
