@@ -146,13 +146,15 @@ try {
   let rssMiB = 0
   for (let i = 0; i < rounds; i++) {
     const t0 = process.hrtime.bigint()
+    // The installed command (the bundle from its code cache), as a user runs it; GNU time
+    // reports its peak RSS and adds no interpreter of its own to the wall time.
     const r = spawnSync(
-      'python3',
+      '/usr/bin/time',
       [
-        '-c',
-        'import resource,subprocess,sys; p=subprocess.run(sys.argv[1:]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(p.returncode)',
+        '-f',
+        '%M',
         process.execPath,
-        join(repo, 'dist', 'src-ts', 'cli', 'main.js'),
+        join(repo, 'dist', 'src-ts', 'cli', 'bin.cjs'),
         'compress',
         file,
         '--out',
@@ -165,7 +167,7 @@ try {
     )
     cli.push(Number(process.hrtime.bigint() - t0) / 1e6)
     if (r.status !== 0) throw new Error(`compress CLI failed: ${r.stderr}`)
-    rssMiB = Math.max(rssMiB, Number(r.stdout.trim().split('\n').pop()) / 1024)
+    rssMiB = Math.max(rssMiB, Number(r.stderr.trim().split('\n').pop()) / 1024)
   }
   // Plain-JS baseline: parse every line, walk the chain from the last record, write the suffix.
   const baseline = []

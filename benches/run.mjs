@@ -1400,7 +1400,7 @@ function compressSections(R) {
       L.push('|---|---:|---:|')
       L.push(`| claude-jsonl, in process (median) | ${c.inProcessMs.toFixed(0)} ms | |`)
       L.push(
-        `| claude-jsonl compress, CLI incl. Node start-up (median) | ${c.cliMs.toFixed(0)} ms | ${fmt1(c.cliPeakRssMiB)} MiB (${fmt2(c.rssOverFileSize)}× the file) |`,
+        `| claude-jsonl compress, the installed command incl. Node start-up (median) | ${c.cliMs.toFixed(0)} ms | ${fmt1(c.cliPeakRssMiB)} MiB (${fmt2(c.rssOverFileSize)}× the file) |`,
       )
       L.push(`| plain-JS baseline | ${c.baselineMs.toFixed(0)} ms | |`)
       L.push(
