@@ -4,7 +4,17 @@
 // Spark: dataset-spark.test.ts.
 import test from 'ava'
 import { spawn, spawnSync } from 'node:child_process'
-import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { exportDataset } from '../src-ts/dataset/export.js'
 import { FolderDestination } from '../src-ts/dataset/destination.js'
@@ -326,6 +336,9 @@ test('no message text by default; --include-text adds the messages table: prompt
   t.is(r.code, 0, r.err)
   const written = JSON.parse(r.out).tables.find((x: { table: string }) => x.table === 'messages')
   t.true(written.rows > 0)
+  // The text stays its owner's, as the transcripts it comes from are; the usage tables do not.
+  for (const key of parts(root).keys())
+    if (key.startsWith('messages/')) t.is(statSync(join(root, key)).mode & 0o077, 0, `${key} is private`)
   // Every typed prompt (a user record whose content is a string, neither meta nor a compaction
   // summary) is a row, word for word.
   const prompts: string[] = []
@@ -381,4 +394,17 @@ test('an archive root exports the rows its estate exports', async (t) => {
     JSON.parse(r.stdout).tables.map((x: { table: string; rows: number }) => [x.table, x.rows])
   t.deepEqual(rows(b), rows(a))
   t.true(rows(a).every(([, n]: [string, number]) => n > 0))
+})
+
+test('nothing is written through a link out of the dataset folder: a table folder that links elsewhere is refused', async (t) => {
+  const projects = await estate('dataset-link', 2)
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const outside = tempDir('cj-dataset-outside-')
+  mkdirSync(root, { recursive: true })
+  symlinkSync(outside, join(root, 'requests'))
+  const r = cli(['export', '--projects', projects, '--to', root, '--machine', 'm'])
+  t.not(r.code, 0, r.out)
+  t.is(r.err.trim().split('\n').length, 1, r.err)
+  t.regex(r.err, /link/)
+  t.deepEqual(readdirSync(outside), [], 'nothing written where the link leads')
 })

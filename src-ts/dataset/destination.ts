@@ -13,7 +13,9 @@ export interface DatasetDestination {
   list(prefix: string): Promise<string[]>
   /** The object's bytes, or undefined when there is none. */
   get(key: string): Promise<Buffer | undefined>
-  put(key: string, bytes: Uint8Array): Promise<void>
+  /** Writes the object; `private` (a table holding transcript text) keeps a folder's file to its
+   * owner (0600), as the transcripts it comes from are. */
+  put(key: string, bytes: Uint8Array, opts?: { private?: boolean }): Promise<void>
   delete(key: string): Promise<void>
   /** A local folder holding the dataset's files as they are, for a query engine to read. */
   localRoot(): Promise<string>
@@ -84,12 +86,12 @@ export class FolderDestination implements DatasetDestination {
     }
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<void> {
+  async put(key: string, bytes: Uint8Array, opts: { private?: boolean } = {}): Promise<void> {
     const target = this.path(key)
     // No folder is made, and nothing written, through a link out of the dataset.
     checkWithin(target, this.root)
     mkdirSync(dirname(target), { recursive: true })
-    await publishFile(target, bytes, { replace: true, within: this.root })
+    await publishFile(target, bytes, { replace: true, within: this.root, mode: opts.private ? 0o600 : undefined })
   }
 
   async delete(key: string): Promise<void> {

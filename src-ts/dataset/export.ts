@@ -476,7 +476,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       const bytes = rows.length === 0 ? undefined : asFresh ? freshBytes : await encode(table, rows)
       if (bytes && existing && existing.equals(bytes)) t.unchanged++
       else if (bytes) {
-        publish(() => dest.put(key, bytes))
+        publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
         t.written++
       } else if (existing) {
         publish(() => dest.delete(key))
@@ -504,7 +504,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
               continue
             }
             const bytes = await encode(table, sortRows(table, kept))
-            publish(() => dest.put(key, bytes))
+            publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
             manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
             t.partitions++
             t.rows += kept.length
