@@ -4,6 +4,7 @@
 // The work is native (crate/core/src/archive); this module owns policy: roots, targets, selection.
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import native from '../native.js'
+import { withNativeProgress } from '../native-progress.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveListing, ArchiveSummary, ArchivedFile } from '#native'
 import { resolveRoots } from '../read/estate.js'
@@ -54,18 +55,6 @@ export interface ArchiveReport extends Omit<
   elapsedMs: number
 }
 
-function withProgress<T>(
-  onProgress: ((p: ProgressSnapshot) => void) | undefined,
-  run: (p: InstanceType<typeof native.ScanProgress>) => Promise<T>,
-): Promise<T> {
-  const progress = new native.ScanProgress()
-  const timer = onProgress ? setInterval(() => onProgress(progress.snapshot()), 100) : undefined
-  return run(progress).finally(() => {
-    if (timer) clearInterval(timer)
-    onProgress?.(progress.snapshot())
-  })
-}
-
 /** Mirrors every transcript under the estate roots (same rules as `stats`) into `opts.to`. */
 export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
   const started = performance.now()
@@ -77,7 +66,7 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
   const config = opts.includeConfig ? roots.roots.map(configFolderOf) : []
   let s
   try {
-    s = await withProgress(opts.onProgress, (p) =>
+    s = await withNativeProgress({ onProgress: opts.onProgress }, (p) =>
       native.archiveEstate(roots.roots, to, p, new Date().toISOString(), config, opts.format),
     )
   } catch (e) {
@@ -228,7 +217,7 @@ async function restorePast(
   if (opts.replace) recoverTargets(targetsOf(which, to), to)
   let results
   try {
-    results = await withProgress(opts.onProgress, (p) =>
+    results = await withNativeProgress({ onProgress: opts.onProgress }, (p) =>
       native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p, undefined),
     )
   } catch (e) {
@@ -389,7 +378,7 @@ export async function restore(root: string, opts: RestoreOptions): Promise<Resto
   try {
     // restored into Claude Code's own folder, the recorded mtime would make its cleanup
     // delete the files again at its next start: they get the current time there
-    results = await withProgress(opts.onProgress, (p) =>
+    results = await withNativeProgress({ onProgress: opts.onProgress }, (p) =>
       native.archiveRestore(which, to, !opts.intoClaudeDir || !insideClaudeTree(to, env), p, configTo ?? undefined),
     )
   } catch (e) {
