@@ -1,21 +1,29 @@
 #!/usr/bin/env node
 // Build the claude-jsonl Node addon from source and place it where native.cjs looks for it:
 //   <root>/claude-jsonl.<platformArchABI>.node
-// Usage: node scripts/build-native.mjs [--if-missing] [--dts]
+// Usage: node scripts/build-native.mjs [--if-missing] [--dts] [--release]
 //   --if-missing  (the npm `install` script) do nothing when native.cjs already loads an addon,
 //                 e.g. from an installed prebuilt claude-jsonl-<platformArchABI> package.
 //   --dts         (`npm run build:dts`) also write native.d.cts, generated from the Rust source
 //                 by the napi CLI (a dev dependency).
-// CLAUDE_JSONL_CARGO_PROFILE=fast builds with the workspace's `fast` profile (no LTO, incremental:
-// the edit-build loop) instead of `release`.
+//   --release     the `release` profile whatever the default below (`npm run build`, pack:local).
+// The cargo profile: CLAUDE_JSONL_CARGO_PROFILE when set; else `release` (one codegen unit, fat LTO:
+// the fastest code) for an installed package, and `fast` (no LTO, incremental) in a development
+// checkout, the one holding the test suite (`__test__/`, never packed): there `npm test`'s Rust
+// tests build in the same profile and reuse every compiled dependency, and `npm run build` (which
+// `npm run bench` runs first) asks for `release` itself.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const checkout = existsSync(join(root, '__test__'))
+const profile = process.argv.includes('--release')
+  ? 'release'
+  : process.env.CLAUDE_JSONL_CARGO_PROFILE || (checkout ? 'fast' : 'release')
 
 const { platformArchABI } = createRequire(import.meta.url)(join(root, 'platform.cjs'))
 const abi = platformArchABI()
@@ -28,7 +36,9 @@ if (process.argv.includes('--if-missing')) {
   } catch (err) {
     // Nothing usable installed: say why, then build from source below.
     console.error(`build-native: ${String(err.message).split('\n')[0]}`)
-    console.error(`build-native: building the addon for ${abi} from source (cargo build --release; a few minutes)`)
+    console.error(
+      `build-native: building the addon for ${abi} from source (cargo build --profile ${profile}; a few minutes)`,
+    )
   }
 }
 
@@ -79,7 +89,6 @@ function cargoBuild() {
   return build
 }
 
-const profile = process.env.CLAUDE_JSONL_CARGO_PROFILE || 'release'
 let build = cargoBuild()
 if (wantDts && !haveTypeDefs()) {
   // the crate was up to date but its type definitions are gone: compile the binding again

@@ -43,7 +43,9 @@ if (platformPkg.version !== rootPkg.version) {
 // 1. The addon and the compiled TypeScript, from this checkout. `--no-build` packs what is built
 // (the package test runs inside `npm test`, which has just built both, while other tests read dist/).
 if (!process.argv.includes('--no-build')) {
-  run(process.execPath, [join(root, 'scripts', 'build-native.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] })
+  run(process.execPath, [join(root, 'scripts', 'build-native.mjs'), '--release'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
   run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'])
 }
 const addon = `claude-jsonl.${abi}.node`

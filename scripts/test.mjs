@@ -119,15 +119,16 @@ const { platformArchABI } = (await import('node:module')).createRequire(import.m
 const addon = join(root, `claude-jsonl.${platformArchABI()}.node`)
 const rustSources = Math.max(...['crate/core/src', 'crate/node/src'].map((d) => newest(join(root, d))))
 if (!quick || !existsSync(addon) || statSync(addon).mtimeMs < rustSources) {
-  const build = await run(process.execPath, [join(root, 'scripts', 'build-native.mjs')], {
-    env: quick ? { CLAUDE_JSONL_CARGO_PROFILE: 'fast' } : {},
-  })
+  // In a checkout the addon is built in the `fast` profile, as the Rust tests below are.
+  const build = await run(process.execPath, [join(root, 'scripts', 'build-native.mjs')])
   if (build.code !== 0) stepFailed('build-native', build)
 }
 
 // 2. Rust tests (not with --quick)
 // The `fast` profile (no LTO, parallel codegen): the tests need optimised code, not the
-// release build's fat LTO, which would compile the crate a second time for minutes.
+// release build's fat LTO, which would compile the crate a second time for minutes. It is the
+// profile a checkout's addon is built in (scripts/build-native.mjs), so every dependency compiled
+// for the addon is reused here and only the core's test binary is built.
 let rustPassed = 0
 let rustFailed = 0
 if (!quick) {
