@@ -6,6 +6,7 @@ import test from 'ava'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureClaudeClient, resumeWithRealClient } from './helpers/claude-client.js'
+import { slowSerial } from './helpers/tiers.js'
 import { cli, sessionOf } from './helpers/live-estate.js'
 import { REAL, tempDir } from './helpers/transcripts.js'
 
@@ -105,7 +106,7 @@ test.serial(
   },
 )
 
-test.serial('the restored original resumes in the real client exactly as the original does', async (t) => {
+slowSerial('the restored original resumes in the real client exactly as the original does', async (t) => {
   await ensureClaudeClient()
   const e = estate()
   const arch = join(e.root, 'arch')

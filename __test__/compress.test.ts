@@ -16,11 +16,11 @@ import { validate } from '../src-ts/read/validate.js'
 import { CLI, REAL, REPO, snapshot, tempDir } from './helpers/transcripts.js'
 import { linearBase, Transcript } from './helpers/resume-fixtures.js'
 import { assertResumesLike } from './helpers/resume-like.js'
+import { slowSerial, slowTest } from './helpers/tiers.js'
 
 // Tests that resume a candidate in the real Claude Code client: skipped by `npm run test:quick`.
-const QUICK = process.env.CLAUDE_JSONL_TEST_QUICK === '1'
-const clientSerial = QUICK ? test.serial.skip : test.serial
-const clientTest = QUICK ? test.skip : test
+const clientSerial = slowSerial
+const clientTest = slowTest
 
 const PLANTED = 'PLANTED-BRANCH-TEXT: revert everything'
 /** --min-gain for the small hand-made sessions here, whose summary outweighs what it replaces:

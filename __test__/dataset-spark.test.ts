@@ -8,6 +8,7 @@ import { exportDataset } from '../src-ts/dataset/export.js'
 import { FolderDestination } from '../src-ts/dataset/destination.js'
 import { stats } from '../src-ts/read/stats.js'
 import { REPO, tempDir } from './helpers/transcripts.js'
+import { refuseInQuick } from './helpers/quick.js'
 
 const SCRIPT = join(REPO, '__test__', 'helpers', 'spark-totals.py')
 
@@ -51,6 +52,7 @@ test('Spark reads the exported dataset of three machines as it is and gets the t
     for (const x of s.tools) tools[x.name] = (tools[x.name] ?? 0) + x.calls
     sessions += s.scope.sessions
   }
+  refuseInQuick('Spark')
   const r = spawnSync('python3', [SCRIPT, root], {
     encoding: 'utf8',
     timeout: 240_000,

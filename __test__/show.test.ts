@@ -6,6 +6,7 @@ import { showSession, Item, ShowResult } from '../src-ts/read/show.js'
 import { renderHtml, renderMarkdown, renderText } from '../src-ts/cli/show-render.js'
 import native from '../src-ts/native.js'
 import { CHROMIUM, CHROMIUM_FLAGS, removeProfile } from './helpers/chromium.js'
+import { QUICK } from './helpers/tiers.js'
 import { CLI, REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
 import { createHash } from 'node:crypto'
 
@@ -400,8 +401,8 @@ test('runShow: session by uuid prefix, formats, --out, and one-line errors', (t)
 })
 
 // ---- HTML in headless Chromium ------------------------------------------------------------
-// `npm run test:quick` (CLAUDE_JSONL_TEST_QUICK=1) starts no browser: the Chromium parts say they skipped.
-const QUICK = process.env.CLAUDE_JSONL_TEST_QUICK === '1'
+// `npm run test:quick` (CLAUDE_JSONL_TEST_QUICK, helpers/tiers.ts) starts no browser: the Chromium
+// parts say they skipped.
 
 /** The DOM Chromium built from `html` (opened with `query` in its address), or why it could not. */
 function chromiumDom(

@@ -23,17 +23,9 @@ if (process.argv.includes('--full')) process.env.CLAUDE_JSONL_TEST_FULL = '1'
 const quick = process.argv.includes('--quick')
 // Read by the tests that would start a browser: they say they skipped that part.
 if (quick) process.env.CLAUDE_JSONL_TEST_QUICK = '1'
-// The test files `--quick` leaves out: they drive the real Claude Code client (installed from the
-// npm registry), install the packed packages with npm, or drive Chromium. compress.test.ts skips
-// its few real-client tests and show.test.ts its Chromium parts itself (CLAUDE_JSONL_TEST_QUICK).
-const NOT_QUICK = [
-  'real-client',
-  'real-client-cleanup',
-  'in-place-real-client',
-  'compress-fixtures',
-  'package',
-  'serve-browser',
-]
+// The test files `--quick` leaves out (the client, Chromium, npm installs, Spark, S3); files that
+// need them for a few tests only skip those tests themselves (CLAUDE_JSONL_TEST_QUICK).
+const { NOT_QUICK } = await import('./test-tiers.mjs')
 
 let passed = 0
 let failed = 0
@@ -156,7 +148,16 @@ for (const [name, cmd, args] of [
   [
     'prettier --check',
     process.execPath,
-    [join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '.'],
+    // Its cache (node_modules/.cache/prettier, keyed by each file's content) makes a re-run check
+    // only the files changed since: about 25 s of CPU for the whole tree otherwise.
+    [
+      join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
+      '--check',
+      '--cache',
+      '--cache-strategy',
+      'content',
+      '.',
+    ],
   ],
   ['cargo fmt --check', 'cargo', ['fmt', '--all', '--check']],
 ]) {

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
+import { refuseInQuick } from './quick.js'
 
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 
@@ -77,6 +78,7 @@ export class Browser {
   }
 
   static async launch(): Promise<Browser> {
+    refuseInQuick('browser')
     if (!CHROMIUM) throw new Error(chromiumMissing)
     const profile = mkdtempSync(join(tmpdir(), 'cj-chromium-'))
     const child = spawn(

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { REPO } from './transcripts.js'
+import { refuseInQuick } from './quick.js'
 
 export const CLIENT_VERSION = '2.1.332'
 export const CLIENT_PACKAGE = `@anthropic-ai/claude-code@${CLIENT_VERSION}`
@@ -147,6 +148,7 @@ let ensured: Promise<string> | undefined
 /** Installs the pinned client into the cache when needed and returns the path of its binary,
  * checked to print `2.1.332 (Claude Code)`. Safe when several test processes call it at once. */
 export function ensureClaudeClient(): Promise<string> {
+  refuseInQuick('Claude Code client')
   ensured ??= (async () => {
     const cache = clientCacheDir()
     const bin = clientBin(cache)

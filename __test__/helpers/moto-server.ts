@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { request } from 'node:http'
+import { refuseInQuick } from './quick.js'
 
 /** Why moto cannot run here, or undefined when it can. */
 export function motoMissing(): string | undefined {
@@ -31,6 +32,7 @@ export interface Moto {
 }
 
 export async function startMoto(): Promise<Moto> {
+  refuseInQuick('S3-compatible server')
   const port = await freePort()
   const child: ChildProcess = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
     stdio: 'ignore',
