@@ -21,7 +21,8 @@ process.env.PATH = `${process.env.PATH ?? ''}${delimiter}${join(homedir(), '.car
 // transaction) run whole.
 if (process.argv.includes('--full')) process.env.CLAUDE_JSONL_TEST_FULL = '1'
 const quick = process.argv.includes('--quick')
-// Read by the tests that would start a browser: they say they skipped that part.
+// Read by __test__/helpers/quick.ts: what would start the client, a browser, Spark or an S3 server
+// is skipped (and said so) or refused.
 if (quick) process.env.CLAUDE_JSONL_TEST_QUICK = '1'
 // The test files `--quick` leaves out (the client, Chromium, npm installs, Spark, S3); files that
 // need them for a few tests only skip those tests themselves (CLAUDE_JSONL_TEST_QUICK).
