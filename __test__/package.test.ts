@@ -8,6 +8,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
 import { REPO, tempDir, assistant, userText, writeTree } from './helpers/transcripts.js'
+import { fullSerial } from './helpers/tiers.js'
 
 interface Packed {
   name: string
@@ -180,7 +181,10 @@ test.serial('the prebuilt install works with no Rust toolchain: CLI, stats and t
   t.regex(broken.stderr, /npm rebuild claude-jsonl/)
 })
 
-test.serial('the root tarball alone builds the addon from source when Rust is present', async (t) => {
+// About two minutes of compiling the two crates again from the installed package's sources, so
+// only in `npm run test:full`: `npm test` covers the fallback build by the checkout's own `npm
+// install` (the same script) and by the first test here (the tarball holds what the build needs).
+fullSerial('the root tarball alone builds the addon from source when Rust is present', async (t) => {
   const [root] = await pack()
   const home = tempDir('cj-home-')
   // The checkout's target folder and the `fast` profile `npm test`'s cargo test has just built in:

@@ -9,3 +9,6 @@ export { QUICK }
 export const slowTest = QUICK ? test.skip : test
 /** The same, run serially. */
 export const slowSerial = QUICK ? test.serial.skip : test.serial
+/** A test only `npm run test:full` runs (CLAUDE_JSONL_TEST_FULL): minutes of work that `npm test`
+ * covers another way; skipped (and said so) otherwise. */
+export const fullSerial = process.env.CLAUDE_JSONL_TEST_FULL === '1' ? test.serial : test.serial.skip
