@@ -60,11 +60,14 @@ export async function statusline(input: StatuslineInput, opts: StatuslineOptions
   if (typeof transcript !== 'string' || transcript === '') return renderLine(input, {})
   const dir = statuslineCacheDir(env)
   const file = entryPath(dir, transcript)
-  const old = readEntry(file)
   const lock = scanLockPath(dir)
   // One count at a time, whichever session asks: the others print what the cache has.
-  if (!tryLock(lock)) return renderLine(input, old ?? {})
+  if (!tryLock(lock)) return renderLine(input, readEntry(file) ?? {})
   try {
+    // The call that held the lock a moment ago may have counted what this one would: look again.
+    const counted = cachedLine(input, opts)
+    if (counted !== undefined) return counted
+    const old = readEntry(file)
     const now = opts.now ?? Date.now()
     const { day, minMtimeMs } = localDay(now)
     const rKey = rootsKey(env, opts.projects)
