@@ -18,7 +18,6 @@ import {
   linkSync,
   lstatSync,
   openSync,
-  readFileSync,
   realpathSync,
   renameSync,
   unlinkSync,
@@ -29,7 +28,7 @@ import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'nod
 import { randomBytes } from 'node:crypto'
 import native from './native.js'
 import { ClaudeJsonlError, EXIT, inputError } from './errors.js'
-import { processExists, processStartTicks } from './read/live-sessions.js'
+import { acquireLock, lockHolder, ownerAlive, ownerTag, unlock } from './durable-lock.cjs'
 
 /** The errno code of a file-system error (or its message when it has none). */
 export const errno = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message
@@ -290,77 +289,23 @@ export function linkAsNumberedBackup(target: string, from: string): string {
 
 // ---- owners and locks ----
 
-/** This process as a lock or temp name records it: its pid and start time (clock ticks since
- * boot, '0' where unknown), so a reused pid is not taken for the owner. */
-export function ownerTag(): { pid: number; start: string } {
-  return { pid: process.pid, start: processStartTicks(process.pid) ?? '0' }
-}
-
-/** Whether the process that wrote an owner tag still runs: the same pid with the same start time. */
-export function ownerAlive(pid: number, start: string): boolean {
-  const now = processStartTicks(pid)
-  if (now !== undefined) return start === '0' || now === start
-  return processExists(pid)
-}
-
-/** The live owner of an existing lock file, if it has one. */
-export function lockHolder(lock: string): { pid: number; start: string } | undefined {
-  let text: string
-  try {
-    text = readFileSync(lock, 'utf8')
-  } catch {
-    return undefined
-  }
-  const [pid, start] = text.trim().split(' ')
-  return pid && ownerAlive(Number(pid), start ?? '0') ? { pid: Number(pid), start: start ?? '0' } : undefined
-}
+// A lock file's owner, liveness and takeover are durable-lock.cts's (CommonJS, so the statusline
+// can take the same locks before loading this module).
+export { lockHolder, ownerAlive, ownerTag }
 
 /**
  * Takes a lock: an exclusive file at `lock` naming its owner. A lock whose owner no longer runs
  * is taken over (removed only if it is still the one read); a live one throws what `refused`
- * builds from its pid. Any other failure (a folder it cannot write) is thrown as it is.
+ * builds from its pid (0 for a lock that names no owner yet). Any other failure (a folder it
+ * cannot write) is thrown as it is.
  */
 export function takeLock(lock: string, refused: (pid: number) => ClaudeJsonlError): string {
-  const me = ownerTag()
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600)
-      try {
-        writeSync(fd, `${me.pid} ${me.start}\n`)
-        fsyncSync(fd)
-      } catch (e) {
-        tryUnlink(lock) // a lock naming no owner would block the next run
-        throw e
-      } finally {
-        closeSync(fd)
-      }
-      return lock
-    } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e
-    }
-    let text = ''
-    try {
-      text = readFileSync(lock, 'utf8')
-    } catch {
-      continue // released meanwhile
-    }
-    const [pid, start] = text.trim().split(' ')
-    if (pid && ownerAlive(Number(pid), start ?? '0')) throw refused(Number(pid))
-    try {
-      if (readFileSync(lock, 'utf8') === text) unlinkSync(lock)
-    } catch {
-      // gone already
-    }
-  }
-  throw refused(0)
+  const taken = acquireLock(lock)
+  if (taken !== true) throw refused(taken.pid)
+  return lock
 }
 
 /** Releases a lock this process holds (only if it still names this process). */
 export function releaseLock(lock: string): void {
-  try {
-    const me = ownerTag()
-    if (readFileSync(lock, 'utf8').trim() === `${me.pid} ${me.start}`) unlinkSync(lock)
-  } catch {
-    // gone already
-  }
+  unlock(lock)
 }

@@ -323,7 +323,7 @@ function lockBatchFolder(dir: string, flag: string): string {
       join(dir, BATCH_LOCK),
       (pid) =>
         new ClaudeJsonlError(
-          `${flag} ${dir}: another compress --all (pid ${pid}) is using this folder; wait for it to finish, or give another folder`,
+          `${flag} ${dir}: another compress --all${pid > 0 ? ` (pid ${pid})` : ''} is using this folder; wait for it to finish, or give another folder`,
           EXIT.input,
           dir,
         ),

@@ -17,7 +17,7 @@ import {
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hookLogPath, hookStateDir, logLine } from './archive-target.js'
-import { isLocked, tryLock, unlock } from './pid-lock.cjs'
+import { isLocked, tryLock, unlock } from '../durable-lock.cjs'
 
 /** One session to archive. */
 export interface QueueEntry {

@@ -8,7 +8,7 @@ import { resolveRoots } from '../read/estate.js'
 import { stats } from '../read/stats.js'
 import { requests } from '../read/requests.js'
 import { formatUsd } from '../terminal/format.js'
-import { tryLock, unlock } from './pid-lock.cjs'
+import { tryLock, unlock } from '../durable-lock.cjs'
 import {
   cachedLine,
   entryPath,

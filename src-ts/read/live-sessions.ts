@@ -9,6 +9,10 @@ import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
 import { basename, join, resolve, sep } from 'node:path'
 import { claudeConfigDirs } from './estate.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
+import { processExists, processStartTicks } from '../durable-lock.cjs'
+
+// The process facts a live session is checked by (a pid and its start time) are the lock files' own.
+export { processExists, processStartTicks }
 
 /**
  * One record of Claude Code's live-session registry (`sessions/<pid>.json` in a config folder):
@@ -48,29 +52,6 @@ export interface LiveSessions {
   stale: StaleRecord[]
   /** Registry files that could not be read or parsed (skipped). */
   unreadable: string[]
-}
-
-/** The start time of a process in clock ticks since boot, or undefined (no such process, or no
- * /proc on this platform). */
-export function processStartTicks(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // The command name (field 2) is in parentheses and may itself hold spaces or ')'.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return rest[19] // field 22; `rest` starts at field 3
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether a process with this pid exists (one we may not signal counts). */
-export function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** This machine and pid namespace as the client writes them in `pidDomain`

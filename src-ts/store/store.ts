@@ -13,6 +13,8 @@ import native from '../native.js'
 import type { StoreLock } from '#native'
 import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
 import { decodeRecord, packChunks, recoveryClosers, type StoredEvent } from './store-records.js'
+import { fsyncDir } from '../durable-files.js'
+import { processExists } from '../durable-lock.cjs'
 
 export type { StoredEvent } from './store-records.js'
 
@@ -190,15 +192,6 @@ function checkAbort(signal: AbortSignal | undefined): void {
     throw Object.assign(new Error('store: listing aborted', { cause: signal.reason }), { name: 'AbortError' })
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.open(dir, fsc.O_RDONLY)
-  try {
-    await h.sync()
-  } finally {
-    await h.close()
-  }
-}
-
 async function exists(p: string): Promise<boolean> {
   try {
     await fs.lstat(p)
@@ -212,13 +205,8 @@ async function exists(p: string): Promise<boolean> {
 async function sweepDeadTemps(dir: string): Promise<void> {
   for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
     const m = /^\.session\.jsonl(?:\.zstd)?\.tmp-(\d+)-/.exec(name)
-    if (!m || Number(m[1]) === process.pid) continue
-    try {
-      process.kill(Number(m[1]), 0)
-      continue // alive: its publish may still be under way
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') continue
-    }
+    // a live writer's publish may still be under way
+    if (!m || Number(m[1]) === process.pid || processExists(Number(m[1]))) continue
     await fs.unlink(join(dir, name)).catch(() => {})
   }
 }
