@@ -36,7 +36,9 @@ let failed = 0
 // failure, so the summary line is always printed. CI allows 90 minutes for install and tests.
 const limitMinutes = Number(process.env.CLAUDE_JSONL_TEST_LIMIT_MINUTES) || 60
 const deadline = Date.now() + limitMinutes * 60_000
-let current
+// Every step still running (the Rust tests, the TypeScript build and the style checks run side by
+// side), so a signal or the deadline stops them all.
+const running = new Set()
 const stopGroup = (child) => {
   try {
     if (win) child.kill('SIGKILL')
@@ -47,25 +49,31 @@ const stopGroup = (child) => {
 }
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    if (current) stopGroup(current)
+    for (const child of running) stopGroup(child)
     process.exit(130)
   })
 }
 
-function run(cmd, args, { capture = false, env = {} } = {}) {
-  console.error(`\n> ${[cmd, ...args].join(' ')}`)
+/**
+ * Runs one step. `capture` keeps its stdout (and still prints it); `buffered` holds all its output
+ * and prints it in one piece when it ends, for a step that runs beside others.
+ */
+function run(cmd, args, { capture = false, buffered = false, env = {} } = {}) {
+  const header = `\n> ${[cmd, ...args].join(' ')}`
+  if (!buffered) console.error(header)
   return new Promise((resolve) => {
     let out = ''
+    let held = ''
     let timedOut = false
     // A process group of its own, so a step past the deadline is stopped with its children.
     const child = spawn(cmd, args, {
       cwd: root,
       env: { ...process.env, ...env },
-      stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit'],
+      stdio: ['inherit', capture || buffered ? 'pipe' : 'inherit', buffered ? 'pipe' : 'inherit'],
       shell: win && cmd.endsWith('.cmd'),
       detached: !win,
     })
-    current = child
+    running.add(child)
     const timer = setTimeout(
       () => {
         timedOut = true
@@ -75,12 +83,15 @@ function run(cmd, args, { capture = false, env = {} } = {}) {
       Math.max(0, deadline - Date.now()),
     )
     child.stdout?.setEncoding('utf8').on('data', (chunk) => {
-      process.stdout.write(chunk)
-      out += chunk
+      if (buffered) held += chunk
+      else process.stdout.write(chunk)
+      if (capture) out += chunk
     })
+    child.stderr?.setEncoding('utf8').on('data', (chunk) => (held += chunk))
     const done = (res) => {
       clearTimeout(timer)
-      current = undefined
+      running.delete(child)
+      if (buffered) process.stderr.write(`${header}\n${held}`)
       resolve({ ...res, timedOut, why: timedOut ? `stopped past the ${limitMinutes}-minute limit` : res.why })
     }
     child.on('error', (err) => done({ code: 1, out, why: err.message }))
@@ -117,56 +128,73 @@ if (!quick || !existsSync(addon) || statSync(addon).mtimeMs < rustSources) {
   if (build.code !== 0) stepFailed('build-native', build)
 }
 
+// 2–4 run side by side: the Rust tests compile one crate (rustc keeps about one core busy), the
+// formatters' checks are single-threaded, and the TypeScript build is short; ava needs the
+// TypeScript build only. Each step's output is printed in one piece when it ends.
+
 // 2. Rust tests (not with --quick)
 // The `fast` profile (no LTO, parallel codegen): the tests need optimised code, not the
 // release build's fat LTO, which would compile the crate a second time for minutes. It is the
 // profile a checkout's addon is built in (scripts/build-native.mjs), so every dependency compiled
 // for the addon is reused here and only the core's test binary is built.
-let rustPassed = 0
-let rustFailed = 0
-if (!quick) {
-  const cargo = await run('cargo', ['test', '--workspace', '--profile', 'fast', '--no-fail-fast'], { capture: true })
+async function rustTests() {
+  if (quick) return { passed: 0, failed: 0 }
+  const cargo = await run('cargo', ['test', '--workspace', '--profile', 'fast', '--no-fail-fast'], {
+    capture: true,
+    buffered: true,
+  })
+  let rustPassed = 0
+  let rustFailed = 0
   for (const m of cargo.out.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed;/gm)) {
     rustPassed += Number(m[1])
     rustFailed += Number(m[2])
   }
   if (cargo.timedOut || (cargo.code !== 0 && rustFailed === 0)) stepFailed('cargo test', cargo)
+  return { passed: rustPassed, failed: rustFailed }
 }
-passed += rustPassed
-failed += rustFailed
 
 // 3. TypeScript (stale compiled tests from renamed/deleted sources must not run)
-rmSync(join(root, 'dist', '__test__'), { recursive: true, force: true })
-const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'])
-if (tsc.code !== 0) stepFailed('tsc', tsc)
-// The installed command runs the CLI bundled into one file (scripts/bundle-cli.mjs).
-const bundle = await run(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')])
-if (bundle.code !== 0) stepFailed('bundle-cli', bundle)
+async function typescript() {
+  rmSync(join(root, 'dist', '__test__'), { recursive: true, force: true })
+  const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'], { buffered: true })
+  if (tsc.code !== 0) stepFailed('tsc', tsc)
+  // The installed command runs the CLI bundled into one file (scripts/bundle-cli.mjs).
+  const bundle = await run(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')], { buffered: true })
+  if (bundle.code !== 0) stepFailed('bundle-cli', bundle)
+}
 
 // 4. One style: the formatters' checks count as one test each (`npm run format` applies them).
-let stylePassed = 0
-for (const [name, cmd, args] of [
-  [
-    'prettier --check',
-    process.execPath,
-    // Its cache (node_modules/.cache/prettier, keyed by each file's content) makes a re-run check
-    // only the files changed since: about 25 s of CPU for the whole tree otherwise.
+async function styleChecks() {
+  let ok = 0
+  for (const [name, cmd, args] of [
     [
-      join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
-      '--check',
-      '--cache',
-      '--cache-strategy',
-      'content',
-      '.',
+      'prettier --check',
+      process.execPath,
+      // Its cache (node_modules/.cache/prettier, keyed by each file's content) makes a re-run check
+      // only the files changed since: about 25 s of CPU for the whole tree otherwise.
+      [
+        join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'),
+        '--check',
+        '--cache',
+        '--cache-strategy',
+        'content',
+        '.',
+      ],
     ],
-  ],
-  ['cargo fmt --check', 'cargo', ['fmt', '--all', '--check']],
-]) {
-  const res = await run(cmd, args)
-  if (res.code === 0) stylePassed += 1
-  else stepFailed(name, res)
+    ['cargo fmt --check', 'cargo', ['fmt', '--all', '--check']],
+  ]) {
+    const res = await run(cmd, args, { buffered: true })
+    if (res.code === 0) ok += 1
+    else stepFailed(name, res)
+  }
+  return ok
 }
-passed += stylePassed
+
+const [rust, , stylePassed] = await Promise.all([rustTests(), typescript(), styleChecks()])
+const rustPassed = rust.passed
+const rustFailed = rust.failed
+passed += rustPassed + stylePassed
+failed += rustFailed
 
 // 5. ava (TAP). Its `# fail` includes todo tests, which are not failures here. Each test file
 // records how long it ran (__test__/helpers/file-timing.ts) for the slowest-ten list.
