@@ -7,7 +7,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { compress, compressWith } from '../src-ts/compress/compress.js'
+import { compress, compressCandidate, compressWith } from '../src-ts/compress/compress.js'
 import type { Summarizer } from '../src-ts/compress/summarizer-contract.js'
 import { summarizerFor } from '../src-ts/compress/summary-source.js'
 import { ClaudeJsonlError } from '../src-ts/errors.js'
@@ -203,11 +203,13 @@ test('every gate writes nothing: path rules, topology stop, token ceiling, a sou
     /exceed --target-estimated-tokens 1000/,
   )
   await fails(
-    compressWith(input, out, fixedSummary, {
-      minGain: GROW,
-      minRecentRecords: 1,
-      beforePublish: () => appendFileSync(input, '{"type":"x"}\n'),
-    }),
+    compressCandidate(
+      input,
+      out,
+      fixedSummary,
+      { minGain: GROW, minRecentRecords: 1 },
+      { beforePublish: () => appendFileSync(input, '{"type":"x"}\n') },
+    ),
     3,
     /changed during the run/,
   )

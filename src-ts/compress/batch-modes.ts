@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
 import { checkWithin, LinkRefusal } from '../durable-files.js'
-import { compressWith, type CompressOptions, type CompressReport } from './compress.js'
+import { compressCandidate, type CompressOptions, type CompressReport } from './compress.js'
 import { compressInPlace } from './in-place.js'
 import type { Summarizer } from './summarizer-contract.js'
 import { CompressRefusal } from './refusal.js'
@@ -158,15 +158,19 @@ export function candidateMode(outDir: string): BatchMode {
       try {
         // A changed source is compressed again over its earlier candidate. The project's folder
         // is made only for a candidate about to be published: a skip leaves no trace.
-        const r = await compressWith(job.path, out, summarize, {
-          ...options,
-          force: true,
-          beforePublish: () => {
-            mkdirSync(join(outDir, job.project), { recursive: true })
-            // A project folder in the out dir that is a link out of it is never written through.
-            checkWithin(out, outDir)
+        const r = await compressCandidate(
+          job.path,
+          out,
+          summarize,
+          { ...options, force: true },
+          {
+            beforePublish: () => {
+              mkdirSync(join(outDir, job.project), { recursive: true })
+              // A project folder in the out dir that is a link out of it is never written through.
+              checkWithin(out, outDir)
+            },
           },
-        })
+        )
         return {
           ...compressedOutcome(r),
           output: options.dryRun ? undefined : out,

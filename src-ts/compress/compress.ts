@@ -21,7 +21,7 @@ import { checkOutputPath } from './paths.js'
 import { lineSetDigest, planIndex, stopMessage, type PlanReport, type TranscriptPlan } from './plan.js'
 import type { OutputPart } from '#native'
 import { summarizerFor } from './summary-source.js'
-import type { Summarizer, SummaryOptions } from './summarizer-contract.js'
+import type { Summarizer, SummaryOptions, SummaryResult } from './summarizer-contract.js'
 import { FileSpans, MappedSpans, sameFile, sourceChanged, type CompressSpans } from './source-spans.js'
 import {
   CompressRefusal,
@@ -54,8 +54,6 @@ export interface CompressOptions extends BudgetOptions, SummaryOptions {
   /** The path the candidate is resumed under when it is not `out` (in place: the transcript
    * itself): the candidate is validated under this name, as `validate` would check it there. */
   publishedPath?: string
-  /** Test hook: runs after the candidate is built, before the source is re-checked. */
-  beforePublish?: () => void | Promise<void>
 }
 
 /**
@@ -206,19 +204,51 @@ export async function compressWith(
   summarize: Summarizer,
   options: CompressOptions = {},
 ): Promise<CompressReport> {
+  return compressCandidate(input, out, summarize, options)
+}
+
+/** What a caller inside the package may run at a step of compressCandidate. */
+export interface CandidateHooks {
+  /** Runs after the candidate is built and validated, before it is published (a batch makes the
+   * candidate's folder here, so a refused session leaves no trace). */
+  beforePublish?: () => void | Promise<void>
+}
+
+/** The options a compression acts on, checked once where it starts. */
+interface Settings {
+  options: CompressOptions
+  charBudget: number
+  minGain: number
+}
+
+function settingsOf(options: CompressOptions): Settings {
+  return { options, charBudget: summaryCharBudget(options), minGain: minGainOf(options.minGain) }
+}
+
+/**
+ * compressWith, with the package's own hooks: the steps in order are the plan and its size
+ * gates, the summary, the compact pair, the candidate's parts and bytes, their validation, and
+ * the publication of the candidate and its report.
+ */
+export async function compressCandidate(
+  input: string,
+  out: string,
+  summarize: Summarizer,
+  options: CompressOptions = {},
+  hooks: CandidateHooks = {},
+): Promise<CompressReport> {
   checkOutputPath(input, out)
-  const charBudget = summaryCharBudget(options)
-  minGainOf(options.minGain)
+  const settings = settingsOf(options)
   // A summariser reading through the spans lets the source's hash be taken from the file on a
   // thread of its own while the summary is built (the buffer is released meanwhile); the final
   // check refuses a file that changed, so the file's hash is the buffer's.
   const deferHash = summarize.readsThroughSpans === true
-  const { src, plan, tokens } = planSourceWith(input, options, !deferHash)
+  const planned = planSourceWith(input, options, !deferHash)
+  const { src, plan, tokens } = planned
   const index = plan.index
   const t = plan.topology
-  const cutAt = t.cut!
-  const kept = Array.from(t.chain.subarray(cutAt))
-  const { inputTokens, keptTokens } = checkGain(input, options, tokens, t.chain, kept)
+  const kept = Array.from(t.chain.subarray(t.cut!))
+  const { inputTokens, keptTokens } = checkGain(input, settings, tokens, t.chain, kept)
   const hashing = deferHash ? native.sha256FileAsync(input) : undefined
   hashing?.catch(() => {}) // awaited below; a failure before then must not go unhandled
 
@@ -226,6 +256,7 @@ export async function compressWith(
   const links = native.recordLinks(index, t.chain)
   const linkOf = new Map<number, { uuid?: string; parent?: string }>()
   t.chain.forEach((i, k) => linkOf.set(i, { uuid: links.uuids[k] ?? undefined, parent: links.parents[k] ?? undefined }))
+
   const firstKept = kept[0]
   const firstJson = recordJson(plan, firstKept)
 
@@ -237,14 +268,57 @@ export async function compressWith(
     : undefined
   try {
     spans?.release()
-    return await compressPlanned(
-      input,
-      out,
-      summarize,
-      options,
-      { src, plan, tokens },
-      { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing, inputTokens, keptTokens },
-    )
+    const p: Planned = {
+      ...planned,
+      settings,
+      linkOf,
+      firstKept,
+      firstJson,
+      kept,
+      spans,
+      hashing,
+      inputTokens,
+      keptTokens,
+      uuidOf: (i) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid,
+      lineOf: (i) => t.recordLines[i],
+    }
+    const sum = await summarizeChecked(input, summarize, p)
+    const outputTokens = checkSummaryGain(input, p, sum)
+    const pair = compactPairOf(p, sum, outputTokens)
+    const { parts, parentRepairs, physical, metadata } = candidateParts(p, pair)
+    const bytes = spans ? spans.assemble(parts) : native.assembleTranscript(src.buffer, index, parts)
+    spans?.release() // the kept records are in the candidate now
+    const validation = validateCandidate(input, out, p, bytes)
+    const candidateSha256 = native.sha256(bytes)
+    if (!options.dryRun) {
+      await hooks.beforePublish?.()
+      await publishCandidate(out, bytes, src, options)
+    }
+    const report: CompressReport = {
+      ...plan.report,
+      engineVersion: ENGINE_VERSION,
+      modelPackSchemaVersion: MODEL_PACK_SCHEMA_VERSION,
+      output: basename(out),
+      outputBytes: bytes.length,
+      ratio: bytes.length / Math.max(1, src.buffer.length),
+      semanticSummaryMode: sum.mode,
+      summaryChars: sum.text.length,
+      inputEstimatedMessageTokens: Math.round(inputTokens),
+      outputEstimatedMessageTokens: Math.round(outputTokens),
+      targetEstimatedTokens: options.targetEstimatedTokens,
+      boundaryUuid: pair.boundaryUuid,
+      summaryUuid: pair.summaryUuid,
+      firstRecentUuid: p.uuidOf(firstKept),
+      recentRecordsPreserved: physical.length,
+      parentRepairs,
+      finalLastPromptAppended: true,
+      metadataRecordsProjected: metadata.length,
+      validation,
+      candidateSha256,
+      summaryMetadata: sum.metadata ?? {},
+    }
+    if (options.report !== false && !options.dryRun) await publishReport(out, report)
+    return report
   } catch (e) {
     // A mapped source truncated meanwhile reads as zeros, which can fail anywhere: name the cause.
     if (!native.mappedIntact(src.buffer)) throw sourceChanged(src.path)
@@ -254,9 +328,9 @@ export async function compressWith(
   }
 }
 
-/** What compressWith worked out before the summary. */
-interface Planned {
-  charBudget: number
+/** What compressCandidate worked out before the summary. */
+interface Planned extends PlannedSource {
+  settings: Settings
   linkOf: Map<number, { uuid?: string; parent?: string }>
   firstKept: number
   firstJson: Record<string, unknown>
@@ -267,25 +341,21 @@ interface Planned {
   /** Estimated message tokens of the source's chain and of the kept suffix. */
   inputTokens: number
   keptTokens: number
+  /** A record's uuid (fetched once for the chain) and its source line. */
+  uuidOf: (i: number) => string | undefined
+  lineOf: (i: number) => number
 }
 
-async function compressPlanned(
-  input: string,
-  out: string,
-  summarize: Summarizer,
-  options: CompressOptions,
-  planned: PlannedSource,
-  p: Planned,
-): Promise<CompressReport> {
-  const { src, plan } = planned
-  const { charBudget, linkOf, firstKept, firstJson, kept, spans, hashing, inputTokens, keptTokens } = p
-  const minGain = minGainOf(options.minGain)
-  const index = plan.index
-  const t = plan.topology
-  const uuidOf = (i: number) => linkOf.get(i)?.uuid ?? index.record(i)?.uuid
-  const lineOf = (i: number) => t.recordLines[i]
-
-  const sum = await summarize({ plan, sourcePath: resolve(input), charBudget, options, spans })
+/** The summary, with the source's hash taken meanwhile: an empty summary writes nothing. */
+async function summarizeChecked(input: string, summarize: Summarizer, p: Planned): Promise<SummaryResult> {
+  const { src, plan, spans, hashing } = p
+  const sum = await summarize({
+    plan,
+    sourcePath: resolve(input),
+    charBudget: p.settings.charBudget,
+    options: p.settings.options,
+    spans,
+  })
   if (hashing) {
     try {
       src.sha256 = await hashing
@@ -296,28 +366,49 @@ async function compressPlanned(
   }
   if (!sum.text.trim())
     throw new ClaudeJsonlError(`${input}: the summary is empty; nothing written`, EXIT.flagged, input)
+  return sum
+}
 
-  // Synthetic records are stamped just before the first kept record (never "now": reruns give the same bytes).
-  const anchorTs = typeof firstJson.timestamp === 'string' ? firstJson.timestamp : undefined
-  const boundaryTs = (anchorTs && isoBefore(anchorTs, 2)) ?? new Date(0).toISOString()
-  const summaryTs = (anchorTs && isoBefore(anchorTs, 1)) ?? new Date(1).toISOString()
-
-  const leafUuid = t.leafUuid ?? uuidOf(kept[kept.length - 1])!
-  const leafSession =
-    index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
-  const summaryTokens = native.estimateTextTokens(sum.text) + SUMMARY_RECORD_TOKENS
-  const outputTokens = keptTokens + summaryTokens
+/** The candidate's estimated message tokens with its summary, held to --target-estimated-tokens
+ * and to the minimum gain. */
+function checkSummaryGain(input: string, p: Planned, sum: SummaryResult): number {
+  const { options, minGain } = p.settings
+  const outputTokens = p.keptTokens + native.estimateTextTokens(sum.text) + SUMMARY_RECORD_TOKENS
   if (options.targetEstimatedTokens !== undefined && outputTokens > options.targetEstimatedTokens) {
     throw new CompressRefusal(
-      `${input}: the candidate's estimated message tokens (${Math.ceil(outputTokens)}) exceed --target-estimated-tokens ${options.targetEstimatedTokens} even with the shortest legal suffix (${kept.length} records); nothing written`,
+      `${input}: the candidate's estimated message tokens (${Math.ceil(outputTokens)}) exceed --target-estimated-tokens ${options.targetEstimatedTokens} even with the shortest legal suffix (${p.kept.length} records); nothing written`,
       'token-ceiling',
       input,
       '--target-estimated-tokens',
     )
   }
-  if (outputTokens > minGain * inputTokens) throw nothingToGain(input, inputTokens, outputTokens, minGain)
+  if (outputTokens > minGain * p.inputTokens) throw nothingToGain(input, p.inputTokens, outputTokens, minGain)
+  return outputTokens
+}
 
-  const rawLines = Array.from(t.rawKeepIndexes, lineOf)
+/** The compact pair's two lines, the leaf it resumes to and the session the pointer names. */
+interface PairLines {
+  boundaryLine: string
+  summaryLine: string
+  boundaryUuid: string
+  summaryUuid: string
+  leafUuid: string
+  leafSession?: string
+}
+
+/** The compact boundary (its metadata: what was summarised, from which source, under which
+ * versions, and the kept suffix as one preserved segment) and the summary record. */
+function compactPairOf(p: Planned, sum: SummaryResult, outputTokens: number): PairLines {
+  const { src, plan, kept, firstKept, firstJson, uuidOf, lineOf, inputTokens } = p
+  const { options } = p.settings
+  const t = plan.topology
+  // Synthetic records are stamped just before the first kept record (never "now": reruns give the same bytes).
+  const anchorTs = typeof firstJson.timestamp === 'string' ? firstJson.timestamp : undefined
+  const boundaryTs = (anchorTs && isoBefore(anchorTs, 2)) ?? new Date(0).toISOString()
+  const summaryTs = (anchorTs && isoBefore(anchorTs, 1)) ?? new Date(1).toISOString()
+  const leafUuid = t.leafUuid ?? uuidOf(kept[kept.length - 1])!
+  const leafSession =
+    plan.index.record(t.leaf ?? kept[kept.length - 1])?.sessionId ?? (firstJson.sessionId as string | undefined)
   const compactMetadata: Record<string, unknown> = {
     trigger: 'manual',
     preTokens: Math.round(inputTokens),
@@ -337,7 +428,7 @@ async function compressPlanned(
     recentRecordCount: kept.length,
     summarizedRecordCount: t.summaryIndexes.length,
     summarySourceLinesDigest: lineSetDigest(Array.from(t.summaryIndexes, lineOf)),
-    rawKeepSourceLinesDigest: lineSetDigest(rawLines),
+    rawKeepSourceLinesDigest: lineSetDigest(Array.from(t.rawKeepIndexes, lineOf)),
     checkpointPolicy: plan.report.checkpointPolicy,
     fileHistorySnapshotsPreserved: plan.report.fileHistorySnapshotsPreserved,
     excludedBranchCount: plan.report.excludedBranchCount,
@@ -363,13 +454,31 @@ async function compressPlanned(
     anchorUuid: pair.summaryUuid,
     tailUuid: leafUuid,
   }
-  const boundaryLine = JSON.stringify(meta)
+  return {
+    boundaryLine: JSON.stringify(meta),
+    summaryLine: pair.summaryLine,
+    boundaryUuid: pair.boundaryUuid,
+    summaryUuid: pair.summaryUuid,
+    leafUuid,
+    leafSession,
+  }
+}
 
-  // Parent edits: the first kept record hangs off the summary; a kept record whose parent is
-  // not kept (the client relinks it: preserved-segment heads, bridged progress) takes its chain
-  // predecessor, as the client would.
-  // Kept records go out in physical order (as Claude Code wrote them); the chain order only
-  // tells which record the client puts before each.
+/**
+ * The candidate as parts to assemble from the source's bytes: side records, the compact pair,
+ * the kept records in physical order (as Claude Code wrote them; the chain order only tells
+ * which record the client puts before each) with their parent edits, the session metadata, and
+ * the pointer. The first kept record hangs off the summary; a kept record whose parent is not
+ * kept (the client relinks it: preserved-segment heads, bridged progress) takes its chain
+ * predecessor, as the client would.
+ */
+function candidateParts(
+  p: Planned,
+  pair: PairLines,
+): { parts: OutputPart[]; parentRepairs: CompressReport['parentRepairs']; physical: number[]; metadata: number[] } {
+  const { plan, kept, linkOf, uuidOf, lineOf } = p
+  const index = plan.index
+  const t = plan.topology
   const physical = Array.from(t.rawKeepIndexes).sort((a, b) => a - b)
   const chainPos = new Map(kept.map((i, k) => [i, k]))
   const keptUuids = new Set(physical.map(uuidOf).filter((u): u is string => u !== undefined))
@@ -377,7 +486,7 @@ async function compressPlanned(
   const parentRepairs: CompressReport['parentRepairs'] = []
   const parts: OutputPart[] = []
   if (t.sideKeepIndexes.length) parts.push({ records: t.sideKeepIndexes })
-  parts.push({ line: boundaryLine }, { line: pair.summaryLine })
+  parts.push({ line: pair.boundaryLine }, { line: pair.summaryLine })
   let run: number[] = []
   const flush = () => {
     if (run.length) parts.push({ records: Uint32Array.from(run) })
@@ -400,6 +509,7 @@ async function compressPlanned(
   flush()
   const metadata = Array.from(t.metadataIndexes)
   if (metadata.length) parts.push({ records: Uint32Array.from(metadata) })
+  const { leafUuid, leafSession } = pair
   const pointerSet = [
     { key: 'leafUuid', json: JSON.stringify(leafUuid) },
     ...(leafSession ? [{ key: 'sessionId', json: JSON.stringify(leafSession) }] : []),
@@ -409,24 +519,19 @@ async function compressPlanned(
     parts.push({
       line: JSON.stringify({ type: 'last-prompt', leafUuid, ...(leafSession ? { sessionId: leafSession } : {}) }),
     })
+  return { parts, parentRepairs, physical, metadata }
+}
 
-  const bytes = spans ? spans.assemble(parts) : native.assembleTranscript(src.buffer, index, parts)
-  spans?.release() // the kept records are in the candidate now
-  // Validated in memory before anything is written; what lands on disk is then checked to be
-  // exactly those bytes (read back and compared), so the file itself is what passed.
-  // The same check `validate` makes of the published file: by its published name.
-  const v = validateAs(bytes, options.publishedPath ?? out)
+/**
+ * The candidate validated in memory before anything is written, under its published name (as
+ * `validate` would check the file there). A defect the source already has in the records kept
+ * verbatim is the input's (refused, exit 1); one compression introduced is a bug (exit 4).
+ */
+function validateCandidate(input: string, out: string, p: Planned, bytes: Buffer): CompressReport['validation'] {
+  const v = validateAs(bytes, p.settings.options.publishedPath ?? out)
   const errors = v.findings.filter((f) => f.severity === 'error')
-  const validation: CompressReport['validation'] = {
-    valid: errors.length === 0,
-    errors: errors.length,
-    warnings: v.findings.length - errors.length,
-    findings: v.findings.map((f) => ({ code: f.code, message: f.message })),
-  }
   if (errors.length) {
-    // A defect the source already has in the records kept verbatim is the input's (refused,
-    // exit 1); one compression introduced is a bug (exit 4).
-    const inherited = validateAs(src.buffer, input).findings.find(
+    const inherited = validateAs(p.src.buffer, input).findings.find(
       (f) => f.severity === 'error' && f.code === errors[0].code,
     )
     if (inherited) {
@@ -441,58 +546,43 @@ async function compressPlanned(
       EXIT.internal,
     )
   }
-  const candidateSha256 = native.sha256(bytes)
-  if (!options.dryRun) await options.beforePublish?.()
-  if (!options.dryRun)
-    await publishFile(out, bytes, {
-      replace: options.force,
-      check: (temp) => {
-        if (!native.fileEquals(temp, bytes)) {
-          throw new ClaudeJsonlError(
-            `${out}: the written candidate does not read back as the validated bytes; nothing written`,
-            EXIT.internal,
-            out,
-          )
-        }
-        checkSourceUnchanged(src)
-      },
-    })
+  return {
+    valid: true,
+    errors: 0,
+    warnings: v.findings.length,
+    findings: v.findings.map((f) => ({ code: f.code, message: f.message })),
+  }
+}
 
-  const report: CompressReport = {
-    ...plan.report,
-    engineVersion: ENGINE_VERSION,
-    modelPackSchemaVersion: MODEL_PACK_SCHEMA_VERSION,
-    output: basename(out),
-    outputBytes: bytes.length,
-    ratio: bytes.length / Math.max(1, src.buffer.length),
-    semanticSummaryMode: sum.mode,
-    summaryChars: sum.text.length,
-    inputEstimatedMessageTokens: Math.round(inputTokens),
-    outputEstimatedMessageTokens: Math.round(outputTokens),
-    targetEstimatedTokens: options.targetEstimatedTokens,
-    boundaryUuid: pair.boundaryUuid,
-    summaryUuid: pair.summaryUuid,
-    firstRecentUuid: uuidOf(firstKept),
-    recentRecordsPreserved: physical.length,
-    parentRepairs,
-    finalLastPromptAppended: true,
-    metadataRecordsProjected: metadata.length,
-    validation,
-    candidateSha256,
-    summaryMetadata: sum.metadata ?? {},
+/** Publishes the candidate: what lands on disk is read back and compared with the validated
+ * bytes, and the source checked unchanged, before it becomes visible. */
+async function publishCandidate(out: string, bytes: Buffer, src: Source, options: CompressOptions): Promise<void> {
+  await publishFile(out, bytes, {
+    replace: options.force,
+    check: (temp) => {
+      if (!native.fileEquals(temp, bytes)) {
+        throw new ClaudeJsonlError(
+          `${out}: the written candidate does not read back as the validated bytes; nothing written`,
+          EXIT.internal,
+          out,
+        )
+      }
+      checkSourceUnchanged(src)
+    },
+  })
+}
+
+/** `<out>.report.json` beside the published candidate. */
+async function publishReport(out: string, report: CompressReport): Promise<void> {
+  try {
+    await publishFile(`${out}.report.json`, JSON.stringify(report, null, 2) + '\n', { replace: true })
+  } catch (e) {
+    throw new ClaudeJsonlError(
+      `${out}: candidate written, but its report could not be (${(e as Error).message})`,
+      EXIT.internal,
+      out,
+    )
   }
-  if (options.report !== false && !options.dryRun) {
-    try {
-      await publishFile(`${out}.report.json`, JSON.stringify(report, null, 2) + '\n', { replace: true })
-    } catch (e) {
-      throw new ClaudeJsonlError(
-        `${out}: candidate written, but its report could not be (${(e as Error).message})`,
-        EXIT.internal,
-        out,
-      )
-    }
-  }
-  return report
 }
 
 /**
@@ -516,12 +606,12 @@ export async function compress(
  */
 function checkGain(
   input: string,
-  options: CompressOptions,
+  settings: Settings,
   tokens: Float64Array,
   chain: ArrayLike<number>,
   kept: ArrayLike<number>,
 ): { inputTokens: number; keptTokens: number } {
-  const minGain = minGainOf(options.minGain)
+  const { options, minGain } = settings
   const inputTokens = sumTokens(tokens, chain)
   const keptTokens = sumTokens(tokens, kept)
   if (options.minEstimatedTokens !== undefined && inputTokens < options.minEstimatedTokens)
