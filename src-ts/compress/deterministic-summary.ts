@@ -106,18 +106,48 @@ function statusOf(c: CommandRun): string {
   return `FAILED${code}${first ? `: ${oneLine(first, 200)}` : ''}`
 }
 
-/** Every candidate line, with its section, tier and score. */
+/** What each kind of candidate line is drawn from, and where it is added. */
+interface CandidateContext {
+  inputs: SummaryInputs
+  opts: DeterministicSummaryOptions
+  add: (section: number, tier: number, score: number, order: number, text: string) => void
+  /** An entry's position in the summarised records, 0 (first) to 1 (last). */
+  recency: (e: SummaryEntry) => number
+  humans: SummaryEntry[]
+  /** The source's last line (at least 1), for the recency of line-numbered facts. */
+  lastLine: number
+}
+
+/** Every line the summary could hold, with its section, tier, score and order. */
 function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): Candidate[] {
   const out: Candidate[] = []
   const n = Math.max(1, inputs.entries.length)
-  const add = (section: number, tier: number, score: number, order: number, text: string) =>
-    out.push({ section, tier, score, order, text })
-  const humans = inputs.entries.filter((e) => e.human !== undefined)
   const position = new Map<SummaryEntry, number>()
   inputs.entries.forEach((e, i) => position.set(e, i / n))
-  const recency = (e: SummaryEntry) => position.get(e) ?? 0
+  const ctx: CandidateContext = {
+    inputs,
+    opts,
+    add: (section, tier, score, order, text) => out.push({ section, tier, score, order, text }),
+    recency: (e) => position.get(e) ?? 0,
+    humans: inputs.entries.filter((e) => e.human !== undefined),
+    lastLine: Math.max(1, inputs.lastLine),
+  }
+  for (const step of [
+    userWording,
+    currentState,
+    priorSummaries,
+    assistantCues,
+    fileEvidence,
+    commandEvidence,
+    errorsAndInterrupts,
+  ])
+    step(ctx)
+  return out
+}
 
-  // User wording: every prompt, in the user's own words (tier 1).
+/** Every prompt in the user's own words (tier 1), where the user changed direction, and the
+ * latest request. */
+function userWording({ add, recency, humans }: CandidateContext): void {
   for (const e of humans) {
     const text = e.human as string
     const constraint = CONSTRAINT.test(text)
@@ -148,8 +178,10 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   const lastHuman = humans[humans.length - 1]
   if (lastHuman)
     add(SECTION.current, 1, 10, 0, `- L${lastHuman.line} Latest user request: ${quote(lastHuman.human as string, 600)}`)
+}
 
-  // Current state: the latest todo list, the last assistant message, recent edits.
+/** Where the work stands: the latest todo list, the last failed command not run again, the last assistant message. */
+function currentState({ inputs, add }: CandidateContext): void {
   const todo = inputs.todos[inputs.todos.length - 1]
   if (todo) {
     const from = todo.source === 'TodoWrite' ? 'TodoWrite' : 'the task records, TaskCreate/TaskUpdate'
@@ -189,8 +221,10 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
   const lastText = [...inputs.entries].reverse().find((e) => e.texts.length > 0)
   if (lastText)
     add(SECTION.current, 2, 7, 3, `- L${lastText.line} Last assistant message: ${quote(lastText.texts.join(' '), 500)}`)
+}
 
-  // Prior compact summaries carry everything from before them (tier 2, their own order).
+/** Prior compact summaries, which carry everything from before them (tier 2, their own order). */
+function priorSummaries({ inputs, opts, add }: CandidateContext): void {
   for (const e of inputs.entries) {
     if (e.priorSummary === undefined || opts.skipPriorSummaries) continue
     add(
@@ -222,9 +256,12 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
       ),
     )
   }
+}
 
-  // Assistant text and thinking: decisions, research, rejections, risks. Each distinct sentence
-  // is tested once; one pass with all cues together skips the sentences that have none.
+/** Decisions, research, rejections and risks in the assistant's text and thinking. */
+function assistantCues({ inputs, add, recency }: CandidateContext): void {
+  // Each distinct sentence is tested once; one pass with all cues together skips the sentences
+  // that have none.
   const tested = new Set<string>()
   for (const e of inputs.entries) {
     const sources: [string, boolean][] = [
@@ -253,8 +290,10 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
       })
     }
   }
+}
 
-  // Evidence: files changed, commands and what failed, validation, API errors.
+/** Each file created or edited: how often, by which tools, how many edits failed. */
+function fileEvidence({ inputs, add, lastLine }: CandidateContext): void {
   const files = new Map<
     string,
     { first: number; last: number; tools: Set<string>; count: number; created: boolean; failed: number }
@@ -275,7 +314,6 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     if (f.failed) v.failed++
     files.set(f.path, v)
   }
-  const lastLine = Math.max(1, inputs.lastLine)
   for (const [path, v] of files) {
     const what = v.created ? 'created' : 'edited'
     const failed = v.failed ? `, ${v.failed} failed` : ''
@@ -287,6 +325,10 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
       `- L${v.last} File ${what}: ${path} (${v.count}× ${[...v.tools].join('/')}${failed}${v.count > 1 ? `, first L${v.first}` : ''})`,
     )
   }
+}
+
+/** Commands run: failures (and those never run again since), validations, the rest. */
+function commandEvidence({ inputs, add, lastLine }: CandidateContext): void {
   const lastRun = new Map<string, CommandRun>()
   for (const c of inputs.commands) lastRun.set(c.command, c)
   for (const c of inputs.commands) {
@@ -307,6 +349,10 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
         `- L${c.line} Ran ${cmd}${c.description ? ` (${oneLine(c.description, 80)})` : ''}`,
       )
   }
+}
+
+/** API errors, tool errors other than cancelled parallel calls, and requests the user interrupted. */
+function errorsAndInterrupts({ inputs, add, recency }: CandidateContext): void {
   for (const e of inputs.entries) {
     if (e.apiError !== undefined)
       add(SECTION.risks, 5, recency(e), e.line, `- L${e.line} API error: ${oneLine(e.apiError, 200)}`)
@@ -323,7 +369,6 @@ function candidates(inputs: SummaryInputs, opts: DeterministicSummaryOptions): C
     if (e.human !== undefined && /^\[Request interrupted by user/.test(e.human))
       add(SECTION.risks, 5, recency(e), e.line, `- L${e.line} The user interrupted a request here.`)
   }
-  return out
 }
 
 function fallback(section: number, inputs: SummaryInputs): string {
