@@ -290,10 +290,8 @@ function commentOf(digests: Record<DigestKey, string>): string {
   return [COMMENT_OPEN, ...DIGEST_KEYS.map((k) => `${k}: ${digests[k]}`), COMMENT_CLOSE].join('\n')
 }
 
-/** Builds the pack; throws (exit 1) when the mandatory evidence does not fit both ceilings. */
-export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
-  const { charBudget, tokenBudget } = packBudgets(opts)
-  const { inputs } = src
+/** The summarised records' bytes, one per line, hashed: what the pack is a summary request for. */
+function summarisedDigest(src: PackSource): string {
   const offsets = src.index.offsets()
   const lengths = src.index.lengths()
   const summarised = createHash('sha256')
@@ -301,31 +299,14 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
     summarised.update(src.bytes.subarray(offsets[i], offsets[i] + lengths[i]))
     summarised.update('\n')
   }
-  const summaryLines = new Set(inputs.entries.map((e) => e.line))
-  const sourceLines = src.index.summary().lines
-  const semantic = inputs.entries.map(semanticOf).filter((s): s is Semantic => s !== undefined)
-  const priors = semantic.filter((s) => s.cls === 'prior-compact-summary')
-  const ledger = semantic.filter((s) => s.cls !== 'prior-compact-summary')
-  const handoffLines = src.handoff === undefined ? [] : src.handoff.replace(/\r?\n$/, '').split(/\r?\n/)
-  const handoffDigest = src.handoff === undefined ? 'none' : sha256(src.handoff)
+  return summarised.digest('hex')
+}
 
-  const mandatory = new Map(semantic.map((s) => [s.anchor, s.text]))
-  const claimSources = JSON.stringify([...mandatory].map(([a, t]) => [a, sha256(t)]))
-  const request = JSON.stringify({
-    protocol: MODEL_PACK_SCHEMA,
-    engine: ENGINE_VERSION,
-    ranking: RANKING,
-    charBudget,
-    tokenBudget,
-    optionalTextChars: OPTIONAL_TEXT_CHARS,
-    summaryLines: sha256([...summaryLines].join(',')),
-    handoff: handoffDigest,
-    policy: opts.policy ?? {},
-  })
-
+/** The mandatory half of the pack: every semantic record in full, prior summaries, the handoff. */
+function mandatorySection(ledger: Semantic[], priors: Semantic[], handoffLines: string[]): string {
   const record = (s: Semantic) =>
     `- ${s.anchor} ${fields(s.entry)} evidence_class=${s.cls} chars=${s.text.length} full_text_json=${JSON.stringify(s.text)}`
-  const mandatoryText = [
+  return [
     '## Mandatory Semantic Records',
     '',
     ...(ledger.length ? ledger.map(record) : ['(none)']),
@@ -341,69 +322,65 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
       : ['(none)']),
     '',
   ].join('\n')
+}
 
-  const humanAnchors = ledger.filter((s) => s.cls === 'human-prompt').map((s) => s.anchor)
-  const assistantAnchors = ledger.filter((s) => s.cls !== 'human-prompt').map((s) => s.anchor)
-  const semanticAnchors = semantic.map((s) => s.anchor)
-  const fixedGroups: AnchorGroup[] = [
-    ...thirds(semanticAnchors),
-    ...(humanAnchors.length ? [{ id: 'human-user', anchors: humanAnchors }] : []),
-    ...(assistantAnchors.length ? [{ id: 'assistant-research', anchors: assistantAnchors }] : []),
-    ...handoffGroups(handoffLines.length),
-  ]
-  const groupLine = (g: AnchorGroup) => `- group ${g.id} (cite at least one): ${g.anchors.join(' ')}`
-  const est = (s: string) => native.estimateTextTokens(s)
+/** What the pack's frame is made of besides its digests, groups and optional lines. */
+interface PackParts {
+  inputs: SummaryInputs
+  sourceLines: number
+  mandatoryText: string
+}
 
-  // Everything but the optional evidence, with digest-sized placeholders (64 hex characters;
-  // 'none' for an absent handoff) so that the sizes are final.
-  const placeholder = Object.fromEntries(
-    DIGEST_KEYS.map((k) => [k, k === 'handoff_summary_digest' ? handoffDigest : '0'.repeat(64)]),
-  ) as Record<DigestKey, string>
-  const frame = (digests: Record<DigestKey, string>, groups: AnchorGroup[], optionalLines: string[], status: string) =>
-    [
-      '# claude-jsonl model-summary evidence pack (protocol v11)',
-      '',
-      `SOURCE_JSONL: the transcript being compressed (its name and location are withheld). Summarised records: ${inputs.entries.length}, lines L${inputs.firstLine}–L${inputs.lastLine} of ${sourceLines}.`,
-      status,
-      '',
-      instructions(),
-      outputRules(commentOf(digests)),
-      '## Required Anchor Groups',
-      '',
-      ...groups.map(groupLine),
-      '- Every anchor under "Mandatory Semantic Records" and "Prior Compact Summaries" is also its own required group.',
-      '',
-      mandatoryText,
-      '## Optional Evidence',
-      '',
-      ...(optionalLines.length ? optionalLines : ['(none)']),
-      '',
-    ].join('\n')
-  const statusLine = (included: number, total: number, truncated: boolean, omitted: string) =>
-    `optional_evidence: included=${included} of ${total} truncated=${truncated ? 'yes' : 'no'} omitted_digest=${omitted}; ceilings: ${charBudget} characters, ${tokenBudget} estimated tokens.`
+/** The whole pack text around the optional evidence lines. */
+function packFrame(
+  parts: PackParts,
+  digests: Record<DigestKey, string>,
+  groups: AnchorGroup[],
+  optionalLines: string[],
+  status: string,
+): string {
+  const { inputs, sourceLines, mandatoryText } = parts
+  return [
+    '# claude-jsonl model-summary evidence pack (protocol v11)',
+    '',
+    `SOURCE_JSONL: the transcript being compressed (its name and location are withheld). Summarised records: ${inputs.entries.length}, lines L${inputs.firstLine}–L${inputs.lastLine} of ${sourceLines}.`,
+    status,
+    '',
+    instructions(),
+    outputRules(commentOf(digests)),
+    '## Required Anchor Groups',
+    '',
+    ...groups.map((g) => `- group ${g.id} (cite at least one): ${g.anchors.join(' ')}`),
+    '- Every anchor under "Mandatory Semantic Records" and "Prior Compact Summaries" is also its own required group.',
+    '',
+    mandatoryText,
+    '## Optional Evidence',
+    '',
+    ...(optionalLines.length ? optionalLines : ['(none)']),
+    '',
+  ].join('\n')
+}
 
-  const candidates = optionalEvidence(inputs)
-  const latestReserve = `- group latest-evidence (cite at least one): L${sourceLines} L${sourceLines} L${sourceLines}\n- group source-tool (cite at least one): \n`
-  const base =
-    frame(placeholder, fixedGroups, [], statusLine(candidates.length, candidates.length, true, '0'.repeat(64))) +
-    latestReserve
-  let chars = base.length
-  let tokens = est(base)
-  if (chars > charBudget || tokens > tokenBudget) {
-    throw new ClaudeJsonlError(
-      `model pack: the mandatory evidence (every older human prompt and assistant text/thinking message, prior summaries, handoff) needs ${chars} characters and ${Math.ceil(tokens)} estimated tokens, over the ceilings of ${charBudget} characters (--model-pack-char-budget) and ${tokenBudget} estimated tokens (--model-pack-estimated-token-budget); raise them only if the summarising model can read a pack that large`,
-      EXIT.flagged,
-    )
-  }
+/**
+ * The optional evidence that fits after `used` characters and tokens, taken in rank order (a
+ * tool anchor's first citation costs its own group entry too), then put in line order; with
+ * the anchors left out and the source-tool anchors cited.
+ */
+function takeOptional(
+  candidates: Optional[],
+  used: { chars: number; tokens: number },
+  budgets: { charBudget: number; tokenBudget: number },
+): { taken: Optional[]; omitted: string[]; toolAnchors: Set<string> } {
+  let { chars, tokens } = used
   const taken: Optional[] = []
   const omitted: string[] = []
   const toolAnchors = new Set<string>()
   for (const c of candidates) {
     const anchorCost = c.tool && !toolAnchors.has(c.anchor) ? c.anchor.length + 1 : 0
     const cost = c.text.length + 1 + anchorCost
-    const cTokens = est(c.text) + 0.25 * (1 + anchorCost)
+    const cTokens = native.estimateTextTokens(c.text) + 0.25 * (1 + anchorCost)
     // A small token margin absorbs float rounding between these sums and the final estimate.
-    if (chars + cost > charBudget || tokens + cTokens > tokenBudget - 0.01) {
+    if (chars + cost > budgets.charBudget || tokens + cTokens > budgets.tokenBudget - 0.01) {
       omitted.push(c.anchor)
       continue
     }
@@ -413,6 +390,92 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
     if (c.tool) toolAnchors.add(c.anchor)
   }
   taken.sort((a, b) => a.line - b.line || (a.text < b.text ? -1 : 1))
+  return { taken, omitted, toolAnchors }
+}
+
+/** What was asked of the pack (protocol, engine, ranking, budgets, which lines, the handoff,
+ * the policy), as the string its digest is taken of. */
+function packRequest(
+  opts: PackOptions,
+  budgets: { charBudget: number; tokenBudget: number },
+  summaryLines: Set<number>,
+  handoffDigest: string,
+): string {
+  return JSON.stringify({
+    protocol: MODEL_PACK_SCHEMA,
+    engine: ENGINE_VERSION,
+    ranking: RANKING,
+    charBudget: budgets.charBudget,
+    tokenBudget: budgets.tokenBudget,
+    optionalTextChars: OPTIONAL_TEXT_CHARS,
+    summaryLines: sha256([...summaryLines].join(',')),
+    handoff: handoffDigest,
+    policy: opts.policy ?? {},
+  })
+}
+
+/** The anchor groups a summary must cite whatever optional evidence is shown: the thirds of the
+ * semantic records, the user's prompts, the assistant's messages, the handoff. */
+function fixedGroupsOf(semanticAnchors: string[], ledger: Semantic[], handoffLines: number): AnchorGroup[] {
+  const humanAnchors = ledger.filter((s) => s.cls === 'human-prompt').map((s) => s.anchor)
+  const assistantAnchors = ledger.filter((s) => s.cls !== 'human-prompt').map((s) => s.anchor)
+  return [
+    ...thirds(semanticAnchors),
+    ...(humanAnchors.length ? [{ id: 'human-user', anchors: humanAnchors }] : []),
+    ...(assistantAnchors.length ? [{ id: 'assistant-research', anchors: assistantAnchors }] : []),
+    ...handoffGroups(handoffLines),
+  ]
+}
+
+/**
+ * Builds the pack; throws (exit 1) when the mandatory evidence does not fit both ceilings. The
+ * frame is sized first with digest-sized placeholders, the optional evidence fills what is left,
+ * then the digests of what is shown are filled in.
+ */
+export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
+  const { charBudget, tokenBudget } = packBudgets(opts)
+  const { inputs } = src
+  const summaryLines = new Set(inputs.entries.map((e) => e.line))
+  const sourceLines = src.index.summary().lines
+  const semantic = inputs.entries.map(semanticOf).filter((s): s is Semantic => s !== undefined)
+  const priors = semantic.filter((s) => s.cls === 'prior-compact-summary')
+  const ledger = semantic.filter((s) => s.cls !== 'prior-compact-summary')
+  const handoffLines = src.handoff === undefined ? [] : src.handoff.replace(/\r?\n$/, '').split(/\r?\n/)
+  const handoffDigest = src.handoff === undefined ? 'none' : sha256(src.handoff)
+
+  const mandatory = new Map(semantic.map((s) => [s.anchor, s.text]))
+  const claimSources = JSON.stringify([...mandatory].map(([a, t]) => [a, sha256(t)]))
+  const parts: PackParts = { inputs, sourceLines, mandatoryText: mandatorySection(ledger, priors, handoffLines) }
+
+  const semanticAnchors = semantic.map((s) => s.anchor)
+  const fixedGroups = fixedGroupsOf(semanticAnchors, ledger, handoffLines.length)
+  const est = (s: string) => native.estimateTextTokens(s)
+  const statusLine = (included: number, total: number, truncated: boolean, omitted: string) =>
+    `optional_evidence: included=${included} of ${total} truncated=${truncated ? 'yes' : 'no'} omitted_digest=${omitted}; ceilings: ${charBudget} characters, ${tokenBudget} estimated tokens.`
+
+  // Everything but the optional evidence, with digest-sized placeholders (64 hex characters;
+  // 'none' for an absent handoff) so that the sizes are final.
+  const placeholder = Object.fromEntries(
+    DIGEST_KEYS.map((k) => [k, k === 'handoff_summary_digest' ? handoffDigest : '0'.repeat(64)]),
+  ) as Record<DigestKey, string>
+  const candidates = optionalEvidence(inputs)
+  const latestReserve = `- group latest-evidence (cite at least one): L${sourceLines} L${sourceLines} L${sourceLines}\n- group source-tool (cite at least one): \n`
+  const base =
+    packFrame(
+      parts,
+      placeholder,
+      fixedGroups,
+      [],
+      statusLine(candidates.length, candidates.length, true, '0'.repeat(64)),
+    ) + latestReserve
+  const used = { chars: base.length, tokens: est(base) }
+  if (used.chars > charBudget || used.tokens > tokenBudget) {
+    throw new ClaudeJsonlError(
+      `model pack: the mandatory evidence (every older human prompt and assistant text/thinking message, prior summaries, handoff) needs ${used.chars} characters and ${Math.ceil(used.tokens)} estimated tokens, over the ceilings of ${charBudget} characters (--model-pack-char-budget) and ${tokenBudget} estimated tokens (--model-pack-estimated-token-budget); raise them only if the summarising model can read a pack that large`,
+      EXIT.flagged,
+    )
+  }
+  const { taken, omitted, toolAnchors } = takeOptional(candidates, used, { charBudget, tokenBudget })
 
   const visible = new Set<string>([
     ...semanticAnchors,
@@ -430,14 +493,15 @@ export function buildPack(src: PackSource, opts: PackOptions = {}): Pack {
   const omittedDigest = sha256(omitted.join(','))
   const digests: Record<DigestKey, string> = {
     source_sha256: src.sourceSha256 || sha256(src.bytes),
-    summary_source_sha256: summarised.digest('hex'),
+    summary_source_sha256: summarisedDigest(src),
     evidence_anchor_lines_digest: sha256([...visible].sort(byLine).join('\n')),
     required_anchor_groups_digest: sha256(JSON.stringify(allGroups)),
     handoff_summary_digest: handoffDigest,
-    pack_request_digest: sha256(request),
+    pack_request_digest: sha256(packRequest(opts, { charBudget, tokenBudget }, summaryLines, handoffDigest)),
     required_claim_sources_digest: sha256(claimSources),
   }
-  const text = frame(
+  const text = packFrame(
+    parts,
     digests,
     groups,
     taken.map((c) => c.text),
