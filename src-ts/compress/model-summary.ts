@@ -67,14 +67,42 @@ export interface AcceptedModelSummary {
 
 const excerpt = (s: string) => JSON.stringify(s.length > 60 ? s.slice(0, 60) + '…' : s)
 
-/** Checks `text` by every rule of protocol v11 against `manifest`; throws ModelSummaryError. */
+/** Throws the rule broken, with what the summary has and what it should. */
+function fail(rule: ModelSummaryRule, detail: string): never {
+  throw new ModelSummaryError(rule, detail)
+}
+
+/** Where the summary's body lines begin: after the leading metadata comment. */
+interface Body {
+  lines: string[]
+  /** The index of the comment's closing line in the whole text (body line i is text line close + 2 + i). */
+  close: number
+}
+
+/**
+ * Checks `text` by every rule of protocol v11 against `manifest`; throws ModelSummaryError. In
+ * order: the leading metadata comment and its digests, the body's text (no second comment, the
+ * minimum length, no refusal boilerplate), the headings, the anchors, the coverage lines, the
+ * required groups.
+ */
 export function validateModelSummary(text: string, manifest: PackManifest): AcceptedModelSummary {
-  const fail = (rule: ModelSummaryRule, detail: string): never => {
-    throw new ModelSummaryError(rule, detail)
-  }
   const src = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n')
   if (src.trim() === '') fail('non-blank', 'the summary is empty')
   const lines = src.split('\n')
+  const close = checkMetadataComment(lines, manifest)
+  const b: Body = { lines: lines.slice(close + 1), close }
+  const body = b.lines.join('\n')
+  checkBodyText(src, body, b)
+  const { sectionOf, coverageAt } = checkHeadings(b)
+  const cited = checkAnchors(b, sectionOf, coverageAt, manifest)
+  checkCoverage(b, sectionOf, coverageAt, manifest)
+  checkRequiredGroups(manifest, cited)
+  return { body: body.replace(/^\n+/, '').replace(/\s+$/, ''), cited }
+}
+
+/** The leading comment: the exact opening and closing lines, every digest key once, in the
+ * pack's order, each with the pack's value. Returns the closing line's index. */
+function checkMetadataComment(lines: string[], manifest: PackManifest): number {
   if (lines[0] !== COMMENT_OPEN)
     fail('metadata-comment', `the summary must begin with the exact line ${excerpt(COMMENT_OPEN)} copied from the pack`)
   const close = lines.indexOf(COMMENT_CLOSE)
@@ -100,8 +128,11 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
         `${key} is ${seen.get(key)}, the pack's is ${manifest.digests[key as DigestKey]}: the summary was written from another pack, or the source, options or handoff changed`,
       )
   })
-  const bodyLines = lines.slice(close + 1)
-  const body = bodyLines.join('\n')
+  return close
+}
+
+/** No second HTML comment, the minimum length, no refusal or no-access boilerplate. */
+function checkBodyText(src: string, body: string, { lines: bodyLines, close }: Body): void {
   bodyLines.forEach((l, i) => {
     if (l.includes('<!--') || l.includes('-->'))
       fail(
@@ -117,8 +148,11 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
       'boilerplate',
       `refusal or no-access boilerplate ${excerpt(boiler[0])}: the pack holds all the evidence the summary needs`,
     )
+}
 
-  // Headings: the nine sections in order, and the coverage subsection inside Evidence.
+/** The nine sections in order, and the coverage subsection inside Evidence; returns each body
+ * line's section and where the coverage subsection begins. */
+function checkHeadings({ lines: bodyLines, close }: Body): { sectionOf: number[]; coverageAt: number } {
   const evidence = SECTION.evidence
   const sectionOf: number[] = []
   let section = -1
@@ -159,7 +193,18 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
     fail('headings', `section "## ${SECTION_HEADINGS[section + 1]}" is missing`)
   if (coverageAt < 0) fail('coverage', `no ${COVERAGE_HEADING} subsection under ## ${SECTION_HEADINGS[evidence]}`)
 
-  // Anchors: in range, summarised, shown in the pack.
+  return { sectionOf, coverageAt }
+}
+
+/** Every anchor in range, summarised and shown in the pack; every line that states something
+ * anchored; every section citing one. Returns the anchors cited. */
+function checkAnchors(
+  { lines: bodyLines, close }: Body,
+  sectionOf: number[],
+  coverageAt: number,
+  manifest: PackManifest,
+): Set<string> {
+  const evidence = SECTION.evidence
   const cited = new Set<string>()
   const sectionAnchors = new Set<number>()
   bodyLines.forEach((l, i) => {
@@ -191,7 +236,17 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
     if (!sectionAnchors.has(k)) fail('section-anchor', `section "## ${h}" cites no L or H anchor`)
   })
 
-  // Mandatory Evidence Coverage: one exact excerpt per mandatory anchor.
+  return cited
+}
+
+/** Mandatory Evidence Coverage: one exact excerpt per mandatory anchor. */
+function checkCoverage(
+  { lines: bodyLines, close }: Body,
+  sectionOf: number[],
+  coverageAt: number,
+  manifest: PackManifest,
+): void {
+  const evidence = SECTION.evidence
   const covered = new Set<string>()
   for (let i = coverageAt + 1; i < bodyLines.length && sectionOf[i] === evidence; i++) {
     const l = bodyLines[i]
@@ -234,7 +289,10 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
       'coverage',
       `${missing.length} mandatory anchor(s) have no coverage line: ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}`,
     )
+}
 
+/** At least one anchor of every required group is cited. */
+function checkRequiredGroups(manifest: PackManifest, cited: Set<string>): void {
   for (const g of manifest.requiredGroups) {
     if (!g.anchors.some((a) => cited.has(a)))
       fail(
@@ -242,7 +300,6 @@ export function validateModelSummary(text: string, manifest: PackManifest): Acce
         `no anchor of required group '${g.id}' is cited (any of ${g.anchors.slice(0, 6).join(' ')}${g.anchors.length > 6 ? ' …' : ''})`,
       )
   }
-  return { body: body.replace(/^\n+/, '').replace(/\s+$/, ''), cited }
 }
 
 export interface ComposeOptions {
