@@ -37,7 +37,8 @@ CLAUDE_JSONL_ARCHIVE=off switches the archive hooks off.`,
     }
     const read = parseHookInput(await readStdin(STDIN_WAIT_MS))
     try {
-      const out = event === 'session-start' ? await sessionStartHook(read, values) : archiveHook(event, read, values)
+      const out =
+        event === 'session-start' ? await sessionStartHook(read, values) : await archiveHook(event, read, values)
       if (out.stdout) print(out.stdout)
     } catch (e) {
       const target = archiveTarget(values.to)

@@ -4,20 +4,12 @@
 // queue, which that worker drains before it lets go, so sessions ending together coalesce
 // into one archive run and processes never pile up.
 import { spawn } from 'node:child_process'
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hookLogPath, hookStateDir, logLine } from './archive-target.js'
 import { isLocked, tryLock, unlock } from '../durable-lock.cjs'
+import { publishFile } from '../durable-files.js'
 
 /** One session to archive. */
 export interface QueueEntry {
@@ -34,14 +26,13 @@ export interface QueueEntry {
 const queueDir = (archive: string) => join(hookStateDir(archive), 'queue')
 const lockPath = (archive: string) => join(hookStateDir(archive), 'worker.lock')
 
-/** Adds the session to the archive's queue (one file per session: asking twice is one entry). */
-export function enqueue(archive: string, entry: QueueEntry): void {
+/** Adds the session to the archive's queue (one file per session: asking twice is one entry),
+ * published durably: a hook whose machine dies right after it returned has still queued it. */
+export async function enqueue(archive: string, entry: QueueEntry): Promise<void> {
   const dir = queueDir(archive)
   mkdirSync(dir, { recursive: true })
   const file = join(dir, `${entry.sessionId.replace(/[^A-Za-z0-9-]/g, '_')}.json`)
-  const temp = `${file}.tmp-${process.pid}`
-  writeFileSync(temp, JSON.stringify(entry) + '\n')
-  renameSync(temp, file)
+  await publishFile(file, JSON.stringify(entry) + '\n', { replace: true, mode: 0o600 })
 }
 
 /** Starts the worker for `archive`, detached from the hook (and from the client's process

@@ -31,11 +31,11 @@ function logFor(target: ArchiveTarget, env: NodeJS.ProcessEnv): string {
 }
 
 /** SessionEnd and PreCompact: queue the session for the archive and start the worker. */
-export function archiveHook(
+export async function archiveHook(
   event: 'session-end' | 'pre-compact',
   read: HookInputResult,
   opts: HookOptions = {},
-): HookOutcome {
+): Promise<HookOutcome> {
   const env = opts.env ?? process.env
   const target = archiveTarget(opts.to, env)
   const log = (line: string): HookOutcome => (logLine(logFor(target, env), line), { logged: line })
@@ -45,7 +45,7 @@ export function archiveHook(
   if (!existsSync(input.transcript_path))
     return log(`${event} ${input.session_id}: no transcript at ${input.transcript_path}; nothing archived`)
   try {
-    enqueue(target.dir, {
+    await enqueue(target.dir, {
       sessionId: input.session_id,
       transcript: input.transcript_path,
       event,
