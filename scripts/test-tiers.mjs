@@ -19,11 +19,15 @@ export const NOT_QUICK = [
   // a JVM (Spark in local mode) and an S3-compatible server (moto)
   'dataset-spark',
   'dataset-s3',
+  // offline, but a fifth of the quick run's time on what an edit seldom breaks: the generated API
+  // reference (typedoc over the whole package) and the start-up guard (dozens of whole processes)
+  'api-docs',
+  'startup',
 ]
 
 /**
  * The longest test files, longest first (seconds from load to exit in a full run on a 2-core
- * machine: the real client about 90, the fixture compressions and Spark about 50, the rest 20 to
+ * machine: the real client about 90, the fixture compressions and Spark about 50, the rest 15 to
  * 30). ava runs two files at a time in the order it is given: started last, the longest file
  * would end the run alone while the other slot idles, so these start first and the short files
  * fill in around them.
@@ -39,6 +43,9 @@ export const LONGEST_FIRST = [
   'dataset',
   'real-client-cleanup',
   'in-place-crash',
+  'batch',
+  'cli-user',
+  'archive',
 ]
 
 /** ava's `sortTestFiles`: the files of LONGEST_FIRST in its order, then the rest by name. */
