@@ -729,6 +729,48 @@ function summarise(rows) {
   }
 }
 
+/**
+ * The state one bench run builds up: its options, the results written to results.json, the notes
+ * for RESULTS.md, the inputs and tools found, the rows of the round-robin, and how it ends.
+ */
+function newRun(opts) {
+  const notes = []
+  return {
+    opts,
+    notes,
+    results: {
+      date: new Date().toISOString(),
+      machine: machineInfo(),
+      config: {
+        rounds: opts.rounds,
+        warmupRounds: 1,
+        only: opts.only,
+        huge: opts.huge,
+        skipPeer: opts.skipPeer,
+        strictPeer: opts.strictPeer,
+        wrapper: WRAPPER.desc,
+        timeoutS: opts.timeout,
+      },
+      inputs: {},
+      tools: {},
+      runs: [],
+      summary: {},
+      checks: [],
+      huge: null,
+      targets: [],
+      notes,
+    },
+    inputs: [],
+    oursBuilt: false,
+    peer: null,
+    /** What the round-robin runs: one per input and tool, as `input/tool`. */
+    ops: [],
+    rowsByOp: new Map(),
+    exitCode: 0,
+    prepFailed: false,
+  }
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   fs.mkdirSync(CACHE, { recursive: true })
@@ -738,54 +780,51 @@ async function main() {
   if (opts.only === 'batch') process.exit(batchOnly(opts))
   WRAPPER = detectWrapper()
   STRICT_PEER = opts.strictPeer
-  const notes = []
-  const results = {
-    date: new Date().toISOString(),
-    machine: machineInfo(),
-    config: {
-      rounds: opts.rounds,
-      warmupRounds: 1,
-      only: opts.only,
-      huge: opts.huge,
-      skipPeer: opts.skipPeer,
-      strictPeer: opts.strictPeer,
-      wrapper: WRAPPER.desc,
-      timeoutS: opts.timeout,
-    },
-    inputs: {},
-    tools: {},
-    runs: [],
-    summary: {},
-    checks: [],
-    huge: null,
-    targets: [],
-    notes,
-  }
-  let exitCode = 0
-  let prepFailed = false
+  const run = newRun(opts)
+  for (const step of [
+    findTools,
+    prepareInputs,
+    roundRobinCli,
+    summariseCli,
+    inProcessApi,
+    estateCommands,
+    findBench,
+    compressRuns,
+    totalsAgreement,
+    hugeTranscript,
+    evaluateTargets,
+    writeOutputs,
+  ])
+    step(run)
+  fs.rmSync(RUSAGE_FILE, { force: true })
+  process.exitCode = run.exitCode || (run.prepFailed ? 2 : 0)
+}
 
-  // Tools available?
-  const oursBuilt = fs.existsSync(OUR_CLI)
+/** Which tools can be measured: ours (built?), ccusage (installed or unavailable), the JS baseline. */
+function findTools(run) {
+  const { results, notes, opts } = run
+  const oursBuilt = (run.oursBuilt = fs.existsSync(OUR_CLI))
   results.tools.ours = oursBuilt ? { status: 'built', path: rel(OUR_CLI) } : { status: 'not built', path: rel(OUR_CLI) }
   if (!oursBuilt) {
     notes.push(`ours: not built (${rel(OUR_CLI)} is missing; run \`npm run build\`). Our CLI was not measured.`)
     log(`[bench] ours: not built (${rel(OUR_CLI)} missing) — measuring the others only`)
   }
-  let peer = null
   if (opts.skipPeer) {
     notes.push('ccusage: skipped (--skip-peer).')
     results.tools.ccusage = { status: 'skipped' }
   } else {
-    peer = ensurePeer(notes)
+    const peer = (run.peer = ensurePeer(notes))
     results.tools.ccusage = peer
       ? { status: 'installed', version: peer.version, native: peer.nativePkg, prefix: rel(PEER_PREFIX) }
       : { status: 'unavailable' }
     if (peer) log(`[bench] peer: ccusage ${peer.version} (${peer.nativePkg})`)
   }
   results.tools['js-baseline'] = { status: 'ok', path: rel(BASELINE) }
+}
 
-  // Inputs.
-  const inputs = []
+/** The estate and single inputs, generated once and cached. */
+function prepareInputs(run) {
+  const { inputs, results, notes, opts } = run
   for (const name of ['estate', 'single']) {
     if (opts.only && opts.only !== name) continue
     try {
@@ -799,19 +838,22 @@ async function main() {
       loud(`${name}: ${e.message}`)
       notes.push(`${name}: not measured — ${e.message}`)
       results.inputs[name] = { error: e.message }
-      prepFailed = true
+      run.prepFailed = true
     }
   }
+}
 
-  // Round-robin.
-  const ops = []
+/** Every tool on every input, round-robin: one uncounted warm-up round, then the counted ones. */
+function roundRobinCli(run) {
+  const { inputs, results, opts, oursBuilt, peer, rowsByOp } = run
+  const ops = (run.ops = [])
   for (const input of inputs)
     for (const tool of TOOLS) {
       if (tool === 'ours' && !oursBuilt) continue
       if (tool === 'ccusage' && !peer) continue
       ops.push({ id: `${input.name}/${tool}`, input, tool })
     }
-  const rowsByOp = new Map(ops.map((o) => [o.id, []]))
+  for (const o of ops) rowsByOp.set(o.id, [])
   const totalRounds = opts.rounds + 1
   for (let round = 0; round < totalRounds; round++) {
     for (const op of ops) {
@@ -833,23 +875,29 @@ async function main() {
       )
     }
   }
+}
 
-  // Summaries.
-  for (const op of ops) {
-    const s = summarise(rowsByOp.get(op.id))
+/** Each run's median and spread; a failed run is noted and fails the bench. */
+function summariseCli(run) {
+  const { results, notes, rowsByOp } = run
+  for (const op of run.ops) {
     const rows = rowsByOp.get(op.id)
+    const s = summarise(rows)
     const failures = rows.filter((r) => !r.ok)
     if (failures.length) {
       loud(`${op.id} failed in ${failures.length} of ${rows.length} runs: ${failures[0].error}`)
       notes.push(`${op.id}: failed in ${failures.length} of ${rows.length} runs: ${failures[0].error}`)
-      exitCode = 1
+      run.exitCode = 1
     }
     results.summary[op.id] = s
       ? { ...s, mbPerS: op.input.bytes / 1e6 / s.medianS, command: displayCommand(op.tool, op.input) }
       : { failed: rows.length, command: displayCommand(op.tool, op.input) }
   }
+}
 
-  // In-process: the API inside one Node process, so Node's start-up is not in every number.
+/** The API inside one Node process, so Node's start-up is not in every number. */
+function inProcessApi(run) {
+  const { inputs, results, notes, opts, oursBuilt } = run
   results.inProcess = {}
   if (oursBuilt) {
     for (const input of inputs) {
@@ -866,27 +914,34 @@ async function main() {
       } else {
         results.inProcess[input.name] = { error: tail(r.stderr || r.stdout) }
         notes.push(`${input.name}: in-process run failed: ${tail(r.stderr || r.stdout)}`)
-        exitCode = 1
+        run.exitCode = 1
       }
     }
   }
+}
 
+/** archive and restore beside zstd -3, stats over the archive, and compress --all over the estate and its re-run. */
+function estateCommands(run) {
+  const { inputs, results, notes, opts, oursBuilt } = run
   // archive and restore, beside zstd -3; benches/archive.mjs does the timing.
   const archInput = inputs.find((i) => i.name === 'estate')
   if (oursBuilt && archInput) {
     results.archive = archiveBench(archInput, opts, notes)
-    if (results.archive.error) exitCode = 1
+    if (results.archive.error) run.exitCode = 1
     results.archiveRead = archiveReadBench(archInput, opts, notes)
-    if (results.archiveRead.error) exitCode = 1
+    if (results.archiveRead.error) run.exitCode = 1
   }
 
   // compress --all: candidate-mode batch over the estate, then its re-run.
   if (oursBuilt && archInput) {
     results.batch = batchBench(archInput, opts, notes)
-    if (results.batch.error) exitCode = 1
+    if (results.batch.error) run.exitCode = 1
   }
+}
 
-  // find: cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference.
+/** find: cold and warm, in process and through the CLI; grep -rliF as the raw-scan reference. */
+function findBench(run) {
+  const { inputs, results, notes, opts, oursBuilt } = run
   const estInput = inputs.find((i) => i.name === 'estate')
   if (oursBuilt && estInput) {
     const projects = path.join(estInput.root, 'projects')
@@ -913,68 +968,78 @@ async function main() {
     } else {
       results.find = { error: tail(r.stderr || r.stdout) }
       notes.push(`find: benchmark failed: ${tail(r.stderr || r.stdout)}`)
-      exitCode = 1
+      run.exitCode = 1
     }
   }
+}
 
-  // compress: plan + compress of a 50 MB one-chain transcript; the estimator against
-  // the tokens real requests recorded.
+/** compress: plan + compress of a 50 MB one-chain transcript; the estimator against the tokens real requests recorded. */
+function compressRuns(run) {
+  const { results, notes, opts, oursBuilt } = run
   if (oursBuilt) Object.assign(results, compressBench(opts, notes))
+}
 
-  // Agreement.
+/** The token totals of every tool on every input agree (or differ as explained). */
+function totalsAgreement(run) {
+  const { inputs, results, rowsByOp } = run
   for (const input of inputs) {
     const byTool = {}
     for (const tool of TOOLS) byTool[tool] = rowsByOp.get(`${input.name}/${tool}`) || []
     const { problems, notices } = checkAgreement(input, byTool, results)
     for (const n of notices) loud(`ccusage differs (explained): ${n}`)
     for (const p of problems) loud(`TOKEN TOTALS MISMATCH: ${p}`)
-    if (problems.length) exitCode = 1
+    if (problems.length) run.exitCode = 1
   }
+}
 
-  // Huge.
-  if (opts.huge) {
-    results.huge = { runs: [] }
-    try {
-      const input = prepareInput('huge', opts, notes)
-      results.inputs.huge = { ...input, manifest: input.manifest ? input.manifest.source : null }
-      log(`[bench] huge: ${fmtInt(input.bytes)} bytes, ${fmtInt(input.lines)} lines`)
-      const hugeTools = ['ours', 'js-baseline', 'ccusage'].filter(
-        (t) => (t !== 'ours' || oursBuilt) && (t !== 'ccusage' || peer),
-      )
-      const byTool = {}
-      for (const tool of hugeTools) {
-        const r = runOne({ tool, input }, peer, Math.max(opts.timeout, 1800))
-        const row = {
-          op: `huge/${tool}`,
-          input: 'huge',
-          tool,
-          command: displayCommand(tool, input),
-          ...r,
-          mbPerS: r.ok ? input.bytes / 1e6 / r.wallS : NaN,
-        }
-        results.huge.runs.push(row)
-        results.runs.push({ round: 1, warmup: false, ...row })
-        byTool[tool] = [row]
-        log(
-          `[bench] huge        ${row.op.padEnd(20)} ${r.ok ? fmtS(r.wallS) + ' s' : 'FAILED'}  ${fmtInt(r.maxRssKiB / 1024)} MiB${r.ok ? '' : '  ' + r.error}`,
-        )
+/** With --huge: the 1.2 GB transcript, once per tool, totals checked. */
+function hugeTranscript(run) {
+  const { results, notes, opts, oursBuilt, peer } = run
+  if (!opts.huge) return
+  results.huge = { runs: [] }
+  try {
+    const input = prepareInput('huge', opts, notes)
+    results.inputs.huge = { ...input, manifest: input.manifest ? input.manifest.source : null }
+    log(`[bench] huge: ${fmtInt(input.bytes)} bytes, ${fmtInt(input.lines)} lines`)
+    const hugeTools = ['ours', 'js-baseline', 'ccusage'].filter(
+      (t) => (t !== 'ours' || oursBuilt) && (t !== 'ccusage' || peer),
+    )
+    const byTool = {}
+    for (const tool of hugeTools) {
+      const r = runOne({ tool, input }, peer, Math.max(opts.timeout, 1800))
+      const row = {
+        op: `huge/${tool}`,
+        input: 'huge',
+        tool,
+        command: displayCommand(tool, input),
+        ...r,
+        mbPerS: r.ok ? input.bytes / 1e6 / r.wallS : NaN,
       }
-      if (!oursBuilt) notes.push('huge: ours not built, so the 1.2 GB target was not checked.')
-      const { problems, notices } = checkAgreement(input, byTool, results)
-      for (const n of notices) loud(`ccusage differs (explained): ${n}`)
-      for (const p of problems) loud(`TOKEN TOTALS MISMATCH: ${p}`)
-      if (problems.length) exitCode = 1
-      const oursRow = results.huge.runs.find((r) => r.tool === 'ours')
-      if (oursRow && !oursRow.ok) exitCode = 1
-    } catch (e) {
-      loud(`huge: ${e.message}`)
-      notes.push(`huge: not measured — ${e.message}`)
-      results.huge.error = e.message
-      prepFailed = true
+      results.huge.runs.push(row)
+      results.runs.push({ round: 1, warmup: false, ...row })
+      byTool[tool] = [row]
+      log(
+        `[bench] huge        ${row.op.padEnd(20)} ${r.ok ? fmtS(r.wallS) + ' s' : 'FAILED'}  ${fmtInt(r.maxRssKiB / 1024)} MiB${r.ok ? '' : '  ' + r.error}`,
+      )
     }
+    if (!oursBuilt) notes.push('huge: ours not built, so the 1.2 GB target was not checked.')
+    const { problems, notices } = checkAgreement(input, byTool, results)
+    for (const n of notices) loud(`ccusage differs (explained): ${n}`)
+    for (const p of problems) loud(`TOKEN TOTALS MISMATCH: ${p}`)
+    if (problems.length) run.exitCode = 1
+    const oursRow = results.huge.runs.find((r) => r.tool === 'ours')
+    if (oursRow && !oursRow.ok) run.exitCode = 1
+  } catch (e) {
+    loud(`huge: ${e.message}`)
+    notes.push(`huge: not measured — ${e.message}`)
+    results.huge.error = e.message
+    run.prepFailed = true
   }
+}
 
-  // Targets.
+/** Each target against what was measured: PASS, FAIL or why it was not measured. */
+function evaluateTargets(run) {
+  const { inputs, results, opts, oursBuilt } = run
   const S = (id) => results.summary[id]
   const est = inputs.find((i) => i.name === 'estate')
   const sgl = inputs.find((i) => i.name === 'single')
@@ -1093,8 +1158,11 @@ async function main() {
       tgt('1.2 GB transcript works', 'exit 0, totals agree', '-', null, 'not run (pass --huge)')
     }
   }
+}
 
-  // Write outputs.
+/** results.json, and RESULTS.md with the sections other benches and people wrote kept. */
+function writeOutputs(run) {
+  const { inputs, results, opts, oursBuilt, peer } = run
   fs.writeFileSync(RESULTS_JSON, JSON.stringify(results, null, 2) + '\n')
   // The sections written by hand (History) or by benches/cli-startup.mjs (CLI start-up) close
   // the file: a full run keeps them.
@@ -1104,9 +1172,7 @@ async function main() {
   fs.writeFileSync(RESULTS_MD, kept.length ? md.replace(/\n*$/, '\n') + previous.slice(Math.min(...kept)) : md)
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
-  if (exitCode || prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')
-  fs.rmSync(RUSAGE_FILE, { force: true })
-  process.exitCode = exitCode || (prepFailed ? 2 : 0)
+  if (run.exitCode || run.prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')
 }
 
 // ---------------------------------------------------------------- markdown
