@@ -22,7 +22,7 @@ import { datasetStats } from '../src-ts/dataset/stats.js'
 import { query } from '../src-ts/dataset/query.js'
 import { stats } from '../src-ts/read/stats.js'
 import native from '../src-ts/native.js'
-import { CLI, REPO, tempDir } from './helpers/transcripts.js'
+import { assistant, CLI, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
 
 /** A generated estate's projects folder. */
 async function estate(seed: string, sessions = 8): Promise<string> {
@@ -195,6 +195,58 @@ test('a re-run writes nothing; a change rewrites only its day; a cleaned-up sess
   rmSync(path)
   await exportDataset(dest, { projects, machine: 'm1' })
   t.is((await datasetStats(dest)).totals.requests, before.totals.requests + 1)
+})
+
+test('a request whose copy is written on the next UTC day counts once: across a re-export and across machines', async (t) => {
+  // A resumed copy of a session repeats the last reply (same requestId and message.id) after
+  // midnight, with more output: stats counts it once, as the copy; the dataset must too.
+  const original = '22222222-2222-4222-8222-222222222222'
+  const copy = '11111111-1111-4111-8111-111111111111'
+  const reply = (sessionId: string, timestamp: string, output: number) =>
+    assistant({
+      messageId: 'msg_midnight',
+      requestId: 'req_midnight',
+      output,
+      timestamp,
+      sessionId,
+      tool: ['toolu_midnight', 'Bash'],
+    })
+  const files = {
+    [`projects/-p/${original}.jsonl`]: [userText('hi'), reply(original, '2026-03-01T23:59:58.000Z', 5)],
+    [`projects/-p/${copy}.jsonl`]: [reply(copy, '2026-03-02T00:00:03.000Z', 9)],
+  }
+  const only = (name: string) => {
+    const root = tempDir('cj-dataset-midnight-')
+    writeTree(Object.fromEntries(Object.entries(files).filter(([k]) => k.includes(name))), root)
+    return join(root, 'projects')
+  }
+  const counts = async (dest: FolderDestination) =>
+    (
+      await query(
+        dest,
+        "SELECT (SELECT count(*) FROM requests WHERE request_key = 'req_midnight')::DOUBLE, (SELECT count(*) FROM tool_calls WHERE tool_use_id = 'toolu_midnight')::DOUBLE",
+      )
+    ).rows[0]
+
+  // One machine: the original is exported, then the copy appears beside it.
+  const projects = only(original)
+  const one = new FolderDestination(join(tempDir('cj-dataset-'), 'team')).open()
+  await exportDataset(one, { projects, machine: 'm' })
+  writeTree({ [`-p/${copy}.jsonl`]: files[`projects/-p/${copy}.jsonl`] }, projects)
+  t.is((await stats({ projects })).totals.requests, 1)
+  await exportDataset(one, { projects, machine: 'm' })
+  t.deepEqual(await counts(one), [1, 1], 'one machine, re-exported')
+  t.is((await datasetStats(one)).totals.outputTokens, 9, 'the copy, as stats counts it')
+
+  // Two machines, each with one of the two, in either order.
+  for (const order of [
+    [original, copy],
+    [copy, original],
+  ]) {
+    const team = new FolderDestination(join(tempDir('cj-dataset-'), 'team')).open()
+    for (const name of order) await exportDataset(team, { projects: only(name), machine: name.slice(0, 4) })
+    t.deepEqual(await counts(team), [1, 1], `two machines, ${order[0] === original ? 'original' : 'copy'} first`)
+  }
 })
 
 test('machines merge into one dataset: a session copied to two machines counts once', async (t) => {

@@ -391,7 +391,16 @@ interface MachineManifest {
   schemaVersion: number
   machine: string
   exportedAt: string
-  partitions: Record<string, { rows: string; bytes: string; count: number }>
+  /** Per partition: the digest of today's rows' file, the digest of the file, its rows, and how
+   * many of them are rows of before that today's estate no longer has. */
+  partitions: Record<string, { rows: string; bytes: string; count: number; history?: number }>
+}
+
+/** The day before `day`, the day, and the day after (`unknown` alone). */
+function neighbours(day: string): string[] {
+  const ms = Date.parse(`${day}T00:00:00Z`)
+  if (!Number.isFinite(ms)) return [day]
+  return [utcDay(ms - 86_400_000), day, utcDay(ms + 86_400_000)]
 }
 
 /** Writes the estate into the dataset at `dest` as machine `opts.machine`. */
@@ -442,44 +451,78 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       duplicatesOfOtherMachines: 0,
       replaysLeftOut: 0,
     }
-    // A session's row moves to another day when its first request appears later: its old row
-    // leaves the day it was in. (A request, call or message never changes its day.)
-    const everyFreshKey = table.name === 'sessions' ? source.keys() : undefined
-    const movedAway = (k: string, freshKeysOfDay: Set<string>) =>
-      everyFreshKey !== undefined && everyFreshKey.has(k) && !freshKeysOfDay.has(k)
+    // A row moves to another day when what it is made of does: a session's when its first
+    // request appears later, a request's when the entry that counts for it becomes a copy written
+    // after midnight UTC (a resumed or copied session repeating the reply). Its old row leaves
+    // the day it was in: a row is in one partition of this machine's, the one today's estate puts
+    // it in.
+    const everyFreshKey = source.keys()
+    const movedAway = (k: string, freshKeysOfDay: Set<string>) => everyFreshKey.has(k) && !freshKeysOfDay.has(k)
     // One listing of the table: which partitions exist, this machine's and the others'.
     const listed = new Set(await dest.list(`${table.name}/`))
-    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool
-    // while this thread goes on.
-    const freshFiles = new Map<string, Promise<Buffer>>()
-    for (const { day } of source.days) {
-      const file = source.encode(day)
-      file.catch(() => {}) // awaited below; a failure is thrown there
-      freshFiles.set(day, file)
+    const partOf = (day: string) => `${table.name}/day=${day}/part-${machine}.parquet`
+    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool.
+    // Their digests say which days changed since the last run.
+    const freshFiles = await Promise.all(source.days.map(({ day }) => source.encode(day)))
+    const freshHashes = freshFiles.map((b) => sha256(b))
+    const changed = new Set(
+      source.days
+        .filter(({ day }, i) => {
+          const known = manifest.partitions[partOf(day)]
+          return !(known && listed.has(partOf(day)) && known.rows === freshHashes[i])
+        })
+        .map((d) => d.day),
+    )
+    // A row that moved went to (or came from) a day next to its own: the days beside a changed
+    // one are looked at again, this machine's partitions and the others'.
+    const nearChange = (day: string) => neighbours(day).some((d) => d !== day && changed.has(d))
+    const theirs = new Map<string, { keys: Set<string>; messages: Set<string> }>()
+    const theirRows = async (other: string) => {
+      let known = theirs.get(other)
+      if (!known) {
+        known = { keys: new Set(), messages: new Set() }
+        theirs.set(other, known)
+        const bytes = await dest.get(other)
+        if (bytes && table.uniqueKey) {
+          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) known.keys.add(k)
+          if (table.name === 'requests')
+            for (const m of readKeys(bytes, 'message_id', dest.label, other)) if (m != null) known.messages.add(m)
+        }
+      }
+      return known
     }
-    for (const { day, rows: freshCount } of source.days) {
-      const folder = `${table.name}/day=${day}/`
-      const key = `${folder}part-${machine}.parquet`
+    for (const [i, { day, rows: freshCount }] of source.days.entries()) {
+      const key = partOf(day)
       // The rows of today's estate for the day, as the file they make alone: their digest says
       // whether anything changed since the last run, and on a first run they are the file.
-      const freshBytes = await freshFiles.get(day)!
-      const freshHash = sha256(freshBytes)
+      const freshBytes = freshFiles[i]
+      const freshHash = freshHashes[i]
       const known = manifest.partitions[key]
-      if (known && listed.has(key) && known.rows === freshHash) {
+      // A partition that holds rows of before (their transcripts gone) is looked at again when a
+      // day beside it changed: one of its rows may be today's row of that day. (Written before
+      // the count of such rows was kept: when it holds more or fewer rows than today's.)
+      const history = known?.history ?? (known && known.count !== freshCount ? 1 : 0)
+      if (!changed.has(day) && !(history > 0 && nearChange(day))) {
         t.partitions++
         t.unchanged++
         t.rows += known.count
         continue
       }
       const existing = listed.has(key) ? await dest.get(key) : undefined
-      const others = [...listed].filter((o) => o.startsWith(folder) && o !== key && o.endsWith('.parquet'))
-      if (!existing && (others.length === 0 || !table.uniqueKey)) {
+      const folders = neighbours(day).map((d) => `${table.name}/day=${d}/`)
+      const others = table.uniqueKey
+        ? [...listed].filter(
+            (o) =>
+              o.endsWith('.parquet') && !o.endsWith(`/part-${machine}.parquet`) && folders.some((f) => o.startsWith(f)),
+          )
+        : []
+      if (!existing && others.length === 0) {
         // Nothing to merge with: the file is the one made of today's rows.
         t.rows += freshCount
         t.partitions++
         publish(() => dest.put(key, freshBytes, { private: table.name === 'messages' }))
         t.written++
-        manifest.partitions[key] = { rows: freshHash, bytes: sha256(freshBytes), count: freshCount }
+        manifest.partitions[key] = { rows: freshHash, bytes: sha256(freshBytes), count: freshCount, history: 0 }
         continue
       }
       const fresh = source.rows(day)
@@ -507,11 +550,9 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
         const theirKeys = new Set<string>()
         const theirMessages = new Set<string>()
         for (const other of others) {
-          const bytes = await dest.get(other)
-          if (!bytes) continue
-          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) theirKeys.add(k)
-          if (table.name === 'requests')
-            for (const m of readKeys(bytes, 'message_id', dest.label, other)) if (m != null) theirMessages.add(m)
+          const rows = await theirRows(other)
+          for (const k of rows.keys) theirKeys.add(k)
+          for (const m of rows.messages) theirMessages.add(m)
         }
         for (const [k, r] of [...merged])
           if (theirKeys.has(k) || isReplayOf(r, theirMessages)) {
@@ -533,15 +574,17 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
         publish(() => dest.delete(key))
         t.written++
       }
-      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length }
+      const kept = rows.reduce((n, r) => n + (freshKeys.has(rowKey(table, r)) ? 0 : 1), 0)
+      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length, history: kept }
       else delete manifest.partitions[key]
     }
     // Partitions this machine wrote before and has no rows for now (their transcripts are gone)
     // stay as they are: the dataset keeps history.
     for (const key of Object.keys(manifest.partitions)) {
-      if (!key.startsWith(`${table.name}/`) || byDay.has(/day=([^/]+)\//.exec(key)?.[1] ?? '')) continue
-      if (everyFreshKey) {
-        // A day left with no session of today's estate may still hold one that moved away.
+      const day = /day=([^/]+)\//.exec(key)?.[1] ?? ''
+      if (!key.startsWith(`${table.name}/`) || byDay.has(day)) continue
+      if (table.name === 'sessions' || nearChange(day)) {
+        // A day left with no row of today's estate may still hold one that moved away.
         const existing = await dest.get(key)
         if (existing) {
           const kept = fromColumns(decode(table.name, existing, dest.label, key)).filter(
@@ -556,7 +599,12 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
             }
             const bytes = await encode(table, sortRows(table, kept))
             publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
-            manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
+            manifest.partitions[key] = {
+              ...manifest.partitions[key],
+              bytes: sha256(bytes),
+              count: kept.length,
+              history: kept.length,
+            }
             t.partitions++
             t.rows += kept.length
             continue
