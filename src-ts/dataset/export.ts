@@ -20,6 +20,8 @@ import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
 import { discoverFiles } from '../read/session-ref.js'
 import type { DatasetDestination } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
+import { lockMachine } from './lock.js'
+import { faultPoint } from '../durable-files.js'
 
 /** A row: column name to value (null for a null). */
 export type Row = Record<string, string | number | boolean | null>
@@ -411,6 +413,26 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   // written only once the estate has been read (a missing estate leaves no dataset behind).
   const info = await readDatasetInfo(dest)
   const tables = native.datasetTables().filter((t) => t.name !== 'messages' || opts.includeText)
+  const rowsByTable = await estateRows(machine, tables, opts)
+  // From reading what this machine wrote before to publishing the merge, no other export of it
+  // runs (one of another machine may: it writes other part files).
+  const release = await lockMachine(dest, machine, opts.env)
+  try {
+    return await exportLocked(dest, machine, tables, rowsByTable, info !== undefined, opts, started)
+  } finally {
+    await release()
+  }
+}
+
+async function exportLocked(
+  dest: DatasetDestination,
+  machine: string,
+  tables: DatasetTableInfo[],
+  rowsByTable: Map<string, TableDays>,
+  infoWritten: boolean,
+  opts: ExportOptions,
+  started: number,
+): Promise<ExportReport> {
   const manifestKey = `${MACHINES_PREFIX}${machine}.json`
   const previous = await dest.get(manifestKey)
   let manifest: MachineManifest
@@ -421,8 +443,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   } catch {
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
-  const rowsByTable = await estateRows(machine, tables, opts)
-  if (!info) await writeDatasetInfo(dest)
+  if (!infoWritten) await writeDatasetInfo(dest)
   // A table's partitions are published side by side: each put is whole on its own (a temp file,
   // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
   // is most of an export's time. The manifest is written only once every put has ended.
@@ -460,6 +481,9 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
     const movedAway = (k: string, freshKeysOfDay: Set<string>) => everyFreshKey.has(k) && !freshKeysOfDay.has(k)
     // One listing of the table: which partitions exist, this machine's and the others'.
     const listed = new Set(await dest.list(`${table.name}/`))
+    // Test hook: a stop here, after the first table's listing and before anything of it is
+    // published, lets a test run a second export of the machine in between.
+    if (table === tables[0]) faultPoint('dataset-read', opts.env)
     const partOf = (day: string) => `${table.name}/day=${day}/part-${machine}.parquet`
     // Every day's file of today's rows is started at once: the encoding runs on the libuv pool.
     // Their digests say which days changed since the last run.
