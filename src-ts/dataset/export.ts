@@ -23,6 +23,9 @@ import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 import { lockMachine } from './lock.js'
 import { faultPoint } from '../durable-files.js'
 
+/** The sessions table needs a transcript's title, cwd and times, not its counts of records. */
+const NO_COUNTS = { counts: false }
+
 /** A row: column name to value (null for a null). */
 export type Row = Record<string, string | number | boolean | null>
 
@@ -220,7 +223,8 @@ async function estateRows(
   const early = new Map<string, { size: number; facts: TranscriptFacts }>()
   try {
     for (const f of discoverFiles(scope))
-      if (f.kind === 'session') early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size) })
+      if (f.kind === 'session')
+        early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size, NO_COUNTS) })
   } catch {
     // a root or file the scan reports on in its own words, or one gone since the walk
   }
@@ -241,7 +245,7 @@ async function estateRows(
     let facts
     try {
       const known = early.get(main.path)
-      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size)
+      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size, NO_COUNTS)
     } catch {
       return // vanished or unreadable since the scan
     }
