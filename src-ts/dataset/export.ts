@@ -481,8 +481,10 @@ async function exportLocked(
     // after midnight UTC (a resumed or copied session repeating the reply). Its old row leaves
     // the day it was in: a row is in one partition of this machine's, the one today's estate puts
     // it in.
-    const everyFreshKey = source.keys()
-    const movedAway = (k: string, freshKeysOfDay: Set<string>) => everyFreshKey.has(k) && !freshKeysOfDay.has(k)
+    // (Every key of the table is asked for only when a partition is merged: not on a first run.)
+    let everyFreshKey: Set<string> | undefined
+    const movedAway = (k: string, freshKeysOfDay: Set<string>) =>
+      !freshKeysOfDay.has(k) && (everyFreshKey ??= source.keys()).has(k)
     // One listing of the table: which partitions exist, this machine's and the others'.
     const listed = new Set(await dest.list(`${table.name}/`))
     // Test hook: a stop here, after the first table's listing and before anything of it is
