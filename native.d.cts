@@ -2,6 +2,26 @@
 // by `npm run build:dts`: do not edit. A test fails when this file is not what the current
 // source generates. The hand-written loader is native.cjs.
 
+/**
+ * The `requests` and `tool_calls` rows of an estate scan, held in Rust by day
+ * (`claude_jsonl_core::dataset::estate`): the caller reads what the price table needs, adds the
+ * cost columns, then asks for each day's file.
+ */
+export declare class DatasetRows {
+  /** The requests' pricing inputs, in row order (the order `addColumns` takes values in). */
+  pricingInputs(): DatasetPricingInputs
+  /** Adds columns of `table`, one value per row in row order (for `requests`: the cost columns). */
+  addColumns(tableName: string, columns: Array<DatasetColumn>): void
+  /** The days `table` has rows in, ascending. */
+  days(tableName: string): Array<DatasetDay>
+  /** The rows of `day` of `table`, in the order a part file holds them. */
+  dayColumns(tableName: string, day: string): Array<DatasetColumn>
+  /** The unique key of every row of `table` (`request_key`, `tool_use_id`), in row order. */
+  keys(tableName: string): Array<string>
+  /** The rows of `day` of `table` as one Parquet file, made on the libuv pool. */
+  encodeDay(tableName: string, day: string): Promise<Buffer>
+}
+
 /** An estate scan held in Rust: file list, sessions, and (on request) usage. */
 export declare class EstateScan {
   /** A path given to the scan that does not exist or cannot be listed. */
@@ -29,6 +49,12 @@ export declare class EstateScan {
    * per tool, each with its tool, target and error), from one grouping of the entries.
    */
   requestsAndToolCalls(promptThresholds: Array<number>): RequestsAndToolCalls
+  /**
+   * The `requests` and `tool_calls` rows of the dataset (`export`), written by `machine`:
+   * the counted requests and tool calls (as `requestsAndToolCalls`), by UTC day, without the
+   * requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
+   */
+  datasetRows(machine: string, promptThresholds: Array<number>): DatasetRows
   /**
    * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
    * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
@@ -494,6 +520,12 @@ export interface DatasetColumnInfo {
  */
 export declare function datasetCompressedByUs(paths: Array<string>): Promise<Array<boolean>>
 
+/** A day of a table: its name (`YYYY-MM-DD`, `unknown`) and how many rows it has. */
+export interface DatasetDay {
+  day: string
+  rows: number
+}
+
 /** One record's text for the `messages` table. */
 export interface DatasetMessage {
   uuid: string
@@ -509,6 +541,22 @@ export interface DatasetMessage {
  * record that says something (the search index's rule for text), read off the JS thread.
  */
 export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
+
+/** What the price table needs of each request, in row order. */
+export interface DatasetPricingInputs {
+  session: Uint32Array
+  /** Index in `models`. */
+  model: Uint32Array
+  models: Array<string>
+  timeMs: Float64Array
+  inputTokens: Float64Array
+  outputTokens: Float64Array
+  cacheWrite5mTokens: Float64Array
+  cacheWrite1hTokens: Float64Array
+  cacheReadInputTokens: Float64Array
+  speed: Array<string | undefined | null>
+  promptBand: Uint8Array
+}
 
 export declare function datasetSchemaVersion(): number
 

@@ -3,6 +3,7 @@
 // storage failures a team meets: no such bucket, an endpoint that does not answer.
 import test from 'ava'
 import { spawn } from 'node:child_process'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { stats } from '../src-ts/read/stats.js'
 import { CLI, REPO, tempDir } from './helpers/transcripts.js'
@@ -77,6 +78,28 @@ test('export into s3://bucket/prefix (moto on 127.0.0.1), read back to the cent,
     JSON.parse(again.out).tables.every((x: { written: number }) => x.written === 0),
     'a re-run writes nothing',
   )
+
+  // The machine's lock: written only where there is none (a conditional PutObject), so a live
+  // holder's lock makes a second export give up; a finished export leaves none.
+  const { PutObjectCommand, DeleteObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3')
+  const lockKey = 'claude/_claude_jsonl/locks/dev1.lock'
+  const locks = async () =>
+    (await client.send(new ListObjectsV2Command({ Bucket: 'team-usage', Prefix: 'claude/_claude_jsonl/locks/' })))
+      .KeyCount ?? 0
+  t.is(await locks(), 0, 'the exports released their lock')
+  const holder = JSON.stringify({ host: hostname(), pid: process.pid, start: '0', since: new Date().toISOString() })
+  await client.send(new PutObjectCommand({ Bucket: 'team-usage', Key: lockKey, Body: holder }))
+  const held = await cli(['export', '--projects', projects, '--to', 's3://team-usage/claude', '--machine', 'dev1'], {
+    ...env,
+    CLAUDE_JSONL_DATASET_LOCK_WAIT_MS: '0',
+  })
+  t.is(held.code, 3, held.err)
+  t.regex(
+    held.err,
+    /^claude-jsonl: s3:\/\/team-usage\/claude: another export of machine 'dev1' is running \(pid \d+ on /m,
+  )
+  t.is(held.err.trim().split('\n').length, 1, held.err)
+  await client.send(new DeleteObjectCommand({ Bucket: 'team-usage', Key: lockKey }))
 
   const noBucket = await cli(['export', '--projects', projects, '--to', 's3://no-such-bucket/x'], env)
   t.is(noBucket.code, 3)

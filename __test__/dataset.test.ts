@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import {
   appendFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -15,6 +16,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { exportDataset } from '../src-ts/dataset/export.js'
 import { FolderDestination } from '../src-ts/dataset/destination.js'
@@ -22,7 +24,7 @@ import { datasetStats } from '../src-ts/dataset/stats.js'
 import { query } from '../src-ts/dataset/query.js'
 import { stats } from '../src-ts/read/stats.js'
 import native from '../src-ts/native.js'
-import { CLI, REPO, tempDir } from './helpers/transcripts.js'
+import { assistant, CLI, REPO, tempDir, userText, writeTree } from './helpers/transcripts.js'
 
 /** A generated estate's projects folder. */
 async function estate(seed: string, sessions = 8): Promise<string> {
@@ -195,6 +197,145 @@ test('a re-run writes nothing; a change rewrites only its day; a cleaned-up sess
   rmSync(path)
   await exportDataset(dest, { projects, machine: 'm1' })
   t.is((await datasetStats(dest)).totals.requests, before.totals.requests + 1)
+})
+
+test('a request whose copy is written on the next UTC day counts once: across a re-export and across machines', async (t) => {
+  // A resumed copy of a session repeats the last reply (same requestId and message.id) after
+  // midnight, with more output: stats counts it once, as the copy; the dataset must too.
+  const original = '22222222-2222-4222-8222-222222222222'
+  const copy = '11111111-1111-4111-8111-111111111111'
+  const reply = (sessionId: string, timestamp: string, output: number) =>
+    assistant({
+      messageId: 'msg_midnight',
+      requestId: 'req_midnight',
+      output,
+      timestamp,
+      sessionId,
+      tool: ['toolu_midnight', 'Bash'],
+    })
+  const files = {
+    [`projects/-p/${original}.jsonl`]: [userText('hi'), reply(original, '2026-03-01T23:59:58.000Z', 5)],
+    [`projects/-p/${copy}.jsonl`]: [reply(copy, '2026-03-02T00:00:03.000Z', 9)],
+  }
+  const only = (name: string) => {
+    const root = tempDir('cj-dataset-midnight-')
+    writeTree(Object.fromEntries(Object.entries(files).filter(([k]) => k.includes(name))), root)
+    return join(root, 'projects')
+  }
+  const counts = async (dest: FolderDestination) =>
+    (
+      await query(
+        dest,
+        "SELECT (SELECT count(*) FROM requests WHERE request_key = 'req_midnight')::DOUBLE, (SELECT count(*) FROM tool_calls WHERE tool_use_id = 'toolu_midnight')::DOUBLE",
+      )
+    ).rows[0]
+
+  // One machine: the original is exported, then the copy appears beside it.
+  const projects = only(original)
+  const one = new FolderDestination(join(tempDir('cj-dataset-'), 'team')).open()
+  await exportDataset(one, { projects, machine: 'm' })
+  writeTree({ [`-p/${copy}.jsonl`]: files[`projects/-p/${copy}.jsonl`] }, projects)
+  t.is((await stats({ projects })).totals.requests, 1)
+  await exportDataset(one, { projects, machine: 'm' })
+  t.deepEqual(await counts(one), [1, 1], 'one machine, re-exported')
+  t.is((await datasetStats(one)).totals.outputTokens, 9, 'the copy, as stats counts it')
+
+  // Two machines, each with one of the two, in either order.
+  for (const order of [
+    [original, copy],
+    [copy, original],
+  ]) {
+    const team = new FolderDestination(join(tempDir('cj-dataset-'), 'team')).open()
+    for (const name of order) await exportDataset(team, { projects: only(name), machine: name.slice(0, 4) })
+    t.deepEqual(await counts(team), [1, 1], `two machines, ${order[0] === original ? 'original' : 'copy'} first`)
+  }
+})
+
+/** A projects folder of one session with one request on 2026-03-01 (its ids from `name`). */
+function oneRequest(name: string): string {
+  const id = `${name.repeat(8).slice(0, 8)}-0000-4000-8000-000000000000`
+  const root = tempDir('cj-dataset-one-')
+  writeTree(
+    {
+      [`projects/-p/${id}.jsonl`]: [
+        userText('hi'),
+        assistant({ messageId: `msg_${name}`, output: 7, sessionId: id, timestamp: '2026-03-01T10:00:00.000Z' }),
+      ],
+    },
+    root,
+  )
+  return join(root, 'projects')
+}
+
+test("two exports of one machine into one folder: the second waits for the first, so neither loses the other's rows", async (t) => {
+  // Each estate has a request of the same day: a second export that listed the day's partition
+  // before the first published it would publish its own rows over the first's.
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const env = { ...process.env, CLAUDE_JSONL_FAULT_STOP: 'dataset-read', CLAUDE_JSONL_DATASET_LOCK_WAIT_MS: '600000' }
+  const run = (projects: string) => {
+    const p = spawn(process.execPath, [CLI, 'export', '--projects', projects, '--to', root, '--machine', 'same'], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let err = ''
+    p.stderr!.on('data', (d) => (err += d))
+    t.teardown(() => void p.kill('SIGKILL'))
+    return { p, err: () => err, exit: new Promise<number | null>((r) => p.on('exit', (code) => r(code))) }
+  }
+  // Polls for what a process said; no assertion depends on how long it takes.
+  const until = async (what: () => boolean) => {
+    while (!what()) await new Promise((r) => setTimeout(r, 20))
+  }
+  const a = run(oneRequest('a'))
+  await until(() => a.err().includes('fault point dataset-read'))
+  // a is stopped after listing, before publishing: b either waits for a's lock, or (no lock)
+  // reaches the same point with the same stale listing.
+  const b = run(oneRequest('b'))
+  await until(() => /waiting for the export|fault point dataset-read/.test(b.err()))
+  a.p.kill('SIGCONT')
+  t.is(await a.exit, 0, a.err())
+  await until(() => b.err().includes('fault point dataset-read'))
+  b.p.kill('SIGCONT')
+  t.is(await b.exit, 0, b.err())
+  const dest = new FolderDestination(root)
+  t.deepEqual(
+    (await query(dest, 'SELECT message_id FROM requests ORDER BY 1')).rows,
+    [['msg_a'], ['msg_b']],
+    "both exports' rows",
+  )
+  t.false(
+    readdirSync(join(root, '_claude_jsonl', 'locks')).some((n) => n.endsWith('.lock')),
+    'the lock is released',
+  )
+})
+
+test("a live lock of the machine makes export give up with one line and exit 3; a dead owner's lock is taken over", async (t) => {
+  const projects = oneRequest('c')
+  const root = join(tempDir('cj-dataset-'), 'team')
+  const lock = join(root, '_claude_jsonl', 'locks', 'm.lock')
+  mkdirSync(join(root, '_claude_jsonl', 'locks'), { recursive: true })
+  const owner = (pid: number) =>
+    JSON.stringify({ host: hostname(), pid, start: '0', since: '2026-03-01T00:00:00.000Z' }) + '\n'
+  // This test's own process: alive.
+  writeFileSync(lock, owner(process.pid))
+  const r = spawnSync(process.execPath, [CLI, 'export', '--projects', projects, '--to', root, '--machine', 'm'], {
+    encoding: 'utf8',
+    env: { ...process.env, CLAUDE_JSONL_DATASET_LOCK_WAIT_MS: '0' },
+  })
+  t.is(r.status, 3)
+  t.is(r.stderr.trim().split('\n').length, 1, r.stderr)
+  t.regex(r.stderr, new RegExp(`another export of machine 'm' is running \\(pid ${process.pid} on `))
+  t.false(existsSync(join(root, 'requests')), 'nothing written')
+  t.is(readFileSync(lock, 'utf8'), owner(process.pid), "the holder's lock stays")
+  // A process that has ended (a child that ran and exited): its lock is stale.
+  const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+  writeFileSync(lock, owner(Number(ended.stdout)))
+  const again = spawnSync(process.execPath, [CLI, 'export', '--projects', projects, '--to', root, '--machine', 'm'], {
+    encoding: 'utf8',
+    env: { ...process.env, CLAUDE_JSONL_DATASET_LOCK_WAIT_MS: '0' },
+  })
+  t.is(again.status, 0, again.stderr)
+  t.false(existsSync(lock))
 })
 
 test('machines merge into one dataset: a session copied to two machines counts once', async (t) => {

@@ -219,6 +219,12 @@ const lines = [
   `| \`stats --dataset --by machine\` over the team's dataset | ${s2(T.statsDataset.wallS)} | ${s2(T.statsDataset.cpuS)} | ${T.statsDataset.rssMb.toFixed(0)} MiB | |`,
   `| DuckDB group-by (\`query\`, ${T.groups} groups) | ${s2(T.query.wallS)} | ${s2(T.query.cpuS)} | ${T.query.rssMb.toFixed(0)} MiB | |`,
   '',
+  ...(ratio <= 1.5
+    ? []
+    : [
+        "Where the export's time goes beyond `stats`' (the scan is the same): [the dataset's Scale section](../docs/dataset.md#scale).",
+        '',
+      ]),
   `The export's requests equal \`stats\`' (${E.requests === E.statsRequests ? 'yes' : `no: ${E.requests} vs ${E.statsRequests}`}); the team's \`stats --dataset\` totals equal \`stats\` of each estate summed, to the token and the cent: ${T.agrees ? 'yes' : `**no** (${JSON.stringify({ got: T.totals, want: T.want })})`} (${T.totals.requests.toLocaleString('en-US')} requests). The group-by: \`${T.sql}\`.`,
   '',
 ]

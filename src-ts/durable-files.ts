@@ -170,6 +170,9 @@ export interface PublishOptions {
   within?: string
   /** Permission bits of the published file (default 0644). */
   mode?: number
+  /** Without `replace`: an existing target is left as it is and the call returns false
+   * (instead of refusing); how a lock file is taken, whole or not at all. */
+  keepExisting?: boolean
   /** Which fault-injection write this is (tests). */
   fault?: FaultWrite
   env?: NodeJS.ProcessEnv
@@ -179,7 +182,7 @@ export async function publishFile(
   target: string,
   bytes: Uint8Array | string,
   options: PublishOptions = {},
-): Promise<void> {
+): Promise<boolean> {
   const dir = dirname(target)
   if (options.within !== undefined) checkWithin(target, options.within)
   const temp = join(dir, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
@@ -207,6 +210,7 @@ export async function publishFile(
       try {
         linkSync(temp, target)
       } catch (e) {
+        if (errno(e) === 'EEXIST' && options.keepExisting) return false
         if (errno(e) === 'EEXIST')
           throw new ClaudeJsonlError(`${target}: already exists (pass --force to replace it)`, EXIT.usage, target)
         throw e
@@ -215,6 +219,7 @@ export async function publishFile(
     }
     visible = true
     await fsyncDir(dir)
+    return true
   } finally {
     if (!visible) tryUnlink(temp)
   }

@@ -6,6 +6,7 @@ export default native
 export type {
   DatasetColumn,
   DatasetMessage,
+  DatasetRows,
   DatasetTableInfo,
   DiscoveredFile,
   EstateFileInfo,

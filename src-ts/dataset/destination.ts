@@ -17,6 +17,9 @@ export interface DatasetDestination {
    * owner (0600), as the transcripts it comes from are. */
   put(key: string, bytes: Uint8Array, opts?: { private?: boolean }): Promise<void>
   delete(key: string): Promise<void>
+  /** Writes the object only if there is none at `key` (atomically: of two callers, one gets
+   * true); false when one exists. How an export takes its machine's lock. */
+  putIfAbsent(key: string, bytes: Uint8Array): Promise<boolean>
   /** A local folder holding the dataset's files as they are, for a query engine to read. */
   localRoot(): Promise<string>
 }
@@ -92,6 +95,13 @@ export class FolderDestination implements DatasetDestination {
     checkWithin(target, this.root)
     mkdirSync(dirname(target), { recursive: true })
     await publishFile(target, bytes, { replace: true, within: this.root, mode: opts.private ? 0o600 : undefined })
+  }
+
+  async putIfAbsent(key: string, bytes: Uint8Array): Promise<boolean> {
+    const target = this.path(key)
+    checkWithin(target, this.root)
+    mkdirSync(dirname(target), { recursive: true })
+    return publishFile(target, bytes, { within: this.root, keepExisting: true })
   }
 
   async delete(key: string): Promise<void> {

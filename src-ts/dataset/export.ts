@@ -10,17 +10,21 @@
 import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
 import native from '../native.js'
-import type { DatasetColumn, DatasetTableInfo } from '../native.js'
+import type { DatasetColumn, DatasetRows, DatasetTableInfo } from '../native.js'
 import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
 import { resolveRoots, scanEstateFiles, unusableFiles } from '../read/estate.js'
 import { isArchiveRoot } from '../archive/view.js'
-import { promptThresholds } from '../read/prices.js'
-import { scannedRequests } from '../read/requests.js'
+import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
 import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
 import { discoverFiles } from '../read/session-ref.js'
 import type { DatasetDestination } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
+import { lockMachine } from './lock.js'
+import { faultPoint } from '../durable-files.js'
+
+/** The sessions table needs a transcript's title, cwd and times, not its counts of records. */
+const NO_COUNTS = { counts: false }
 
 /** A row: column name to value (null for a null). */
 export type Row = Record<string, string | number | boolean | null>
@@ -87,11 +91,126 @@ export function utcDay(ms: number): string {
 const DAYS = new Map<number, string>()
 
 /**
- * The rows of the estate, by table, from one usage scan: the requests `stats` counts (priced by
- * the same code), the tool calls it counts per tool with their targets and errors, the sessions
- * with their titles as `sessions` reads them, and with `includeText` what was said.
+ * One table's rows of today's estate, by UTC day: made in the native core (requests, tool calls)
+ * or, for the small tables, as rows here.
  */
-async function estateRows(machine: string, opts: ExportOptions): Promise<Map<string, Row[]>> {
+interface TableDays {
+  /** The days with rows, ascending, with their row counts. */
+  days: { day: string; rows: number }[]
+  /** The day's rows alone as a part file. */
+  encode(day: string): Promise<Buffer>
+  /** The day's rows, for a merge with rows written before. */
+  rows(day: string): Row[]
+  /** The key of every row of the table (any day). */
+  keys(): Set<string>
+}
+
+function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
+  const byDay = new Map<string, Row[]>()
+  for (const row of all) {
+    const day = dayOf(table.name, row)
+    let list = byDay.get(day)
+    if (!list) byDay.set(day, (list = []))
+    list.push(row)
+  }
+  const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, rows]) => ({ day, rows: rows.length }))
+  return {
+    days,
+    encode: (day) => encode(table, sortRows(table, byDay.get(day)!)),
+    rows: (day) => byDay.get(day) ?? [],
+    keys: () => new Set(all.map((r) => rowKey(table, r))),
+  }
+}
+
+function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
+  return {
+    days: rows.days(table.name),
+    encode: async (day) => {
+      try {
+        return await rows.encodeDay(table.name, day)
+      } catch (e) {
+        throw fromNative(e)
+      }
+    },
+    rows: (day) => fromColumns(rows.dayColumns(table.name, day)),
+    keys: () => new Set(rows.keys(table.name)),
+  }
+}
+
+/**
+ * The requests' cost columns, from the price table (the one owner of pricing), and each
+ * session's request count, cost and first request, summed in the requests' order.
+ */
+function priceRows(rows: DatasetRows) {
+  const p = rows.pricingInputs()
+  const n = p.session.length
+  const resolve = priceResolver()
+  const thresholds = promptThresholds()
+  const cost = new Float64Array(n)
+  const priced = new Uint8Array(n)
+  const estimated = new Uint8Array(n)
+  const fast = new Uint8Array(n)
+  const long = new Uint8Array(n)
+  const pricedAs = new Array<string>(n)
+  const asNull = new Uint8Array(n)
+  const perSession = new Map<number, { requests: number; cost: number; first: number }>()
+  for (let i = 0; i < n; i++) {
+    const at = p.timeMs[i]
+    const q = priceRequest(
+      resolve,
+      p.models[p.model[i]],
+      at,
+      {
+        inputTokens: p.inputTokens[i],
+        outputTokens: p.outputTokens[i],
+        cacheWrite5mTokens: p.cacheWrite5mTokens[i],
+        cacheWrite1hTokens: p.cacheWrite1hTokens[i],
+        cacheReadTokens: p.cacheReadInputTokens[i],
+      },
+      p.speed[i] ?? undefined,
+      p.promptBand[i],
+      thresholds,
+    )
+    cost[i] = q.costUsd ?? NaN
+    priced[i] = q.costUsd !== undefined ? 1 : 0
+    estimated[i] = q.estimated ? 1 : 0
+    fast[i] = q.fast ? 1 : 0
+    long[i] = q.longContext ? 1 : 0
+    pricedAs[i] = q.pricedAs ?? ''
+    asNull[i] = q.pricedAs === undefined ? 1 : 0
+    const si = p.session[i]
+    let s = perSession.get(si)
+    if (!s) perSession.set(si, (s = { requests: 0, cost: 0, first: Infinity }))
+    s.requests++
+    s.cost += q.costUsd ?? 0
+    if (Number.isFinite(at) && at < s.first) s.first = at
+  }
+  const joined = pricedAs.join('\0')
+  const names = pricedAs.some((s) => s.includes('\0'))
+    ? { name: 'priced_as', strings: pricedAs.map((s, i) => (asNull[i] ? null : s)) }
+    : { name: 'priced_as', joined, nulls: asNull }
+  rows.addColumns('requests', [
+    { name: 'cost_usd', numbers: cost },
+    { name: 'priced', flags: priced },
+    { name: 'price_estimated', flags: estimated },
+    names,
+    { name: 'fast', flags: fast },
+    { name: 'long_context', flags: long },
+  ])
+  return perSession
+}
+
+/**
+ * The rows of the estate, by table, from one usage scan: the requests `stats` counts and the
+ * tool calls it counts per tool, with their targets and errors (both built in the native core,
+ * from the same grouping; the cost columns from the price table here), the sessions with their
+ * titles as `sessions` reads them, and with `includeText` what was said.
+ */
+async function estateRows(
+  machine: string,
+  tables: DatasetTableInfo[],
+  opts: ExportOptions,
+): Promise<Map<string, TableDays>> {
   let scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
   // An archive root is exported from its read view (the decoded copy every reader that opens
   // files uses): the sessions' titles and texts are read from the files themselves.
@@ -104,7 +223,8 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
   const early = new Map<string, { size: number; facts: TranscriptFacts }>()
   try {
     for (const f of discoverFiles(scope))
-      if (f.kind === 'session') early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size) })
+      if (f.kind === 'session')
+        early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size, NO_COUNTS) })
   } catch {
     // a root or file the scan reports on in its own words, or one gone since the walk
   }
@@ -112,76 +232,10 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
   const { scan, files } = scanned
   const sessions = scan.sessions()
-  const counted = scan.requestsAndToolCalls(promptThresholds())
-  const pages = scannedRequests(scanned, undefined, counted.requests)
-  const calls = counted.toolCalls
+  const counted = scan.datasetRows(machine, promptThresholds())
   scan.release()
-
-  const fileIndex = new Map(files.map((f, i) => [f.path, i]))
-  const reqs: Row[] = []
-  const perSession = new Map<number, { requests: number; cost: number; first: number }>()
-  for (const page of pages)
-    for (const r of page) {
-      const fi = fileIndex.get(r.path)!
-      const file = files[fi]
-      reqs.push({
-        machine,
-        project: r.project,
-        session_id: r.sessionId,
-        agent_id: file.agentId ?? null,
-        request_key: r.requestId ?? r.messageId ?? `${r.path}:${r.line}`,
-        request_id: r.requestId ?? null,
-        message_id: r.messageId ?? null,
-        model: r.model,
-        speed: r.usage.speed ?? null,
-        service_tier: r.usage.serviceTier ?? null,
-        timestamp: Number.isFinite(r.timeMs) ? r.timeMs : null,
-        input_tokens: r.usage.inputTokens,
-        output_tokens: r.usage.outputTokens,
-        cache_creation_input_tokens: r.usage.cacheCreationInputTokens,
-        cache_read_input_tokens: r.usage.cacheReadInputTokens,
-        cache_write_5m_tokens: r.usage.cacheWrite5mTokens,
-        cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
-        cost_usd: r.costUsd ?? null,
-        priced: r.costUsd !== undefined,
-        price_estimated: r.priceEstimated,
-        priced_as: r.pricedAs ?? null,
-        fast: r.fast,
-        long_context: r.longContext,
-      })
-      const si = file.sessionIndex
-      let s = perSession.get(si)
-      if (!s) perSession.set(si, (s = { requests: 0, cost: 0, first: Infinity }))
-      s.requests++
-      s.cost += r.costUsd ?? 0
-      if (Number.isFinite(r.timeMs) && r.timeMs < s.first) s.first = r.timeMs
-    }
-
-  const toolCalls: Row[] = []
-  const seenIdless = new Map<string, number>()
-  const idless = (place: string) => {
-    const n = seenIdless.get(place) ?? 0
-    seenIdless.set(place, n + 1)
-    return `${place}:${n}`
-  }
-  for (let i = 0; i < calls.file.length; i++) {
-    const file = files[calls.file[i]]
-    const session = sessions[calls.session[i]]
-    toolCalls.push({
-      machine,
-      project: session.project,
-      session_id: session.sessionId,
-      agent_id: file.agentId ?? null,
-      // A call written without an id is still one call: its session, time, tool and rank among
-      // such calls name it, the same on every run (a transcript only grows).
-      tool_use_id: calls.toolUseId[i] || idless(`${session.sessionId}:${calls.timeMs[i]}:${calls.tool[i]}`),
-      timestamp: Number.isFinite(calls.timeMs[i]) ? calls.timeMs[i] : null,
-      model: calls.model[i],
-      tool: calls.tool[i],
-      target: calls.target[i] ?? null,
-      is_error: calls.isError[i] === 1,
-    })
-  }
+  const perSession = priceRows(counted)
+  const table = (name: string) => tables.find((t) => t.name === name)!
 
   const sessionRows: Row[] = []
   const mainPaths: string[] = []
@@ -191,7 +245,7 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
     let facts
     try {
       const known = early.get(main.path)
-      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size)
+      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size, NO_COUNTS)
     } catch {
       return // vanished or unreadable since the scan
     }
@@ -214,10 +268,10 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
   })
   const ours = await native.datasetCompressedByUs(mainPaths)
   sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
-  const out = new Map([
-    ['requests', reqs],
-    ['sessions', sessionRows],
-    ['tool_calls', toolCalls],
+  const out = new Map<string, TableDays>([
+    ['requests', nativeDays(table('requests'), counted)],
+    ['sessions', rowDays(table('sessions'), sessionRows)],
+    ['tool_calls', nativeDays(table('tool_calls'), counted)],
   ])
   if (opts.includeText) {
     const messages: Row[] = []
@@ -242,7 +296,7 @@ async function estateRows(machine: string, opts: ExportOptions): Promise<Map<str
           text: m.text,
         })
     }
-    out.set('messages', messages)
+    out.set('messages', rowDays(table('messages'), messages))
   }
   return out
 }
@@ -343,7 +397,16 @@ interface MachineManifest {
   schemaVersion: number
   machine: string
   exportedAt: string
-  partitions: Record<string, { rows: string; bytes: string; count: number }>
+  /** Per partition: the digest of today's rows' file, the digest of the file, its rows, and how
+   * many of them are rows of before that today's estate no longer has. */
+  partitions: Record<string, { rows: string; bytes: string; count: number; history?: number }>
+}
+
+/** The day before `day`, the day, and the day after (`unknown` alone). */
+function neighbours(day: string): string[] {
+  const ms = Date.parse(`${day}T00:00:00Z`)
+  if (!Number.isFinite(ms)) return [day]
+  return [utcDay(ms - 86_400_000), day, utcDay(ms + 86_400_000)]
 }
 
 /** Writes the estate into the dataset at `dest` as machine `opts.machine`. */
@@ -354,6 +417,26 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   // written only once the estate has been read (a missing estate leaves no dataset behind).
   const info = await readDatasetInfo(dest)
   const tables = native.datasetTables().filter((t) => t.name !== 'messages' || opts.includeText)
+  const rowsByTable = await estateRows(machine, tables, opts)
+  // From reading what this machine wrote before to publishing the merge, no other export of it
+  // runs (one of another machine may: it writes other part files).
+  const release = await lockMachine(dest, machine, opts.env)
+  try {
+    return await exportLocked(dest, machine, tables, rowsByTable, info !== undefined, opts, started)
+  } finally {
+    await release()
+  }
+}
+
+async function exportLocked(
+  dest: DatasetDestination,
+  machine: string,
+  tables: DatasetTableInfo[],
+  rowsByTable: Map<string, TableDays>,
+  infoWritten: boolean,
+  opts: ExportOptions,
+  started: number,
+): Promise<ExportReport> {
   const manifestKey = `${MACHINES_PREFIX}${machine}.json`
   const previous = await dest.get(manifestKey)
   let manifest: MachineManifest
@@ -364,8 +447,7 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   } catch {
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
-  const rowsByTable = await estateRows(machine, opts)
-  if (!info) await writeDatasetInfo(dest)
+  if (!infoWritten) await writeDatasetInfo(dest)
   // A table's partitions are published side by side: each put is whole on its own (a temp file,
   // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
   // is most of an export's time. The manifest is written only once every put has ended.
@@ -383,13 +465,8 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   }
   const report: TableExport[] = []
   for (const table of tables) {
-    const byDay = new Map<string, Row[]>()
-    for (const row of rowsByTable.get(table.name) ?? []) {
-      const day = dayOf(table.name, row)
-      let list = byDay.get(day)
-      if (!list) byDay.set(day, (list = []))
-      list.push(row)
-    }
+    const source = rowsByTable.get(table.name)!
+    const byDay = new Set(source.days.map((d) => d.day))
     const t: TableExport = {
       table: table.name,
       rows: 0,
@@ -399,38 +476,86 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       duplicatesOfOtherMachines: 0,
       replaysLeftOut: 0,
     }
-    // A session's row moves to another day when its first request appears later: its old row
-    // leaves the day it was in. (A request, call or message never changes its day.)
-    const everyFreshKey =
-      table.name === 'sessions' ? new Set(rowsByTable.get(table.name)!.map((r) => rowKey(table, r))) : undefined
+    // A row moves to another day when what it is made of does: a session's when its first
+    // request appears later, a request's when the entry that counts for it becomes a copy written
+    // after midnight UTC (a resumed or copied session repeating the reply). Its old row leaves
+    // the day it was in: a row is in one partition of this machine's, the one today's estate puts
+    // it in.
+    // (Every key of the table is asked for only when a partition is merged: not on a first run.)
+    let everyFreshKey: Set<string> | undefined
     const movedAway = (k: string, freshKeysOfDay: Set<string>) =>
-      everyFreshKey !== undefined && everyFreshKey.has(k) && !freshKeysOfDay.has(k)
+      !freshKeysOfDay.has(k) && (everyFreshKey ??= source.keys()).has(k)
     // One listing of the table: which partitions exist, this machine's and the others'.
     const listed = new Set(await dest.list(`${table.name}/`))
-    const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1))
-    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool
-    // while this thread prepares the next day's values.
-    const freshFiles = new Map<string, Promise<Buffer>>()
-    for (const [day, fresh] of days) {
-      const file = encode(table, sortRows(table, fresh))
-      file.catch(() => {}) // awaited below; a failure is thrown there
-      freshFiles.set(day, file)
+    // Test hook: a stop here, after the first table's listing and before anything of it is
+    // published, lets a test run a second export of the machine in between.
+    if (table === tables[0]) faultPoint('dataset-read', opts.env)
+    const partOf = (day: string) => `${table.name}/day=${day}/part-${machine}.parquet`
+    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool.
+    // Their digests say which days changed since the last run.
+    const freshFiles = await Promise.all(source.days.map(({ day }) => source.encode(day)))
+    const freshHashes = freshFiles.map((b) => sha256(b))
+    const changed = new Set(
+      source.days
+        .filter(({ day }, i) => {
+          const known = manifest.partitions[partOf(day)]
+          return !(known && listed.has(partOf(day)) && known.rows === freshHashes[i])
+        })
+        .map((d) => d.day),
+    )
+    // A row that moved went to (or came from) a day next to its own: the days beside a changed
+    // one are looked at again, this machine's partitions and the others'.
+    const nearChange = (day: string) => neighbours(day).some((d) => d !== day && changed.has(d))
+    const theirs = new Map<string, { keys: Set<string>; messages: Set<string> }>()
+    const theirRows = async (other: string) => {
+      let known = theirs.get(other)
+      if (!known) {
+        known = { keys: new Set(), messages: new Set() }
+        theirs.set(other, known)
+        const bytes = await dest.get(other)
+        if (bytes && table.uniqueKey) {
+          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) known.keys.add(k)
+          if (table.name === 'requests')
+            for (const m of readKeys(bytes, 'message_id', dest.label, other)) if (m != null) known.messages.add(m)
+        }
+      }
+      return known
     }
-    for (const [day, fresh] of days) {
-      const folder = `${table.name}/day=${day}/`
-      const key = `${folder}part-${machine}.parquet`
+    for (const [i, { day, rows: freshCount }] of source.days.entries()) {
+      const key = partOf(day)
       // The rows of today's estate for the day, as the file they make alone: their digest says
       // whether anything changed since the last run, and on a first run they are the file.
-      const freshBytes = await freshFiles.get(day)!
-      const freshHash = sha256(freshBytes)
+      const freshBytes = freshFiles[i]
+      const freshHash = freshHashes[i]
       const known = manifest.partitions[key]
-      if (known && listed.has(key) && known.rows === freshHash) {
+      // A partition that holds rows of before (their transcripts gone) is looked at again when a
+      // day beside it changed: one of its rows may be today's row of that day. (Written before
+      // the count of such rows was kept: when it holds more or fewer rows than today's.)
+      const history = known?.history ?? (known && known.count !== freshCount ? 1 : 0)
+      if (!changed.has(day) && !(history > 0 && nearChange(day))) {
         t.partitions++
         t.unchanged++
         t.rows += known.count
         continue
       }
       const existing = listed.has(key) ? await dest.get(key) : undefined
+      const folders = neighbours(day).map((d) => `${table.name}/day=${d}/`)
+      const others = table.uniqueKey
+        ? [...listed].filter(
+            (o) =>
+              o.endsWith('.parquet') && !o.endsWith(`/part-${machine}.parquet`) && folders.some((f) => o.startsWith(f)),
+          )
+        : []
+      if (!existing && others.length === 0) {
+        // Nothing to merge with: the file is the one made of today's rows.
+        t.rows += freshCount
+        t.partitions++
+        publish(() => dest.put(key, freshBytes, { private: table.name === 'messages' }))
+        t.written++
+        manifest.partitions[key] = { rows: freshHash, bytes: sha256(freshBytes), count: freshCount, history: 0 }
+        continue
+      }
+      const fresh = source.rows(day)
       // What this machine wrote before stays unless today's estate has the same row anew (rows
       // whose transcripts the cleanup deleted since stay: the dataset keeps history).
       const freshKeys = new Set(fresh.map((r) => rowKey(table, r)))
@@ -454,13 +579,10 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
       if (table.uniqueKey) {
         const theirKeys = new Set<string>()
         const theirMessages = new Set<string>()
-        for (const other of listed) {
-          if (!other.startsWith(folder) || other === key || !other.endsWith('.parquet')) continue
-          const bytes = await dest.get(other)
-          if (!bytes) continue
-          for (const k of readKeys(bytes, table.uniqueKey, dest.label, other)) if (k != null) theirKeys.add(k)
-          if (table.name === 'requests')
-            for (const m of readKeys(bytes, 'message_id', dest.label, other)) if (m != null) theirMessages.add(m)
+        for (const other of others) {
+          const rows = await theirRows(other)
+          for (const k of rows.keys) theirKeys.add(k)
+          for (const m of rows.messages) theirMessages.add(m)
         }
         for (const [k, r] of [...merged])
           if (theirKeys.has(k) || isReplayOf(r, theirMessages)) {
@@ -482,15 +604,17 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
         publish(() => dest.delete(key))
         t.written++
       }
-      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length }
+      const kept = rows.reduce((n, r) => n + (freshKeys.has(rowKey(table, r)) ? 0 : 1), 0)
+      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length, history: kept }
       else delete manifest.partitions[key]
     }
     // Partitions this machine wrote before and has no rows for now (their transcripts are gone)
     // stay as they are: the dataset keeps history.
     for (const key of Object.keys(manifest.partitions)) {
-      if (!key.startsWith(`${table.name}/`) || byDay.has(/day=([^/]+)\//.exec(key)?.[1] ?? '')) continue
-      if (everyFreshKey) {
-        // A day left with no session of today's estate may still hold one that moved away.
+      const day = /day=([^/]+)\//.exec(key)?.[1] ?? ''
+      if (!key.startsWith(`${table.name}/`) || byDay.has(day)) continue
+      if (table.name === 'sessions' || nearChange(day)) {
+        // A day left with no row of today's estate may still hold one that moved away.
         const existing = await dest.get(key)
         if (existing) {
           const kept = fromColumns(decode(table.name, existing, dest.label, key)).filter(
@@ -505,7 +629,12 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
             }
             const bytes = await encode(table, sortRows(table, kept))
             publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
-            manifest.partitions[key] = { ...manifest.partitions[key], bytes: sha256(bytes), count: kept.length }
+            manifest.partitions[key] = {
+              ...manifest.partitions[key],
+              bytes: sha256(bytes),
+              count: kept.length,
+              history: kept.length,
+            }
             t.partitions++
             t.rows += kept.length
             continue

@@ -117,6 +117,20 @@ export class S3Destination implements DatasetDestination {
     }
   }
 
+  async putIfAbsent(key: string, bytes: Uint8Array): Promise<boolean> {
+    try {
+      await this.client.send(
+        new this.s3.PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, IfNoneMatch: '*' }),
+      )
+      return true
+    } catch (e) {
+      // 412: the object exists; 409: another conditional write of it is in flight.
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
+      if (status === 412 || status === 409) return false
+      throw storageError(this.label, `write ${key}`, e)
+    }
+  }
+
   async delete(key: string): Promise<void> {
     try {
       await this.client.send(new this.s3.DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }))

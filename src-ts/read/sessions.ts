@@ -233,6 +233,8 @@ export function titleFields(
 }
 
 class FactsBuilder {
+  /** `counts`: records are counted by type (messages, problem); without, only the rest. */
+  constructor(readonly counts = true) {}
   f: TranscriptFacts = {
     sessionId: null,
     cwd: null,
@@ -261,12 +263,10 @@ class FactsBuilder {
   window(buf: Buffer, cutStart: boolean, cutEnd: boolean, head: boolean): void {
     const f = this.f
     const ls = lines(buf, cutStart, cutEnd)
-    if (ls.length > 0) {
+    if (ls.length > 0 && this.counts) {
       // Records by type, counted natively over the whole lines (corrupt lines are not records).
       const summary = native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary()
-      for (const t of summary.types) {
-        if (t.name === 'user' || t.name === 'assistant') f.messages += t.count
-      }
+      f.messages += messagesIn(summary)
       if (head && !cutStart && summary.records === 0 && /^(invalid|non-object)$/.test(summary.firstLine))
         f.problem = transcriptProblem({ records: 0, firstLine: summary.firstLine, types: [] }) ?? null
     }
@@ -340,9 +340,23 @@ class FactsBuilder {
 /** Files up to this size are read whole (their message count is exact). */
 export const WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES + 128 * 1024
 
+function messagesIn(summary: { types: { name: string; count: number }[] }): number {
+  let n = 0
+  for (const t of summary.types) if (t.name === 'user' || t.name === 'assistant') n += t.count
+  return n
+}
+
+/** The user and assistant records among a window's whole lines. */
+function messagesOfWindow(buf: Buffer, cutEnd: boolean): number {
+  const ls = lines(buf, false, cutEnd)
+  return ls.length === 0
+    ? 0
+    : messagesIn(native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary())
+}
+
 /** Plans the windows of a file of `size` bytes and builds its facts; `read` does the I/O. */
-function readFacts(size: number, read: (pos: number, len: number) => Buffer): TranscriptFacts {
-  const b = new FactsBuilder()
+function readFacts(size: number, read: (pos: number, len: number) => Buffer, counts = true): TranscriptFacts {
+  const b = new FactsBuilder(counts)
   if (size <= WHOLE_BYTES) {
     const all = read(0, size)
     b.window(all, false, false, true)
@@ -351,7 +365,7 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer): Tr
   let head = read(0, HEAD_BYTES)
   const start = b.snapshot()
   b.window(head, false, true, true)
-  if (b.f.cwd === null && b.f.messages === 0) {
+  if (b.f.cwd === null && (counts ? b.f.messages : messagesOfWindow(head, true)) === 0) {
     // The head held no whole record (a giant first line): look further, once.
     start()
     head = read(0, Math.min(size, WIDE_BYTES))
@@ -376,20 +390,28 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer): Tr
   return b.finish(headEnd + tail.length, false)
 }
 
-/** Head-and-tail facts of one transcript, read synchronously. Throws on I/O errors. */
-export function transcriptFactsSync(path: string, size: number): TranscriptFacts {
+/**
+ * Head-and-tail facts of one transcript, read synchronously. Throws on I/O errors. With
+ * `counts: false` the records are not counted (`messages` is 0 and `problem` null): the natively
+ * scanned windows are most of the cost, and a reader of titles, cwd and times needs none of it.
+ */
+export function transcriptFactsSync(path: string, size: number, opts: { counts?: boolean } = {}): TranscriptFacts {
   const fd = openSync(path, 'r')
   try {
-    return readFacts(size, (pos, len) => {
-      const buf = Buffer.allocUnsafe(len)
-      let got = 0
-      while (got < len) {
-        const n = readSync(fd, buf, got, len - got, pos + got)
-        if (n === 0) break
-        got += n
-      }
-      return buf.subarray(0, got)
-    })
+    return readFacts(
+      size,
+      (pos, len) => {
+        const buf = Buffer.allocUnsafe(len)
+        let got = 0
+        while (got < len) {
+          const n = readSync(fd, buf, got, len - got, pos + got)
+          if (n === 0) break
+          got += n
+        }
+        return buf.subarray(0, got)
+      },
+      opts.counts ?? true,
+    )
   } finally {
     closeSync(fd)
   }

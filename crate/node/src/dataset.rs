@@ -2,7 +2,7 @@
 //! file another machine wrote (see `claude_jsonl_core::dataset`).
 
 use super::js_error;
-use claude_jsonl_core::dataset::{self, schema::ColumnType, schema::Table, Values};
+use claude_jsonl_core::dataset::{self, estate, schema::ColumnType, schema::Table, Values};
 use claude_jsonl_core::failure::{Code, Failure};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -31,23 +31,36 @@ fn table(name: &str) -> Result<Table> {
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn encode_dataset_table(table_name: String, columns: Vec<DatasetColumn>) -> Result<AsyncTask<super::Job<Buffer>>> {
     let t = table(&table_name)?;
-    let mut cols = Vec::with_capacity(columns.len());
-    for c in columns {
-        let values = match (c.strings, c.joined, c.nulls, c.numbers, c.flags) {
-            (Some(s), None, None, None, None) => Values::Strings(s),
-            (None, Some(text), Some(nulls), None, None) => Values::Joined { text, nulls: nulls.to_vec() },
-            (None, None, None, Some(n), None) => Values::Numbers(n.to_vec()),
-            (None, None, None, None, Some(f)) => Values::Flags(f.to_vec()),
-            _ => {
-                return Err(js_error(Failure::new(
-                    Code::InvalidArgument,
-                    format!("column {}: give exactly one of strings, joined with nulls, numbers, flags", c.name),
-                )))
-            }
-        };
-        cols.push((c.name, values));
-    }
+    let cols = columns.into_iter().map(values_of).collect::<Result<Vec<_>>>()?;
     Ok(super::job(move || dataset::encode(t, cols).map(Buffer::from)))
+}
+
+/// A column as it crossed, as the core's values.
+fn values_of(c: DatasetColumn) -> Result<(String, Values)> {
+    let values = match (c.strings, c.joined, c.nulls, c.numbers, c.flags) {
+        (Some(s), None, None, None, None) => Values::Strings(s),
+        (None, Some(text), Some(nulls), None, None) => Values::Joined { text, nulls: nulls.to_vec() },
+        (None, None, None, Some(n), None) => Values::Numbers(n.to_vec()),
+        (None, None, None, None, Some(f)) => Values::Flags(f.to_vec()),
+        _ => {
+            return Err(js_error(Failure::new(
+                Code::InvalidArgument,
+                format!("column {}: give exactly one of strings, joined with nulls, numbers, flags", c.name),
+            )))
+        }
+    };
+    Ok((c.name, values))
+}
+
+fn column_of(name: String, v: Values) -> DatasetColumn {
+    match v {
+        Values::Strings(s) => DatasetColumn { strings: Some(s), ..column(name) },
+        Values::Joined { text, nulls } => {
+            DatasetColumn { joined: Some(text), nulls: Some(Uint8Array::new(nulls)), ..column(name) }
+        }
+        Values::Numbers(n) => DatasetColumn { numbers: Some(Float64Array::new(n)), ..column(name) },
+        Values::Flags(f) => DatasetColumn { flags: Some(Uint8Array::new(f)), ..column(name) },
+    }
 }
 
 fn column(name: String) -> DatasetColumn {
@@ -59,17 +72,7 @@ fn column(name: String) -> DatasetColumn {
 pub fn decode_dataset_table(table_name: String, bytes: &[u8]) -> Result<Vec<DatasetColumn>> {
     let t = table(&table_name)?;
     let cols = dataset::decode(t, bytes.to_vec()).map_err(js_error)?;
-    Ok(cols
-        .into_iter()
-        .map(|(name, v)| match v {
-            Values::Strings(s) => DatasetColumn { strings: Some(s), ..column(name) },
-            Values::Joined { text, nulls } => {
-                DatasetColumn { joined: Some(text), nulls: Some(Uint8Array::new(nulls)), ..column(name) }
-            }
-            Values::Numbers(n) => DatasetColumn { numbers: Some(Float64Array::new(n)), ..column(name) },
-            Values::Flags(f) => DatasetColumn { flags: Some(Uint8Array::new(f)), ..column(name) },
-        })
-        .collect())
+    Ok(cols.into_iter().map(|(name, v)| column_of(name, v)).collect())
 }
 
 /// The values of text column `column` of the Parquet file in `bytes`.
@@ -168,4 +171,134 @@ pub fn dataset_messages(path: String) -> AsyncTask<super::Job<Vec<DatasetMessage
 #[napi(ts_return_type = "Promise<Array<boolean>>")]
 pub fn dataset_compressed_by_us(paths: Vec<String>) -> AsyncTask<super::Job<Vec<bool>>> {
     super::job(move || Ok(dataset::compressed_by_us(&paths)))
+}
+
+/// The `requests` and `tool_calls` rows of an estate scan, held in Rust by day
+/// (`claude_jsonl_core::dataset::estate`): the caller reads what the price table needs, adds the
+/// cost columns, then asks for each day's file.
+#[napi]
+pub struct DatasetRows {
+    pub(crate) tables: Vec<std::sync::Arc<std::sync::RwLock<estate::TableRows>>>,
+    pub(crate) pricing: estate::Pricing,
+}
+
+/// What the price table needs of each request, in row order.
+#[napi(object)]
+pub struct DatasetPricingInputs {
+    pub session: Uint32Array,
+    /// Index in `models`.
+    pub model: Uint32Array,
+    pub models: Vec<String>,
+    pub time_ms: Float64Array,
+    pub input_tokens: Float64Array,
+    pub output_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite5mTokens")]
+    pub cache_write_5m_tokens: Float64Array,
+    #[napi(js_name = "cacheWrite1hTokens")]
+    pub cache_write_1h_tokens: Float64Array,
+    pub cache_read_input_tokens: Float64Array,
+    pub speed: Vec<Option<String>>,
+    pub prompt_band: Uint8Array,
+}
+
+/// A day of a table: its name (`YYYY-MM-DD`, `unknown`) and how many rows it has.
+#[napi(object)]
+pub struct DatasetDay {
+    pub day: String,
+    pub rows: u32,
+}
+
+impl DatasetRows {
+    fn of(&self, name: &str) -> Result<std::sync::Arc<std::sync::RwLock<estate::TableRows>>> {
+        let t = table(name)?;
+        self.tables.iter().find(|r| r.read().map(|r| r.table == t).unwrap_or(false)).cloned().ok_or_else(|| {
+            js_error(Failure::new(Code::InvalidArgument, format!("no rows of table {name} in this export")))
+        })
+    }
+}
+
+fn poisoned() -> Error {
+    js_error(Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))
+}
+
+#[napi]
+impl DatasetRows {
+    /// The requests' pricing inputs, in row order (the order `addColumns` takes values in).
+    #[napi]
+    pub fn pricing_inputs(&self) -> DatasetPricingInputs {
+        let p = &self.pricing;
+        DatasetPricingInputs {
+            session: Uint32Array::new(p.session.clone()),
+            model: Uint32Array::new(p.model.clone()),
+            models: p.models.clone(),
+            time_ms: Float64Array::new(p.time_ms.clone()),
+            input_tokens: Float64Array::new(p.input.clone()),
+            output_tokens: Float64Array::new(p.output.clone()),
+            cache_write_5m_tokens: Float64Array::new(p.cache_write_5m.clone()),
+            cache_write_1h_tokens: Float64Array::new(p.cache_write_1h.clone()),
+            cache_read_input_tokens: Float64Array::new(p.cache_read.clone()),
+            speed: p.speed.clone(),
+            prompt_band: Uint8Array::new(p.prompt_band.clone()),
+        }
+    }
+
+    /// Adds columns of `table`, one value per row in row order (for `requests`: the cost columns).
+    #[napi]
+    pub fn add_columns(&self, table_name: String, columns: Vec<DatasetColumn>) -> Result<()> {
+        let rows = self.of(&table_name)?;
+        let mut rows = rows.write().map_err(|_| poisoned())?;
+        for c in columns {
+            let (name, values) = values_of(c)?;
+            rows.set_column(name, values);
+        }
+        Ok(())
+    }
+
+    /// The days `table` has rows in, ascending.
+    #[napi]
+    pub fn days(&self, table_name: String) -> Result<Vec<DatasetDay>> {
+        let rows = self.of(&table_name)?;
+        let rows = rows.read().map_err(|_| poisoned())?;
+        Ok(rows.days.iter().map(|(d, r)| DatasetDay { day: d.clone(), rows: r.len() as u32 }).collect())
+    }
+
+    /// The rows of `day` of `table`, in the order a part file holds them.
+    #[napi]
+    pub fn day_columns(&self, table_name: String, day: String) -> Result<Vec<DatasetColumn>> {
+        let rows = self.of(&table_name)?;
+        let rows = rows.read().map_err(|_| poisoned())?;
+        Ok(rows.day(&day).unwrap_or_default().into_iter().map(|(n, v)| column_of(n, v)).collect())
+    }
+
+    /// The unique key of every row of `table` (`request_key`, `tool_use_id`), in row order.
+    #[napi]
+    pub fn keys(&self, table_name: String) -> Result<Vec<String>> {
+        let rows = self.of(&table_name)?;
+        let rows = rows.read().map_err(|_| poisoned())?;
+        let key = rows.table.unique_key().unwrap_or_default();
+        Ok(match rows.columns.iter().find(|(n, _)| n == key).map(|(_, v)| v.clone_strings()) {
+            Some(Values::Strings(v)) => v.into_iter().map(Option::unwrap_or_default).collect(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// The rows of `day` of `table` as one Parquet file, made on the libuv pool.
+    #[napi(ts_return_type = "Promise<Buffer>")]
+    pub fn encode_day(&self, table_name: String, day: String) -> Result<AsyncTask<super::Job<Buffer>>> {
+        let rows = self.of(&table_name)?;
+        Ok(super::job(move || {
+            let rows = rows.read().map_err(|_| Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))?;
+            let columns = rows.day(&day).unwrap_or_default();
+            dataset::encode(rows.table, columns).map(Buffer::from)
+        }))
+    }
+}
+
+impl DatasetRows {
+    pub(crate) fn new(tables: Vec<estate::TableRows>, pricing: estate::Pricing) -> DatasetRows {
+        DatasetRows {
+            tables: tables.into_iter().map(|t| std::sync::Arc::new(std::sync::RwLock::new(t))).collect(),
+            pricing,
+        }
+    }
 }

@@ -296,6 +296,19 @@ impl EstateScan {
             tool_calls: tool_call_columns(&self.estate, &scans, &calls),
         }
     }
+
+    /// The `requests` and `tool_calls` rows of the dataset (`export`), written by `machine`:
+    /// the counted requests and tool calls (as `requestsAndToolCalls`), by UTC day, without the
+    /// requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
+    #[napi]
+    pub fn dataset_rows(&self, machine: String, prompt_thresholds: Vec<f64>) -> crate::dataset::DatasetRows {
+        use claude_jsonl_core::dataset::estate;
+        let (scans, thresholds) = (self.scans(), thresholds_of(&prompt_thresholds));
+        let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
+        let requests = estate::request_rows(&self.estate, &scans, &reqs, &machine);
+        let calls = estate::tool_call_rows(&self.estate, &scans, &calls, &machine);
+        crate::dataset::DatasetRows::new(vec![requests.rows, calls], requests.pricing)
+    }
 }
 
 fn thresholds_of(prompt_thresholds: &[f64]) -> Vec<u64> {

@@ -5,6 +5,7 @@
 //! folder (`day=YYYY-MM-DD`), never a column of the file, since Spark refuses a partition column
 //! that the file repeats.
 
+pub mod estate;
 pub mod messages;
 pub mod schema;
 
@@ -33,7 +34,41 @@ pub enum Values {
 }
 
 impl Values {
-    fn len(&self) -> usize {
+    /// The values of `rows`, in that order (joined text comes out as strings).
+    pub fn gather(&self, rows: &[u32]) -> Values {
+        let pick = |i: &u32| *i as usize;
+        match self {
+            Values::Strings(v) => Values::Strings(rows.iter().map(|i| v[pick(i)].clone()).collect()),
+            Values::Joined { .. } => self.clone_strings().gather(rows),
+            Values::Numbers(v) => Values::Numbers(rows.iter().map(|i| v[pick(i)]).collect()),
+            Values::Flags(v) => Values::Flags(rows.iter().map(|i| v[pick(i)]).collect()),
+        }
+    }
+
+    /// Joined text as one string per value; other values as they are.
+    pub fn clone_strings(&self) -> Values {
+        match self {
+            Values::Joined { text, nulls } => {
+                let parts = if nulls.is_empty() { Vec::new() } else { text.split('\0').collect() };
+                Values::Strings(
+                    nulls
+                        .iter()
+                        .zip(parts.iter().chain(std::iter::repeat(&"")))
+                        .map(|(&n, s)| (n == 0).then(|| s.to_string()))
+                        .collect(),
+                )
+            }
+            Values::Strings(v) => Values::Strings(v.clone()),
+            Values::Numbers(v) => Values::Numbers(v.clone()),
+            Values::Flags(v) => Values::Flags(v.clone()),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(&self) -> usize {
         match self {
             Values::Strings(v) => v.len(),
             Values::Joined { nulls, .. } => nulls.len(),

@@ -1,0 +1,300 @@
+//! The `requests` and `tool_calls` tables of an estate scan, as columns, split by UTC day: one row
+//! per request and per tool call `stats` counts ([`crate::read::usage`]'s grouping, dedupe and
+//! targets), in the order a part file holds them. Pricing is not decided here: the caller owns the
+//! price table and adds the cost columns ([`COST_COLUMNS`]) from [`RequestRows::pricing`].
+
+use super::schema::Table;
+use super::Values;
+use crate::estate::EstateScan;
+use crate::read::usage::{self, CountedRequest, CountedToolCall};
+use crate::scan::Scan;
+use std::cmp::Ordering;
+
+/// The columns of `requests` the caller adds: what the price table says of each request.
+pub const COST_COLUMNS: [&str; 6] = ["cost_usd", "priced", "price_estimated", "priced_as", "fast", "long_context"];
+
+/// One table's rows: columns (by name, every row) and, per UTC day, the rows of that day in
+/// the order they are written (by timestamp, a missing one as 0, then by the unique key in
+/// UTF-16 order, as the export's merge of older rows orders them).
+pub struct TableRows {
+    pub table: Table,
+    pub columns: Vec<(String, Values)>,
+    /// `YYYY-MM-DD` (or `unknown` for rows without a timestamp), ascending, with their rows.
+    pub days: Vec<(String, Vec<u32>)>,
+}
+
+/// What the price table needs of each request, in row order.
+#[derive(Default)]
+pub struct Pricing {
+    /// Index of the request's session in the scan's sessions.
+    pub session: Vec<u32>,
+    /// Index of the request's model in `models`.
+    pub model: Vec<u32>,
+    pub models: Vec<String>,
+    /// ms since the epoch, NaN when the entry has none.
+    pub time_ms: Vec<f64>,
+    pub input: Vec<f64>,
+    pub output: Vec<f64>,
+    pub cache_write_5m: Vec<f64>,
+    pub cache_write_1h: Vec<f64>,
+    pub cache_read: Vec<f64>,
+    /// `usage.speed` as written, when present.
+    pub speed: Vec<Option<String>>,
+    pub prompt_band: Vec<u8>,
+}
+
+pub struct RequestRows {
+    pub rows: TableRows,
+    pub pricing: Pricing,
+}
+
+/// The UTC day of `ms` as `YYYY-MM-DD`, `unknown` for none.
+pub fn utc_day(ms: Option<i64>) -> String {
+    let Some(ms) = ms else { return "unknown".to_string() };
+    let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The proleptic Gregorian date of a day number since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + (m <= 2) as i64, m, d)
+}
+
+/// JavaScript's string order (UTF-16 code units), the order the export's merge sorts keys in.
+fn utf16_cmp(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Rows by day, each day's rows by (timestamp or 0, key).
+fn days_of(times: &[Option<i64>], keys: &[String]) -> Vec<(String, Vec<u32>)> {
+    let mut by_day: std::collections::BTreeMap<Option<i64>, Vec<u32>> = Default::default();
+    for (i, t) in times.iter().enumerate() {
+        by_day.entry(t.map(|t| t.div_euclid(86_400_000))).or_default().push(i as u32);
+    }
+    let mut out: Vec<(String, Vec<u32>)> = by_day
+        .into_iter()
+        .map(|(day, mut rows)| {
+            rows.sort_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                times[a].unwrap_or(0).cmp(&times[b].unwrap_or(0)).then_with(|| utf16_cmp(&keys[a], &keys[b]))
+            });
+            (day.map_or_else(|| "unknown".to_string(), |d| utc_day(Some(d * 86_400_000))), rows)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn strings(v: Vec<Option<String>>) -> Values {
+    Values::Strings(v)
+}
+
+fn numbers(v: impl Iterator<Item = f64>) -> Values {
+    Values::Numbers(v.collect())
+}
+
+fn stamp(t: Option<i64>) -> f64 {
+    t.map_or(f64::NAN, |t| t as f64)
+}
+
+/// Text as written; an empty value counts as none (a request id or message id of "").
+fn nonempty(s: Option<&str>) -> Option<String> {
+    s.filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// The `requests` rows of `reqs` (as [`usage::counted_requests`] gives them) of estate `e`
+/// whose file scans are `scans`, written by `machine`, without the [`COST_COLUMNS`].
+pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], machine: &str) -> RequestRows {
+    let n = reqs.len();
+    let rec = |c: &CountedRequest| {
+        let s = scans[c.file as usize];
+        (s, &s.records[c.record as usize])
+    };
+    let mut p = Pricing::default();
+    let mut model_index: std::collections::HashMap<String, u32> = Default::default();
+    let (mut project, mut session_id, mut agent_id) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut key, mut request_id, mut message_id) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut model, mut tier, mut times, mut creation) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    for c in reqs {
+        let (s, r) = rec(c);
+        let text = |x| s.tables.strings.opt(x);
+        let file = &e.files[c.file as usize];
+        let si = e.session_of_file[c.file as usize];
+        let session = &e.sessions[si as usize];
+        let u = r.usage.unwrap_or_default();
+        let (w5m, w1h) = usage::cache_writes(&u);
+        let rid = nonempty(text(r.request_id));
+        let mid = nonempty(text(r.message_id));
+        key.push(
+            rid.clone()
+                .or_else(|| mid.clone())
+                .unwrap_or_else(|| format!("{}:{}", file.path.to_string_lossy(), r.line)),
+        );
+        project.push(Some(session.project.clone()));
+        session_id.push(Some(session.session_id.clone()));
+        agent_id.push(file.agent_id.clone());
+        request_id.push(rid);
+        message_id.push(mid);
+        let m = text(r.model).unwrap_or("").to_string();
+        let next = model_index.len() as u32;
+        let mi = *model_index.entry(m.clone()).or_insert_with(|| {
+            p.models.push(m.clone());
+            next
+        });
+        model.push(Some(m));
+        p.model.push(mi);
+        p.session.push(si);
+        p.speed.push(text(u.speed).map(str::to_string));
+        tier.push(text(u.service_tier).map(str::to_string));
+        times.push(r.timestamp_ms);
+        p.time_ms.push(stamp(r.timestamp_ms));
+        p.input.push(u.input as f64);
+        p.output.push(u.output as f64);
+        creation.push(u.cache_creation as f64);
+        p.cache_read.push(u.cache_read as f64);
+        p.cache_write_5m.push(w5m as f64);
+        p.cache_write_1h.push(w1h as f64);
+        p.prompt_band.push(c.prompt_band);
+    }
+    let days = days_of(&times, &key);
+    let columns = vec![
+        ("machine".to_string(), strings(vec![Some(machine.to_string()); n])),
+        ("project".to_string(), strings(project)),
+        ("session_id".to_string(), strings(session_id)),
+        ("agent_id".to_string(), strings(agent_id)),
+        ("request_key".to_string(), strings(key.into_iter().map(Some).collect())),
+        ("request_id".to_string(), strings(request_id)),
+        ("message_id".to_string(), strings(message_id)),
+        ("model".to_string(), strings(model)),
+        ("speed".to_string(), strings(p.speed.clone())),
+        ("service_tier".to_string(), strings(tier)),
+        ("timestamp".to_string(), numbers(times.iter().map(|&t| stamp(t)))),
+        ("input_tokens".to_string(), Values::Numbers(p.input.clone())),
+        ("output_tokens".to_string(), Values::Numbers(p.output.clone())),
+        ("cache_creation_input_tokens".to_string(), Values::Numbers(creation)),
+        ("cache_read_input_tokens".to_string(), Values::Numbers(p.cache_read.clone())),
+        ("cache_write_5m_tokens".to_string(), Values::Numbers(p.cache_write_5m.clone())),
+        ("cache_write_1h_tokens".to_string(), Values::Numbers(p.cache_write_1h.clone())),
+    ];
+    RequestRows { rows: TableRows { table: Table::Requests, columns, days }, pricing: p }
+}
+
+/// The `tool_calls` rows of `calls` (as [`usage::counted_tool_calls`] gives them).
+pub fn tool_call_rows(e: &EstateScan, scans: &[&Scan], calls: &[CountedToolCall], machine: &str) -> TableRows {
+    let n = calls.len();
+    let (mut project, mut session_id, mut agent_id) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut ids, mut times, mut model, mut tool, mut target, mut error) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let mut idless: std::collections::HashMap<String, u32> = Default::default();
+    for c in calls {
+        let s = scans[c.file as usize];
+        let r = &s.records[c.record as usize];
+        let u = s.tables.tool_uses(r)[c.call as usize];
+        let file = &e.files[c.file as usize];
+        let session = &e.sessions[e.session_of_file[c.file as usize] as usize];
+        let name = s.str(u.name);
+        let id = s.str(u.id);
+        ids.push(if id.is_empty() {
+            // A call written without an id is still one call: its session, time, tool and rank
+            // among such calls name it, the same on every run (a transcript only grows).
+            let time = r.timestamp_ms.map_or_else(|| "NaN".to_string(), |t| t.to_string());
+            let place = format!("{}:{time}:{name}", session.session_id);
+            let rank = idless.entry(place.clone()).or_insert(0);
+            *rank += 1;
+            format!("{place}:{}", *rank - 1)
+        } else {
+            id.to_string()
+        });
+        project.push(Some(session.project.clone()));
+        session_id.push(Some(session.session_id.clone()));
+        agent_id.push(file.agent_id.clone());
+        times.push(r.timestamp_ms);
+        model.push(Some(s.tables.strings.opt(r.model).unwrap_or("").to_string()));
+        tool.push(Some(name.to_string()));
+        target.push(s.tables.strings.opt(u.target).map(str::to_string));
+        error.push(c.is_error as u8);
+    }
+    let days = days_of(&times, &ids);
+    let columns = vec![
+        ("machine".to_string(), strings(vec![Some(machine.to_string()); n])),
+        ("project".to_string(), strings(project)),
+        ("session_id".to_string(), strings(session_id)),
+        ("agent_id".to_string(), strings(agent_id)),
+        ("tool_use_id".to_string(), strings(ids.into_iter().map(Some).collect())),
+        ("timestamp".to_string(), numbers(times.iter().map(|&t| stamp(t)))),
+        ("model".to_string(), strings(model)),
+        ("tool".to_string(), strings(tool)),
+        ("target".to_string(), strings(target)),
+        ("is_error".to_string(), Values::Flags(error)),
+    ];
+    TableRows { table: Table::ToolCalls, columns, days }
+}
+
+impl TableRows {
+    /// The rows of `day` (every column, in the day's order), or None when the day has none.
+    pub fn day(&self, day: &str) -> Option<Vec<(String, Values)>> {
+        let (_, rows) = self.days.iter().find(|(d, _)| d == day)?;
+        Some(self.columns.iter().map(|(name, v)| (name.clone(), v.gather(rows))).collect())
+    }
+
+    /// Adds (or replaces) a column given for every row.
+    pub fn set_column(&mut self, name: String, values: Values) {
+        match self.columns.iter_mut().find(|(n, _)| *n == name) {
+            Some(c) => c.1 = values,
+            None => self.columns.push((name, values)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_days_as_javascript_names_them() {
+        assert_eq!(utc_day(None), "unknown");
+        assert_eq!(utc_day(Some(0)), "1970-01-01");
+        assert_eq!(utc_day(Some(-1)), "1969-12-31");
+        assert_eq!(utc_day(Some(1_709_164_800_500)), "2024-02-29");
+        assert_eq!(utc_day(Some(1_796_021_762_123)), "2026-11-30");
+        assert_eq!(utc_day(Some(1_767_225_599_999)), "2025-12-31");
+    }
+
+    #[test]
+    fn keys_in_utf16_order() {
+        // U+FF5E sorts after U+1F600 in UTF-16 (a surrogate pair starts at 0xD83D), before it in UTF-8.
+        assert_eq!(utf16_cmp("\u{1F600}", "\u{FF5E}"), Ordering::Less);
+        assert_eq!(utf16_cmp("a", "b"), Ordering::Less);
+        let times = [Some(5), None, Some(5), Some(86_400_000)];
+        let keys = ["b", "z", "a", "c"].map(String::from);
+        assert_eq!(
+            days_of(&times, &keys),
+            [
+                ("1970-01-01".to_string(), vec![2, 0]),
+                ("1970-01-02".to_string(), vec![3]),
+                ("unknown".to_string(), vec![1])
+            ]
+        );
+    }
+}
