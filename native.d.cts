@@ -360,6 +360,35 @@ export interface ChainOptions {
 }
 
 /**
+ * The turns of a chain (`records`, record indexes in chain order; full scan). `badLines`: the
+ * 1-based lines, ascending, shown as lines that are not records.
+ */
+export declare function chainTurns(index: TranscriptIndex, records: Uint32Array, badLines: Uint32Array, last?: number | undefined | null): ChainTurns
+
+/** The turns `show` splits a chain of records into (core: read::turns), decided from the scan. */
+export interface ChainTurns {
+  /** Per record of the chain: its turn (0-based; turns without content count too). */
+  turns: Uint32Array
+  /** Per bad line given: the turn its item lands in. */
+  badTurns: Uint32Array
+  /** Per turn: 1 when it holds something to show. */
+  content: Uint8Array
+  /**
+   * With `last`: the first position of the chain in the last `last` turns with content (the
+   * chain's length when none is kept); 0 without.
+   */
+  from: number
+  /**
+   * Tool calls (ids and names), tool results and requests shown before `from` that the records
+   * from `from` on refer to again.
+   */
+  priorToolIds: Array<string>
+  priorToolNames: Array<string>
+  priorResultIds: Array<string>
+  priorRequestKeys: Array<string>
+}
+
+/**
  * Checks planning options before any file is read: an unknown policy, preserve-recent without
  * the physical tail, or a target ratio outside (0, 1] throws a `usage` failure.
  */
