@@ -64,6 +64,8 @@ export declare class TranscriptIndex {
   get length(): number
   /** Counts over the whole transcript: records per type, problems, request facts. */
   summary(): ScanSummary
+  /** The lines that are not records (counts and the first few), without the rest of the summary. */
+  lineProblems(): LineProblems
   /** One record's fields, by its 0-based position in the index; undefined past the end. */
   record(index: number): RecordInfo | null
   /**
@@ -807,6 +809,20 @@ export interface LineageRun {
 }
 
 /**
+ * What one scan found in one file. Counts only; no transcript text.
+ * The lines of a file that are not records, as `show` marks them: a part of [`ScanSummary`]
+ * without the facts that walk every record.
+ */
+export interface LineProblems {
+  lines: number
+  badJsonLines: number
+  nonObjectLines: number
+  tornTail: boolean
+  /** The first few, as in [`ScanSummary`]. */
+  badLines: Array<BadLineInfo>
+}
+
+/**
  * The file at `path` mapped read-only (Linux), as a Buffer over the mapping: no copy and no
  * fresh pages to fault in. `null` where files are not mapped (other systems, an empty file) or
  * the mapping failed: the caller then reads the file. The Buffer must never be written; check
@@ -1175,7 +1191,6 @@ export declare function scanFile(path: string, mode?: ScanMode): Promise<Transcr
 /** What a scan keeps: every record, or only what token usage needs. */
 export type ScanMode = 'full' | 'usage'
 
-/** What one scan found in one file. Counts only; no transcript text. */
 export interface ScanSummary {
   bytes: number
   lines: number

@@ -1,6 +1,7 @@
 // `show`: the conversation on the active chain, as Claude Code itself would resume it. The
-// native graph picks the leaf and the chain (fragments and tool results spliced in); only the
-// records on it are read (by their byte spans) and parsed here, into typed turns.
+// native graph picks the leaf and the chain (fragments and tool results spliced in) and the core
+// splits it into turns; only the records of the turns shown are read (by their byte spans) and
+// parsed here, into typed turns.
 import { closeSync, openSync, readSync } from 'node:fs'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
@@ -197,10 +198,10 @@ const emptyTokens = () => ({ inputTokens: 0, cacheCreationInputTokens: 0, cacheR
  * the records read here. Shared state dedupes tool calls and requests.
  */
 class TurnBuilder {
-  /** Built turns, in chain order. */
-  turns: Turn[] = []
   /** record index → turn it landed in */
   turnOf = new Map<number, Turn>()
+  private plan: ChainTurns
+  /** The turns built, by the core's number. */
   private byTurn = new Map<number, Turn>()
   /** The turn of the record added last (the core's numbering). */
   private at = -1
@@ -248,7 +249,6 @@ class TurnBuilder {
     for (const id of plan.priorResultIds) this.seenResults.add(id)
     for (const key of plan.priorRequestKeys) this.requests.add(key)
   }
-  private plan: ChainTurns
 
   /** Adds the records from `from` on and returns the turns with content, numbered. */
   build(): Turn[] {
@@ -262,7 +262,6 @@ class TurnBuilder {
       t = { index: 0, items: [], requests: [], tokens: emptyTokens(), models: [] }
       if (this.branch) t.branch = this.branch
       this.byTurn.set(k, t)
-      this.turns.push(t)
     }
     if (k !== this.at) {
       // Fragments of one message merge only within the turn that holds it.
@@ -285,7 +284,7 @@ class TurnBuilder {
 
   private finish(): Turn[] {
     this.corruptBefore(Number.POSITIVE_INFINITY)
-    for (const t of this.turns) {
+    for (const t of this.byTurn.values()) {
       t.models = [...new Set(t.requests.map((r) => r.model).filter((m): m is string => !!m))]
       t.tokens = emptyTokens()
       for (const r of t.requests) {
@@ -529,7 +528,7 @@ export async function loadSession(
 /** The session's active chain as typed turns. */
 export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
   const { ref: session, index, chain } = await loadSession(ref, opts)
-  const summary = index.summary()
+  const summary = index.lineProblems()
   const bad = summary.badLines.map((b) => ({
     line: b.line,
     problem: b.problem,
@@ -547,7 +546,8 @@ export async function showSession(ref: string, opts: ShowOptions = {}): Promise<
       resultChars,
       bad,
       undefined,
-      opts.allBranches ? undefined : last,
+      // As a slice of the whole result would: a fraction of a turn is a turn.
+      opts.allBranches || last === undefined ? undefined : Math.min(Math.ceil(last), 0xffffffff),
     )
     let turns = main.build()
     const total = main.total
