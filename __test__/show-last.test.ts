@@ -31,6 +31,18 @@ async function sameAsFullRead(t: { deepEqual: (a: unknown, b: unknown, m?: strin
   t.deepEqual(tlLast.turns, tl.turns.slice(Math.max(0, tl.turns.length - 2)), `${path} timeline --last 2`)
 }
 
+/** A 1 MB transcript of fixtures/generate.mjs. */
+function generated(t: { is: (a: unknown, b: unknown, m?: string) => void }, seed: string): string {
+  const p = join(tempDir(), `${SESSION}.jsonl`)
+  const r = spawnSync(
+    process.execPath,
+    [join(REPO, 'fixtures', 'generate.mjs'), 'single', '--out', p, '--target-mb', '1', '--seed', seed],
+    { encoding: 'utf8' },
+  )
+  t.is(r.status, 0, r.stderr)
+  return p
+}
+
 function write(dir: string, name: string, bytes: Buffer | string): string {
   const p = join(dir, name)
   writeFileSync(p, bytes)
@@ -60,13 +72,7 @@ realTest('--last N equals the last N turns of the full read: real transcripts, r
 })
 
 test('--last N equals the last N turns of the full read: a generated transcript', async (t) => {
-  const p = join(tempDir(), `${SESSION}.jsonl`)
-  const r = spawnSync(
-    process.execPath,
-    [join(REPO, 'fixtures', 'generate.mjs'), 'single', '--out', p, '--target-mb', '1', '--seed', '3'],
-    { encoding: 'utf8' },
-  )
-  t.is(r.status, 0, r.stderr)
+  const p = generated(t, '3')
   await sameAsFullRead(t, p)
 })
 
@@ -148,13 +154,7 @@ test('--last N equals the last N turns of the full read: edge cases of the turn 
 
 // Serial: the trace sees every read of the process.
 test.serial('--last N reads no record of the turns before the ones it shows', async (t) => {
-  const p = join(tempDir(), `${SESSION}.jsonl`)
-  const r = spawnSync(
-    process.execPath,
-    [join(REPO, 'fixtures', 'generate.mjs'), 'single', '--out', p, '--target-mb', '1', '--seed', '5'],
-    { encoding: 'utf8' },
-  )
-  t.is(r.status, 0, r.stderr)
+  const p = generated(t, '5')
   const whole = await showSession(p, full)
   t.true(whole.turns.length > 10)
   const reads: number[] = []
