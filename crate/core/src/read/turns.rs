@@ -193,7 +193,7 @@ pub fn turns(s: &Scan, chain: &[u32], bad_lines: &[u32], counted: &[u32], last: 
                     }
                 }
             } else if r.has(F_SHOWS_TEXT) {
-                if !(open[t].prompt && !open[t].answered) {
+                if !open[t].prompt || open[t].answered {
                     t = start(&mut out, &mut open, true);
                 }
                 shows = true;
