@@ -90,6 +90,8 @@ export declare class TranscriptIndex {
   get length(): number
   /** Counts over the whole transcript: records per type, problems, request facts. */
   summary(): ScanSummary
+  /** The lines that are not records (counts and the first few), without the rest of the summary. */
+  lineProblems(): LineProblems
   /** One record's fields, by its 0-based position in the index; undefined past the end. */
   record(index: number): RecordInfo | null
   /**
@@ -383,6 +385,35 @@ export interface ChainOptions {
   allBranches?: boolean
   /** Use this record as the leaf instead of the client's choice (rule 'manual'). */
   leaf?: number
+}
+
+/**
+ * The turns of a chain (`records`, record indexes in chain order; full scan). `badLines`: the
+ * 1-based lines, ascending, shown as lines that are not records.
+ */
+export declare function chainTurns(index: TranscriptIndex, records: Uint32Array, badLines: Uint32Array, last?: number | undefined | null): ChainTurns
+
+/** The turns `show` splits a chain of records into (core: read::turns), decided from the scan. */
+export interface ChainTurns {
+  /** Per record of the chain: its turn (0-based; turns without content count too). */
+  turns: Uint32Array
+  /** Per bad line given: the turn its item lands in. */
+  badTurns: Uint32Array
+  /** Per turn: 1 when it holds something to show. */
+  content: Uint8Array
+  /**
+   * With `last`: the first position of the chain in the last `last` turns with content (the
+   * chain's length when none is kept); 0 without.
+   */
+  from: number
+  /**
+   * Tool calls (ids and names), tool results and requests shown before `from` that the records
+   * from `from` on refer to again.
+   */
+  priorToolIds: Array<string>
+  priorToolNames: Array<string>
+  priorResultIds: Array<string>
+  priorRequestKeys: Array<string>
 }
 
 /**
@@ -826,6 +857,20 @@ export interface LineageRun {
 }
 
 /**
+ * What one scan found in one file. Counts only; no transcript text.
+ * The lines of a file that are not records, as `show` marks them: a part of [`ScanSummary`]
+ * without the facts that walk every record.
+ */
+export interface LineProblems {
+  lines: number
+  badJsonLines: number
+  nonObjectLines: number
+  tornTail: boolean
+  /** The first few, as in [`ScanSummary`]. */
+  badLines: Array<BadLineInfo>
+}
+
+/**
  * The file at `path` mapped read-only (Linux), as a Buffer over the mapping: no copy and no
  * fresh pages to fault in. `null` where files are not mapped (other systems, an empty file) or
  * the mapping failed: the caller then reads the file. The Buffer must never be written; check
@@ -1194,7 +1239,6 @@ export declare function scanFile(path: string, mode?: ScanMode): Promise<Transcr
 /** What a scan keeps: every record, or only what token usage needs. */
 export type ScanMode = 'full' | 'usage'
 
-/** What one scan found in one file. Counts only; no transcript text. */
 export interface ScanSummary {
   bytes: number
   lines: number

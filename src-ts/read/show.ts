@@ -1,10 +1,11 @@
 // `show`: the conversation on the active chain, as Claude Code itself would resume it. The
-// native graph picks the leaf and the chain (fragments and tool results spliced in); only the
-// records on it are read (by their byte spans) and parsed here, into typed turns.
+// native graph picks the leaf and the chain (fragments and tool results spliced in) and the core
+// splits it into turns; only the records of the turns shown are read (by their byte spans) and
+// parsed here, into typed turns.
 import { closeSync, openSync, readSync } from 'node:fs'
 import native from '../native.js'
 import type { TranscriptIndex } from '../native.js'
-import type { ActiveChain, ToolTargetKind } from '#native'
+import type { ActiveChain, ChainTurns, ToolTargetKind } from '#native'
 export type { ToolTargetKind }
 import { EstateOptions } from './estate.js'
 import { resolveSession, SessionRef } from './session-ref.js'
@@ -151,6 +152,13 @@ function cut(text: string, max: number): { text: string; truncated: boolean } {
   return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false }
 }
 
+let traceRead: ((offset: number) => void) | undefined
+
+/** For tests: `f` is called with the byte offset of each record `show` reads. */
+export function traceShowReads(f?: (offset: number) => void): void {
+  traceRead = f
+}
+
 /** Reads records by their byte spans; nothing else of the file is read. */
 class SpanReader {
   private fd: number
@@ -162,6 +170,7 @@ class SpanReader {
     this.fd = openSync(path, 'r')
   }
   json(i: number): Record<string, unknown> | undefined {
+    traceRead?.(this.offsets[i])
     const buf = Buffer.allocUnsafe(this.lengths[i])
     let done = 0
     while (done < buf.length) {
@@ -183,56 +192,116 @@ class SpanReader {
 
 const emptyTokens = () => ({ inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 0 })
 
-/** Builds turns from records in chain order. Shared state dedupes tool calls and requests. */
+/**
+ * Builds turns from records in chain order. The turn of each record is the core's (it decides
+ * from the scan alone, so the records of turns not shown are never read); the items come from
+ * the records read here. Shared state dedupes tool calls and requests.
+ */
 class TurnBuilder {
-  turns: Turn[] = []
   /** record index → turn it landed in */
   turnOf = new Map<number, Turn>()
+  private plan: ChainTurns
+  /** The turns built, by the core's number. */
+  private byTurn = new Map<number, Turn>()
+  /** The turn of the record added last (the core's numbering). */
+  private at = -1
   private seenTools = new Set<string>()
   private seenResults = new Set<string>()
   private toolNames = new Map<string, string>()
-  private requests = new Map<string, { turn: Turn; row: RequestUsage }>()
+  private requests = new Set<string>()
   private messages = new Map<string, Extract<Item, { kind: 'assistant' }>>()
-  private badLines: { line: number; problem: string }[]
-  /**
-   * With `keepLast`, the items of a turn are dropped once `keepLast` turns with content follow
-   * it: only the last turns are shown, and a huge transcript's text must not be held whole.
-   * Turns only ever gain content, so a dropped turn can never be among the last ones; its
-   * request rows (a few numbers) stay, for requests whose fragments span turns.
-   */
-  private keepLast?: number
-  private dropped = new Set<Turn>()
-  /** Turns before this position have been looked at for dropping. */
-  private dropFrom = 0
+  private badLines: { line: number; problem: string; turn: number }[]
+  /** Position among the turns with content, for each of the core's turns. */
+  private numbers: number[] = []
+  /** Chain positions from here on are read (the last turns when `last` is given). */
+  readonly from: number
+  /** Turns with content in the whole chain. */
+  readonly total: number
 
   constructor(
     private index: TranscriptIndex,
     private reader: SpanReader,
+    private records: Uint32Array,
     private resultChars: number,
     badLines: { line: number; problem: string }[],
     private branch?: Turn['branch'],
-    keepLast?: number,
+    last?: number,
   ) {
-    this.badLines = [...badLines]
-    this.keepLast = keepLast
+    const plan = native.chainTurns(
+      index,
+      records,
+      Uint32Array.from(badLines, (b) => b.line),
+      last,
+    )
+    this.plan = plan
+    let n = 0
+    for (const c of plan.content) this.numbers.push(c ? ++n : 0)
+    this.total = n
+    this.from = plan.from
+    // The turns read: from the first one (it may hold only lines before the first record) or
+    // from the turn of the first record read.
+    const first = plan.from === 0 ? 0 : plan.from < records.length ? plan.turns[plan.from] : Number.POSITIVE_INFINITY
+    this.badLines = badLines.map((b, k) => ({ ...b, turn: plan.badTurns[k] })).filter((b) => b.turn >= first)
+    plan.priorToolIds.forEach((id, k) => {
+      this.seenTools.add(id)
+      this.toolNames.set(id, plan.priorToolNames[k])
+    })
+    for (const id of plan.priorResultIds) this.seenResults.add(id)
+    for (const key of plan.priorRequestKeys) this.requests.add(key)
   }
 
-  private hasContent = (t: Turn) => t.items.length > 0 || t.requests.length > 0 || this.dropped.has(t)
+  /** Adds the records from `from` on and returns the turns with content, numbered. */
+  build(): Turn[] {
+    for (let p = this.from; p < this.records.length; p++) this.add(p)
+    return this.finish()
+  }
 
-  /** Drops the items of the turns that `keepLast` turns with content now follow. */
-  private dropOld(): void {
-    if (this.keepLast === undefined) return
-    let after = 0
-    let k = this.turns.length - 1
-    for (; k > this.dropFrom && after < this.keepLast; k--) if (this.hasContent(this.turns[k])) after++
-    if (after < this.keepLast) return
-    // turns[k + 1 …] hold the `keepLast` turns with content counted above
-    for (let j = this.dropFrom; j <= k; j++) {
-      const t = this.turns[j]
-      if (t.items.length > 0) this.dropped.add(t)
-      t.items = []
+  private turn(k: number): Turn {
+    let t = this.byTurn.get(k)
+    if (!t) {
+      t = { index: 0, items: [], requests: [], tokens: emptyTokens(), models: [] }
+      if (this.branch) t.branch = this.branch
+      this.byTurn.set(k, t)
     }
-    this.dropFrom = k + 1
+    if (k !== this.at) {
+      // Fragments of one message merge only within the turn that holds it.
+      this.messages.clear()
+      this.at = k
+    }
+    return t
+  }
+
+  private push(item: Item, turn: Turn): void {
+    turn.items.push(item)
+  }
+
+  private corruptBefore(line: number): void {
+    while (this.badLines.length > 0 && this.badLines[0].line < line) {
+      const b = this.badLines.shift()!
+      this.push({ kind: 'corrupt', line: b.line, problem: b.problem }, this.turn(b.turn))
+    }
+  }
+
+  private finish(): Turn[] {
+    this.corruptBefore(Number.POSITIVE_INFINITY)
+    for (const t of this.byTurn.values()) {
+      t.models = [...new Set(t.requests.map((r) => r.model).filter((m): m is string => !!m))]
+      t.tokens = emptyTokens()
+      for (const r of t.requests) {
+        t.tokens.inputTokens += r.inputTokens
+        t.tokens.cacheCreationInputTokens += r.cacheCreationInputTokens
+        t.tokens.cacheReadInputTokens += r.cacheReadInputTokens
+        t.tokens.outputTokens += r.outputTokens
+      }
+      if (t.startedAt && t.endedAt) t.durationMs = Date.parse(t.endedAt) - Date.parse(t.startedAt)
+    }
+    const kept: Turn[] = []
+    for (const [k, t] of [...this.byTurn].sort((x, y) => x[0] - y[0])) {
+      if (this.numbers[k] === 0) continue
+      t.index = this.numbers[k]
+      kept.push(t)
+    }
+    return kept
   }
 
   private groups?: number[]
@@ -257,75 +326,40 @@ class TurnBuilder {
     return this.requestKeys[i] ?? undefined
   }
 
-  private current(): Turn {
-    if (this.turns.length === 0) this.newTurn()
-    return this.turns[this.turns.length - 1]
-  }
-
-  private newTurn(): Turn {
-    const t: Turn = { index: this.turns.length + 1, items: [], requests: [], tokens: emptyTokens(), models: [] }
-    if (this.branch) t.branch = this.branch
-    this.dropOld()
-    this.turns.push(t)
-    // Fragments of one message merge only within the turn that holds it.
-    this.messages.clear()
-    return t
-  }
-
-  private push(item: Item, turn = this.current()): void {
-    turn.items.push(item)
-  }
-
-  private corruptBefore(line: number): void {
-    while (this.badLines.length > 0 && this.badLines[0].line < line) {
-      const b = this.badLines.shift()!
-      this.push({ kind: 'corrupt', line: b.line, problem: b.problem })
-    }
-  }
-
-  finish(): Turn[] {
-    this.corruptBefore(Number.POSITIVE_INFINITY)
-    for (const t of this.turns) {
-      t.models = [...new Set(t.requests.map((r) => r.model).filter((m): m is string => !!m))]
-      t.tokens = emptyTokens()
-      for (const r of t.requests) {
-        t.tokens.inputTokens += r.inputTokens
-        t.tokens.cacheCreationInputTokens += r.cacheCreationInputTokens
-        t.tokens.cacheReadInputTokens += r.cacheReadInputTokens
-        t.tokens.outputTokens += r.outputTokens
-      }
-      if (t.startedAt && t.endedAt) t.durationMs = Date.parse(t.endedAt) - Date.parse(t.startedAt)
-    }
-    const kept = this.turns.filter(this.hasContent)
-    kept.forEach((t, k) => (t.index = k + 1))
-    return kept
-  }
-
-  add(i: number): void {
+  /** Adds the record at chain position p to the turn the core puts it in. */
+  private add(p: number): void {
+    const i = this.records[p]
     const info = this.index.record(i)
     if (!info) return
     this.corruptBefore(info.line)
     const at: At = { line: info.line, timestamp: info.timestamp }
     const type = info.type
     const wanted = type === 'user' || type === 'assistant' || (type === 'system' && info.subtype === 'compact_boundary')
-    let turn = this.current()
+    const turn = this.turn(this.plan.turns[p])
     if (wanted) {
       const rec = this.reader.json(i)
       if (!rec) {
-        this.push({ kind: 'corrupt', line: info.line, problem: 'unreadable record' })
+        this.push({ kind: 'corrupt', line: info.line, problem: 'unreadable record' }, turn)
       } else if (type === 'system') {
-        turn = this.newTurn()
         const meta = (rec.compactMetadata ?? {}) as { trigger?: unknown; preTokens?: unknown }
-        this.push({
-          kind: 'compaction',
-          ...at,
-          trigger: typeof meta.trigger === 'string' ? meta.trigger : undefined,
-          preTokens: typeof meta.preTokens === 'number' ? meta.preTokens : undefined,
-        })
+        this.push(
+          {
+            kind: 'compaction',
+            ...at,
+            trigger: typeof meta.trigger === 'string' ? meta.trigger : undefined,
+            preTokens: typeof meta.preTokens === 'number' ? meta.preTokens : undefined,
+          },
+          turn,
+        )
       } else if (type === 'user') {
-        turn = this.user(rec, info, at)
+        this.user(rec, info, at, turn)
       } else {
-        this.assistant(rec, { ...info, record: i, requestKey: this.requestKey(i), message: this.messageGroup(i) }, at)
+        this.assistant(
+          rec,
+          { ...info, record: i, requestKey: this.requestKey(i), message: this.messageGroup(i) },
+          at,
+          turn,
+        )
       }
     }
     this.turnOf.set(i, turn)
@@ -339,20 +373,20 @@ class TurnBuilder {
     rec: Record<string, unknown>,
     info: { isMeta: boolean; isCompactSummary: boolean; uuid?: string },
     at: At,
-  ): Turn {
+    turn: Turn,
+  ): void {
     const msg = (rec.message ?? {}) as { content?: unknown }
     const content = msg.content
     if (info.isCompactSummary) {
-      const turn = this.current()
       const last = [...turn.items].reverse().find((x) => x.kind === 'compaction')
       const summary = blockText(content)
       if (last && last.kind === 'compaction' && last.summary === undefined) last.summary = summary
-      else this.push({ kind: 'compaction', ...at, summary })
-      return turn
+      else this.push({ kind: 'compaction', ...at, summary }, turn)
+      return
     }
     if (info.isMeta) {
-      this.push({ kind: 'meta', ...at, text: blockText(content) })
-      return this.current()
+      this.push({ kind: 'meta', ...at, text: blockText(content) }, turn)
+      return
     }
     const results = Array.isArray(content)
       ? content.filter((b) => b && typeof b === 'object' && b.type === 'tool_result')
@@ -363,28 +397,23 @@ class TurnBuilder {
         if (this.seenResults.has(id)) continue
         this.seenResults.add(id)
         const c = cut(blockText(r.content), this.resultChars)
-        this.push({
-          kind: 'tool-result',
-          ...at,
-          toolUseId: id,
-          name: this.toolNames.get(id),
-          text: c.text,
-          truncated: c.truncated,
-          isError: r.is_error === true,
-        })
+        this.push(
+          {
+            kind: 'tool-result',
+            ...at,
+            toolUseId: id,
+            name: this.toolNames.get(id),
+            text: c.text,
+            truncated: c.truncated,
+            isError: r.is_error === true,
+          },
+          turn,
+        )
       }
-      return this.current()
+      return
     }
     const text = blockText(content)
-    if (text === '') return this.current()
-    // Consecutive user records (command records, caveats, then the prompt) are one message to
-    // the API, so they open one turn.
-    const cur = this.turns[this.turns.length - 1]
-    const answered = (t: Turn) =>
-      t.items.some((x) => x.kind !== 'human' && x.kind !== 'meta' && x.kind !== 'corrupt') || t.requests.length > 0
-    const turn = cur && cur.items.some((x) => x.kind === 'human') && !answered(cur) ? cur : this.newTurn()
-    this.push({ kind: 'human', ...at, text, uuid: info.uuid }, turn)
-    return turn
+    if (text !== '') this.push({ kind: 'human', ...at, text, uuid: info.uuid }, turn)
   }
 
   private assistant(
@@ -405,8 +434,8 @@ class TurnBuilder {
       }
     },
     at: At,
+    turn: Turn,
   ): void {
-    const turn = this.current()
     const msg = (rec.message ?? {}) as { content?: unknown }
     const blocks = Array.isArray(msg.content)
       ? msg.content
@@ -429,10 +458,10 @@ class TurnBuilder {
             text: b.text,
           }
           this.messages.set(key, item)
-          this.push(item)
+          this.push(item, turn)
         }
       } else if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking !== '') {
-        this.push({ kind: 'thinking', ...at, text: b.thinking })
+        this.push({ kind: 'thinking', ...at, text: b.thinking }, turn)
       } else if (b.type === 'tool_use') {
         const id = String(b.id ?? '')
         if (this.seenTools.has(id)) continue
@@ -440,7 +469,7 @@ class TurnBuilder {
         const name = String(b.name ?? '?')
         this.toolNames.set(id, name)
         const input = cut(JSON.stringify(b.input ?? {}), this.resultChars).text
-        this.push({ kind: 'tool-call', ...at, id, name, target: toolTarget(name, b.input), input })
+        this.push({ kind: 'tool-call', ...at, id, name, target: toolTarget(name, b.input), input }, turn)
       }
     }
     // Tokens: one row per request, from the entry the core counts for it (stats' rule), in the
@@ -448,8 +477,7 @@ class TurnBuilder {
     const counted = this.countedEntry(info.record)
     if (counted !== undefined) {
       const rk = info.requestKey ?? `line:${at.line}`
-      const seen = this.requests.get(rk)
-      if (!seen) {
+      if (!this.requests.has(rk)) {
         const entry = counted === info.record ? info : this.index.record(counted)
         const u = entry?.usage ?? info.usage!
         const row: RequestUsage = {
@@ -461,7 +489,7 @@ class TurnBuilder {
           cacheReadInputTokens: u.cacheReadInputTokens,
           outputTokens: u.outputTokens,
         }
-        this.requests.set(rk, { turn, row })
+        this.requests.add(rk)
         turn.requests.push(row)
       }
     }
@@ -500,7 +528,7 @@ export async function loadSession(
 /** The session's active chain as typed turns. */
 export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
   const { ref: session, index, chain } = await loadSession(ref, opts)
-  const summary = index.summary()
+  const summary = index.lineProblems()
   const bad = summary.badLines.map((b) => ({
     line: b.line,
     problem: b.problem,
@@ -509,15 +537,21 @@ export async function showSession(ref: string, opts: ShowOptions = {}): Promise<
   const reader = new SpanReader(session.path, index.offsets(), index.lengths())
   const resultChars = opts.resultChars ?? 2000
   try {
-    // Without branches, only the last turns are kept whole (branches attach to any turn).
-    const keepLast = opts.last !== undefined && opts.last >= 0 && !opts.allBranches ? opts.last : undefined
-    const main = new TurnBuilder(index, reader, resultChars, bad, undefined, keepLast)
-    for (const i of chain.indexes) main.add(i)
-    let turns = main.finish()
-    const total = turns.length
-    if (opts.last !== undefined && opts.last >= 0 && opts.last < turns.length)
-      turns = turns.slice(turns.length - opts.last)
-    turns.forEach((t, k) => (t.index = total - turns.length + k + 1))
+    // Without branches only the records of the last turns are read (branches attach to any turn).
+    const last = opts.last !== undefined && opts.last >= 0 ? opts.last : undefined
+    const main = new TurnBuilder(
+      index,
+      reader,
+      chain.indexes,
+      resultChars,
+      bad,
+      undefined,
+      // As a slice of the whole result would: a fraction of a turn is a turn.
+      opts.allBranches || last === undefined ? undefined : Math.min(Math.ceil(last), 0xffffffff),
+    )
+    let turns = main.build()
+    const total = main.total
+    if (last !== undefined && last < turns.length) turns = turns.slice(turns.length - last)
     if (opts.allBranches && chain.branchIndexes && chain.branchIds && chain.branchForks) {
       turns = withBranches(turns, main, index, reader, resultChars, chain)
     }
@@ -568,12 +602,14 @@ function withBranches(
     const id = ids[k]
     const fork = forks[k]
     const forkTurn = fork === 0xffffffff ? undefined : main.turnOf.get(fork)
-    const b = new TurnBuilder(index, reader, resultChars, [], {
+    let end = k
+    while (end < recs.length && ids[end] === id) end++
+    const b = new TurnBuilder(index, reader, recs.subarray(k, end), resultChars, [], {
       id: index.record(id)?.uuid ?? String(id),
       forkLine: fork === 0xffffffff ? undefined : index.record(fork)?.line,
     })
-    for (; k < recs.length && ids[k] === id; k++) b.add(recs[k])
-    const bt = b.finish()
+    k = end
+    const bt = b.build()
     if (forkTurn && !turns.includes(forkTurn)) continue // its fork point is outside the turns shown
     const list = after.get(forkTurn) ?? []
     list.push(...bt)

@@ -4,7 +4,8 @@
 
 use super::scan::TranscriptIndex;
 use claude_jsonl_core::client::{messages, records};
-use napi::bindgen_prelude::Int32Array;
+use claude_jsonl_core::failure::Code;
+use napi::bindgen_prelude::{Int32Array, Uint32Array, Uint8Array};
 use napi_derive::napi;
 
 /// Record types Claude Code writes (any other type is passed through and reported as unknown).
@@ -82,4 +83,52 @@ pub fn client_view(index: &TranscriptIndex, buffer: &[u8]) -> ClientView {
         dropped_records: v.view.dropped.iter().map(|d| d.0).collect(),
         dropped_reasons: v.view.dropped.iter().map(|d| d.1.name().to_string()).collect(),
     }
+}
+
+/// The turns `show` splits a chain of records into (core: read::turns), decided from the scan.
+#[napi(object)]
+pub struct ChainTurns {
+    /// Per record of the chain: its turn (0-based; turns without content count too).
+    pub turns: Uint32Array,
+    /// Per bad line given: the turn its item lands in.
+    pub bad_turns: Uint32Array,
+    /// Per turn: 1 when it holds something to show.
+    pub content: Uint8Array,
+    /// With `last`: the first position of the chain in the last `last` turns with content (the
+    /// chain's length when none is kept); 0 without.
+    pub from: u32,
+    /// Tool calls (ids and names), tool results and requests shown before `from` that the records
+    /// from `from` on refer to again.
+    pub prior_tool_ids: Vec<String>,
+    pub prior_tool_names: Vec<String>,
+    pub prior_result_ids: Vec<String>,
+    pub prior_request_keys: Vec<String>,
+}
+
+/// The turns of a chain (`records`, record indexes in chain order; full scan). `badLines`: the
+/// 1-based lines, ascending, shown as lines that are not records.
+#[napi]
+pub fn chain_turns(
+    index: &TranscriptIndex,
+    records: Uint32Array,
+    bad_lines: Uint32Array,
+    last: Option<u32>,
+) -> napi::Result<ChainTurns> {
+    let s = &index.scan;
+    if records.iter().any(|&i| i as usize >= s.records.len()) {
+        return Err(super::fail(Code::InvalidArgument, "a chain record is not a record of the index"));
+    }
+    let counted = claude_jsonl_core::read::usage::counted_entries(s);
+    let t = claude_jsonl_core::read::turns::turns(s, &records, &bad_lines, &counted, last);
+    let (ids, names) = t.prior_tools.into_iter().unzip();
+    Ok(ChainTurns {
+        turns: Uint32Array::new(t.turn),
+        bad_turns: Uint32Array::new(t.bad),
+        content: Uint8Array::new(t.content.into_iter().map(u8::from).collect()),
+        from: t.from,
+        prior_tool_ids: ids,
+        prior_tool_names: names,
+        prior_result_ids: t.prior_results,
+        prior_request_keys: t.prior_requests,
+    })
 }

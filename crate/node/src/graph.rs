@@ -116,11 +116,14 @@ pub fn active_chain(index: &TranscriptIndex, options: Option<ChainOptions>) -> R
     };
     let chain = claude_jsonl_core::client::chain::active_chain(&g, leaf);
     let links = |k: Link| Uint32Array::new((0..g.link.len() as u32).filter(|&i| g.link[i as usize] == k).collect());
-    let all = g.branches(&chain.records);
     let target = choice.pointer_target;
-    let branches_below_pointer = (target != graph::NONE && chain.records.contains(&target))
-        .then(|| g.branches_below(&chain.records, &all, target).len() as u32);
-    let branches = options.as_ref().and_then(|o| o.all_branches).unwrap_or(false).then_some(all);
+    let pointer_on_chain = target != graph::NONE && chain.records.contains(&target);
+    let all_branches = options.as_ref().and_then(|o| o.all_branches).unwrap_or(false);
+    // A walk over every record off the chain: only when something asks for the branches.
+    let all = (pointer_on_chain || all_branches).then(|| g.branches(&chain.records));
+    let branches_below_pointer =
+        all.as_ref().filter(|_| pointer_on_chain).map(|a| g.branches_below(&chain.records, a, target).len() as u32);
+    let branches = all.filter(|_| all_branches);
     Ok(ActiveChain {
         origins: Uint8Array::new(chain.origins.iter().map(|o| *o as u8).collect()),
         indexes: Uint32Array::new(chain.records.clone()),

@@ -158,6 +158,18 @@ impl From<facts::RequestFacts> for RequestFactsInfo {
 }
 
 /// What one scan found in one file. Counts only; no transcript text.
+/// The lines of a file that are not records, as `show` marks them: a part of [`ScanSummary`]
+/// without the facts that walk every record.
+#[napi(object)]
+pub struct LineProblems {
+    pub lines: f64,
+    pub bad_json_lines: f64,
+    pub non_object_lines: f64,
+    pub torn_tail: bool,
+    /// The first few, as in [`ScanSummary`].
+    pub bad_lines: Vec<BadLineInfo>,
+}
+
 #[napi(object)]
 pub struct ScanSummary {
     pub bytes: f64,
@@ -341,6 +353,19 @@ impl TranscriptIndex {
     #[napi]
     pub fn summary(&self) -> ScanSummary {
         ScanSummary::from(&self.scan)
+    }
+
+    /// The lines that are not records (counts and the first few), without the rest of the summary.
+    #[napi]
+    pub fn line_problems(&self) -> LineProblems {
+        let s = &self.scan;
+        LineProblems {
+            lines: s.counts.lines as f64,
+            bad_json_lines: s.counts.bad_json_lines as f64,
+            non_object_lines: s.counts.non_object_lines as f64,
+            torn_tail: s.torn_tail,
+            bad_lines: s.bad_lines.iter().map(BadLineInfo::from).collect(),
+        }
     }
 
     /// One record's fields, by its 0-based position in the index; undefined past the end.

@@ -123,6 +123,12 @@ pub const F_THINKING_ONLY: u16 = 512;
 /// The content holds a block that says something: not thinking, not a text that says nothing
 /// (full scans).
 pub const F_SAYS_SOMETHING: u16 = 1024;
+/// What `show` prints of a user record is not empty: a non-empty string content, a text block
+/// whose text is not empty, an image or a document (full scans; [`crate::read::turns`]).
+pub const F_SHOWS_TEXT: u16 = 2048;
+/// What `show` prints of an assistant record, tool calls aside, is not empty: a text that is not
+/// blank or a non-empty thinking (full scans; [`crate::read::turns`]).
+pub const F_SHOWS_REPLY: u16 = 4096;
 
 #[derive(Clone, Debug, Default)]
 pub struct Record {
@@ -261,6 +267,7 @@ fn extract_message(tape: &[Node], at: usize, rec: &mut Record, t: &mut Tables, l
                             rec.flags |= F_BLANK_TEXT;
                         }
                         rec.flags |= ReplyShape::of_string(s);
+                        rec.flags |= crate::read::turns::string_flags(s);
                     }
                 }
                 Some(Node::Array { len, .. }) => extract_blocks(tape, v, *len, rec, t, lean),
@@ -335,6 +342,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
         if matches!(node, Node::Object { .. }) {
             let (mut kind, mut id, mut name, mut tool_use_id, mut text, mut input) =
                 (None, None, None, None, None, None);
+            let (mut text_at, mut thinking) = (None, None);
             let mut is_error = false;
             for (k, v) in entries(tape, i) {
                 match k {
@@ -342,7 +350,11 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                     "id" => id = as_str(tape, v),
                     "name" => name = as_str(tape, v),
                     "tool_use_id" => tool_use_id = as_str(tape, v),
-                    "text" => text = as_str(tape, v),
+                    "text" => {
+                        text = as_str(tape, v);
+                        text_at = Some(v);
+                    }
+                    "thinking" => thinking = as_str(tape, v),
                     "input" => input = Some(v),
                     "is_error" => {
                         is_error = matches!(tape.get(v), Some(Node::Static(simd_json::StaticNode::Bool(true))))
@@ -357,6 +369,7 @@ fn extract_blocks(tape: &[Node], at: usize, len: usize, rec: &mut Record, t: &mu
                         rec.flags |= F_BLANK_TEXT;
                     }
                     shape.push(k, text);
+                    rec.flags |= crate::read::turns::block_flags(k, tape, text_at, thinking);
                 }
                 match k {
                     "tool_use" | "server_tool_use" => {
