@@ -181,6 +181,19 @@ export interface ArchivedGeneration {
   compressed?: boolean
 }
 
+/**
+ * The archived transcripts `files` (as `archiveListAll` or `archiveStreamAt` list them) as
+ * `discoverFiles` lists files, placed at `<root>/<project>/<path>` where no file is (reads only
+ * the streams' directories); one result per file, in order.
+ */
+export declare function archiveDiscover(root: string, files: Array<ArchivedFile>): Array<ArchiveDiscovered>
+
+/** One archived transcript as a walk lists a file, or why its stream could not be read. */
+export interface ArchiveDiscovered {
+  file?: DiscoveredFile
+  error?: string
+}
+
 export interface ArchivedSegment {
   /**
    * When the run that wrote it started (ISO 8601), absent in streams written before runs
@@ -494,6 +507,9 @@ export interface DatasetColumnInfo {
  */
 export declare function datasetCompressedByUs(paths: Array<string>): Promise<Array<boolean>>
 
+/** `datasetCompressedByUs` of one transcript's bytes in memory (an archived one, decoded). */
+export declare function datasetCompressedByUsOf(bytes: Uint8Array): boolean
+
 /** One record's text for the `messages` table. */
 export interface DatasetMessage {
   uuid: string
@@ -509,6 +525,9 @@ export interface DatasetMessage {
  * record that says something (the search index's rule for text), read off the JS thread.
  */
 export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
+
+/** `datasetMessages` of a transcript's bytes in memory (an archived one, decoded). */
+export declare function datasetMessagesOf(bytes: Uint8Array): Array<DatasetMessage>
 
 export declare function datasetSchemaVersion(): number
 
@@ -638,6 +657,8 @@ export interface FindExactOptions {
   sinceMs?: number
   /** A substring of the project folder name. */
   project?: string
+  /** Archive roots searched too, read from their streams in memory (nothing written there). */
+  archives?: Array<ArchiveSource>
 }
 
 export interface FindExactResult {
@@ -695,6 +716,8 @@ export interface FindOptions {
   project?: string
   /** Folder holding the index; absent: scan everything and write nothing. */
   indexDir?: string
+  /** Archive roots searched too, read from their streams in memory (nothing written there). */
+  archives?: Array<ArchiveSource>
 }
 
 export interface FindResult {

@@ -1,5 +1,6 @@
 //! The estate archive: archive runs, listing, restore, owners and the read view.
 
+use super::estate::DiscoveredFile;
 use super::scan::ScanProgress;
 use super::{job, js_error, Job};
 use claude_jsonl_core::archive;
@@ -475,6 +476,31 @@ pub fn archive_stream_at(root: String, store_path: String, segments: u32) -> Res
     archive::history::stream_at(&root, Path::new(&store_path), segments)
         .map(|v| v.into_iter().map(ArchivedFile::from).collect())
         .map_err(|m| js_error(archive_failure(&root)(m)))
+}
+
+/// One archived transcript as a walk lists a file, or why its stream could not be read.
+#[napi(object)]
+pub struct ArchiveDiscovered {
+    pub file: Option<DiscoveredFile>,
+    pub error: Option<String>,
+}
+
+/// The archived transcripts `files` (as `archiveListAll` or `archiveStreamAt` list them) as
+/// `discoverFiles` lists files, placed at `<root>/<project>/<path>` where no file is (reads only
+/// the streams' directories); one result per file, in order.
+#[napi]
+pub fn archive_discover(root: String, files: Vec<ArchivedFile>) -> Result<Vec<ArchiveDiscovered>> {
+    let root = PathBuf::from(root);
+    let stored: Vec<archive::Stored> = files.iter().map(Into::into).collect();
+    let found =
+        archive::estate_scan::discover_stored(&root, &stored).map_err(|m| js_error(archive_failure(&root)(m)))?;
+    Ok(found
+        .into_iter()
+        .map(|r| match r {
+            Ok(f) => ArchiveDiscovered { file: Some(f.into()), error: None },
+            Err(e) => ArchiveDiscovered { file: None, error: Some(e) },
+        })
+        .collect())
 }
 
 /// One archived file's bytes (the state it names: latest, or as of an earlier run), SHA-256
