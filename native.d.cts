@@ -327,23 +327,6 @@ export interface ArchiveSummary {
 }
 
 /**
- * Brings the read view of an archive up to date (synchronously: the estate's root rules are
- * synchronous); only transcripts whose store file changed are decoded, in parallel.
- */
-export declare function archiveView(root: string, view: string): ArchiveViewSummary
-
-export interface ArchiveViewSummary {
-  files: number
-  decoded: number
-  bytes: number
-  /**
-   * Store files (or files in them) left out of the view, and files the index has that the
-   * store files lack: one line each.
-   */
-  warnings: Array<string>
-}
-
-/**
  * Builds a transcript from `source` (the bytes `index` was scanned from) and the parts, in
  * order, with the source's BOM and line terminator. Kept bytes are copied, never re-serialised.
  */

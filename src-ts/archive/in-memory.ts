@@ -27,7 +27,7 @@ const once =
 
 /** The last transcript decoded, kept for the next ask of the same path (a reader often reads
  * the head and tail, then the whole): memory for one session, whatever the archive's size. */
-let last: { path: string; bytes: Buffer } | undefined
+let last: { file: ArchivedFile; bytes: Buffer } | undefined
 
 /** The archived transcripts `files` as a walk lists files, remembered for `archivedBytes`; one
  * whose stream does not read is named through `warn` and left out. */
@@ -91,14 +91,15 @@ export function archivedAt(path: string): ArchivedFile | undefined {
 export function transcriptBytesAt(path: string): Buffer {
   const archived = archivedAt(path)
   if (!archived) return readFileSync(path)
-  if (last?.path === path) return last.bytes
+  // the same listing of it (a later listing, after another archive run, is read again)
+  if (last?.file === archived) return last.bytes
   let bytes
   try {
     bytes = native.archiveReadFile(archived)
   } catch (e) {
     throw fromNative(e)
   }
-  last = { path, bytes }
+  last = { file: archived, bytes }
   return bytes
 }
 

@@ -294,7 +294,7 @@ pub fn archive_restore(
     job(move || {
         let to = archive::destination::Targets { projects: PathBuf::from(to), config: config_to.map(PathBuf::from) };
         let which: Vec<archive::Stored> = files.iter().map(archive::Stored::from).collect();
-        let results = archive::view::restore(&which, &to, keep_mtime, &progress);
+        let results = archive::restore::restore(&which, &to, keep_mtime, &progress);
         Ok(which
             .iter()
             .zip(results)
@@ -303,10 +303,10 @@ pub fn archive_restore(
                 let target = to.place(&s.key).map(|d| d.path.display().to_string()).unwrap_or_default();
                 let key = s.key.text();
                 match r {
-                    Ok(archive::view::Restored::Written { bytes }) => {
+                    Ok(archive::restore::Restored::Written { bytes }) => {
                         RestoreResult { key, target, written: true, bytes: bytes as f64, error: None }
                     }
-                    Ok(archive::view::Restored::Identical { bytes }) => {
+                    Ok(archive::restore::Restored::Identical { bytes }) => {
                         RestoreResult { key, target, written: false, bytes: bytes as f64, error: None }
                     }
                     Err(e) => RestoreResult { key, target, written: false, bytes: 0.0, error: Some(e) },
@@ -343,31 +343,6 @@ pub fn archive_owners(files: Vec<ArchivedFile>) -> AsyncTask<Job<Vec<ArchiveOwne
             })
             .collect())
     })
-}
-
-#[napi(object)]
-pub struct ArchiveViewSummary {
-    pub files: f64,
-    pub decoded: f64,
-    pub bytes: f64,
-    /// Store files (or files in them) left out of the view, and files the index has that the
-    /// store files lack: one line each.
-    pub warnings: Vec<String>,
-}
-
-/// Brings the read view of an archive up to date (synchronously: the estate's root rules are
-/// synchronous); only transcripts whose store file changed are decoded, in parallel.
-#[napi]
-pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
-    let root = PathBuf::from(root);
-    archive::view::refresh(&root, Path::new(&view))
-        .map(|s| ArchiveViewSummary {
-            files: s.files as f64,
-            decoded: s.decoded as f64,
-            bytes: s.bytes as f64,
-            warnings: s.warnings,
-        })
-        .map_err(|m| js_error(archive_failure(&root)(m)))
 }
 
 /// One generation of an archived file.

@@ -48,7 +48,8 @@ pub fn scan_estate_and_archives(
     for a in archives {
         // a crafted header refuses the whole archive, as it does for the read view
         let kept: Vec<Stored> = a.files.iter().filter(|s| !s.key.is_config()).cloned().collect();
-        super::view::refuse_hostile_keys(&kept).map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+        super::restore::refuse_hostile_keys(&kept)
+            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
         let which: Vec<Stored> = kept.into_iter().filter(|s| s.key.rel.ends_with(".jsonl")).collect();
         for (s, f) in which.iter().zip(scan_stored(&which, mode, min_mtime_ms, progress)) {
             let path = a.root.join(&s.key.project).join(&s.key.rel);
@@ -84,7 +85,7 @@ pub struct ScannedFile {
 /// not decoded. One result per file, in order.
 pub fn scan_stored(which: &[Stored], mode: Mode, min_mtime_ms: Option<f64>, progress: &Progress) -> Vec<ScannedFile> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
-    let groups = super::view::by_store_file(which);
+    let groups = super::restore::by_store_file(which);
     progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
     let bufs = read::Buffers::default();
     let done: Vec<Vec<ScannedFile>> = groups
@@ -286,8 +287,8 @@ impl MemberSink for ScanSink {
 /// whose directories do not read is an error for its files only. An archive with a header that
 /// would place a file outside its layout is refused whole, naming it.
 pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<Result<EstateFile, String>>, String> {
-    super::view::refuse_hostile_keys(which)?;
-    let groups = super::view::by_store_file(which);
+    super::restore::refuse_hostile_keys(which)?;
+    let groups = super::restore::by_store_file(which);
     let mut out: Vec<Option<Result<EstateFile, String>>> = which.iter().map(|_| None).collect();
     let place =
         |s: &Stored, size: u64, mtime_ms: f64| classify_at(root.join(&s.key.project).join(&s.key.rel), size, mtime_ms);
