@@ -209,6 +209,19 @@ export interface ArchivedGeneration {
   compressed?: boolean
 }
 
+/**
+ * The archived transcripts `files` (as `archiveListAll` or `archiveStreamAt` list them) as
+ * `discoverFiles` lists files, placed at `<root>/<project>/<path>` where no file is (reads only
+ * the streams' directories); one result per file, in order.
+ */
+export declare function archiveDiscover(root: string, files: Array<ArchivedFile>): Array<ArchiveDiscovered>
+
+/** One archived transcript as a walk lists a file, or why its stream could not be read. */
+export interface ArchiveDiscovered {
+  file?: DiscoveredFile
+  error?: string
+}
+
 export interface ArchivedSegment {
   /**
    * When the run that wrote it started (ISO 8601), absent in streams written before runs
@@ -339,23 +352,6 @@ export interface ArchiveSummary {
   storeBytes: number
   /** The archive format the root is written in (1 or 2). */
   format: number
-}
-
-/**
- * Brings the read view of an archive up to date (synchronously: the estate's root rules are
- * synchronous); only transcripts whose store file changed are decoded, in parallel.
- */
-export declare function archiveView(root: string, view: string): ArchiveViewSummary
-
-export interface ArchiveViewSummary {
-  files: number
-  decoded: number
-  bytes: number
-  /**
-   * Store files (or files in them) left out of the view, and files the index has that the
-   * store files lack: one line each.
-   */
-  warnings: Array<string>
 }
 
 /**
@@ -551,6 +547,9 @@ export interface DatasetColumnInfo {
  */
 export declare function datasetCompressedByUs(paths: Array<string>): Promise<Array<boolean>>
 
+/** `datasetCompressedByUs` of one transcript's bytes in memory (an archived one, decoded). */
+export declare function datasetCompressedByUsOf(bytes: Uint8Array): boolean
+
 /** A day of a table: its name (`YYYY-MM-DD`, `unknown`) and how many rows it has. */
 export interface DatasetDay {
   day: string
@@ -572,6 +571,9 @@ export interface DatasetMessage {
  * record that says something (the search index's rule for text), read off the JS thread.
  */
 export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
+
+/** `datasetMessages` of a transcript's bytes in memory (an archived one, decoded). */
+export declare function datasetMessagesOf(bytes: Uint8Array): Array<DatasetMessage>
 
 /** What the price table needs of each request, in row order. */
 export interface DatasetPricingInputs {
@@ -717,6 +719,8 @@ export interface FindExactOptions {
   sinceMs?: number
   /** A substring of the project folder name. */
   project?: string
+  /** Archive roots searched too, read from their streams in memory (nothing written there). */
+  archives?: Array<ArchiveSource>
 }
 
 export interface FindExactResult {
@@ -774,6 +778,8 @@ export interface FindOptions {
   project?: string
   /** Folder holding the index; absent: scan everything and write nothing. */
   indexDir?: string
+  /** Archive roots searched too, read from their streams in memory (nothing written there). */
+  archives?: Array<ArchiveSource>
 }
 
 export interface FindResult {

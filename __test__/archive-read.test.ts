@@ -119,36 +119,3 @@ test('a damaged stream is named on stderr and left out; the rest is read', (t) =
   t.is(scope.skipped.length, 1)
   t.false(existsSync(e.cache))
 })
-
-test('a reader that reads through the cache says so once; cache lists it, unused ones go, cache clean removes it', (t) => {
-  const e = estate()
-  t.is(cli(['archive', '--to', e.arch], e.env).code, 0)
-  // a view no reader has refreshed for 31 days, of another archive
-  const views = join(e.cache, 'claude-jsonl', 'archive-view')
-  const stale = join(views, '0123456789abcdef')
-  mkdirSync(join(stale, '-tmp-old'), { recursive: true })
-  writeFileSync(join(stale, '-tmp-old', 'x.jsonl'), '{}\n')
-  writeFileSync(join(stale, '.claude-jsonl-view'), '')
-  const old = new Date(Date.now() - 31 * 86_400_000)
-  utimesSync(join(stale, '.claude-jsonl-view'), old, old)
-  const first = cli(['sessions', e.arch, '--all'], e.env)
-  t.is(first.code, 0, first.stderr)
-  t.regex(
-    first.stderr,
-    /^claude-jsonl: note: this command reads .*arch through a read cache: 3 transcripts \([\d.]+ MB\) decoded into .*archive-view\/[0-9a-f]{16}, refreshed on later reads; `claude-jsonl cache clean` removes it\n$/,
-  )
-  t.false(existsSync(stale), 'a view unused for 30 days is removed')
-  const again = cli(['sessions', e.arch, '--all'], e.env)
-  t.is(again.stderr, '', 'said once, when it is made')
-  const listed = JSON.parse(cli(['cache', '--json'], e.env).stdout)
-  t.is(listed.views.length, 1)
-  t.is(listed.views[0].files, SOURCES.length + 1) // the transcripts and the view's state file
-  t.true(listed.bytes > 300_000)
-  const clean = cli(['cache', 'clean'], e.env)
-  t.is(clean.code, 0, clean.stderr)
-  t.regex(clean.stdout, /^Removed 1 cache, /)
-  t.false(existsSync(views))
-  t.is(cli(['cache', 'purge'], e.env).code, 2)
-  // the archive itself is untouched and reads again
-  t.is(cli(['stats', e.arch], e.env).code, 0)
-})

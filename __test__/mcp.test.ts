@@ -3,7 +3,7 @@
 // as one-line tool errors with the server still answering.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -53,15 +53,18 @@ function longSession(): string[] {
   return lines
 }
 
-async function connect() {
+async function connect(archived = false) {
   const projects = writeTree({
     [`-work-big/${BIG}.jsonl`]: longSession(),
     [`-work-small/${SMALL}.jsonl`]: readFileSync(join(REAL, 'real-01.jsonl'), 'utf8'),
   })
   const env = { ...process.env, XDG_CACHE_HOME: tempDir(), CLAUDE_JSONL_ARCHIVE: '' } as Record<string, string>
+  // an archive of the same estate, read in its place
+  const root = archived ? join(tempDir(), 'arch') : projects
+  if (archived) spawnSync(process.execPath, [CLI, 'archive', '--projects', projects, '--to', root], { env })
   const client = new Client({ name: 'test', version: '1' })
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--projects', projects], env }),
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--projects', root], env }),
   )
   const call = async (name: string, args: Record<string, unknown>) => {
     const r = (await client.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean }
@@ -131,4 +134,29 @@ test('failures are one-line tool errors and the server keeps answering', async (
   t.regex(page.text, /has \d+ pages?, not 99$/)
   const still = await call('search_sessions', { query: 'resume' })
   t.false(still.isError)
+})
+
+test('over an archive: the same answers, read from its streams with no copy of it', async (t) => {
+  const direct = await connect()
+  const viaArchive = await connect(true)
+  try {
+    for (const [name, args] of [
+      ['search_sessions', { query: 'resume test' }],
+      ['search_sessions', { query: 'resume test', exact: true }],
+      ['list_sessions', {}],
+      ['read_session', { session: SMALL }],
+      ['usage', {}],
+    ] as const) {
+      const a = await direct.call(name, args)
+      const b = await viaArchive.call(name, args)
+      t.false(b.isError, b.text)
+      const strip = (x: string) => x.replace(/\d+(\.\d+)? ?(ms|s)\b/g, 'T')
+      t.is(strip(b.text), strip(a.text), name)
+    }
+    // only the search index (outside the archive), no decoded copy of the archive
+    t.deepEqual(readdirSync(join(viaArchive.env.XDG_CACHE_HOME, 'claude-jsonl')), ['find'])
+  } finally {
+    await direct.client.close()
+    await viaArchive.client.close()
+  }
 })

@@ -7,7 +7,7 @@ import native from '../native.js'
 import { withNativeProgress } from '../native-progress.js'
 import type { ProgressSnapshot } from '../native.js'
 import type { ArchiveListing, ArchiveSummary, ArchivedFile } from '#native'
-import { resolveRoots } from '../read/estate.js'
+import { refuseArchiveRoots, resolveRoots } from '../read/estate.js'
 import type { EstateOptions } from '../read/estate.js'
 import { fromNative, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
@@ -59,6 +59,7 @@ export interface ArchiveReport extends Omit<
 export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
   const started = performance.now()
   const roots = resolveRoots(opts)
+  refuseArchiveRoots(roots.roots, 'archive', 'its generations are kept already; restore one to archive it elsewhere')
   const to = resolve(opts.to)
   for (const r of roots.roots) {
     if (to === r || to.startsWith(r + sep)) throw usageError(`archive: --to ${to} is inside the estate root ${r}`)

@@ -17,5 +17,5 @@ export type {
   SessionHistory,
   GenerationInfo,
 } from './archive.js'
-export { isArchiveRoot, openArchiveView, archiveViewDir, listArchiveViews, cleanArchiveViews } from './view.js'
+export { isArchiveRoot, listArchiveViews, cleanArchiveViews } from './view.js'
 export type { ArchiveViewInfo } from './view.js'

@@ -1,5 +1,5 @@
-// `claude-jsonl cache [clean]`: the archive read views (decoded copies of archives that the
-// readers opening transcripts by path read through), listed with their sizes, or removed.
+// `claude-jsonl cache [clean]`: the archive read views earlier versions left (decoded copies of
+// archives; no reader makes one now), listed with their sizes, or removed.
 import { cleanArchiveViews, listArchiveViews, archiveViewsDir } from '../archive/view.js'
 import { EXIT, usageError } from '../errors.js'
 import { defineCommand } from './command.js'
@@ -10,11 +10,10 @@ export const command = defineCommand({
   name: 'cache',
   args: '[clean]',
   options: { json: JSON_OUTPUT },
-  description: `Lists the archive read caches ($XDG_CACHE_HOME/claude-jsonl/archive-view, else
-~/.cache/claude-jsonl/archive-view: one folder per archive, the latest generation of its
-transcripts decoded for sessions, find, show, timeline, teleport-id, compress and pack of an
-archive root; stats and doctor read an archive without one), with their sizes; clean removes
-them all (the archives are not touched; a reader makes its cache again when it needs it).`,
+  description: `Lists the archive read views earlier versions left ($XDG_CACHE_HOME/claude-jsonl/archive-view,
+else ~/.cache/claude-jsonl/archive-view: one folder per archive, its latest generation decoded);
+every reader now reads an archive's streams in memory and makes none. clean removes them all
+(the archives are not touched).`,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage.',
   async run({ values, positionals, print }) {
     const [what, ...rest] = positionals
@@ -28,7 +27,7 @@ them all (the archives are not touched; a reader makes its cache again when it n
     }
     const lines = what === 'clean' ? [] : views.map((v) => `${formatBytes(v.bytes).padStart(9)}  ${v.dir}`)
     lines.push(
-      `${what === 'clean' ? 'Removed' : 'Archive read caches:'} ${count(views.length, 'cache')}, ${formatBytes(bytes)} in ${archiveViewsDir()}`,
+      `${what === 'clean' ? 'Removed' : 'Archive read views left by earlier versions:'} ${count(views.length, 'cache')}, ${formatBytes(bytes)} in ${archiveViewsDir()}`,
     )
     print(lines.join('\n'))
     return EXIT.ok

@@ -10,6 +10,7 @@ import type { BatchReport, BatchSessionEntry } from '../compress/batch.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
 import { resolveSession } from '../read/session-ref.js'
+import { sessionFileFor } from '../archive/in-memory.js'
 import { choice, decimal, defineCommand, flag, text, wholeNumber, type Values } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
 import { BUDGET_OPTIONS, budgetOptions, PACK_BUDGET_OPTIONS } from './topology-options.js'
@@ -99,6 +100,7 @@ or (in place) operation_state committed-report-failed: replaced and verified, re
     // A transcript an interrupted in-place run left renamed aside is put back before it is looked up.
     if (inPlace) recoverInterruptedPublish(resolve(positionals[0]))
     const session = resolveSession(positionals[0], { projects: values.projects })
+    session.path = sessionFileFor(session.path, inPlace !== undefined)
     const options = singleOptions(values)
     if (inPlace) return runInPlace(session.path, options, { ...inPlace, json: values.json }, print)
 

@@ -6,7 +6,7 @@ import { emptyEstateNotice } from '../read/estate.js'
 import type { FindExactReport, FindReport } from '../read/find.js'
 import { EXIT, usageError } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber } from './command.js'
-import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { ARCHIVE_STATE, JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
 
@@ -112,6 +112,7 @@ export const command = defineCommand({
   args: 'TERMS...',
   options: {
     projects: PROJECTS,
+    ...ARCHIVE_STATE,
     since: text('DATE', 'only sessions active on or after DATE'),
     project: text('NAME', 'only project folders containing NAME (/ matches -)'),
     limit: wholeNumber('N', 'at most N hits (default 10)', { min: 1 }),
@@ -142,6 +143,8 @@ with its number of matches, most first; no index, every transcript is read now.`
     // What ranked and exact search both take.
     const scope = {
       projects: values.projects,
+      generation: values.generation,
+      asOf: values['as-of'],
       since: values.since,
       project: values.project,
       limit: values.limit,

@@ -3,6 +3,7 @@
 // summarising model to read. Its answer is applied with `compress --model-summary`.
 import { EXIT } from '../errors.js'
 import { resolveSession } from '../read/session-ref.js'
+import { sessionFileFor } from '../archive/in-memory.js'
 import { publishFile } from '../durable-files.js'
 import { checkSourceUnchanged, planSource } from '../compress/compress.js'
 import { checkOutputPath } from '../compress/paths.js'
@@ -32,6 +33,7 @@ any .claude tree.`,
 ceilings), 2 bad usage, 3 unreadable input.`,
   async run({ values, positionals, print }) {
     const session = resolveSession(positionals[0], { projects: values.projects })
+    session.path = sessionFileFor(session.path, false)
     checkOutputPath(session.path, values.out)
     if (values.handoff) checkOutputPath(values.handoff, values.out, '--out (the handoff file)')
     const options = {

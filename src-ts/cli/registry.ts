@@ -98,7 +98,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'cache',
-    summary: 'the archive read caches: list them, or clean them away',
+    summary: 'the archive read views earlier versions left: list them, or clean them away',
     load: () => import('./cache-command.js'),
   },
   {

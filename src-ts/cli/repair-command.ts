@@ -9,6 +9,7 @@ import type { BatchReport } from '../compress/batch.js'
 import { EXIT, usageError } from '../errors.js'
 import { formatBytes, formatInt } from '../terminal/format.js'
 import { resolveSession } from '../read/session-ref.js'
+import { sessionFileFor } from '../archive/in-memory.js'
 import { defineCommand, flag, text, wholeNumber, type Values } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
 import { batchMode, committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
@@ -71,6 +72,7 @@ a source changed during the run, or operationState committed-report-failed, 4 in
       dryRun && !values['in-place'] && values.out === undefined ? undefined : inPlaceSettings('repair', values)
     if (inPlace) recoverInterruptedPublish(resolve(positionals[0]))
     const session = resolveSession(positionals[0], { projects: values.projects })
+    session.path = sessionFileFor(session.path, inPlace !== undefined)
     const r = await repairTranscript(session.path, { out: values.out, force: values.force, inPlace, dryRun })
     if (r.transaction?.operationState === 'committed-report-failed') {
       print(committedReportFailed(r.transaction, 'operationState'))

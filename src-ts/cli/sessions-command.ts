@@ -3,7 +3,7 @@ import { listSessions, SessionListing } from '../read/sessions.js'
 import { emptyEstateNotice } from '../read/estate.js'
 import { EXIT } from '../errors.js'
 import { defineCommand, flag, runCommand, text, wholeNumber, type Write } from './command.js'
-import { JSON_OUTPUT, PROJECTS } from './common-options.js'
+import { ARCHIVE_STATE, JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { count, formatBytes, formatInt, localTime } from '../terminal/format.js'
 import { renderTable, terminalWidth } from '../terminal/table.js'
 
@@ -66,6 +66,7 @@ export const command = defineCommand({
     project: text('PATH', 'only sessions whose cwd is PATH or inside it (or whose folder is PATH encoded)'),
     timezone: text('TZ', "IANA zone for days and times (default: the system's)"),
     projects: PROJECTS,
+    ...ARCHIVE_STATE,
     wide: flag('every title and cwd in full (a table on a terminal is cut to its width)'),
     json: JSON_OUTPUT,
   },
@@ -77,6 +78,8 @@ sessions listed are read whole.`,
     const listing = await listSessions({
       paths: positionals,
       projects: v.projects,
+      generation: v.generation,
+      asOf: v['as-of'],
       recent: v.all ? Infinity : v.recent,
       today: v.today,
       since: v.since,

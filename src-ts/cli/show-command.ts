@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { showSession } from '../read/show.js'
 import { ClaudeJsonlError, EXIT } from '../errors.js'
 import { choice, defineCommand, flag, runCommand, text } from './command.js'
-import { LAST_TURNS, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
+import { ARCHIVE_STATE, LAST_TURNS, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderShow, type ShowFormat } from './show-render.js'
 import { count, formatBytes } from '../terminal/format.js'
 
@@ -24,6 +24,7 @@ export const command = defineCommand({
     json: flag('the same as --format json'),
     out: text('FILE', 'write to FILE instead of stdout (HTML: one self-contained page, no network)'),
     projects: PROJECTS,
+    ...ARCHIVE_STATE,
   },
   description: SESSION_HELP,
   exitCodes: 'Exit codes: 0 ok, 2 bad usage or an ambiguous prefix, 3 no such session or FILE cannot be written.',
@@ -31,6 +32,8 @@ export const command = defineCommand({
     const format = values.json ? 'json' : (values.format ?? 'text')
     const result = await showSession(positionals[0], {
       projects: values.projects,
+      generation: values.generation,
+      asOf: values['as-of'],
       tools: values.tools === true,
       thinking: values.thinking === true,
       humanOnly: values['human-only'] === true,

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { DiscoveredFile } from '../native.js'
 import { ClaudeJsonlError, EXIT, inputError, usageError } from '../errors.js'
-import { resolveRoots, type EstateOptions } from '../read/estate.js'
+import { refuseArchiveRoots, resolveRoots, type EstateOptions } from '../read/estate.js'
 import { discoverFiles } from '../read/session-ref.js'
 import { lastActivityMs, projectMatcher } from '../read/sessions.js'
 import { inClaudeProjects } from '../read/estate.js'
@@ -299,6 +299,11 @@ export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
   const now = o.now ?? Date.now()
   const estate = { paths: o.paths, projects: o.projects, env: o.env }
   const { roots } = resolveRoots(estate)
+  refuseArchiveRoots(
+    roots,
+    'compress --all',
+    'restore it first, or compress one archived session: compress SESSION --projects ARCHIVE --out FILE',
+  )
   checkOptions(o, roots)
   const files = discoverFiles(estate)
   const sel = selectBatchSessions(files, o, now)

@@ -13,8 +13,8 @@ import native from '../native.js'
 import type { DatasetColumn, DatasetRows, DatasetTableInfo } from '../native.js'
 import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
-import { resolveRoots, scanEstateFiles, unusableFiles } from '../read/estate.js'
-import { isArchiveRoot } from '../archive/view.js'
+import { scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
 import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
 import { discoverFiles } from '../read/session-ref.js'
@@ -211,11 +211,9 @@ async function estateRows(
   tables: DatasetTableInfo[],
   opts: ExportOptions,
 ): Promise<Map<string, TableDays>> {
-  let scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
-  // An archive root is exported from its read view (the decoded copy every reader that opens
-  // files uses): the sessions' titles and texts are read from the files themselves.
-  const named = opts.paths?.length ? opts.paths : opts.projects ? [opts.projects] : []
-  if (named.some((p) => isArchiveRoot(p))) scope = { paths: resolveRoots(scope).roots, env: opts.env }
+  // An archive root is read from its streams: each transcript's bytes decoded into memory when
+  // its titles or texts are read, one at a time (nothing written).
+  const scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
   // The sessions' head-and-tail facts (titles, cwd) are read on this thread while the native
   // scan runs on its own; a file the scan then finds at another size is read again.
   const scanning = scanEstateFiles(scope, 'usage', undefined, false, true)
@@ -267,6 +265,14 @@ async function estateRows(
     })
   })
   const ours = await native.datasetCompressedByUs(mainPaths)
+  mainPaths.forEach((p, i) => {
+    if (!archivedAt(p)) return
+    try {
+      ours[i] = native.datasetCompressedByUsOf(transcriptBytesAt(p))
+    } catch {
+      ours[i] = false // undecodable since the scan: named by it
+    }
+  })
   sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
   const out = new Map<string, TableDays>([
     ['requests', nativeDays(table('requests'), counted)],
@@ -280,7 +286,9 @@ async function estateRows(
       const session = sessions[file.sessionIndex]
       let said
       try {
-        said = await native.datasetMessages(file.path)
+        said = archivedAt(file.path)
+          ? native.datasetMessagesOf(transcriptBytesAt(file.path))
+          : await native.datasetMessages(file.path)
       } catch {
         continue // vanished since the scan
       }

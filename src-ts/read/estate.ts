@@ -4,11 +4,12 @@ import { readFileSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
-import type { EstateFileInfo, EstateScan, ScanMode } from '../native.js'
+import type { DiscoveredFile, EstateFileInfo, EstateScan, ScanMode } from '../native.js'
 import type { ArchivedFile } from '#native'
 import { fromNative, inputError, usageError } from '../errors.js'
 import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
-import { isArchiveRoot, readableRoot } from '../archive/view.js'
+import { isArchiveRoot } from '../archive/view.js'
+import { discoverArchive, discoverArchiveLatest, rememberArchived } from '../archive/in-memory.js'
 import { readerFiles, type ArchiveWarn } from '../archive/generations.js'
 import { transcriptProblem } from './record-types.js'
 
@@ -52,12 +53,51 @@ export function claudeConfigDirs(env: NodeJS.ProcessEnv = process.env): string[]
 
 /**
  * The folders to read: the given paths, else `projects`, else the `projects` folder of each
- * Claude Code config folder. An archive root is read through its read view.
+ * Claude Code config folder. An archive root is among them as itself: `discoverEstate` and
+ * `scanEstateFiles` read its streams.
  */
 export function resolveRoots(opts: EstateOptions = {}): Roots {
-  const env = opts.env ?? process.env
-  // an archive root (claude-jsonl archive --to) is read through its read view
-  return rootsOf(opts, (roots) => roots.map((r) => readableRoot(r, env)))
+  return rootsOf(opts, (roots) => roots)
+}
+
+/** Refuses (exit 3) an archive root among `roots` for a command that changes or copies an
+ * estate's files (compress --all, archive): an archive is read, never written through. */
+export function refuseArchiveRoots(roots: string[], what: string, instead: string): void {
+  const archive = roots.find((r) => isArchiveRoot(r))
+  if (archive) throw inputError(archive, `is an archive: ${what} reads an estate (${instead})`)
+}
+
+/**
+ * Lists the transcript files under the roots without reading them, an archive root's from its
+ * streams' directories (the latest generation; see `discoverEstate` for an earlier state).
+ * A missing root is an input error naming it.
+ */
+export function discoverRoots(roots: string[], warn: ArchiveWarn = warnToStderr): DiscoveredFile[] {
+  const out: DiscoveredFile[] = []
+  for (const root of roots) {
+    if (isArchiveRoot(root)) out.push(...discoverArchiveLatest(root, warn))
+    else
+      try {
+        out.push(...native.discoverFiles([root]))
+      } catch (e) {
+        throw fromNative(e)
+      }
+  }
+  return out
+}
+
+/** `discoverRoots` of the estate `opts` names, an archive root read in the state `generation` or
+ * `asOf` names (either given with no archive among the roots: a usage error). */
+export async function discoverEstate(opts: EstateOptions = {}): Promise<DiscoveredFile[]> {
+  const { roots } = resolveRoots(opts)
+  const warn = opts.warn ?? warnToStderr
+  if (opts.generation === undefined && opts.asOf === undefined) return discoverRoots(roots, warn)
+  if (!roots.some((r) => isArchiveRoot(r)))
+    throw usageError(`--generation and --as-of read an archive; ${roots.join(', ')} holds none`)
+  const out: DiscoveredFile[] = []
+  for (const root of roots)
+    out.push(...(isArchiveRoot(root) ? await discoverArchive(root, opts, warn) : discoverRoots([root], warn)))
+  return out
 }
 
 /** The folders to read, as `resolveRoots` finds them, with `readable` applied to named ones. */
@@ -158,7 +198,7 @@ export interface ScannedEstate {
   archived: Map<string, ArchivedFile>
 }
 
-const warnToStderr: ArchiveWarn = (line) => process.stderr.write(`claude-jsonl: warning: ${line}\n`)
+export const warnToStderr: ArchiveWarn = (line) => process.stderr.write(`claude-jsonl: warning: ${line}\n`)
 
 /** A scanned transcript's bytes: read from its file, or (an archived one) decoded from its
  * archive's stream into memory, SHA-256 checked. Throws when it cannot be read. */
@@ -194,7 +234,11 @@ export async function scanEstateFiles(
     archives.push({ root, files: await readerFiles(root, opts, opts.warn ?? warnToStderr) })
   const plain = roots.roots.filter((r) => !archiveRoots.includes(r))
   const archived = new Map<string, ArchivedFile>()
-  for (const a of archives) for (const f of a.files) archived.set(join(a.root, f.project, f.path), f)
+  for (const a of archives)
+    for (const f of a.files) {
+      archived.set(join(a.root, f.project, f.path), f)
+      rememberArchived(join(a.root, f.project, f.path), f)
+    }
   const scan: EstateScan = await withNativeProgress(opts, (progress) =>
     native.scanEstate(plain, mode, progress, { minMtimeMs, archives, toolErrors }),
   )

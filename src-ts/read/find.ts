@@ -3,11 +3,13 @@
 // dates) and shapes the report. Only the hits' snippets cross from the transcripts into JS.
 import { existsSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join, relative, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import native from '../native.js'
 import type { ProgressSnapshot } from '../native.js'
-import type { FindExactResult, FindResult } from '#native'
-import { resolveRoots } from './estate.js'
+import type { ArchiveSource, FindExactResult, FindResult } from '#native'
+import { isArchiveRoot } from '../archive/view.js'
+import { readerFiles } from '../archive/generations.js'
+import { resolveRoots, warnToStderr } from './estate.js'
 import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
 import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
@@ -201,6 +203,25 @@ function prepare(opts: FindOptions) {
   return { limit, since, roots }
 }
 
+/** The roots a native search walks, and the archive roots it reads from their streams in
+ * memory (the state `--generation`/`--as-of` names, else the latest; nothing written there). */
+async function searched(roots: Roots, opts: FindOptions): Promise<{ plain: string[]; archives: ArchiveSource[] }> {
+  const archiveRoots = roots.roots.filter((r) => isArchiveRoot(r))
+  if ((opts.generation !== undefined || opts.asOf !== undefined) && archiveRoots.length === 0)
+    throw usageError(`--generation and --as-of read an archive; ${roots.roots.join(', ')} holds none`)
+  const warn = opts.warn ?? warnToStderr
+  const archives: ArchiveSource[] = []
+  for (const root of archiveRoots) archives.push({ root, files: await readerFiles(root, opts, warn) })
+  return { plain: roots.roots.filter((r) => !archiveRoots.includes(r)), archives }
+}
+
+/** Names on stderr (as `stats` does) each archived transcript that did not decode: a damaged
+ * stream is skipped, the rest searched. */
+function warnArchived(failed: { path: string; message: string }[], archives: ArchiveSource[], opts: FindOptions) {
+  const warn = opts.warn ?? warnToStderr
+  for (const f of failed) if (archives.some((a) => f.path.startsWith(a.root + sep))) warn(`${f.message} (skipped)`)
+}
+
 /** Runs a native search with progress reports; a root that cannot be walked is an input error. */
 async function runNative<R extends { failure?: { path: string; message: string } }>(
   roots: ReturnType<typeof resolveRoots>,
@@ -233,14 +254,25 @@ export async function find(
     if (existsSync(indexDir) && !statSync(indexDir).isDirectory())
       throw usageError(`--index-dir ${indexDir}: is a file, not a folder`)
   }
+  const { plain, archives } = await searched(roots, opts)
   const r: FindResult = await runNative(roots, opts, (progress) =>
     native.findText(
-      roots.roots,
-      { terms, tools: opts.tools, thinking: opts.thinking, limit, sinceMs: since?.ms, project: opts.project, indexDir },
+      plain,
+      {
+        terms,
+        tools: opts.tools,
+        thinking: opts.thinking,
+        limit,
+        sinceMs: since?.ms,
+        project: opts.project,
+        indexDir,
+        archives,
+      },
       progress,
     ),
   )
   const s = r.scope!
+  warnArchived(s.failed, archives, opts)
   if (s.terms.length === 0)
     throw usageError(`no searchable word in '${terms.join(' ')}' (words are letters and digits)`)
   const now = Date.now()
@@ -323,10 +355,12 @@ export async function findExact(
   if (typeof text !== 'string' || text === '') throw usageError('find --exact needs a non-empty TEXT')
   const { limit, since, roots } = prepare(opts)
   const caseSensitive = opts.caseSensitive ?? false
+  const { plain, archives } = await searched(roots, opts)
   const r: FindExactResult = await runNative(roots, opts, (progress) =>
     native.findExact(
-      roots.roots,
+      plain,
       {
+        archives,
         text,
         caseSensitive,
         tools: opts.tools,
@@ -339,6 +373,7 @@ export async function findExact(
     ),
   )
   const s = r.scope!
+  warnArchived(s.failed, archives, opts)
   return {
     query: { exact: text, caseSensitive },
     scope: {

@@ -2,12 +2,12 @@
 // prefix of one, looked up across the estate (same root rules as `stats`).
 import { existsSync, statSync } from 'node:fs'
 import { basename, resolve, sep } from 'node:path'
-import native from '../native.js'
 import type { DiscoveredFile } from '../native.js'
-import { checkRegularFile, EstateOptions, resolveRoots } from './estate.js'
+import { checkRegularFile, discoverEstate, discoverRoots, EstateOptions, resolveRoots } from './estate.js'
 
 export { checkRegularFile }
-import { ClaudeJsonlError, EXIT, fromNative, inputError } from '../errors.js'
+import { ClaudeJsonlError, EXIT, inputError } from '../errors.js'
+import { archivedAt, transcriptOnDisk } from '../archive/in-memory.js'
 
 /**
  * A session named by a path, uuid or unique prefix, resolved: its main transcript, id, project
@@ -22,14 +22,10 @@ export interface SessionRef {
   subagentPaths: string[]
 }
 
-/** Lists transcript files under the estate roots without reading them. */
+/** Lists transcript files under the estate roots without reading them (an archive root's at
+ * their latest generation, from its streams' directories). */
 export function discoverFiles(opts: EstateOptions = {}): DiscoveredFile[] {
-  const { roots } = resolveRoots(opts)
-  try {
-    return native.discoverFiles(roots)
-  } catch (e) {
-    throw fromNative(e)
-  }
+  return discoverRoots(resolveRoots(opts).roots, opts.warn)
 }
 
 /** The one wording of a folder given where a transcript file is expected. */
@@ -67,10 +63,11 @@ export function checkTranscriptFile(path: string): void {
  * The transcript a session argument names: `ref` itself when it is a path (checked to be a
  * regular file), else the main transcript of the session whose uuid or unique uuid prefix it is,
  * looked up under the estate root (see resolveSession). Every function that takes one session
- * starts here.
+ * starts here. A session of an archive root has no file of its own: the path is then a private
+ * temporary copy of that one transcript, for code that reads files (see `transcriptOnDisk`).
  */
 export function sessionPath(ref: string, opts: EstateOptions = {}): string {
-  if (!isPathRef(ref)) return resolveSession(ref, opts).path
+  if (!isPathRef(ref) || archivedAt(ref)) return transcriptOnDisk(resolveSession(ref, opts).path)
   checkTranscriptFile(ref)
   return ref
 }
@@ -82,10 +79,30 @@ export function sessionPath(ref: string, opts: EstateOptions = {}): string {
 export function resolveSession(ref: string, opts: EstateOptions = {}): SessionRef {
   if (isPathRef(ref)) {
     const path = resolve(ref)
+    // a path an archive root was listed at in this process (no file is there)
+    const archived = archivedAt(path)
+    if (archived)
+      return {
+        path,
+        sessionId: archived.sessionId ?? basename(path, '.jsonl'),
+        project: archived.project,
+        subagentPaths: [],
+      }
     checkTranscriptFile(path)
     return { path, sessionId: basename(path, '.jsonl'), project: basename(resolve(path, '..')), subagentPaths: [] }
   }
-  const files = discoverFiles({ ...opts, paths: undefined })
+  return matchSession(ref, discoverFiles({ ...opts, paths: undefined }), opts)
+}
+
+/** `resolveSession`, an archive root read in the state `opts.generation` or `opts.asOf` names
+ * (the latest without either). */
+export async function resolveSessionAt(ref: string, opts: EstateOptions = {}): Promise<SessionRef> {
+  if (isPathRef(ref) || (opts.generation === undefined && opts.asOf === undefined)) return resolveSession(ref, opts)
+  return matchSession(ref, await discoverEstate({ ...opts, paths: undefined }), opts)
+}
+
+/** The session among `files` whose uuid is `ref` or starts with it. */
+function matchSession(ref: string, files: DiscoveredFile[], opts: EstateOptions): SessionRef {
   const wanted = ref.toLowerCase()
   const sessions = files.filter((f) => f.kind === 'session' && f.sessionId)
   const exact = sessions.filter((f) => f.sessionId!.toLowerCase() === wanted)

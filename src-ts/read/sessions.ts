@@ -5,8 +5,8 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
-import { EstateOptions, resolveRoots, type Roots } from './estate.js'
-import { discoverFiles } from './session-ref.js'
+import { discoverEstate, EstateOptions, resolveRoots, warnToStderr, type Roots } from './estate.js'
+import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { inputError, usageError } from '../errors.js'
 import { transcriptProblem } from './record-types.js'
 import { dayFormatter, parseDay } from './days.js'
@@ -396,6 +396,11 @@ function readFacts(size: number, read: (pos: number, len: number) => Buffer, cou
  * scanned windows are most of the cost, and a reader of titles, cwd and times needs none of it.
  */
 export function transcriptFactsSync(path: string, size: number, opts: { counts?: boolean } = {}): TranscriptFacts {
+  if (archivedAt(path)) {
+    // an archived transcript: its bytes decoded into memory (no file is at its path)
+    const bytes = transcriptBytesAt(path)
+    return readFacts(size, (pos, len) => bytes.subarray(pos, pos + len), opts.counts ?? true)
+  }
   const fd = openSync(path, 'r')
   try {
     return readFacts(
@@ -492,7 +497,7 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   const matchProject = opts.project !== undefined ? projectMatcher(opts.project) : undefined
 
   const { roots, source: rootsSource } = resolveRoots(opts)
-  const files = discoverFiles(opts)
+  const files = await discoverEstate(opts)
   const mains = files.filter((f) => f.kind === 'session')
   const subs = files.filter((f) => f.kind === 'subagent')
   // Days start at the earliest offset any zone has (UTC+14); two days of margin as in `stats`.
@@ -519,8 +524,11 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
     const facts = batch.map((f) => {
       try {
         return transcriptFactsSync(f.path, f.size)
-      } catch {
-        return undefined // vanished or unreadable since the walk: left out
+      } catch (e) {
+        // an archived one that does not decode (a damaged frame) is named; a file vanished or
+        // unreadable since the walk is left out
+        if (archivedAt(f.path)) (opts.warn ?? warnToStderr)(`${(e as Error).message} (skipped)`)
+        return undefined
       }
     })
     batch.forEach((f, j) => {
@@ -567,20 +575,31 @@ export async function listSessions(opts: SessionsOptions = {}): Promise<SessionL
   // over just those files (about 1 GB/s), instead of reading every transcript of the estate.
   const partial = sessions.filter((x) => !x.messageCountExact)
   if (partial.length > 0) {
+    const onDisk = partial.filter((x) => !archivedAt(x.path))
     const scan = await native.scanEstate(
-      partial.map((x) => x.path),
+      onDisk.map((x) => x.path),
       'full',
     )
-    const byPath = new Map(scan.files(true).map((f) => [f.path, f]))
+    const byPath = new Map<string, { types: { name: string; count: number }[] } | undefined>(
+      scan.files(true).map((f) => [f.path, f.summary ?? undefined]),
+    )
     scan.release()
+    // an archived one: its bytes decoded into memory, one session at a time
+    for (const x of partial)
+      if (archivedAt(x.path))
+        try {
+          byPath.set(x.path, native.scanBuffer(transcriptBytesAt(x.path), 'full').summary())
+        } catch {
+          // undecodable since it was listed: its count stays the partial one
+        }
     for (const x of partial) {
       const f = byPath.get(x.path)
-      if (!f?.summary) continue
-      x.messageCount = f.summary.types
+      if (!f) continue
+      x.messageCount = f.types
         .filter((t) => t.name === 'user' || t.name === 'assistant')
         .reduce((a, t) => a + t.count, 0)
       x.messageCountExact = true
-      bytesRead += f.size
+      bytesRead += x.size
     }
   }
   // Subagents of the listed sessions: new-layout files name their session in their path, old-layout

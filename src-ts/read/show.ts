@@ -8,7 +8,8 @@ import type { TranscriptIndex } from '../native.js'
 import type { ActiveChain, ChainTurns, ToolTargetKind } from '#native'
 export type { ToolTargetKind }
 import { EstateOptions } from './estate.js'
-import { resolveSession, SessionRef } from './session-ref.js'
+import { resolveSessionAt, SessionRef } from './session-ref.js'
+import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { transcriptProblem } from './record-types.js'
 import { fromNative, inputError } from '../errors.js'
 
@@ -16,7 +17,7 @@ import { fromNative, inputError } from '../errors.js'
  * What `showSession` includes of the conversation: tool traffic, thinking, human text only, the
  * last turns, abandoned branches.
  */
-export interface ShowOptions extends Pick<EstateOptions, 'projects' | 'env'> {
+export interface ShowOptions extends Pick<EstateOptions, 'projects' | 'env' | 'generation' | 'asOf'> {
   /** Tool calls (one per call, with its target), their results, and meta injections. */
   tools?: boolean
   /** Thinking blocks. */
@@ -161,32 +162,39 @@ export function traceShowReads(f?: (offset: number) => void): void {
 
 /** Reads records by their byte spans; nothing else of the file is read. */
 class SpanReader {
-  private fd: number
+  private fd: number | undefined
   constructor(
     path: string,
     private offsets: Float64Array,
     private lengths: Uint32Array,
+    /** The transcript's bytes when they are in memory (an archived session): read from them. */
+    private bytes?: Buffer,
   ) {
-    this.fd = openSync(path, 'r')
+    if (!bytes) this.fd = openSync(path, 'r')
   }
   json(i: number): Record<string, unknown> | undefined {
     traceRead?.(this.offsets[i])
-    const buf = Buffer.allocUnsafe(this.lengths[i])
-    let done = 0
-    while (done < buf.length) {
-      const n = readSync(this.fd, buf, done, buf.length - done, this.offsets[i] + done)
-      if (n === 0) break
-      done += n
+    let text: string
+    if (this.bytes) text = this.bytes.toString('utf8', this.offsets[i], this.offsets[i] + this.lengths[i])
+    else {
+      const buf = Buffer.allocUnsafe(this.lengths[i])
+      let done = 0
+      while (done < buf.length) {
+        const n = readSync(this.fd!, buf, done, buf.length - done, this.offsets[i] + done)
+        if (n === 0) break
+        done += n
+      }
+      text = buf.toString('utf8', 0, done)
     }
     try {
-      const v = JSON.parse(buf.toString('utf8', 0, done))
+      const v = JSON.parse(text)
       return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined
     } catch {
       return undefined
     }
   }
   close(): void {
-    closeSync(this.fd)
+    if (this.fd !== undefined) closeSync(this.fd)
   }
 }
 
@@ -500,17 +508,29 @@ export interface Loaded {
   ref: SessionRef
   index: TranscriptIndex
   chain: ActiveChain
+  /** The transcript's bytes, when they were decoded into memory (an archived session). */
+  bytes?: Buffer
 }
 
 /** Resolves and scans a session and picks its active chain. */
 export async function loadSession(
   ref: string,
-  opts: Pick<ShowOptions, 'projects' | 'env' | 'allBranches'> = {},
+  opts: Pick<ShowOptions, 'projects' | 'env' | 'allBranches' | 'generation' | 'asOf'> = {},
 ): Promise<Loaded> {
-  const session = resolveSession(ref, { projects: opts.projects, env: opts.env })
+  const session = await resolveSessionAt(ref, {
+    projects: opts.projects,
+    env: opts.env,
+    generation: opts.generation,
+    asOf: opts.asOf,
+  })
+  // an archived session: that one transcript decoded into memory, nothing written
+  let bytes: Buffer | undefined
   let index: TranscriptIndex
   try {
-    index = await native.scanFile(session.path)
+    if (archivedAt(session.path)) {
+      bytes = transcriptBytesAt(session.path)
+      index = native.scanBuffer(bytes, 'full')
+    } else index = await native.scanFile(session.path)
   } catch (e) {
     throw fromNative(e, session.path)
   }
@@ -522,19 +542,19 @@ export async function loadSession(
       'no Claude Code conversation in it (no user or assistant record)'
     throw inputError(session.path, why)
   }
-  return { ref: session, index, chain }
+  return { ref: session, index, chain, bytes }
 }
 
 /** The session's active chain as typed turns. */
 export async function showSession(ref: string, opts: ShowOptions = {}): Promise<ShowResult> {
-  const { ref: session, index, chain } = await loadSession(ref, opts)
+  const { ref: session, index, chain, bytes } = await loadSession(ref, opts)
   const summary = index.lineProblems()
   const bad = summary.badLines.map((b) => ({
     line: b.line,
     problem: b.problem,
   }))
   if (summary.tornTail) bad.push({ line: summary.lines, problem: 'last line cut short (interrupted write)' })
-  const reader = new SpanReader(session.path, index.offsets(), index.lengths())
+  const reader = new SpanReader(session.path, index.offsets(), index.lengths(), bytes)
   const resultChars = opts.resultChars ?? 2000
   try {
     // Without branches only the records of the last turns are read (branches attach to any turn).

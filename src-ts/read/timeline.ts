@@ -4,7 +4,10 @@
 import { showSession, RequestUsage, ShowOptions, ShowResult, Turn } from './show.js'
 
 /** Which turns `timeline` lists: where to find the session, the last N turns, abandoned branches. */
-export interface TimelineOptions extends Pick<ShowOptions, 'projects' | 'env' | 'last' | 'allBranches'> {}
+export interface TimelineOptions extends Pick<
+  ShowOptions,
+  'projects' | 'env' | 'last' | 'allBranches' | 'generation' | 'asOf'
+> {}
 
 /**
  * One turn as `timeline` lists it: its times and duration, the prompt that opened it, models,

@@ -7,7 +7,8 @@ import type { ValidationFinding, ValidationResult } from '#native'
 import { fromNative, inputError } from '../errors.js'
 import { isClaudeCodeTranscript, NOT_CLAUDE_CODE, transcriptProblem } from './record-types.js'
 import type { EstateOptions } from './estate.js'
-import { sessionPath } from './session-ref.js'
+import { isPathRef, resolveSessionAt, sessionPath } from './session-ref.js'
+import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 
 /**
  * One finding of the validator: severity, a stable code (docs/finding-codes.md), its lines and one
@@ -72,11 +73,14 @@ export function validateAs(bytes: Buffer, path: string): ValidationResult {
  * rollout, for instance).
  */
 export async function validate(session: string, opts: EstateOptions = {}): Promise<ValidationReport> {
-  const path = sessionPath(session, opts)
+  const path = isPathRef(session) ? sessionPath(session, opts) : (await resolveSessionAt(session, opts)).path
   const fileSessionId = fileSessionOf(path)
   let r: ValidationResult
   try {
-    r = await native.validateFile(path, { fileSessionId })
+    // an archived session: its transcript decoded into memory, nothing written
+    r = archivedAt(path)
+      ? native.validateBuffer(transcriptBytesAt(path), { fileSessionId })
+      : await native.validateFile(path, { fileSessionId })
   } catch (e) {
     throw fromNative(e, path)
   }

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { EstateModel, type EstateModelOptions, type EstateSnapshot, type ServedSession } from './estate-model.js'
 import { problemPage, searchPage, sessionsPage, usagePage } from './pages.js'
 import { showSession } from '../read/show.js'
+import { archivedAt } from '../archive/in-memory.js'
 import { find, findExact, type FindExactReport, type FindReport } from '../read/find.js'
 import { parseDay } from '../read/days.js'
 import { ClaudeJsonlError } from '../errors.js'
@@ -125,7 +126,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     if (!s) return send(res, 404, problemPage('No such session', `no session ${id} in this estate`))
     let key: string
     try {
-      const st = statSync(s.path)
+      // an archived session has no file at its path: the listing's size stands for its state
+      const st = archivedAt(s.path) ? { size: s.size, mtimeMs: s.lastActivityMs } : statSync(s.path)
       key = `${s.path}\0${st.size}\0${st.mtimeMs}\0${s.requests}\0${s.costUsd}`
     } catch {
       return send(res, 404, problemPage('No such session', `${s.path} is gone since the estate was read`))

@@ -1,5 +1,6 @@
 //! The estate archive: archive runs, listing, restore, owners and the read view.
 
+use super::estate::DiscoveredFile;
 use super::scan::ScanProgress;
 use super::{job, js_error, Job};
 use claude_jsonl_core::archive;
@@ -293,7 +294,7 @@ pub fn archive_restore(
     job(move || {
         let to = archive::destination::Targets { projects: PathBuf::from(to), config: config_to.map(PathBuf::from) };
         let which: Vec<archive::Stored> = files.iter().map(archive::Stored::from).collect();
-        let results = archive::view::restore(&which, &to, keep_mtime, &progress);
+        let results = archive::restore::restore(&which, &to, keep_mtime, &progress);
         Ok(which
             .iter()
             .zip(results)
@@ -302,10 +303,10 @@ pub fn archive_restore(
                 let target = to.place(&s.key).map(|d| d.path.display().to_string()).unwrap_or_default();
                 let key = s.key.text();
                 match r {
-                    Ok(archive::view::Restored::Written { bytes }) => {
+                    Ok(archive::restore::Restored::Written { bytes }) => {
                         RestoreResult { key, target, written: true, bytes: bytes as f64, error: None }
                     }
-                    Ok(archive::view::Restored::Identical { bytes }) => {
+                    Ok(archive::restore::Restored::Identical { bytes }) => {
                         RestoreResult { key, target, written: false, bytes: bytes as f64, error: None }
                     }
                     Err(e) => RestoreResult { key, target, written: false, bytes: 0.0, error: Some(e) },
@@ -342,31 +343,6 @@ pub fn archive_owners(files: Vec<ArchivedFile>) -> AsyncTask<Job<Vec<ArchiveOwne
             })
             .collect())
     })
-}
-
-#[napi(object)]
-pub struct ArchiveViewSummary {
-    pub files: f64,
-    pub decoded: f64,
-    pub bytes: f64,
-    /// Store files (or files in them) left out of the view, and files the index has that the
-    /// store files lack: one line each.
-    pub warnings: Vec<String>,
-}
-
-/// Brings the read view of an archive up to date (synchronously: the estate's root rules are
-/// synchronous); only transcripts whose store file changed are decoded, in parallel.
-#[napi]
-pub fn archive_view(root: String, view: String) -> Result<ArchiveViewSummary> {
-    let root = PathBuf::from(root);
-    archive::view::refresh(&root, Path::new(&view))
-        .map(|s| ArchiveViewSummary {
-            files: s.files as f64,
-            decoded: s.decoded as f64,
-            bytes: s.bytes as f64,
-            warnings: s.warnings,
-        })
-        .map_err(|m| js_error(archive_failure(&root)(m)))
 }
 
 /// One generation of an archived file.
@@ -475,6 +451,31 @@ pub fn archive_stream_at(root: String, store_path: String, segments: u32) -> Res
     archive::history::stream_at(&root, Path::new(&store_path), segments)
         .map(|v| v.into_iter().map(ArchivedFile::from).collect())
         .map_err(|m| js_error(archive_failure(&root)(m)))
+}
+
+/// One archived transcript as a walk lists a file, or why its stream could not be read.
+#[napi(object)]
+pub struct ArchiveDiscovered {
+    pub file: Option<DiscoveredFile>,
+    pub error: Option<String>,
+}
+
+/// The archived transcripts `files` (as `archiveListAll` or `archiveStreamAt` list them) as
+/// `discoverFiles` lists files, placed at `<root>/<project>/<path>` where no file is (reads only
+/// the streams' directories); one result per file, in order.
+#[napi]
+pub fn archive_discover(root: String, files: Vec<ArchivedFile>) -> Result<Vec<ArchiveDiscovered>> {
+    let root = PathBuf::from(root);
+    let stored: Vec<archive::Stored> = files.iter().map(Into::into).collect();
+    let found =
+        archive::estate_scan::discover_stored(&root, &stored).map_err(|m| js_error(archive_failure(&root)(m)))?;
+    Ok(found
+        .into_iter()
+        .map(|r| match r {
+            Ok(f) => ArchiveDiscovered { file: Some(f.into()), error: None },
+            Err(e) => ArchiveDiscovered { file: None, error: Some(e) },
+        })
+        .collect())
 }
 
 /// One archived file's bytes (the state it names: latest, or as of an earlier run), SHA-256

@@ -147,6 +147,30 @@ pub struct DatasetMessage {
     pub text: String,
 }
 
+/// `datasetMessages` of a transcript's bytes in memory (an archived one, decoded).
+#[napi]
+pub fn dataset_messages_of(bytes: &[u8]) -> Vec<DatasetMessage> {
+    messages_of(bytes)
+}
+
+fn messages_of(bytes: &[u8]) -> Vec<DatasetMessage> {
+    dataset::messages::messages(bytes)
+        .into_iter()
+        .map(|m| DatasetMessage {
+            uuid: m.uuid,
+            time_ms: m.timestamp_ms.map_or(f64::NAN, |t| t as f64),
+            role: m.role,
+            text: m.text,
+        })
+        .collect()
+}
+
+/// `datasetCompressedByUs` of one transcript's bytes in memory (an archived one, decoded).
+#[napi]
+pub fn dataset_compressed_by_us_of(bytes: &[u8]) -> bool {
+    dataset::compressed_by_us_in(bytes)
+}
+
 /// What a person typed and what the model answered in the transcript at `path`, one entry per
 /// record that says something (the search index's rule for text), read off the JS thread.
 #[napi(ts_return_type = "Promise<Array<DatasetMessage>>")]
@@ -154,15 +178,7 @@ pub fn dataset_messages(path: String) -> AsyncTask<super::Job<Vec<DatasetMessage
     super::job(move || {
         let bytes =
             std::fs::read(&path).map_err(|e| Failure::at(Code::Io, std::path::Path::new(&path), e.to_string()))?;
-        Ok(dataset::messages::messages(&bytes)
-            .into_iter()
-            .map(|m| DatasetMessage {
-                uuid: m.uuid,
-                time_ms: m.timestamp_ms.map_or(f64::NAN, |t| t as f64),
-                role: m.role,
-                text: m.text,
-            })
-            .collect())
+        Ok(messages_of(&bytes))
     })
 }
 

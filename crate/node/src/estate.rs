@@ -452,6 +452,15 @@ pub struct ArchiveSource {
     pub files: Vec<crate::archive::ArchivedFile>,
 }
 
+/// The archive roots a call reads, as the core takes them.
+pub fn archive_roots(archives: Option<Vec<ArchiveSource>>) -> Vec<ArchiveRoot> {
+    archives
+        .unwrap_or_default()
+        .into_iter()
+        .map(|a| ArchiveRoot { root: PathBuf::from(a.root), files: a.files.iter().map(Into::into).collect() })
+        .collect()
+}
+
 /// Finds and scans every transcript under `paths` in parallel, off the JS thread.
 #[napi(ts_return_type = "Promise<EstateScan>")]
 pub fn scan_estate(
@@ -466,11 +475,7 @@ pub fn scan_estate(
         mode = Mode::UsageAndToolErrors;
     }
     let (min_mtime_ms, archives) = options.map_or((None, None), |o| (o.min_mtime_ms, o.archives));
-    let archives: Vec<ArchiveRoot> = archives
-        .unwrap_or_default()
-        .into_iter()
-        .map(|a| ArchiveRoot { root: PathBuf::from(a.root), files: a.files.iter().map(Into::into).collect() })
-        .collect();
+    let archives = archive_roots(archives);
     let progress = progress_of(progress);
     Ok(job(move || {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();

@@ -24,6 +24,8 @@ pub struct FindExactOptions {
     pub since_ms: Option<f64>,
     /// A substring of the project folder name.
     pub project: Option<String>,
+    /// Archive roots searched too, read from their streams in memory (nothing written there).
+    pub archives: Option<Vec<super::estate::ArchiveSource>>,
 }
 
 #[napi(object)]
@@ -122,7 +124,8 @@ pub fn find_exact(
     progress: Option<&ScanProgress>,
 ) -> AsyncTask<Job<FindExactResult>> {
     let progress = progress_of(progress);
-    let o = options;
+    let mut o = options;
+    let archives = super::estate::archive_roots(o.archives.take());
     let request = find::ExactRequest {
         text: o.text,
         case_sensitive: o.case_sensitive.unwrap_or(false),
@@ -132,7 +135,7 @@ pub fn find_exact(
     };
     job(move || {
         let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
-        match find::find_exact(&roots, &request, &progress) {
+        match find::find_exact(&roots, &archives, &request, &progress) {
             Ok(found) => Ok(found.into()),
             Err(find::ExactError::Discover(e)) => {
                 Ok(FindExactResult { failure: Some(e.into()), hits: vec![], scope: None })

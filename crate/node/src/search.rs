@@ -23,6 +23,8 @@ pub struct FindOptions {
     pub project: Option<String>,
     /// Folder holding the index; absent: scan everything and write nothing.
     pub index_dir: Option<String>,
+    /// Archive roots searched too, read from their streams in memory (nothing written there).
+    pub archives: Option<Vec<super::estate::ArchiveSource>>,
 }
 
 impl From<FindOptions> for find::Request {
@@ -154,9 +156,11 @@ pub fn find_text(
     progress: Option<&ScanProgress>,
 ) -> AsyncTask<Job<FindResult>> {
     let progress = progress_of(progress);
+    let mut options = options;
+    let archives = super::estate::archive_roots(options.archives.take());
     job(move || {
         let roots: Vec<PathBuf> = roots.into_iter().map(PathBuf::from).collect();
-        Ok(match find::find(&roots, &options.into(), &progress) {
+        Ok(match find::find_in(&roots, &archives, &options.into(), &progress) {
             Ok(found) => FindResult {
                 failure: None,
                 hits: found.hits.into_iter().map(FindHit::from).collect(),

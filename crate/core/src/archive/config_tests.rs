@@ -45,10 +45,10 @@ fn config_folder(config: &Path) -> Vec<String> {
     kept
 }
 
-fn restore_into(root: &Path, config: &Path) -> Vec<Result<view::Restored, String>> {
+fn restore_into(root: &Path, config: &Path) -> Vec<Result<restore::Restored, String>> {
     let all = latest(list(root).unwrap());
     let to = Targets { projects: config.join("projects"), config: Some(config.to_path_buf()) };
-    view::restore(&all, &to, true, &Progress::default())
+    restore::restore(&all, &to, true, &Progress::default())
 }
 
 #[test]
@@ -106,12 +106,11 @@ fn config_files_round_trip_byte_identical_and_incrementally() {
     let s = run_with_config(&config.join("projects"), &config, &root);
     assert_eq!((s.config_files, s.archived_files, s.archived_config_files), (8, 13, 11), "{s:?}");
 
-    // the read view holds transcripts only, and restoring without a config folder refuses the
+    // the readers read transcripts only, and restoring without a config folder refuses the
     // config files by name while the transcripts restore
-    let v = view::refresh(&root, &t.0.join("view")).unwrap();
-    assert_eq!(v.files, 2);
+    assert_eq!(super::tests::estate_scan_tests::reader_listing(&root).unwrap().0, 2);
     let all = latest(list(&root).unwrap());
-    let results = view::restore(&all, &projects_only(&t.0.join("only")), true, &Progress::default());
+    let results = restore::restore(&all, &projects_only(&t.0.join("only")), true, &Progress::default());
     for (s, r) in all.iter().zip(results) {
         match s.key.is_config() {
             true => assert!(r.unwrap_err().contains("no config folder to restore it into"), "{}", s.key.text()),
@@ -222,8 +221,8 @@ fn a_hostile_config_entry_is_refused_by_name_and_the_rest_restores() {
     assert_eq!(after, expected, "nothing outside the config folder");
     assert!(!Path::new("/tmp/claude-jsonl-hostile-config").exists());
     assert!(!Path::new("/tmp/claude-jsonl-hostile-config-abs").exists());
-    // config entries are not transcripts: the read view reads the archive
-    assert_eq!(view::refresh(&root, &t.0.join("view")).unwrap().files, 1);
+    // config entries are not transcripts: the readers read the archive
+    assert_eq!(super::tests::estate_scan_tests::reader_listing(&root).unwrap().0, 1);
 }
 
 #[cfg(unix)]

@@ -10,7 +10,7 @@
 use super::layout::Key;
 use super::read::{self, Stored};
 use super::stream::{self, MemberSink};
-use crate::estate::{self, classify_at, DiscoverError, EstateScan};
+use crate::estate::{self, classify_at, DiscoverError, EstateFile, EstateScan};
 use crate::scan::{scan_bytes, scan_chunk, Mode, Parser, Progress, Scan};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -48,7 +48,8 @@ pub fn scan_estate_and_archives(
     for a in archives {
         // a crafted header refuses the whole archive, as it does for the read view
         let kept: Vec<Stored> = a.files.iter().filter(|s| !s.key.is_config()).cloned().collect();
-        super::view::refuse_hostile_keys(&kept).map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+        super::restore::refuse_hostile_keys(&kept)
+            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
         let which: Vec<Stored> = kept.into_iter().filter(|s| s.key.rel.ends_with(".jsonl")).collect();
         for (s, f) in which.iter().zip(scan_stored(&which, mode, min_mtime_ms, progress)) {
             let path = a.root.join(&s.key.project).join(&s.key.rel);
@@ -84,7 +85,7 @@ pub struct ScannedFile {
 /// not decoded. One result per file, in order.
 pub fn scan_stored(which: &[Stored], mode: Mode, min_mtime_ms: Option<f64>, progress: &Progress) -> Vec<ScannedFile> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
-    let groups = super::view::by_store_file(which);
+    let groups = super::restore::by_store_file(which);
     progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
     let bufs = read::Buffers::default();
     let done: Vec<Vec<ScannedFile>> = groups
@@ -278,6 +279,64 @@ impl MemberSink for ScanSink {
         }
         Ok(())
     }
+}
+
+/// The archived transcripts `which` lists, each as the estate walk lists a file: placed at
+/// `<root>/<project>/<path>`, with the recorded size and source mtime of the state named (a
+/// format-2 stream's directories only are read; a format-1 store file is decoded). A stream
+/// whose directories do not read is an error for its files only. An archive with a header that
+/// would place a file outside its layout is refused whole, naming it.
+pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<Result<EstateFile, String>>, String> {
+    super::restore::refuse_hostile_keys(which)?;
+    let groups = super::restore::by_store_file(which);
+    let mut out: Vec<Option<Result<EstateFile, String>>> = which.iter().map(|_| None).collect();
+    let place =
+        |s: &Stored, size: u64, mtime_ms: f64| classify_at(root.join(&s.key.project).join(&s.key.rel), size, mtime_ms);
+    let done: Vec<Vec<Result<EstateFile, String>>> = groups
+        .par_iter()
+        .map(|g| {
+            let files: Vec<&Stored> = g.iter().map(|&i| &which[i]).collect();
+            if !files[0].in_stream() {
+                return files
+                    .iter()
+                    .map(|s| {
+                        let mut sink = VecSink(Vec::new());
+                        let d = read::decode(&s.path, &mut sink, false)?;
+                        let mark = d.mark.ok_or_else(|| {
+                            format!("{}: corrupt archive: no run of this transcript completed", s.path.display())
+                        })?;
+                        Ok(place(s, mark.size, ms_of(mark.mtime_ns)))
+                    })
+                    .collect();
+            }
+            let path = &files[0].path;
+            let held = stream::read_segments(path).and_then(|(mut segs, _)| {
+                if let Some(n) = files[0].segments {
+                    segs.truncate(n as usize);
+                }
+                stream::held(&segs).map_err(|e| format!("{}: {e}", path.display()))
+            });
+            match held {
+                Err(e) => files.iter().map(|_| Err(e.clone())).collect(),
+                Ok(h) => {
+                    let by: HashMap<String, stream::Held> = h.into_iter().map(|(k, h)| (k.rel, h)).collect();
+                    files
+                        .iter()
+                        .map(|s| match by.get(&s.key.rel) {
+                            Some(h) => Ok(place(s, h.size, ms_of(h.mtime_ns))),
+                            None => Err(format!("{}: corrupt archive: {} is not in it", path.display(), s.key.text())),
+                        })
+                        .collect()
+                }
+            }
+        })
+        .collect();
+    for (g, rs) in groups.iter().zip(done) {
+        for (&i, r) in g.iter().zip(rs) {
+            out[i] = Some(r);
+        }
+    }
+    Ok(out.into_iter().map(|f| f.expect("one result per file")).collect())
 }
 
 /// One archived file's bytes in memory (the state `s` names), SHA-256 checked: for a reader

@@ -1,8 +1,8 @@
 //! The estate archive: every session and subagent transcript mirrored into a session
-//! store root, incrementally, byte-exact, and read back (restore, and the read view the other
-//! commands scan). The store's frame format is `crate::store`; this module adds the event form
+//! store root, incrementally, byte-exact, and read back (restore, and the readers, which scan
+//! its streams in memory: `estate_scan`). The store's frame format is `crate::store`; this module adds the event form
 //! that carries raw transcript bytes (`events`), where each transcript lives (`layout`), the
-//! per-file index (`index`), the archive run (`write`) and reading (`read`, `view`).
+//! per-file index (`index`), the archive run (`write`) and reading (`read`, `restore`).
 
 pub mod config_files;
 pub mod destination;
@@ -13,10 +13,10 @@ pub mod history;
 pub mod index;
 pub mod layout;
 pub mod read;
+pub mod restore;
 pub mod session_files;
 pub(crate) mod source;
 pub mod stream;
-pub mod view;
 pub mod write;
 mod write_stream;
 

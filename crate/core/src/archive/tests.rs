@@ -35,7 +35,7 @@ pub(super) fn projects_only(to: &Path) -> destination::Targets {
 
 fn restore_all(root: &Path, to: &Path) {
     let all = latest(list(root).unwrap());
-    for r in view::restore(&all, &projects_only(to), true, &Progress::default()) {
+    for r in restore::restore(&all, &projects_only(to), true, &Progress::default()) {
         r.unwrap();
     }
 }
@@ -102,7 +102,7 @@ fn archive_append_rewrite_restore_is_byte_identical() {
     restore_all(&root, &t.0.join("r2"));
     fs::write(t.0.join("r2").join("-home-u-repo").join(format!("{SID}.jsonl")), b"other\n").unwrap();
     let latest = latest(list(&root).unwrap());
-    let errs: Vec<String> = view::restore(&latest, &projects_only(&t.0.join("r2")), true, &Progress::default())
+    let errs: Vec<String> = restore::restore(&latest, &projects_only(&t.0.join("r2")), true, &Progress::default())
         .into_iter()
         .filter_map(|r| r.err())
         .collect();
@@ -484,7 +484,7 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
     let before: Vec<PathBuf> = all_paths(&t.0);
     let all = latest(list(&root).unwrap());
     assert_eq!(all.len(), good.len() + hostile.len());
-    let results = view::restore(&all, &projects_only(&to), true, &Progress::default());
+    let results = restore::restore(&all, &projects_only(&to), true, &Progress::default());
     for (s, r) in all.iter().zip(&results) {
         match hostile.iter().find(|h| h.1 == s.key) {
             Some((name, key, path)) => {
@@ -526,11 +526,9 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
     for p in ["/tmp/claude-jsonl-hostile", "/tmp/claude-jsonl-hostile-abs", "/tmp/claude-jsonl-hostile-path.jsonl"] {
         assert!(!Path::new(p).exists(), "{p}");
     }
-    // the read view refuses the archive before creating anything
-    let viewdir = t.0.join("cache").join("view");
-    let e = view::refresh(&root, &viewdir).unwrap_err();
+    // the readers refuse the archive
+    let e = estate_scan_tests::reader_listing(&root).unwrap_err();
     assert!(e.contains("refused: header field") && e.contains("the archive is not read"), "{e}");
-    assert!(!t.0.join("cache").exists());
     // the same archive without its hostile transcripts reads
     for (_, _, p) in &hostile {
         fs::remove_dir_all(p.parent().unwrap()).unwrap();
@@ -539,8 +537,7 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
             fs::remove_dir(project).unwrap();
         }
     }
-    let s = view::refresh(&root, &viewdir).unwrap();
-    assert_eq!((s.files, s.decoded), (2, 2));
+    assert_eq!(estate_scan_tests::reader_listing(&root).unwrap(), (2, vec![]));
 }
 
 /// `fixtures/hostile-archive/archive` is the archive `hostile_archive` writes (the CLI tests
@@ -712,4 +709,4 @@ fn a_sessions_own_files_are_archived_incrementally_and_restored_byte_identical()
 mod stream_tests;
 
 #[path = "tests_estate_scan.rs"]
-mod estate_scan_tests;
+pub(super) mod estate_scan_tests;

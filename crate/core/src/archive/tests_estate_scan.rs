@@ -132,3 +132,17 @@ fn one_file_reads_back_whole_and_checked() {
     let s = latest(list(&root).unwrap()).into_iter().find(|s| s.key.rel == format!("{SID}.jsonl")).unwrap();
     assert_eq!(estate_scan::read_stored(&s).unwrap(), fs::read(&main).unwrap());
 }
+
+/// The transcripts of the archive at `root` as the readers list them (the latest generation,
+/// config-folder files left out, from the streams' directories), with the warnings they give:
+/// each damaged store file, each file the index has that no store file holds, each stream
+/// whose directories do not read. An archive with a hostile header is an error.
+pub(crate) fn reader_listing(root: &Path) -> Result<(usize, Vec<String>), String> {
+    let l = read::list_all(root)?;
+    let mut warnings: Vec<String> = l.damaged.iter().map(|d| format!("{} (skipped)", d.error)).collect();
+    warnings.extend(l.lacking.iter().filter(|x| !x.key.is_config()).map(|x| x.error.clone()));
+    let which: Vec<Stored> = latest(l.stored).into_iter().filter(|s| !s.key.is_config()).collect();
+    let found = crate::archive::estate_scan::discover_stored(root, &which)?;
+    warnings.extend(found.iter().filter_map(|f| f.as_ref().err().cloned()));
+    Ok((found.iter().filter(|f| f.is_ok()).count(), warnings))
+}

@@ -26,9 +26,9 @@ pub(super) fn big_estate(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (main, sub, other)
 }
 
-fn restore_some(root: &Path, to: &Path, which: impl Fn(&Stored) -> bool) -> Vec<Result<view::Restored, String>> {
+fn restore_some(root: &Path, to: &Path, which: impl Fn(&Stored) -> bool) -> Vec<Result<restore::Restored, String>> {
     let all: Vec<Stored> = latest(list(root).unwrap()).into_iter().filter(|s| which(s)).collect();
-    view::restore(&all, &projects_only(to), true, &Progress::default())
+    restore::restore(&all, &projects_only(to), true, &Progress::default())
 }
 
 #[test]
@@ -244,15 +244,15 @@ fn a_damaged_stream_is_named_the_others_restore_and_the_next_run_stores_it_again
         let rest = latest(l.stored);
         assert!(rest.iter().all(|s| s.key.owner() != Some(SID)), "{how}");
         let to = t.0.join("r");
-        for r in view::restore(&rest, &projects_only(&to), true, &Progress::default()) {
+        for r in restore::restore(&rest, &projects_only(&to), true, &Progress::default()) {
             r.unwrap();
         }
         let name = other.file_name().unwrap();
         assert_eq!(fs::read(to.join("-home-u-repo").join(name)).unwrap(), fs::read(&other).unwrap(), "{how}");
-        // the read view skips it with a warning and holds the rest
-        let v = view::refresh(&root, &t.0.join("view")).unwrap();
-        assert_eq!(v.files, 1, "{how}: {v:?}");
-        assert!(v.warnings.iter().any(|w| w.starts_with(&path.display().to_string())), "{how}: {v:?}");
+        // the readers skip it with a warning and read the rest
+        let (files, warnings) = super::estate_scan_tests::reader_listing(&root).unwrap();
+        assert_eq!(files, 1, "{how}: {warnings:?}");
+        assert!(warnings.iter().any(|w| w.starts_with(&path.display().to_string())), "{how}: {warnings:?}");
         // the next run sets it aside (a link moved as a link, its target untouched) and
         // stores the session again, though nothing changed in the estate
         let s = run2(&src, &root);

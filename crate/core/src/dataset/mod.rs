@@ -346,5 +346,10 @@ pub fn compressed_by_us(paths: &[String]) -> Vec<bool> {
         .collect()
 }
 
+/// `compressed_by_us` of one transcript's bytes in memory.
+pub fn compressed_by_us_in(bytes: &[u8]) -> bool {
+    crate::archive::history::has_compressor_pair(&bytes[..bytes.len().min(PAIR_HEAD_BYTES as usize)])
+}
+
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ mod not_jsonl;
 mod scanned;
 
 pub use discover::{classify_at, discover, DiscoverError, EstateFile, FileKind};
-pub use not_jsonl::not_jsonl;
+pub use not_jsonl::{not_jsonl, not_jsonl_in};
 pub use scanned::{scan_estate, EstateScan};
 
 use crate::scan::Scan;

@@ -38,13 +38,26 @@ pub fn not_jsonl(path: &Path) -> io::Result<Option<&'static str>> {
     }
     let mut whole = head[..n].to_vec();
     f.read_to_end(&mut whole)?;
+    Ok(not_jsonl_whole(&whole))
+}
+
+/// `not_jsonl` of a file's bytes in memory (an archived transcript).
+pub fn not_jsonl_in(whole: &[u8]) -> Option<&'static str> {
+    let b = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(whole);
+    match b.iter().find(|c| !c.is_ascii_whitespace()) {
+        None | Some(b'{') => None,
+        _ => not_jsonl_whole(whole),
+    }
+}
+
+fn not_jsonl_whole(whole: &[u8]) -> Option<&'static str> {
     let begins_object = |line: &[u8]| line.iter().find(|c| !c.is_ascii_whitespace() && **c != 0) == Some(&b'{');
-    if whole.split(|&c| c == b'\n').any(begins_object) || memchr::memmem::find(&whole, b"\"type\"").is_some() {
-        return Ok(None);
+    if whole.split(|&c| c == b'\n').any(begins_object) || memchr::memmem::find(whole, b"\"type\"").is_some() {
+        return None;
     }
     // How line 1 reads says which of the two reasons it is.
     let first = whole.split(|&c| c == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
-    Ok(scan::scan_bytes(first, Mode::Full).first_line.not_jsonl_reason())
+    scan::scan_bytes(first, Mode::Full).first_line.not_jsonl_reason()
 }
 
 #[cfg(test)]

@@ -209,3 +209,45 @@ fn a_cancelled_scan_skips_every_unit_and_says_so() {
     assert_eq!(fresh[0].as_ref().unwrap().records.len(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_file_in_memory_is_cut_into_the_units_read_from_disk() {
+    // lines short and long (one longer than two units), a unit boundary right after a newline,
+    // and a last line without its newline
+    let u = units_len() as usize;
+    let mut text = Vec::new();
+    for i in 0..9000 {
+        text.extend_from_slice(format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i % 97)).as_bytes());
+        if i == 4000 {
+            text.extend(std::iter::repeat_n(b'y', 2 * u + 10));
+            text.push(b'\n');
+        }
+    }
+    text.truncate(text.len() - 1);
+    let nl = text.iter().position(|&c| c == b'\n').unwrap();
+    text.splice(nl + 1..nl + 1, std::iter::repeat_n(b'z', u - nl - 2).chain([b'\n']));
+    assert_eq!(text[u - 1], b'\n');
+    let dir = std::env::temp_dir().join(format!("cj-units-mem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("f.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let seen = |unit: Option<(&[u8], UnitPlace)>| {
+        unit.map(|(b, at)| (at.base, b.len(), at.file_start, at.file_end, xxhash_rust::xxh3::xxh3_64(b)))
+    };
+    let size = text.len() as u64;
+    let disk = run(&[Job { path: &path, from: 0, size }], &Progress::default(), |_, u| seen(u), |_, p| Ok(p));
+    let memory = units::run_in_memory(
+        &[size],
+        &Progress::default(),
+        |_| Ok(text.clone()),
+        |_, u| seen(u),
+        |_, p, b| {
+            assert_eq!(b.len(), text.len());
+            Ok(p)
+        },
+    );
+    let (disk, memory) = (disk.into_iter().next().unwrap().unwrap(), memory.into_iter().next().unwrap().unwrap());
+    assert!(disk.len() > 3 && disk.iter().any(Option::is_none), "a unit inside the long line owns none");
+    assert_eq!(memory, disk);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -230,6 +230,70 @@ pub fn run<T: Send, R: Send>(
         .collect()
 }
 
+/// The unit `[start, end)` of a file held in memory, as `run` reads it from the file: the lines
+/// that begin in it (the last one finished past `end`), and the offset of the first; None when
+/// no line begins in it.
+pub fn unit_in(bytes: &[u8], start: u64, end: u64) -> Option<(&[u8], u64)> {
+    let (len, start, end) = (bytes.len(), start as usize, (end as usize).min(bytes.len()));
+    let begin = match start {
+        0 => 0,
+        _ => start + memchr::memchr(b'\n', &bytes[start - 1..end])?,
+    };
+    let mut stop = end;
+    if stop < len && stop > begin && bytes[stop - 1] != b'\n' {
+        stop = memchr::memchr(b'\n', &bytes[stop..]).map_or(len, |p| stop + p + 1);
+    }
+    Some((&bytes[begin..stop], begin as u64))
+}
+
+/// `run` over files that are not on disk (transcripts decoded from an archive): each job's
+/// bytes are got once by `bytes_of` on the worker that takes the job (jobs in parallel, largest
+/// first) and cut into the units `run` would read from the file, so `per_unit` sees what it
+/// would of the file; `join` gets the parts and the bytes. Memory is one job's bytes per worker,
+/// whatever the number of jobs. Results are in job order.
+pub fn run_in_memory<T: Send, R: Send>(
+    sizes: &[u64],
+    progress: &Progress,
+    bytes_of: impl Fn(usize) -> io::Result<Vec<u8>> + Sync,
+    per_unit: impl Fn(usize, Option<(&[u8], UnitPlace)>) -> T + Sync,
+    join: impl Fn(usize, Vec<T>, &[u8]) -> io::Result<R> + Sync,
+) -> Vec<io::Result<R>> {
+    progress.bytes_total.fetch_add(sizes.iter().sum(), Ordering::Relaxed);
+    progress.files_total.fetch_add(sizes.len() as u64, Ordering::Relaxed);
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let mut done: Vec<(usize, io::Result<R>)> = order
+        .par_iter()
+        .with_max_len(1)
+        .map(|&i| {
+            let r = match progress.cancelled.load(Ordering::Relaxed) {
+                true => Err(cancelled()),
+                false => bytes_of(i).and_then(|b| {
+                    let len = b.len() as u64;
+                    let parts = (0..len.div_ceil(UNIT_BYTES).max(1))
+                        .map(|k| {
+                            let start = k * UNIT_BYTES;
+                            match unit_in(&b, start, (start + UNIT_BYTES).min(len)) {
+                                Some((owned, base)) => {
+                                    let file_end = base + owned.len() as u64 >= len;
+                                    per_unit(i, Some((owned, UnitPlace { base, file_start: start == 0, file_end })))
+                                }
+                                None => per_unit(i, None),
+                            }
+                        })
+                        .collect();
+                    join(i, parts, &b)
+                }),
+            };
+            progress.bytes_done.fetch_add(sizes[i], Ordering::Relaxed);
+            progress.files_done.fetch_add(1, Ordering::Relaxed);
+            (i, r)
+        })
+        .collect();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 thread_local! {
     /// Per-worker parse state of the scanner, reused across units and across scans.
     static PARSER: RefCell<Parser> = RefCell::new(Parser::default());

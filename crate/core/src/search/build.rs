@@ -197,6 +197,9 @@ pub struct Source {
     pub agent_id: Option<String>,
     pub size: u64,
     pub mtime_ms: f64,
+    /// An archived transcript (no file is at `path`): its bytes are decoded from the archive's
+    /// stream into memory when it is read.
+    pub stored: Option<crate::archive::Stored>,
 }
 
 impl Source {
@@ -208,6 +211,15 @@ impl Source {
             agent_id: f.agent_id.clone(),
             size: f.size,
             mtime_ms: f.mtime_ms,
+            stored: None,
+        }
+    }
+
+    /// The whole file's bytes, read from disk or decoded from the archive.
+    pub fn bytes(&self) -> io::Result<Vec<u8>> {
+        match &self.stored {
+            Some(s) => crate::archive::estate_scan::read_stored(s).map_err(io::Error::other),
+            None => std::fs::read(&self.path),
         }
     }
 }
@@ -215,11 +227,19 @@ impl Source {
 /// The hash of a file's last (up to) TAIL_BYTES bytes before `size`, and whether they end
 /// with a newline.
 pub fn tail_of(f: &File, size: u64) -> io::Result<(u64, bool)> {
-    let tail = scan::read_span(f, size.saturating_sub(TAIL_BYTES), size)?;
-    Ok((xxhash_rust::xxh3::xxh3_64(&tail), tail.last() == Some(&b'\n')))
+    Ok(tail_hash(&scan::read_span(f, size.saturating_sub(TAIL_BYTES), size)?))
 }
 
-fn join(job: &Job, parts: Vec<UnitTerms>) -> io::Result<Vec<u8>> {
+/// `tail_of` for a file's bytes in memory.
+pub fn tail_in(bytes: &[u8]) -> (u64, bool) {
+    tail_hash(&bytes[bytes.len().saturating_sub(TAIL_BYTES as usize)..])
+}
+
+fn tail_hash(tail: &[u8]) -> (u64, bool) {
+    (xxhash_rust::xxh3::xxh3_64(tail), tail.last() == Some(&b'\n'))
+}
+
+fn join(job: &Job, parts: Vec<UnitTerms>, tail_hash: u64) -> io::Result<Vec<u8>> {
     let src = job.src;
     let mut meta = match &job.prev {
         Some(prev) => prev.meta(),
@@ -232,7 +252,7 @@ fn join(job: &Job, parts: Vec<UnitTerms>) -> io::Result<Vec<u8>> {
     meta.agent_id = src.agent_id.clone().unwrap_or_default();
     meta.size = src.size;
     meta.mtime_ms = src.mtime_ms;
-    meta.tail_hash = tail_of(&File::open(&src.path)?, src.size)?.0;
+    meta.tail_hash = tail_hash;
     let posting = |s: &Stat, shift: u32| Posting { tf: s.tf, best: s.best, line: s.post.line + shift, ..s.post };
     let mut shift = meta.lines;
     for p in &parts {
@@ -292,23 +312,45 @@ pub struct Job<'a> {
 
 /// Builds one segment per job, in parallel, on the scanner's unit engine; a file that cannot
 /// be read yields its error.
+/// An archived file's jobs are read whole from memory (decoded from their streams one at a time
+/// per worker), the others from their files.
 pub fn build(jobs: &[Job], fields: Fields, progress: &Progress) -> Vec<io::Result<Vec<u8>>> {
-    let units: Vec<scan::Job> =
-        jobs.iter().map(|j| scan::Job { path: &j.src.path, from: j.from, size: j.src.size }).collect();
-    scan::run(
+    let per_unit = |_: usize, unit: Option<(&[u8], scan::UnitPlace)>| match unit {
+        Some((owned, at)) => WORKER.with(|cell| {
+            let w = &mut *cell.borrow_mut();
+            let terms = scan_unit(w, owned, at.base, fields);
+            w.parser.trim();
+            terms
+        }),
+        None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
+    };
+    let (on_disk, in_memory): (Vec<usize>, Vec<usize>) = (0..jobs.len()).partition(|&i| jobs[i].src.stored.is_none());
+    let units: Vec<scan::Job> = on_disk
+        .iter()
+        .map(|&i| scan::Job { path: &jobs[i].src.path, from: jobs[i].from, size: jobs[i].src.size })
+        .collect();
+    let from_disk = scan::run(
         &units,
         progress,
-        |_, unit| match unit {
-            Some((owned, at)) => WORKER.with(|cell| {
-                let w = &mut *cell.borrow_mut();
-                let terms = scan_unit(w, owned, at.base, fields);
-                w.parser.trim();
-                terms
-            }),
-            None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
+        |k, u| per_unit(on_disk[k], u),
+        |k, parts| {
+            let j = &jobs[on_disk[k]];
+            join(j, parts, tail_of(&File::open(&j.src.path)?, j.src.size)?.0)
         },
-        |file, parts| join(&jobs[file], parts),
-    )
+    );
+    let sizes: Vec<u64> = in_memory.iter().map(|&i| jobs[i].src.size).collect();
+    let from_memory = scan::run_in_memory(
+        &sizes,
+        progress,
+        |k| jobs[in_memory[k]].src.bytes(),
+        |k, u| per_unit(in_memory[k], u),
+        |k, parts, bytes| join(&jobs[in_memory[k]], parts, tail_in(bytes).0),
+    );
+    let mut out: Vec<Option<io::Result<Vec<u8>>>> = jobs.iter().map(|_| None).collect();
+    for (i, r) in on_disk.into_iter().zip(from_disk).chain(in_memory.into_iter().zip(from_memory)) {
+        out[i] = Some(r);
+    }
+    out.into_iter().map(|r| r.expect("one result per job")).collect()
 }
 
 #[cfg(test)]

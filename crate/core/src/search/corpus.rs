@@ -35,6 +35,8 @@ pub struct Corpus {
     pub failed: Vec<(String, String)>,
     /// Per segment: the file is no transcript (left out of every count and answer).
     pub excluded: Vec<bool>,
+    /// The archived files among the sources, by path (no file is there: read from the archive).
+    pub archived: rustc_hash::FxHashMap<String, Source>,
 }
 
 impl Corpus {
@@ -65,6 +67,10 @@ fn now_ms() -> f64 {
 /// Whether the file only grew since its segment was made: the bytes before the old size still
 /// end the same way (hash of the last 4 KiB) and end a line.
 fn appended_only(seg_bytes: &[u8], s: &Source) -> bool {
+    // an archived file is read whole from its stream: nothing is gained by reading only its end
+    if s.stored.is_some() {
+        return false;
+    }
     let Some((seg, _)) = Segment::parse(seg_bytes) else { return false };
     let Ok(f) = File::open(&s.path) else { return false };
     matches!(build::tail_of(&f, seg.size), Ok((hash, true)) if hash == seg.tail_hash)
@@ -131,6 +137,11 @@ pub fn open(sources: &[Source], fields: Fields, index: Option<&Path>, progress: 
         index_error: None,
         failed,
         excluded: Vec::new(),
+        archived: sources
+            .iter()
+            .filter(|s| s.stored.is_some())
+            .map(|s| (s.path.to_string_lossy().into_owned(), s.clone()))
+            .collect(),
     };
     // A file with no searchable record may be no transcript at all (a text file, an image named
     // `.jsonl`): only those are read again, one block each.
@@ -138,7 +149,10 @@ pub fn open(sources: &[Source], fields: Fields, index: Option<&Path>, progress: 
     let mut left_out = Vec::new();
     for s in corpus.segments() {
         let why = if s.records == 0 && s.size > 0 {
-            crate::estate::not_jsonl(Path::new(s.path)).ok().flatten()
+            match corpus.archived.get(s.path) {
+                Some(src) => src.bytes().ok().and_then(|b| crate::estate::not_jsonl_in(&b)),
+                None => crate::estate::not_jsonl(Path::new(s.path)).ok().flatten(),
+            }
         } else {
             None
         };

@@ -20,6 +20,7 @@ use super::snippet::cut;
 use crate::scan::{self, timestamp, Parser, Progress};
 use memchr::memmem::Finder;
 use std::cell::RefCell;
+use std::io;
 
 /// The character case-insensitive matching compares (see the module comment).
 pub fn fold(c: char) -> char {
@@ -344,21 +345,39 @@ pub fn search_exact(
 ) -> ExactAnswer {
     let read: Vec<&Source> =
         sources.iter().filter(|s| filter.project.as_deref().is_none_or(|p| project_matches(&s.project, p))).collect();
-    let units: Vec<scan::Job> = read.iter().map(|s| scan::Job { path: &s.path, from: 0, size: s.size }).collect();
-    let found = scan::run(
-        &units,
+    let per_unit = |file: usize, unit: Option<(&[u8], scan::UnitPlace)>| match unit {
+        Some((owned, at)) => WORKER.with(|cell| {
+            let w = &mut *cell.borrow_mut();
+            let f = scan_unit(w, owned, at.base, needle, fields, read[file].session_id.is_empty());
+            w.parser.trim();
+            f
+        }),
+        None => Found::empty(),
+    };
+    // An archived file is decoded into memory (one per worker at a time), the others read from
+    // disk; each result says whether the file is no transcript at all.
+    let (on_disk, in_memory): (Vec<usize>, Vec<usize>) = (0..read.len()).partition(|&i| read[i].stored.is_none());
+    let units: Vec<scan::Job> =
+        on_disk.iter().map(|&i| scan::Job { path: &read[i].path, from: 0, size: read[i].size }).collect();
+    let from_disk = scan::run(&units, progress, |k, u| per_unit(on_disk[k], u), |_, parts| Ok(join(parts)));
+    let sizes: Vec<u64> = in_memory.iter().map(|&i| read[i].size).collect();
+    let from_memory = scan::run_in_memory(
+        &sizes,
         progress,
-        |file, unit| match unit {
-            Some((owned, at)) => WORKER.with(|cell| {
-                let w = &mut *cell.borrow_mut();
-                let f = scan_unit(w, owned, at.base, needle, fields, read[file].session_id.is_empty());
-                w.parser.trim();
-                f
-            }),
-            None => Found::empty(),
-        },
-        |_, parts| Ok(join(parts)),
+        |k| read[in_memory[k]].bytes(),
+        |k, u| per_unit(in_memory[k], u),
+        |_, parts, bytes| Ok((join(parts), crate::estate::not_jsonl_in(bytes))),
     );
+    let mut found: Vec<Option<io::Result<(Found, Option<&'static str>)>>> = read.iter().map(|_| None).collect();
+    for (k, r) in from_disk.into_iter().enumerate() {
+        let i = on_disk[k];
+        // It reads every file whole anyway: one more block read tells a file that is no
+        // transcript at all, which is left out and named.
+        found[i] = Some(r.map(|f| (f, crate::estate::not_jsonl(&read[i].path).ok().flatten())));
+    }
+    for (k, r) in from_memory.into_iter().enumerate() {
+        found[in_memory[k]] = Some(r);
+    }
     let mut ans = ExactAnswer::default();
     let session_of = |s: &Source, f: &Found| {
         if s.session_id.is_empty() {
@@ -372,16 +391,14 @@ pub fn search_exact(
     // Per session: its hit, built from its files in scope.
     let mut by_session: rustc_hash::FxHashMap<(String, String), (ExactHit, u64)> = Default::default();
     for (s, r) in read.iter().zip(found) {
-        let f = match r {
+        let (f, not_jsonl) = match r.expect("one result per file") {
             Ok(f) => f,
             Err(e) => {
                 ans.failed.push((s.path.to_string_lossy().into_owned(), crate::io_message(&e)));
                 continue;
             }
         };
-        // It reads every file whole anyway: one more block read tells a file that is no
-        // transcript at all, which is left out and named.
-        if let Ok(Some(why)) = crate::estate::not_jsonl(&s.path) {
+        if let Some(why) = not_jsonl {
             ans.failed.push((s.path.to_string_lossy().into_owned(), why.to_string()));
             continue;
         }

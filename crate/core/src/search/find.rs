@@ -2,6 +2,8 @@
 //! where it still holds, scanning the rest), run the query, and account for what it ran over.
 
 use super::{index_path, open, search, Filter, Hit, Query, Source};
+use crate::archive::estate_scan::ArchiveRoot;
+use crate::archive::Stored;
 use crate::estate::{discover, DiscoverError};
 use crate::scan::Progress;
 use crate::search::Fields;
@@ -60,11 +62,49 @@ pub struct Found {
 /// Runs `request` over the transcripts under `roots`. A root that does not exist or cannot be
 /// listed fails the whole search; an unreadable file is only reported in `scope.failed`.
 pub fn find(roots: &[PathBuf], request: &Request, progress: &Progress) -> Result<Found, DiscoverError> {
-    let files = discover(roots)?;
+    find_in(roots, &[], request, progress)
+}
+
+/// The sources of the files under `roots` and of the archived transcripts of `archives` (read
+/// from their streams in memory; a stream whose directories do not read is named in `failed`).
+fn sources_of(
+    roots: &[PathBuf],
+    archives: &[ArchiveRoot],
+) -> Result<(Vec<crate::estate::EstateFile>, Vec<Source>, Vec<(String, String)>), DiscoverError> {
+    let mut files = if roots.is_empty() { Vec::new() } else { discover(roots)? };
+    let mut sources: Vec<Source> = files.iter().map(Source::of).collect();
+    let mut failed = Vec::new();
+    for a in archives {
+        let which: Vec<Stored> =
+            a.files.iter().filter(|s| !s.key.is_config() && s.key.rel.ends_with(".jsonl")).cloned().collect();
+        let found = crate::archive::estate_scan::discover_stored(&a.root, &which)
+            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+        for (s, f) in which.into_iter().zip(found) {
+            match f {
+                Ok(f) => {
+                    sources.push(Source { stored: Some(s), ..Source::of(&f) });
+                    files.push(f);
+                }
+                Err(e) => failed.push((a.root.join(&s.key.project).join(&s.key.rel).display().to_string(), e)),
+            }
+        }
+    }
+    Ok((files, sources, failed))
+}
+
+/// `find` over the folders `roots` and the archive roots `archives` together.
+pub fn find_in(
+    roots: &[PathBuf],
+    archives: &[ArchiveRoot],
+    request: &Request,
+    progress: &Progress,
+) -> Result<Found, DiscoverError> {
+    let (files, sources, unread) = sources_of(roots, archives)?;
     let fields = request.fields;
-    let sources: Vec<Source> = files.iter().map(Source::of).collect();
-    let index = request.index_dir.as_deref().map(|d| index_path(Path::new(d), roots, fields));
-    let corpus = open(&sources, fields, index.as_deref(), progress);
+    let keyed: Vec<PathBuf> = roots.iter().cloned().chain(archives.iter().map(|a| a.root.clone())).collect();
+    let index = request.index_dir.as_deref().map(|d| index_path(Path::new(d), &keyed, fields));
+    let mut corpus = open(&sources, fields, index.as_deref(), progress);
+    corpus.failed.extend(unread);
     let query = Query::parse(&request.terms);
     let ans = search(&corpus, &query, &request.filter, fields, request.limit);
     let segs = corpus.segments();
@@ -189,11 +229,16 @@ pub enum ExactError {
 
 /// Literal search of `request.text` over the transcripts under `roots`, the counterpart of
 /// [`find`] for `find --exact`: the same discovery, sources and filter, no index.
-pub fn find_exact(roots: &[PathBuf], request: &ExactRequest, progress: &Progress) -> Result<ExactFound, ExactError> {
+pub fn find_exact(
+    roots: &[PathBuf],
+    archives: &[ArchiveRoot],
+    request: &ExactRequest,
+    progress: &Progress,
+) -> Result<ExactFound, ExactError> {
     let needle = super::exact::Needle::new(&request.text, request.case_sensitive).ok_or(ExactError::EmptyText)?;
-    let files = discover(roots).map_err(ExactError::Discover)?;
-    let sources: Vec<Source> = files.iter().map(Source::of).collect();
-    let answer =
+    let (files, sources, unread) = sources_of(roots, archives).map_err(ExactError::Discover)?;
+    let mut answer =
         super::exact::search_exact(&sources, &needle, request.fields, &request.filter, request.limit, progress);
+    answer.failed.extend(unread);
     Ok(ExactFound { answer, files_total: files.len(), bytes_total: files.iter().map(|f| f.size).sum() })
 }

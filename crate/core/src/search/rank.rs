@@ -176,7 +176,7 @@ pub fn search(corpus: &Corpus, q: &Query, filter: &Filter, fields: Fields, limit
         .iter()
         .map(|&(score, j)| {
             let seg = &segs[scope[j]];
-            let best = best_record(seg.path, &post[j], q, &idfs, fields);
+            let best = best_record(seg.path, corpus.archived.get(seg.path), &post[j], q, &idfs, fields);
             let phrase_bonus: f64 = best.phrases.iter().map(|ph| ph.iter().map(|&k| idfs[k]).sum::<f64>()).sum();
             Hit {
                 score: score + phrase_bonus,
@@ -212,16 +212,34 @@ struct Best {
 
 /// Of the records where the session's matched terms occur most, the one covering the most
 /// (and rarest) query terms, read back by its byte span; and a snippet around its best match.
-fn best_record(path: &str, posts: &[Option<Posting>], q: &Query, idfs: &[f64], fields: Fields) -> Best {
+/// An archived file (`archived`) is decoded into memory once for its hit.
+fn best_record(
+    path: &str,
+    archived: Option<&super::Source>,
+    posts: &[Option<Posting>],
+    q: &Query,
+    idfs: &[f64],
+    fields: Fields,
+) -> Best {
     let mut cands: Vec<Posting> = posts.iter().flatten().copied().collect();
     cands.sort_by_key(|p| p.offset);
     cands.dedup_by_key(|p| p.offset);
     let mut best: Option<(f64, Best)> = None;
-    let file = File::open(path).ok();
+    let (file, whole) = match archived {
+        Some(src) => (None, src.bytes().ok()),
+        None => (File::open(path).ok(), None),
+    };
     let mut parser = crate::scan::Parser::default();
     for p in cands {
-        let Some(f) = &file else { break };
-        let Ok(bytes) = crate::scan::read_span(f, p.offset, p.offset + p.len as u64) else { continue };
+        let (a, z) = (p.offset, p.offset + p.len as u64);
+        let bytes = match (&file, &whole) {
+            (_, Some(w)) => w.get(a as usize..(z as usize).min(w.len())).unwrap_or_default().to_vec(),
+            (Some(f), None) => match crate::scan::read_span(f, a, z) {
+                Ok(b) => b,
+                Err(_) => continue,
+            },
+            (None, None) => break,
+        };
         if bytes.len() != p.len as usize {
             continue;
         }

@@ -55,6 +55,7 @@ fn source(path: &Path, id: &str) -> Source {
         agent_id: None,
         size: m.len(),
         mtime_ms,
+        stored: None,
     }
 }
 

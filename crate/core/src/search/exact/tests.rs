@@ -36,6 +36,7 @@ fn source(path: &Path, id: &str, agent_id: Option<String>) -> Source {
         agent_id,
         size: m.len(),
         mtime_ms: 0.0,
+        stored: None,
     }
 }
 

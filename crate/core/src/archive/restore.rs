@@ -1,23 +1,15 @@
-//! Archive to plain transcripts: `restore` (into a folder, never replacing a different file)
-//! and the read view (a cache folder holding the latest generation of every transcript, laid
-//! out like a projects folder, refreshed incrementally), which the estate scanners read
-//! unchanged. Both decode through `read::decode`, checking every mark's SHA-256.
+//! Archive to plain transcripts: `restore` (into a folder, never replacing a different file),
+//! decoding through `read::decode` and checking every mark's SHA-256; and the checks the readers
+//! share (a header that would place a file outside the layout refuses the archive).
 
 use super::destination::{self, Destination, Targets};
 use super::fsx;
-use super::layout::Key;
 use super::read::{self, Stored};
 use crate::scan::Progress;
 use rayon::prelude::*;
-use std::collections::BTreeMap;
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-
-const VIEW_STATE: &str = ".claude-jsonl-view";
-
-/// One transcript of a view refresh: its key, store revision, and the bytes decoded (None: kept).
-type Refreshed = Result<(String, String, Option<u64>), String>;
 
 #[derive(Clone, Debug)]
 pub enum Restored {
@@ -219,156 +211,4 @@ pub fn refuse_hostile_keys(files: &[Stored]) -> Result<(), String> {
         "{}: {r}; the archive is not read (this transcript is refused{more}; `claude-jsonl restore --all` restores the others)",
         s.path.display()
     ))
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct ViewSummary {
-    pub files: u64,
-    /// Transcripts decoded now (new or changed since the view was last refreshed).
-    pub decoded: u64,
-    pub bytes: u64,
-    /// Store files that could not be read (damaged, or a file in one failed its SHA-256) and
-    /// files the index records that no store file holds: each one line naming it. The view
-    /// holds everything else.
-    pub warnings: Vec<String>,
-}
-
-/// Brings `view` up to date with the archive at `root`: the latest generation of every
-/// transcript at `<view>/<project>/<path>`, with the source's recorded mtime. Only transcripts
-/// whose store file changed since the last refresh are decoded. A lock on the view folder
-/// serialises concurrent refreshes. An archive with a header that would place a transcript
-/// outside the view is refused before anything is written (the error names the first such
-/// store file and field; `restore` still restores the others).
-pub fn refresh(root: &Path, view: &Path) -> Result<ViewSummary, String> {
-    // config-folder files (`archive --include-config`) are not transcripts: not in the view
-    let listing = read::list_all(root)?;
-    let mut warnings: Vec<String> = listing.damaged.iter().map(|d| format!("{} (skipped)", d.error)).collect();
-    warnings.extend(listing.lacking.iter().filter(|l| !l.key.is_config()).map(|l| l.error.clone()));
-    let latest: Vec<Stored> = read::latest(listing.stored).into_iter().filter(|s| !s.key.is_config()).collect();
-    refuse_hostile_keys(&latest)?;
-    fsx::make_dirs_with(view, false)?;
-    let lock = File::open(view).map_err(|e| fsx::msg(view, &e))?;
-    lock.lock().map_err(|e| fsx::msg(view, &e))?;
-    let state_path = view.join(VIEW_STATE);
-    let old: BTreeMap<String, String> = fs::read_to_string(&state_path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_once('\t').map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect();
-    let revision = |s: &Stored| -> Result<String, String> {
-        let m = fs::metadata(&s.path).map_err(|e| fsx::msg(&s.path, &e))?;
-        let (dev, ino, mtime) = fsx::ids(&m);
-        Ok(format!("{}:{dev}:{ino}:{}:{mtime}", s.gen, m.len()))
-    };
-    let bufs = read::Buffers::default();
-    let groups = by_store_file(&latest);
-    let done: Vec<Vec<Refreshed>> = groups
-        .par_iter()
-        .with_max_len(1)
-        .map(|g| {
-            // which files of this store file must be decoded again
-            let mut out = Vec::with_capacity(g.len());
-            let mut todo: Vec<(usize, String, String, Destination)> = Vec::new();
-            for (k, &i) in g.iter().enumerate() {
-                let s = &latest[i];
-                let r = (|| {
-                    let rev = revision(s)?;
-                    let key = s.key.text().replace('\t', " ");
-                    let dest = s.destination(view)?;
-                    Ok((key, rev, dest))
-                })();
-                match r {
-                    Ok((key, rev, dest)) => {
-                        if old.get(&key) == Some(&rev) && dest.path.is_file() {
-                            out.push(Ok((key, rev, None)));
-                        } else {
-                            out.push(Err(String::new()));
-                            todo.push((k, key, rev, dest));
-                        }
-                    }
-                    Err(e) => out.push(Err(e)),
-                }
-            }
-            if todo.is_empty() {
-                return out;
-            }
-            let temps: Vec<Result<(PathBuf, read::Mark), String>> = match latest[g[0]].in_stream() {
-                false => todo
-                    .iter()
-                    .map(|(k, .., d)| read::decode_to_temp(&bufs, &latest[g[*k]].path, d, true, false))
-                    .collect(),
-                true => {
-                    let pairs: Vec<(&Stored, &Destination)> =
-                        todo.iter().map(|(k, .., d)| (&latest[g[*k]], d)).collect();
-                    read::stream_to_temps(&latest[g[0]].path, &pairs, true, false)
-                }
-            };
-            for ((k, key, rev, dest), r) in todo.into_iter().zip(temps) {
-                out[k] = r.and_then(|(tmp, mark)| {
-                    // rename replaces whatever is at the name (never writes through a link there)
-                    if let Err(e) = fs::rename(&tmp, &dest.path) {
-                        let _ = fs::remove_file(&tmp);
-                        return Err(fsx::msg(&dest.path, &e));
-                    }
-                    Ok((key, rev, Some(mark.size)))
-                });
-            }
-            out
-        })
-        .collect();
-    let mut results: Vec<Refreshed> = latest.iter().map(|_| Err(String::new())).collect();
-    for (g, rs) in groups.iter().zip(done) {
-        for (&i, r) in g.iter().zip(rs) {
-            results[i] = r;
-        }
-    }
-    let mut summary = ViewSummary { files: latest.len() as u64, ..ViewSummary::default() };
-    let mut state = String::new();
-    let mut unreadable: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    for (s, r) in latest.iter().zip(results) {
-        match r {
-            Ok((k, rev, decoded)) => {
-                if let Some(n) = decoded {
-                    summary.decoded += 1;
-                    summary.bytes += n;
-                }
-                state.push_str(&format!("{k}\t{rev}\n"));
-            }
-            // a file that does not decode (a damaged frame: the error names its store file) is
-            // left out of the view, named; anything else (the view folder itself) stops the read
-            Err(e) if !e.starts_with(&s.path.display().to_string()) => return Err(e),
-            Err(e) => {
-                summary.files -= 1;
-                warnings.push(format!("{e} (skipped)"));
-                if let Ok(d) = s.destination(view) {
-                    unreadable.insert(d.path);
-                }
-            }
-        }
-    }
-    // transcripts no longer in the archive (a different archive at the same path), and those
-    // that no longer decode, leave the view (each through the same check: nothing outside the
-    // view is ever removed)
-    let keep: std::collections::HashSet<PathBuf> = latest
-        .iter()
-        .filter_map(|s| s.key.destination(view).ok())
-        .map(|d| d.path)
-        .filter(|p| !unreadable.contains(p))
-        .collect();
-    for k in old.keys() {
-        if let Some((project, rel)) = k.split_once('/') {
-            let Ok(d) = (Key { project: project.into(), rel: rel.into() }).destination(view) else { continue };
-            if !keep.contains(&d.path) {
-                let _ = fs::remove_file(d.path);
-            }
-        }
-    }
-    for p in &unreadable {
-        let _ = fs::remove_file(p);
-    }
-    fsx::replace(&state_path, state.as_bytes())?;
-    let mut seen = std::collections::HashSet::new();
-    warnings.retain(|w| seen.insert(w.clone()));
-    summary.warnings = warnings;
-    Ok(summary)
 }
