@@ -45,13 +45,9 @@ export declare class EstateScan {
    */
   requests(promptThresholds: Array<number>): RequestColumns
   /**
-   * The counted requests (as `requests`) and the counted tool calls (the calls `usage` counts
-   * per tool, each with its tool, target and error), from one grouping of the entries.
-   */
-  requestsAndToolCalls(promptThresholds: Array<number>): RequestsAndToolCalls
-  /**
    * The `requests` and `tool_calls` rows of the dataset (`export`), written by `machine`:
-   * the counted requests and tool calls (as `requestsAndToolCalls`), by UTC day, without the
+   * the counted requests (as `requests`) and the counted tool calls (the calls `usage` counts per
+   * tool, each with its tool, target and error), from one grouping, by UTC day, without the
    * requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
    */
   datasetRows(machine: string, promptThresholds: Array<number>): DatasetRows
@@ -1200,12 +1196,6 @@ export interface RequestFactsInfo {
 /** Per record: the key of the API request it belongs to (requestId, else message.id), or null. */
 export declare function requestKeys(index: TranscriptIndex): Array<string | undefined | null>
 
-/** The counted requests and tool calls of an estate, from one grouping. */
-export interface RequestsAndToolCalls {
-  requests: RequestColumns
-  toolCalls: ToolCallColumns
-}
-
 export interface RestoreResult {
   key: string
   target: string
@@ -1230,7 +1220,7 @@ export declare function scanEstate(paths: Array<string>, mode?: ScanMode, progre
 export interface ScanEstateOptions {
   /** Skip (but still list) files last modified before this time, ms since the epoch. */
   minMtimeMs?: number
-  /** With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`. */
+  /** With mode `usage`: also keep the tool results written as errors, for `datasetRows()`. */
   toolErrors?: boolean
   /**
    * Archive roots read too, from their streams in memory (nothing is written): each with the
@@ -1389,30 +1379,6 @@ export declare function summaryRecordsJson(buffer: Uint8Array, index: Transcript
  * span more than `max_window` bytes of the file.
  */
 export declare function summaryRecordsJsonFromFile(path: string, index: TranscriptIndex, records: Uint32Array, maxWindow: number, options?: SummaryInputOptions | undefined | null): string | null
-
-/**
- * The estate's counted tool calls (the calls `usage` counts per tool), one column per field,
- * in file order, then in the order written.
- */
-export interface ToolCallColumns {
-  /** Index of the file in `files()` holding the call, and that file's session index. */
-  file: Uint32Array
-  session: Uint32Array
-  /** The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable. */
-  timeMs: Float64Array
-  /** The `tool_use` id ("" when the call had none). */
-  toolUseId: Array<string>
-  tool: Array<string>
-  /** The model of the entry holding the call. */
-  model: Array<string>
-  /** What the call was aimed at, as `toolTargets` names it. */
-  target: Array<string | undefined | null>
-  /**
-   * 1 when a tool result for the call was written as an error (seen only in a full scan, or
-   * a usage scan with `toolErrors`), else 0.
-   */
-  isError: Uint8Array
-}
 
 export interface ToolTargetCount {
   target: string

@@ -47,7 +47,7 @@ test('the part files of an export are the recorded bytes', async (t) => {
   const got = { afterFirst, afterSecond: digests(root) }
   if (process.env.CLAUDE_JSONL_UPDATE_GOLDEN === '1') {
     mkdirSync(join(REPO, '__test__', 'golden'), { recursive: true })
-    writeFileSync(GOLDEN, JSON.stringify(got, null, 1) + '\n')
+    writeFileSync(GOLDEN, JSON.stringify(got, null, 2) + '\n')
   }
   t.true(Object.keys(afterFirst).length > 10)
   t.deepEqual(got, JSON.parse(readFileSync(GOLDEN, 'utf8')))

@@ -17,7 +17,6 @@ export type {
   ScanSummary,
   SessionInfo,
   TranscriptIndex,
-  ToolCallColumns,
   ToolTargetsInfo,
   UsageColumns,
   ProgressSnapshot,

@@ -221,7 +221,7 @@ export async function scanEstateFiles(
   mode: ScanMode,
   minMtimeMs?: number,
   summaries = true,
-  /** In usage mode, also keep the tool results written as errors (for `scan.requestsAndToolCalls()`). */
+  /** In usage mode, also keep the tool results written as errors (for `scan.datasetRows()`). */
   toolErrors = false,
 ): Promise<ScannedEstate> {
   // an archive root is read from its streams in memory (nothing written), not through a view

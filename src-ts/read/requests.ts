@@ -87,17 +87,15 @@ export async function* requests(target: string | RequestsOptions = {}): AsyncGen
 /**
  * The counted requests of an estate scanned in usage mode, priced, in pages of objects made
  * one page at a time (`includes` selects by the counted entry's time). The scan's requests are
- * read at once (or given, as `scan.requestsAndToolCalls(promptThresholds())` read them), so the
- * scan may be released before the first page is taken.
+ * read at once, so the scan may be released before the first page is taken.
  */
 export function scannedRequests(
   { scan, files }: Pick<ScannedEstate, 'scan' | 'files'>,
   includes: (timeMs: number) => boolean = () => true,
-  columns?: RequestColumns,
 ): Generator<ApiRequest[]> {
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
-  const r = columns ?? scan.requests(thresholds)
+  const r = scan.requests(thresholds)
   return pagesOf(r, files, sessions, thresholds, includes)
 }
 

@@ -285,20 +285,9 @@ impl EstateScan {
         request_columns(&self.estate, &scans, &reqs)
     }
 
-    /// The counted requests (as `requests`) and the counted tool calls (the calls `usage` counts
-    /// per tool, each with its tool, target and error), from one grouping of the entries.
-    #[napi]
-    pub fn requests_and_tool_calls(&self, prompt_thresholds: Vec<f64>) -> RequestsAndToolCalls {
-        let (scans, thresholds) = (self.scans(), thresholds_of(&prompt_thresholds));
-        let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
-        RequestsAndToolCalls {
-            requests: request_columns(&self.estate, &scans, &reqs),
-            tool_calls: tool_call_columns(&self.estate, &scans, &calls),
-        }
-    }
-
     /// The `requests` and `tool_calls` rows of the dataset (`export`), written by `machine`:
-    /// the counted requests and tool calls (as `requestsAndToolCalls`), by UTC day, without the
+    /// the counted requests (as `requests`) and the counted tool calls (the calls `usage` counts per
+    /// tool, each with its tool, target and error), from one grouping, by UTC day, without the
     /// requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
     #[napi]
     pub fn dataset_rows(&self, machine: String, prompt_thresholds: Vec<f64>) -> crate::dataset::DatasetRows {
@@ -364,81 +353,11 @@ fn request_columns(e: &estate::EstateScan, scans: &[&Scan], reqs: &[usage::Count
     }
 }
 
-fn tool_call_columns(e: &estate::EstateScan, scans: &[&Scan], calls: &[usage::CountedToolCall]) -> ToolCallColumns {
-    let at = |c: &usage::CountedToolCall| {
-        let s = scans[c.file as usize];
-        let r = &s.records[c.record as usize];
-        (s, r, s.tables.tool_uses(r)[c.call as usize])
-    };
-    ToolCallColumns {
-        file: Uint32Array::new(calls.iter().map(|c| c.file).collect()),
-        session: Uint32Array::new(calls.iter().map(|c| e.session_of_file[c.file as usize]).collect()),
-        time_ms: Float64Array::new(calls.iter().map(|c| at(c).1.timestamp_ms.map_or(f64::NAN, |t| t as f64)).collect()),
-        tool_use_id: calls
-            .iter()
-            .map(|c| {
-                let (s, _, u) = at(c);
-                s.str(u.id).to_string()
-            })
-            .collect(),
-        tool: calls
-            .iter()
-            .map(|c| {
-                let (s, _, u) = at(c);
-                s.str(u.name).to_string()
-            })
-            .collect(),
-        model: calls
-            .iter()
-            .map(|c| {
-                let (s, r, _) = at(c);
-                s.tables.strings.opt(r.model).unwrap_or("").to_string()
-            })
-            .collect(),
-        target: calls
-            .iter()
-            .map(|c| {
-                let (s, _, u) = at(c);
-                s.tables.strings.opt(u.target).map(str::to_string)
-            })
-            .collect(),
-        is_error: Uint8Array::new(calls.iter().map(|c| c.is_error as u8).collect()),
-    }
-}
-
-/// The counted requests and tool calls of an estate, from one grouping.
-#[napi(object)]
-pub struct RequestsAndToolCalls {
-    pub requests: RequestColumns,
-    pub tool_calls: ToolCallColumns,
-}
-
-/// The estate's counted tool calls (the calls `usage` counts per tool), one column per field,
-/// in file order, then in the order written.
-#[napi(object)]
-pub struct ToolCallColumns {
-    /// Index of the file in `files()` holding the call, and that file's session index.
-    pub file: Uint32Array,
-    pub session: Uint32Array,
-    /// The entry's `timestamp`, ms since the epoch; NaN when absent or unreadable.
-    pub time_ms: Float64Array,
-    /// The `tool_use` id ("" when the call had none).
-    pub tool_use_id: Vec<String>,
-    pub tool: Vec<String>,
-    /// The model of the entry holding the call.
-    pub model: Vec<String>,
-    /// What the call was aimed at, as `toolTargets` names it.
-    pub target: Vec<Option<String>>,
-    /// 1 when a tool result for the call was written as an error (seen only in a full scan, or
-    /// a usage scan with `toolErrors`), else 0.
-    pub is_error: Uint8Array,
-}
-
 #[napi(object)]
 pub struct ScanEstateOptions {
     /// Skip (but still list) files last modified before this time, ms since the epoch.
     pub min_mtime_ms: Option<f64>,
-    /// With mode `usage`: also keep the tool results written as errors, for `requestsAndToolCalls()`.
+    /// With mode `usage`: also keep the tool results written as errors, for `datasetRows()`.
     pub tool_errors: Option<bool>,
     /// Archive roots read too, from their streams in memory (nothing is written): each with the
     /// archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).

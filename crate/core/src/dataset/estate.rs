@@ -270,6 +270,86 @@ impl TableRows {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estate::{EstateFile, FileKind, Session};
+    use crate::scan::{scan_bytes, Mode};
+
+    fn entry(req: Option<&str>, msg: &str, at: &str, out: u64, tool: Option<&str>) -> String {
+        let req = req.map_or(String::new(), |r| format!(r#","requestId":"{r}""#));
+        let content = tool.map_or(r#"[{"type":"text","text":"hi"}]"#.to_string(), |id| {
+            format!(r#"[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"ls -la"}}}}]"#)
+        });
+        format!(
+            r#"{{"type":"assistant","timestamp":"{at}","message":{{"id":"{msg}","model":"claude-sonnet-4-5","content":{content},"usage":{{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":{out},"cache_creation":{{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":6}}}}}}{req}}}"#
+        )
+    }
+
+    /// One session of one file holding `lines`.
+    fn estate(lines: &[String]) -> (EstateScan, Vec<Scan>) {
+        let scan = scan_bytes(lines.join("\n").as_bytes(), Mode::Usage);
+        let e = EstateScan {
+            files: vec![EstateFile {
+                path: "/p/-x/s1.jsonl".into(),
+                kind: FileKind::Session,
+                project: "-x".into(),
+                session_id: Some("s1".into()),
+                agent_id: None,
+                size: 0,
+                mtime_ms: 0.0,
+            }],
+            scans: vec![],
+            pruned: vec![false],
+            session_of_file: vec![0],
+            sessions: vec![Session {
+                project: "-x".into(),
+                session_id: "s1".into(),
+                main_file: Some(0),
+                files: vec![0],
+            }],
+        };
+        (e, vec![scan])
+    }
+
+    fn text(rows: &TableRows, name: &str) -> Vec<Option<String>> {
+        match rows.columns.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone_strings()) {
+            Some(Values::Strings(v)) => v,
+            _ => panic!("no text column {name}"),
+        }
+    }
+
+    #[test]
+    fn a_request_per_counted_entry_by_day_with_its_key_and_tokens() {
+        let (e, scans) = estate(&[
+            entry(Some("r1"), "m1", "2026-03-01T23:59:58.000Z", 5, Some("t1")),
+            // The same request again with more output, after midnight: it counts, on its day.
+            entry(Some("r1"), "m1", "2026-03-02T00:00:03.000Z", 9, Some("t1")),
+            entry(None, "m2", "2026-03-01T10:00:00.000Z", 2, Some("")),
+            entry(None, "", "2026-03-01T11:00:00.000Z", 1, None),
+        ]);
+        let refs: Vec<&Scan> = scans.iter().collect();
+        let (reqs, calls) = usage::counted_requests_and_tool_calls(&refs, &[200_000]);
+        let r = request_rows(&e, &refs, &reqs, "laptop");
+        assert_eq!(text(&r.rows, "machine"), vec![Some("laptop".to_string()); 3]);
+        let keys = text(&r.rows, "request_key");
+        let day = |d: &str| r.rows.days.iter().find(|(x, _)| x == d).map(|(_, rows)| rows.clone()).unwrap();
+        let at = |rows: Vec<u32>| rows.iter().map(|&i| keys[i as usize].clone().unwrap()).collect::<Vec<_>>();
+        // requestId, else message.id, else the file and line.
+        assert_eq!(at(day("2026-03-01")), ["m2", "/p/-x/s1.jsonl:4"]);
+        assert_eq!(at(day("2026-03-02")), ["r1"]);
+        let i = keys.iter().position(|k| k.as_deref() == Some("r1")).unwrap();
+        assert_eq!(r.pricing.output[i], 9.0);
+        assert_eq!((r.pricing.cache_write_5m[i], r.pricing.cache_write_1h[i]), (4.0, 6.0));
+        assert_eq!(r.pricing.models, ["claude-sonnet-4-5"]);
+        assert_eq!(text(&r.rows, "request_id")[i].as_deref(), Some("r1"));
+        let m2 = keys.iter().position(|k| k.as_deref() == Some("m2")).unwrap();
+        assert_eq!(text(&r.rows, "request_id")[m2], None);
+
+        // Tool calls: one per distinct id; one written without an id is named by its place.
+        let t = tool_call_rows(&e, &refs, &calls, "laptop");
+        let mut ids = text(&t, "tool_use_id").into_iter().flatten().collect::<Vec<_>>();
+        ids.sort();
+        assert_eq!(ids, ["s1:1772359200000:Bash:0", "t1"]);
+        assert_eq!(text(&t, "target"), vec![Some("ls".to_string()); 2]);
+    }
 
     #[test]
     fn utc_days_as_javascript_names_them() {
