@@ -859,7 +859,6 @@ export interface LineageRun {
 }
 
 /**
- * What one scan found in one file. Counts only; no transcript text.
  * The lines of a file that are not records, as `show` marks them: a part of [`ScanSummary`]
  * without the facts that walk every record.
  */
@@ -1235,6 +1234,7 @@ export declare function scanFile(path: string, mode?: ScanMode): Promise<Transcr
 /** What a scan keeps: every record, or only what token usage needs. */
 export type ScanMode = 'full' | 'usage'
 
+/** What one scan found in one file. Counts only; no transcript text. */
 export interface ScanSummary {
   bytes: number
   lines: number

@@ -157,7 +157,6 @@ impl From<facts::RequestFacts> for RequestFactsInfo {
     }
 }
 
-/// What one scan found in one file. Counts only; no transcript text.
 /// The lines of a file that are not records, as `show` marks them: a part of [`ScanSummary`]
 /// without the facts that walk every record.
 #[napi(object)]
@@ -170,6 +169,7 @@ pub struct LineProblems {
     pub bad_lines: Vec<BadLineInfo>,
 }
 
+/// What one scan found in one file. Counts only; no transcript text.
 #[napi(object)]
 pub struct ScanSummary {
     pub bytes: f64,
