@@ -17,6 +17,13 @@ const PHRASE = 'zircon lattice migration'
 const PROMPT = 'what did we plan before?'
 
 /** A throw-away HOME whose estate holds one earlier session that mentions PHRASE. */
+
+/** The detached archive worker the SessionEnd hook started may still be letting go of its queue
+ * and lock after it logged the session: removing the folder retries while it does. */
+function removeHome(tmp: string): void {
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+}
+
 function home(): { tmp: string; home: string; env: Record<string, string>; archive: string } {
   const tmp = mkdtempSync(join(tmpdir(), 'cj-plugin-'))
   const h = join(tmp, 'home')
@@ -76,7 +83,7 @@ test('claude plugin validate passes on the plugin and the marketplace; plugin de
     t.regex(details.stdout, /MCP servers \(1\)\s+sessions/)
     t.regex(details.stdout, /Skills \(3\)\s+archive-then-compress, recall-past-sessions, usage-report/)
   } finally {
-    rmSync(h.tmp, { recursive: true, force: true })
+    removeHome(h.tmp)
   }
 })
 
@@ -148,7 +155,7 @@ test('with --plugin-dir, the model calls search_sessions and gets the other sess
     t.log(`hook log: ${readFileSync(log, 'utf8').trim()}`)
   } finally {
     await mock.close()
-    rmSync(h.tmp, { recursive: true, force: true })
+    removeHome(h.tmp)
   }
 })
 
@@ -190,6 +197,6 @@ test("the plugin's archive_dir option (userConfig, set in settings.json's plugin
     t.false(existsSync(join(h.home, '.local', 'share', 'claude-jsonl', 'archive')), 'not in the default archive')
   } finally {
     await mock.close()
-    rmSync(h.tmp, { recursive: true, force: true })
+    removeHome(h.tmp)
   }
 })
