@@ -112,7 +112,7 @@ pub fn scan_stored(which: &[Stored], mode: Mode, min_mtime_ms: Option<f64>, prog
 }
 
 fn ms_of(ns: i128) -> f64 {
-    ns as f64 / 1e6
+    crate::estate::ms_of_ns(ns)
 }
 
 /// The files of one format-2 stream (all asking for the same state of it).

@@ -48,8 +48,11 @@ fn sessions(transcripts: &[EstateFile]) -> BTreeSet<(PathBuf, String)> {
 }
 
 pub(super) fn estate_file(path: PathBuf, meta: &fs::Metadata, project: &str, sid: &str) -> EstateFile {
-    let mtime_ms =
-        meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0.0, |d| crate::estate::ms_of_time(d.as_secs() as i128, d.subsec_nanos()));
     EstateFile {
         path,
         kind: FileKind::Session,

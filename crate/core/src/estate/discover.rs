@@ -40,9 +40,24 @@ fn name_of(p: Option<&Path>) -> String {
 }
 
 fn classify(path: PathBuf, meta: &fs::Metadata) -> EstateFile {
-    let mtime_ms =
-        meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0.0, |d| ms_of_time(d.as_secs() as i128, d.subsec_nanos()));
     classify_at(path, meta.len(), mtime_ms)
+}
+
+/// A file time in milliseconds as Node's `fs.Stats.mtimeMs` computes it (seconds × 1000 plus
+/// nanoseconds / 10^6, in that order), so a time the core reports equals the one `fs.stat` gives
+/// for the same file, to the last bit.
+pub fn ms_of_time(secs: i128, nanos: u32) -> f64 {
+    secs as f64 * 1000.0 + nanos as f64 / 1e6
+}
+
+/// [`ms_of_time`] of a time in nanoseconds since the epoch.
+pub fn ms_of_ns(ns: i128) -> f64 {
+    ms_of_time(ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000) as u32)
 }
 
 /// What a transcript at `path` is, from its path alone (a session, or a subagent of one), with
@@ -129,6 +144,16 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<EstateFile>, DiscoverError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_times_in_ms_round_as_node_does() {
+        // seen on a real file: the nanoseconds divided whole by 10^6 give ...461.521, Node's
+        // fs.statSync(...).mtimeMs gives ...461.5208
+        let ns: i128 = 1_796_220_804_461_520_800;
+        assert_eq!(ms_of_ns(ns), 1_796_220_804_461.520_8);
+        assert_ne!(ns as f64 / 1e6, ms_of_ns(ns));
+        assert_eq!(ms_of_time(1, 500_000), 1000.5);
+    }
 
     #[test]
     fn finds_sessions_and_both_subagent_layouts() {

@@ -5,7 +5,7 @@ mod discover;
 mod not_jsonl;
 mod scanned;
 
-pub use discover::{classify_at, discover, DiscoverError, EstateFile, FileKind};
+pub use discover::{classify_at, discover, ms_of_ns, ms_of_time, DiscoverError, EstateFile, FileKind};
 pub use not_jsonl::{not_jsonl, not_jsonl_in};
 pub use scanned::{scan_estate, EstateScan};
 
