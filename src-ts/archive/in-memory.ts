@@ -29,7 +29,7 @@ const once =
  * the head and tail, then the whole): memory for one session, whatever the archive's size. */
 let last: { file: ArchivedFile; bytes: Buffer } | undefined
 
-/** The archived transcripts `files` as a walk lists files, remembered for `archivedBytes`; one
+/** The archived transcripts `files` as a walk lists files, remembered for `transcriptBytesAt`; one
  * whose stream does not read is named through `warn` and left out. */
 export function placeArchived(root: string, files: ArchivedFile[], warnTo: ArchiveWarn): DiscoveredFile[] {
   const warn = once(warnTo)

@@ -339,6 +339,27 @@ pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<R
     Ok(out.into_iter().map(|f| f.expect("one result per file")).collect())
 }
 
+/// The bytes of the archived files `which`, all of one store file in one state, decoded into
+/// memory together: a stream is read once and each frame decompressed once for all of them,
+/// every frame's checksum checked (as `scan_stored`: the SHA-256 of each piece is `restore`'s
+/// check). For a reader that reads whole transcripts (search): memory is the one session.
+pub fn read_stored_group(which: &[&Stored]) -> Result<Vec<Vec<u8>>, String> {
+    if !which[0].in_stream() {
+        return which.iter().map(|s| read_stored(s)).collect();
+    }
+    let path = &which[0].path;
+    let name = path.display().to_string();
+    let (bytes, segs) = read::stream_as_of(path, which[0].segments)?;
+    let wanted: Vec<&str> = which.iter().map(|s| s.key.rel.as_str()).collect();
+    let mut data: Vec<Vec<u8>> = which.iter().map(|_| Vec::new()).collect();
+    let mut buf = Vec::new();
+    {
+        let mut sinks: Vec<&mut dyn MemberSink> = data.iter_mut().map(|d| d as &mut dyn MemberSink).collect();
+        stream::decode_as(&name, &bytes, &segs, &wanted, &mut sinks, stream::Check::Frames, &mut buf)?;
+    }
+    Ok(data)
+}
+
 /// One archived file's bytes in memory (the state `s` names), SHA-256 checked: for a reader
 /// that needs a transcript's text after the scan (one file, not the archive).
 pub fn read_stored(s: &Stored) -> Result<Vec<u8>, String> {

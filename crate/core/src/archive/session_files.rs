@@ -152,7 +152,7 @@ mod tests {
         fs::write(proj.join(other).join("tool-results").join("t.txt"), "x").unwrap();
         fs::create_dir_all(proj.join("memory")).unwrap();
         fs::write(proj.join("memory").join("MEMORY.md"), "m").unwrap();
-        let transcripts = crate::estate::discover(&[root.clone()]).unwrap();
+        let transcripts = crate::estate::discover(std::slice::from_ref(&root)).unwrap();
         let found: Vec<String> = discover(&transcripts).into_iter().map(|f| f.unwrap().1.text()).collect();
         assert_eq!(
             found,

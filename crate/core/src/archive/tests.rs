@@ -188,11 +188,11 @@ fn damage_and_foreign_files_are_named() {
     // a second run while one holds the archive
     let held = fs::File::open(&root).unwrap();
     held.try_lock().unwrap();
-    let e = archive(&[src.clone()], &[], &root, "t", &Progress::default()).unwrap_err();
+    let e = archive(std::slice::from_ref(&src), &[], &root, "t", &Progress::default()).unwrap_err();
     assert!(e.contains("another archive run"), "{e}");
     drop(held);
     fs::write(root.join("notes.txt"), b"x").unwrap();
-    let e = archive(&[src.clone()], &[], &root, "t", &Progress::default()).unwrap_err();
+    let e = archive(std::slice::from_ref(&src), &[], &root, "t", &Progress::default()).unwrap_err();
     assert!(e.contains("notes.txt") && e.contains("foreign"), "{e}");
 }
 
@@ -432,6 +432,7 @@ pub(super) fn craft(root: &Path, key: &Key, bytes: &[u8]) -> PathBuf {
 
 /// An archive of two good transcripts (a session and its subagent) and one transcript per
 /// hostile header; returns the good keys with their bytes and the hostile store files.
+#[allow(clippy::type_complexity)]
 fn hostile_archive(root: &Path) -> (Vec<(Key, Vec<u8>)>, Vec<(&'static str, Key, PathBuf)>) {
     let good = vec![
         (

@@ -61,7 +61,7 @@ fn an_archive_scans_as_the_estate_it_holds_in_chunks_across_frames() {
     big_estate(&src);
     run2(&src, &root);
     for mode in [Mode::Full, Mode::Usage] {
-        let direct = estate::scan_estate(&[src.clone()], mode, None, &Progress::default()).unwrap();
+        let direct = estate::scan_estate(std::slice::from_ref(&src), mode, None, &Progress::default()).unwrap();
         let archived = scan_archive(&root, latest(list(&root).unwrap()), mode);
         assert_eq!(by_rel(&archived, &root), by_rel(&direct, &src), "{mode:?}");
     }
@@ -94,10 +94,10 @@ fn an_earlier_state_scans_as_the_files_were_then() {
     let mut past: Vec<Stored> = latest(list(&root).unwrap()).into_iter().filter(|s| s.path != stream).collect();
     past.extend(history::stream_at(&root, &stream, 1).unwrap());
     let old = scan_archive(&root, past, Mode::Full);
-    let direct = estate::scan_estate(&[then.clone()], Mode::Full, None, &Progress::default()).unwrap();
+    let direct = estate::scan_estate(std::slice::from_ref(&then), Mode::Full, None, &Progress::default()).unwrap();
     assert_eq!(by_rel(&old, &root), by_rel(&direct, &then));
     let now = scan_archive(&root, latest(list(&root).unwrap()), Mode::Full);
-    let direct = estate::scan_estate(&[src.clone()], Mode::Full, None, &Progress::default()).unwrap();
+    let direct = estate::scan_estate(std::slice::from_ref(&src), Mode::Full, None, &Progress::default()).unwrap();
     assert_eq!(by_rel(&now, &root), by_rel(&direct, &src));
 }
 

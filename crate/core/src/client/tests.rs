@@ -145,6 +145,7 @@ fn interior_pointer_on_a_call_without_result_or_on_a_text_answer_stays() {
 }
 
 /// The API messages of the whole chain: (role, block kinds) per message, and the dropped records.
+#[allow(clippy::type_complexity)]
 fn view(lines: &[String]) -> (Vec<(char, Vec<String>)>, Vec<(String, Dropped)>) {
     let (s, bytes) = scan(lines);
     let g = Graph::new(&s);

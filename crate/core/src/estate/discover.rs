@@ -166,7 +166,7 @@ mod tests {
         fs::write(proj.join(sid).join("subagents").join("agent-a1.meta.json"), "{}").unwrap();
         fs::write(proj.join("agent-old.jsonl"), "{}\n").unwrap();
         fs::write(proj.join("notes.txt"), "x").unwrap();
-        let files = discover(&[root.clone()]).unwrap();
+        let files = discover(std::slice::from_ref(&root)).unwrap();
         assert_eq!(files.len(), 3);
         let session = files.iter().find(|f| f.kind == FileKind::Session).unwrap();
         assert_eq!((session.project.as_str(), session.session_id.as_deref()), ("-home-u-repo", Some(sid)));

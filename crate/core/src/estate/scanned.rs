@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn groups_files_into_sessions_by_path_or_records() {
         let (root, _) = estate("group");
-        let e = scan_estate(&[root.clone()], Mode::Full, None, &Progress::default()).unwrap();
+        let e = scan_estate(std::slice::from_ref(&root), Mode::Full, None, &Progress::default()).unwrap();
         assert_eq!(e.files.len(), 3);
         assert!(e.pruned.iter().all(|p| !p));
         let mut ids: Vec<&str> = e.sessions.iter().map(|s| s.session_id.as_str()).collect();
@@ -83,7 +83,7 @@ mod tests {
     #[test]
     fn files_older_than_the_cut_off_are_listed_but_not_scanned() {
         let (root, _) = estate("prune");
-        let e = scan_estate(&[root.clone()], Mode::Full, Some(f64::MAX), &Progress::default()).unwrap();
+        let e = scan_estate(std::slice::from_ref(&root), Mode::Full, Some(f64::MAX), &Progress::default()).unwrap();
         assert_eq!(e.files.len(), 3);
         assert!(e.pruned.iter().all(|p| *p));
         assert!(e.scans.iter().all(|s| s.as_ref().unwrap().records.is_empty()));
@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn a_missing_root_fails_the_scan_naming_it() {
         let missing = std::env::temp_dir().join("cj-estate-scan-missing-root");
-        let e = scan_estate(&[missing.clone()], Mode::Full, None, &Progress::default()).unwrap_err();
+        let e = scan_estate(std::slice::from_ref(&missing), Mode::Full, None, &Progress::default()).unwrap_err();
         assert_eq!(e.path, missing);
     }
 }

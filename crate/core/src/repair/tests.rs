@@ -177,7 +177,7 @@ fn relinks_a_result_whose_call_is_off_the_chain() {
     let p = plan(&join(&t));
     assert_eq!(p.mends.iter().map(|m| m.kind).collect::<Vec<_>>(), [Kind::OrphanToolResult]);
     assert!(p.left.is_empty(), "{:?}", p.left);
-    let want = join(&good).iter().copied().collect::<Vec<u8>>();
+    let want = join(&good).to_vec();
     let out = String::from_utf8(p.output.unwrap()).unwrap();
     assert_eq!(out.replace("00:00:03.5", "00:00:05"), String::from_utf8(want).unwrap());
 }

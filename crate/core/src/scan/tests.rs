@@ -237,9 +237,10 @@ fn a_file_in_memory_is_cut_into_the_units_read_from_disk() {
     let size = text.len() as u64;
     let disk = run(&[Job { path: &path, from: 0, size }], &Progress::default(), |_, u| seen(u), |_, p| Ok(p));
     let memory = units::run_in_memory(
+        &[vec![0]],
         &[size],
         &Progress::default(),
-        |_| Ok(text.clone()),
+        |_| Ok(vec![text.clone()]),
         |_, u| seen(u),
         |_, p, b| {
             assert_eq!(b.len(), text.len());

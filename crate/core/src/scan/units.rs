@@ -246,48 +246,55 @@ pub fn unit_in(bytes: &[u8], start: u64, end: u64) -> Option<(&[u8], u64)> {
     Some((&bytes[begin..stop], begin as u64))
 }
 
-/// `run` over files that are not on disk (transcripts decoded from an archive): each job's
-/// bytes are got once by `bytes_of` on the worker that takes the job (jobs in parallel, largest
-/// first) and cut into the units `run` would read from the file, so `per_unit` sees what it
-/// would of the file; `join` gets the parts and the bytes. Memory is one job's bytes per worker,
-/// whatever the number of jobs. Results are in job order.
+/// `run` over files that are not on disk (transcripts decoded from an archive): each group of
+/// jobs (the files of one session's stream) has its bytes got at once by `bytes_of` on the
+/// worker that takes it (groups in parallel, largest first), and each job's bytes are cut into
+/// the units `run` would read from the file, so `per_unit` sees what it would of the file;
+/// `join` gets the parts and the bytes. Memory is one group's bytes per worker, whatever the
+/// number of jobs. Results are in job order.
 pub fn run_in_memory<T: Send, R: Send>(
+    groups: &[Vec<usize>],
     sizes: &[u64],
     progress: &Progress,
-    bytes_of: impl Fn(usize) -> io::Result<Vec<u8>> + Sync,
+    bytes_of: impl Fn(&[usize]) -> io::Result<Vec<Vec<u8>>> + Sync,
     per_unit: impl Fn(usize, Option<(&[u8], UnitPlace)>) -> T + Sync,
     join: impl Fn(usize, Vec<T>, &[u8]) -> io::Result<R> + Sync,
 ) -> Vec<io::Result<R>> {
     progress.bytes_total.fetch_add(sizes.iter().sum(), Ordering::Relaxed);
     progress.files_total.fetch_add(sizes.len() as u64, Ordering::Relaxed);
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let mut order: Vec<&Vec<usize>> = groups.iter().collect();
+    order.sort_by_key(|g| std::cmp::Reverse(g.iter().map(|&i| sizes[i]).sum::<u64>()));
+    let one = |i: usize, b: &[u8]| {
+        let len = b.len() as u64;
+        let parts = (0..len.div_ceil(UNIT_BYTES).max(1))
+            .map(|k| {
+                let start = k * UNIT_BYTES;
+                match unit_in(b, start, (start + UNIT_BYTES).min(len)) {
+                    Some((owned, base)) => {
+                        let file_end = base + owned.len() as u64 >= len;
+                        per_unit(i, Some((owned, UnitPlace { base, file_start: start == 0, file_end })))
+                    }
+                    None => per_unit(i, None),
+                }
+            })
+            .collect();
+        join(i, parts, b)
+    };
     let mut done: Vec<(usize, io::Result<R>)> = order
         .par_iter()
         .with_max_len(1)
-        .map(|&i| {
-            let r = match progress.cancelled.load(Ordering::Relaxed) {
+        .flat_map_iter(|g| {
+            let got = match progress.cancelled.load(Ordering::Relaxed) {
                 true => Err(cancelled()),
-                false => bytes_of(i).and_then(|b| {
-                    let len = b.len() as u64;
-                    let parts = (0..len.div_ceil(UNIT_BYTES).max(1))
-                        .map(|k| {
-                            let start = k * UNIT_BYTES;
-                            match unit_in(&b, start, (start + UNIT_BYTES).min(len)) {
-                                Some((owned, base)) => {
-                                    let file_end = base + owned.len() as u64 >= len;
-                                    per_unit(i, Some((owned, UnitPlace { base, file_start: start == 0, file_end })))
-                                }
-                                None => per_unit(i, None),
-                            }
-                        })
-                        .collect();
-                    join(i, parts, &b)
-                }),
+                false => bytes_of(g),
             };
-            progress.bytes_done.fetch_add(sizes[i], Ordering::Relaxed);
-            progress.files_done.fetch_add(1, Ordering::Relaxed);
-            (i, r)
+            let rs: Vec<(usize, io::Result<R>)> = match got {
+                Ok(all) => g.iter().zip(all).map(|(&i, b)| (i, one(i, &b))).collect(),
+                Err(e) => g.iter().map(|&i| (i, Err(io::Error::new(e.kind(), e.to_string())))).collect(),
+            };
+            progress.bytes_done.fetch_add(g.iter().map(|&i| sizes[i]).sum(), Ordering::Relaxed);
+            progress.files_done.fetch_add(g.len() as u64, Ordering::Relaxed);
+            rs
         })
         .collect();
     done.sort_by_key(|(i, _)| *i);

@@ -138,12 +138,10 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, fields: Fields) -> UnitTer
     let mut u = UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() };
     let Worker { parser, token, finders, index } = w;
     index.clear();
-    let mut rec_id = 0u32;
     let mut lines = extract::TextLines::new(owned, fields, finders);
-    for (line_no, at, line) in lines.by_ref() {
+    for (n, (line_no, at, line)) in lines.by_ref().enumerate() {
         let here = Posting { tf: 0, best: 0, line: line_no, offset: base + at as u64, len: line.len() as u32 };
-        rec_id += 1;
-        let rid = rec_id;
+        let rid = n as u32 + 1;
         with_record_text(parser, line, fields, |texts, stamp| {
             if u.session_id.is_none() {
                 u.session_id = stamp.session_id.map(String::from);
@@ -222,6 +220,31 @@ impl Source {
             None => std::fs::read(&self.path),
         }
     }
+}
+
+/// The archived sources among `sources` (by index) grouped by the stream that holds them, for
+/// `scan::run_in_memory`: a session's files are decoded from its stream together. Each group
+/// holds positions in `which`.
+pub fn stream_groups(sources: &[&Source], which: &[usize]) -> Vec<Vec<usize>> {
+    let mut at: FxHashMap<(&std::path::Path, Option<u32>), usize> = FxHashMap::default();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, &i) in which.iter().enumerate() {
+        let s = sources[i].stored.as_ref().expect("an archived source");
+        let g = *at.entry((s.path.as_path(), s.segments)).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(k);
+    }
+    groups
+}
+
+/// The bytes of the archived sources `group` (positions in `which`), decoded from their stream
+/// together.
+pub fn group_bytes(sources: &[&Source], which: &[usize], group: &[usize]) -> io::Result<Vec<Vec<u8>>> {
+    let stored: Vec<&crate::archive::Stored> =
+        group.iter().map(|&k| sources[which[k]].stored.as_ref().expect("an archived source")).collect();
+    crate::archive::estate_scan::read_stored_group(&stored).map_err(io::Error::other)
 }
 
 /// The hash of a file's last (up to) TAIL_BYTES bytes before `size`, and whether they end
@@ -339,10 +362,12 @@ pub fn build(jobs: &[Job], fields: Fields, progress: &Progress) -> Vec<io::Resul
         },
     );
     let sizes: Vec<u64> = in_memory.iter().map(|&i| jobs[i].src.size).collect();
+    let srcs: Vec<&Source> = jobs.iter().map(|j| j.src).collect();
     let from_memory = scan::run_in_memory(
+        &stream_groups(&srcs, &in_memory),
         &sizes,
         progress,
-        |k| jobs[in_memory[k]].src.bytes(),
+        |g| group_bytes(&srcs, &in_memory, g),
         |k, u| per_unit(in_memory[k], u),
         |k, parts, bytes| join(&jobs[in_memory[k]], parts, tail_in(bytes).0),
     );

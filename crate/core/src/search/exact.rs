@@ -236,7 +236,7 @@ fn scan_unit(w: &mut Worker, owned: &[u8], base: u64, needle: &Needle, fields: F
     for (line_no, at, line) in lines.by_ref() {
         // Most lines cannot hold the needle: they are not parsed, and their time is read from
         // their `"timestamp":"` field directly.
-        if !(need_session && u.session_id.is_none()) && !needle.line_may_match(line, buf) {
+        if !(needle.line_may_match(line, buf) || need_session && u.session_id.is_none()) {
             if let Some(ms) = timestamp_of(line, timestamp_key) {
                 u.stamp(ms);
             }
@@ -332,6 +332,9 @@ pub struct ExactAnswer {
     pub failed: Vec<(String, String)>,
 }
 
+/// One file's findings, and why it is no transcript at all (then it is left out).
+type Read = (Found, Option<&'static str>);
+
 /// Looks for `needle` in every file of `sources` (those of a project not matching the filter
 /// are not read) and returns the `limit` sessions with the most occurrences, the most
 /// recently active first among equals.
@@ -362,13 +365,14 @@ pub fn search_exact(
     let from_disk = scan::run(&units, progress, |k, u| per_unit(on_disk[k], u), |_, parts| Ok(join(parts)));
     let sizes: Vec<u64> = in_memory.iter().map(|&i| read[i].size).collect();
     let from_memory = scan::run_in_memory(
+        &super::build::stream_groups(&read, &in_memory),
         &sizes,
         progress,
-        |k| read[in_memory[k]].bytes(),
+        |g| super::build::group_bytes(&read, &in_memory, g),
         |k, u| per_unit(in_memory[k], u),
         |_, parts, bytes| Ok((join(parts), crate::estate::not_jsonl_in(bytes))),
     );
-    let mut found: Vec<Option<io::Result<(Found, Option<&'static str>)>>> = read.iter().map(|_| None).collect();
+    let mut found: Vec<Option<io::Result<Read>>> = read.iter().map(|_| None).collect();
     for (k, r) in from_disk.into_iter().enumerate() {
         let i = on_disk[k];
         // It reads every file whole anyway: one more block read tells a file that is no

@@ -65,12 +65,12 @@ pub fn find(roots: &[PathBuf], request: &Request, progress: &Progress) -> Result
     find_in(roots, &[], request, progress)
 }
 
+/// The files found, their sources, and the archived files that could not be listed (path, why).
+type Sources = (Vec<crate::estate::EstateFile>, Vec<Source>, Vec<(String, String)>);
+
 /// The sources of the files under `roots` and of the archived transcripts of `archives` (read
 /// from their streams in memory; a stream whose directories do not read is named in `failed`).
-fn sources_of(
-    roots: &[PathBuf],
-    archives: &[ArchiveRoot],
-) -> Result<(Vec<crate::estate::EstateFile>, Vec<Source>, Vec<(String, String)>), DiscoverError> {
+fn sources_of(roots: &[PathBuf], archives: &[ArchiveRoot]) -> Result<Sources, DiscoverError> {
     let mut files = if roots.is_empty() { Vec::new() } else { discover(roots)? };
     let mut sources: Vec<Source> = files.iter().map(Source::of).collect();
     let mut failed = Vec::new();
@@ -165,7 +165,8 @@ mod tests {
     #[test]
     fn find_ranks_sessions_and_accounts_for_the_whole_estate() {
         let root = estate("scope");
-        let found = find(&[root.clone()], &request(&["zebra", "\"migration plan\""]), &Progress::default()).unwrap();
+        let found = find(std::slice::from_ref(&root), &request(&["zebra", "\"migration plan\""]), &Progress::default())
+            .unwrap();
         assert_eq!(found.hits.len(), 1);
         assert_eq!(found.hits[0].session_id, "s1");
         let s = &found.scope;
@@ -186,7 +187,7 @@ mod tests {
         fs::create_dir_all(&index_dir).unwrap();
         let projects = root.join("-home-u-app");
         let req = Request { index_dir: Some(index_dir), ..request(&["zebra"]) };
-        let first = find(&[projects.clone()], &req, &Progress::default()).unwrap();
+        let first = find(std::slice::from_ref(&projects), &req, &Progress::default()).unwrap();
         assert!(first.scope.index_written);
         let again = find(&[projects], &req, &Progress::default()).unwrap();
         assert_eq!((again.scope.files_reused, again.scope.files_rescanned), (3, 0));
@@ -197,7 +198,10 @@ mod tests {
     #[test]
     fn find_under_a_missing_root_fails_naming_it() {
         let missing = std::env::temp_dir().join("cj-find-missing-root");
-        assert_eq!(find(&[missing.clone()], &request(&["x"]), &Progress::default()).unwrap_err().path, missing);
+        assert_eq!(
+            find(std::slice::from_ref(&missing), &request(&["x"]), &Progress::default()).unwrap_err().path,
+            missing
+        );
     }
 }
 

@@ -302,10 +302,13 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
     Ok(s)
 }
 
+/// The `(offset, length)` of each complete frame body, and where a torn tail begins.
+pub type FrameSpans = (Vec<(usize, usize)>, Option<usize>);
+
 /// Where the complete frames of a zstd store file lie: `(offset, length)` of each frame body,
 /// the header frame first, each checked to be one frame of its declared length (not decoded).
 /// Also returns where a torn tail begins, if the file ends inside a frame.
-pub fn frame_spans(bytes: &[u8]) -> Result<(Vec<(usize, usize)>, Option<usize>), String> {
+pub fn frame_spans(bytes: &[u8]) -> Result<FrameSpans, String> {
     let mut spans = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {

@@ -59,7 +59,7 @@ fn summary(uuid: &str, parent: &str, ts: u32) -> String {
 fn valid_lines() -> Vec<String> {
     vec![
         user("u1", None, 1, "hi"),
-        asst("a1", Some("u1"), 2, "m1", &format!("{THINK}")),
+        asst("a1", Some("u1"), 2, "m1", THINK),
         asst("a2", Some("a1"), 3, "m1", &tool_use("t1")),
         asst("a3", Some("a2"), 4, "m1", &tool_use("t2")),
         results("r1", "a2", 5, &["t1"]),

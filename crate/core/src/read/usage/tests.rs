@@ -124,7 +124,7 @@ fn bands_prompts_by_the_thresholds_given() {
         )
     };
     let f = [sized("r1", 100_000), sized("r2", 100_001), sized("r3", 200_001)].join("\n");
-    let r = run_with(&[f.clone()], &[false], &[200_000, 100_000]);
+    let r = run_with(std::slice::from_ref(&f), &[false], &[200_000, 100_000]);
     let mut bands: Vec<(u8, u64)> = r.buckets.iter().map(|(k, t)| (k.prompt_band, t.requests)).collect();
     bands.sort();
     assert_eq!(bands, [(0, 1), (1, 1), (2, 1)]);
@@ -180,6 +180,7 @@ fn counts_tool_targets_deduplicated_by_tool_use_id() {
     .join("\n");
     let r = run(&[f], &[false]);
     let top = crate::read::tool_targets::top_targets(&r.tool_targets, &r.tool_names, &[], 10);
+    #[allow(clippy::type_complexity)]
     let summary: Vec<(&str, u64, Vec<(&str, u64)>)> =
         top.iter().map(|t| (t.tool.as_str(), t.calls, t.top.iter().map(|(k, v)| (k.as_str(), *v)).collect())).collect();
     assert_eq!(
