@@ -5,6 +5,7 @@ pub mod archive;
 pub mod client;
 pub mod compress;
 pub mod dataset;
+pub mod durable;
 pub mod estate;
 pub mod estimate;
 pub mod failure;

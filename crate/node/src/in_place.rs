@@ -1,7 +1,7 @@
 //! In-place replacement helpers: the atomic path swap and the `Read.pages` repair.
 
-use claude_jsonl_core::compress::exchange;
 use claude_jsonl_core::compress::read_pages::{self, Refusal, Scope};
+use claude_jsonl_core::durable::exchange;
 use claude_jsonl_core::io_message;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;

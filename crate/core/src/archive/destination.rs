@@ -13,8 +13,8 @@
 //! never a symbolic link. The check is made before folders are created and again after, just
 //! before the file is created (exclusively, without following a link at its name).
 
-use super::fsx;
 use super::layout::{json_string, Key};
+use crate::durable;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -210,7 +210,7 @@ impl Destination {
             Ok(b) => b,
             // nothing below a folder that does not exist yet exists either
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(fsx::msg(&self.within, &e)),
+            Err(e) => return Err(durable::msg(&self.within, &e)),
         };
         let parts = self.parts();
         let mut p = self.within.clone();
@@ -220,7 +220,7 @@ impl Destination {
             let m = match fs::symlink_metadata(&p) {
                 Ok(m) => m,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-                Err(e) => return Err(fsx::msg(&p, &e)),
+                Err(e) => return Err(durable::msg(&p, &e)),
             };
             if m.file_type().is_symlink() {
                 if last {
@@ -255,7 +255,7 @@ impl Destination {
     pub fn prepare(&self) -> Result<(), String> {
         self.check_on_disk()?;
         let dir = self.path.parent().unwrap_or(&self.within);
-        fsx::make_dirs_with(dir, false)?;
+        durable::make_dirs_with(dir, false)?;
         self.check_on_disk()
     }
 }

@@ -3,11 +3,11 @@
 //! `--as-of`). A stream's first `n` segments are the archive as the `n`th run that changed the
 //! session left it, so a past state is the same decode over fewer segments.
 
-use super::fsx;
 use super::index;
 use super::layout::Key;
 use super::read::Stored;
 use super::stream::{self, Segment};
+use crate::durable;
 use crate::scan::{tape, Parser};
 use std::path::{Path, PathBuf};
 
@@ -78,7 +78,7 @@ pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, St
             let at = match files.iter().position(|f| f.key == key) {
                 Some(i) => i,
                 None => {
-                    let deleted = idx.get(&key).map(|e| !fsx::exists_no_follow(&e.source));
+                    let deleted = idx.get(&key).map(|e| !durable::exists_no_follow(&e.source));
                     files.push(FileHistory { key, generations: Vec::new(), deleted });
                     files.len() - 1
                 }
@@ -105,7 +105,7 @@ pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, St
         }
     }
     if scan {
-        let bytes = std::fs::read(path).map_err(|e| fsx::msg(path, &e))?;
+        let bytes = std::fs::read(path).map_err(|e| durable::msg(path, &e))?;
         let name = path.display().to_string();
         for f in files.iter_mut().filter(|f| f.key.rel.ends_with(".jsonl")) {
             for g in &mut f.generations {
@@ -134,7 +134,7 @@ pub fn stream_at(root: &Path, path: &Path, segments: u32) -> Result<Vec<Stored>,
     if n == 0 || n > segs.len() {
         return Err(format!("{}: the stream has {} segments, not {segments}", path.display(), segs.len()));
     }
-    let len = std::fs::metadata(path).map_err(|e| fsx::msg(path, &e))?.len();
+    let len = std::fs::metadata(path).map_err(|e| durable::msg(path, &e))?.len();
     let held = stream::held(&segs[..n]).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(held
         .into_iter()

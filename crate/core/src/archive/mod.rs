@@ -8,7 +8,6 @@ pub mod config_files;
 pub mod destination;
 pub mod estate_scan;
 pub mod events;
-mod fsx;
 pub mod history;
 pub mod index;
 pub mod layout;

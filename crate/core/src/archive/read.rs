@@ -4,10 +4,10 @@
 use super::destination::{Destination, Targets};
 pub use super::events::Mark;
 use super::events::{self, Event};
-use super::fsx;
 use super::index;
 use super::layout::{self, Key, INDEX, TRANSCRIPT};
 use super::stream::{self, Unit, STREAM_SUFFIX};
+use crate::durable;
 use crate::scan::{tape, Parser};
 use crate::store;
 use rayon::prelude::*;
@@ -110,8 +110,8 @@ pub fn is_archive(dir: &Path) -> bool {
 /// naming it.
 pub fn check_root(root: &Path) -> Result<Vec<PathBuf>, String> {
     let mut projects = Vec::new();
-    for e in fs::read_dir(root).map_err(|e| fsx::msg(root, &e))? {
-        let e = e.map_err(|e| fsx::msg(root, &e))?;
+    for e in fs::read_dir(root).map_err(|e| durable::msg(root, &e))? {
+        let e = e.map_err(|e| durable::msg(root, &e))?;
         let name = e.file_name().to_string_lossy().into_owned();
         let p = e.path();
         if name.starts_with(INDEX) {
@@ -148,7 +148,7 @@ pub fn list_all(root: &Path) -> Result<Listing, String> {
     let mut sessions = Vec::new();
     for pdir in projects {
         let mut in_project: Vec<PathBuf> =
-            fs::read_dir(&pdir).map_err(|e| fsx::msg(&pdir, &e))?.flatten().map(|e| e.path()).collect();
+            fs::read_dir(&pdir).map_err(|e| durable::msg(&pdir, &e))?.flatten().map(|e| e.path()).collect();
         in_project.sort();
         sessions.extend(in_project.into_iter().filter(|p| !is_set_aside(p)));
     }
@@ -290,7 +290,7 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
         ));
     }
     if is_stream_file(sdir) {
-        let len = fs::metadata(sdir).map_err(|e| fsx::msg(sdir, &e))?.len();
+        let len = fs::metadata(sdir).map_err(|e| durable::msg(sdir, &e))?.len();
         return stream_files(root, sdir, len);
     }
     if is_temp(sdir) && sdir.is_file() {
@@ -414,10 +414,10 @@ pub struct FileSink<'a> {
 
 impl Sink for FileSink<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.file.write_all(bytes).map_err(|e| fsx::msg(self.path, &e))
+        self.file.write_all(bytes).map_err(|e| durable::msg(self.path, &e))
     }
     fn cut(&mut self, len: u64) -> Result<(), String> {
-        let io = |e: std::io::Error| fsx::msg(self.path, &e);
+        let io = |e: std::io::Error| durable::msg(self.path, &e);
         self.file.set_len(len).map_err(io)?;
         self.file.seek(SeekFrom::Start(len)).map_err(io)?;
         Ok(())
@@ -639,7 +639,7 @@ pub fn decode_with(bufs: &Buffers, path: &Path, sink: &mut dyn Sink, verify: boo
             bytes.reserve(len as usize);
             f.read_to_end(&mut bytes)
         })
-        .map_err(|e| fsx::msg(path, &e))
+        .map_err(|e| durable::msg(path, &e))
         .and_then(|_| decode_bytes(bufs, path, &bytes, sink, verify, bytes.len() >= PIPELINE_FROM));
     bufs.give(bytes);
     r
@@ -719,19 +719,19 @@ pub fn decode_to_temp(
     durable: bool,
 ) -> Result<(PathBuf, Mark), String> {
     dest.prepare()?;
-    let (tmp, mut file) = fsx::temp_beside(&dest.path)?;
+    let (tmp, mut file) = durable::temp_beside(&dest.path)?;
     let r = (|| {
         let d = decode_with(bufs, store_path, &mut FileSink { file: &mut file, path: &tmp }, true)?;
         let mark = d.mark.expect("decode returns a mark");
-        let io = |e: std::io::Error| fsx::msg(&tmp, &e);
+        let io = |e: std::io::Error| durable::msg(&tmp, &e);
         if d.len != mark.size {
             file.set_len(mark.size).map_err(io)?;
         }
         if keep_mtime {
-            fsx::set_mtime(&file, mark.mtime_ns).map_err(io)?;
+            durable::set_mtime(&file, mark.mtime_ns).map_err(io)?;
         }
         if durable {
-            fsx::start_writeback(&file);
+            durable::start_writeback(&file);
         }
         Ok(mark)
     })();
@@ -752,7 +752,7 @@ pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, String> {
     let name = path.display();
     let mut bytes = bufs.take();
     let r = (|| {
-        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| fsx::msg(path, &e))?;
+        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| durable::msg(path, &e))?;
         let (spans, _) = store::frame_spans(&bytes).map_err(|e| format!("{name}: {e}"))?;
         let mut parser = Parser::default();
         let (mut len, mut found) = (0u64, None::<(u64, String)>);
@@ -830,14 +830,14 @@ struct TempSink<'a> {
 
 impl stream::MemberSink for TempSink<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.file.write_all(bytes).map_err(|e| fsx::msg(self.path, &e))
+        self.file.write_all(bytes).map_err(|e| durable::msg(self.path, &e))
     }
 }
 
 /// A format-2 stream's bytes and its complete segments, as of an earlier run when `segments` is
 /// set (only the segments written up to it). Errors name the stream.
 pub(super) fn stream_as_of(path: &Path, segments: Option<u32>) -> Result<(Vec<u8>, Vec<stream::Segment>), String> {
-    let bytes = fs::read(path).map_err(|e| fsx::msg(path, &e))?;
+    let bytes = fs::read(path).map_err(|e| durable::msg(path, &e))?;
     let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(n) = segments {
         segs.truncate(n as usize);
@@ -864,7 +864,7 @@ pub fn stream_to_temps(
     let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
     let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
     for (i, (_, dest)) in files.iter().enumerate() {
-        match dest.prepare().and_then(|()| fsx::temp_beside(&dest.path)) {
+        match dest.prepare().and_then(|()| durable::temp_beside(&dest.path)) {
             Ok((tmp, f)) => {
                 temps.push((i, tmp, f));
                 out.push(Err(String::new()));
@@ -890,13 +890,13 @@ pub fn stream_to_temps(
         }
     };
     for ((i, tmp, file), d) in temps.into_iter().zip(decoded) {
-        let io = |e: std::io::Error| fsx::msg(&tmp, &e);
+        let io = |e: std::io::Error| durable::msg(&tmp, &e);
         let r = (|| {
             if keep_mtime {
-                fsx::set_mtime(&file, d.mtime_ns).map_err(io)?;
+                durable::set_mtime(&file, d.mtime_ns).map_err(io)?;
             }
             if durable {
-                fsx::start_writeback(&file);
+                durable::start_writeback(&file);
             }
             Ok(Mark { size: d.size, sha256: d.sha256, mtime_ns: d.mtime_ns })
         })();

@@ -3,8 +3,8 @@
 //! share (a header that would place a file outside the layout refuses the archive).
 
 use super::destination::{self, Destination, Targets};
-use super::fsx;
 use super::read::{self, Stored};
+use crate::durable;
 use crate::scan::Progress;
 use rayon::prelude::*;
 use std::fs;
@@ -64,7 +64,7 @@ pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Prog
                 let _ = fs::remove_file(&tmp);
                 return (Err(e.clone()), None);
             }
-            match fsx::link_no_clobber(&tmp, &st.dest.path) {
+            match durable::link_no_clobber(&tmp, &st.dest.path) {
                 Ok(()) => (Ok(Restored::Written { bytes: st.bytes }), Some(st.dest.path)),
                 Err(e) => (Err(e), None),
             }
@@ -86,15 +86,15 @@ pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Prog
     linked.into_iter().map(|(r, _)| r).collect()
 }
 
-/// `fsx::sync_all` for each target folder that exists (the config folder may be another file
+/// `durable::sync_all` for each target folder that exists (the config folder may be another file
 /// system than the projects folder; a target nothing was written into may not exist).
 fn sync_targets(to: &Targets, files: &[&Path], dirs: &[&Path]) -> Result<(), String> {
     let mut roots = std::iter::once(&to.projects).chain(&to.config).filter(|r| r.is_dir());
     if let Some(first) = roots.next() {
-        fsx::sync_all(first, files, dirs)?;
+        durable::sync_all(first, files, dirs)?;
     }
     // Linux syncs a whole file system per root; elsewhere the files were synced one by one above
-    roots.try_for_each(|root| fsx::sync_all(root, &[], &[]))
+    roots.try_for_each(|root| durable::sync_all(root, &[], &[]))
 }
 
 /// A decoded transcript waiting to be linked (None: the target already holds these bytes).
@@ -180,7 +180,7 @@ fn settle(dest: Destination, tmp: PathBuf, mark: read::Mark) -> Result<Staged, S
     let target = dest.path.as_path();
     let r = (|| {
         if target.exists() {
-            let have = crate::hash::sha256_file_hex(target).map_err(|e| fsx::msg(target, &e))?;
+            let have = crate::hash::sha256_file_hex(target).map_err(|e| durable::msg(target, &e))?;
             if have == mark.sha256 {
                 return Ok(None);
             }

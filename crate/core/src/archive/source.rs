@@ -8,7 +8,7 @@
 //! SIGBUS guard of [`crate::mapped`]); [`Source::finish`] reports that as a changed file, so
 //! nothing read from a damaged mapping is committed.
 
-use super::fsx;
+use crate::durable;
 use crate::mapped::MappedFile;
 use std::fs::File;
 use std::path::Path;
@@ -104,7 +104,7 @@ fn read_append(f: &File, src: &Path, buf: &mut Vec<u8>, from: u64, to: u64) -> R
     buf.resize(start + (to - from) as usize, 0);
     let mut got = start;
     while got < buf.len() {
-        let n = read_at(f, &mut buf[got..], from + (got - start) as u64).map_err(|e| fsx::msg(src, &e))?;
+        let n = read_at(f, &mut buf[got..], from + (got - start) as u64).map_err(|e| durable::msg(src, &e))?;
         if n == 0 {
             buf.truncate(start);
             return Err(shorter(src));

@@ -19,9 +19,9 @@
 //! segment was cut short while written (torn: that segment is not part of the archive and the
 //! next run cuts it off); anything else that does not check is corruption.
 
-use super::fsx;
 use super::index::{esc, unesc};
 use super::layout::{escape_id, project_folder, Key};
+use crate::durable;
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -267,11 +267,11 @@ pub fn segments(
 
 /// `segments` of a file on disk (reads only the directories).
 pub fn read_segments(path: &Path) -> Result<(Vec<Segment>, Option<u64>), String> {
-    let f = File::open(path).map_err(|e| fsx::msg(path, &e))?;
-    let len = f.metadata().map_err(|e| fsx::msg(path, &e))?.len();
+    let f = File::open(path).map_err(|e| durable::msg(path, &e))?;
+    let len = f.metadata().map_err(|e| durable::msg(path, &e))?.len();
     segments(len, |at, n| {
         let mut buf = vec![0u8; n];
-        read_exact_at(&f, &mut buf, at).map_err(|e| fsx::msg(path, &e))?;
+        read_exact_at(&f, &mut buf, at).map_err(|e| durable::msg(path, &e))?;
         Ok(buf)
     })
     .map_err(|e| if e.starts_with(&path.display().to_string()) { e } else { format!("{}: {e}", path.display()) })

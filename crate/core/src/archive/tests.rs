@@ -181,7 +181,7 @@ fn damage_and_foreign_files_are_named() {
     assert_eq!(s.failures[0].path.as_deref(), Some(main.display().to_string().as_str()));
     assert_eq!(fs::read(&store_path).unwrap(), b, "a damaged store file is left alone");
     // an index write cut short leaves its temp file: readers and the next run pass it by
-    let (tmp, _) = fsx::temp_beside(&root.join(layout::INDEX)).unwrap();
+    let (tmp, _) = crate::durable::temp_beside(&root.join(layout::INDEX)).unwrap();
     assert!(tmp.file_name().unwrap().to_string_lossy().starts_with(layout::INDEX), "{}", tmp.display());
     assert!(list(&root).is_ok());
     fs::remove_file(tmp).unwrap();
@@ -279,7 +279,7 @@ fn frames_decode_the_same_pipelined_or_one_by_one() {
     let bufs = read::Buffers::default();
     let mut got = Vec::new();
     for pipeline in [false, true] {
-        let (tmp_path, mut f) = fsx::temp_beside(&t.0.join("out")).unwrap();
+        let (tmp_path, mut f) = crate::durable::temp_beside(&t.0.join("out")).unwrap();
         let d = read::decode_bytes(
             &bufs,
             &path,

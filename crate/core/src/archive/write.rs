@@ -9,12 +9,12 @@
 
 use super::config_files;
 use super::events::{self, Mark};
-use super::fsx;
 use super::index::{self, Entry, Index};
 use super::layout::{self, Key, INDEX};
 use super::read;
 use super::session_files;
 use super::source::Source;
+use crate::durable;
 use crate::estate::{self, EstateFile, FileKind};
 use crate::failure::{Code, Failure};
 use crate::scan::json_text::JsonText;
@@ -115,13 +115,13 @@ pub fn key_of(f: &EstateFile) -> Result<Key, String> {
 
 /// Locks the archive root for this run (released when the returned file drops).
 fn lock_root(root: &Path) -> Result<File, String> {
-    let f = File::open(root).map_err(|e| fsx::msg(root, &e))?;
+    let f = File::open(root).map_err(|e| durable::msg(root, &e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
         Err(fs::TryLockError::WouldBlock) => {
             Err(format!("{}: another archive run is writing this archive", root.display()))
         }
-        Err(fs::TryLockError::Error(e)) => Err(fsx::msg(root, &e)),
+        Err(fs::TryLockError::Error(e)) => Err(durable::msg(root, &e)),
     }
 }
 
@@ -156,9 +156,9 @@ pub fn archive_as(
     if root.exists() && !root.is_dir() {
         return Err(format!("{}: not a folder", root.display()));
     }
-    fsx::make_dirs(root)?;
+    durable::make_dirs(root)?;
     let _lock = lock_root(root)?;
-    fsx::sweep_temps(root);
+    durable::sweep_temps(root);
     // Refuse a folder that is not an archive before writing anything into it.
     read::check_root(root)?;
     let (found, mut idx) = index::load_with_format(root);
@@ -169,7 +169,7 @@ pub fn archive_as(
     let mut files = files;
     files.retain(|f| {
         let Some((root, real)) = real_roots.iter().find(|(r, _)| f.path.starts_with(r)) else { return true };
-        match fsx::outside_root(&f.path, root, real) {
+        match durable::outside_root(&f.path, root, real) {
             None => true,
             Some(why) => {
                 summary.skipped.push(Failure::at(Code::Archive, &f.path, why));
@@ -274,7 +274,7 @@ pub fn archive_as(
             _ => {}
         }
     }
-    let synced = if files.is_empty() { Ok(()) } else { fsx::sync_all(root, &as_paths(&files), &[]) };
+    let synced = if files.is_empty() { Ok(()) } else { durable::sync_all(root, &as_paths(&files), &[]) };
     let mut changed = false;
     for (w, r) in work.iter().zip(results) {
         let r = r.and_then(|o| match o {
@@ -317,10 +317,10 @@ pub fn archive_as(
         idx.insert(w.key.clone(), entry);
     }
     if !dirs.is_empty() {
-        fsx::sync_all(root, &[], &as_paths(&dirs))?;
+        durable::sync_all(root, &[], &as_paths(&dirs))?;
     }
     if changed || !root.join(INDEX).exists() {
-        fsx::replace(&root.join(INDEX), &index::render(&idx))?;
+        durable::replace(&root.join(INDEX), &index::render(&idx))?;
     }
     summary.archived_files = idx.len() as u64;
     summary.archived_config_files = idx.keys().filter(|k| k.is_config()).count() as u64;
@@ -338,7 +338,7 @@ pub(super) fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), St
         let _ = fs::remove_file(&p.tmp);
         return Err(e.clone());
     }
-    fsx::link_no_clobber(&p.tmp, &p.target)
+    durable::link_no_clobber(&p.tmp, &p.target)
 }
 
 /// Store bytes of every generation the index knows (older generations included).
@@ -389,7 +389,7 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     let Some(gen) = latest_gen(root, &w.key, w.prior.as_ref().map_or(0, |e| e.gen)) else { return Ok(None) };
     let path = w.key.store_path(root, gen);
     *lock = Some(lock_store(&path)?);
-    let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
+    let len = fs::metadata(&path).map_err(|e| durable::msg(&path, &e))?.len();
     if let Some(e) = &w.prior {
         if e.gen == gen && e.store_len == len {
             return Ok(Some(Held {
@@ -411,7 +411,7 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     let mut count = read::Count::default();
     let d = read::decode(&path, &mut count, true)?;
     let m = d.mark.expect("decode returns a mark");
-    let len = fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len();
+    let len = fs::metadata(&path).map_err(|e| durable::msg(&path, &e))?.len();
     Ok(Some(Held {
         gen,
         size: m.size,
@@ -427,13 +427,13 @@ pub(super) fn lock_store(path: &Path) -> Result<File, String> {
     let mut o = OpenOptions::new();
     o.read(true).write(true);
     // a link in a store file's place is never written through
-    let f = fsx::no_follow(&mut o).open(path).map_err(|e| fsx::msg(path, &e))?;
+    let f = durable::no_follow(&mut o).open(path).map_err(|e| durable::msg(path, &e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
         Err(fs::TryLockError::WouldBlock) => {
             Err(format!("{}: another writer holds this session (one writer per session)", path.display()))
         }
-        Err(fs::TryLockError::Error(e)) => Err(fsx::msg(path, &e)),
+        Err(fs::TryLockError::Error(e)) => Err(durable::msg(path, &e)),
     }
 }
 
@@ -457,10 +457,10 @@ pub(super) struct Opened {
 /// against it: lost or cut back). Keeps the progress bar's totals right.
 pub(super) fn open_source(w: &Work, progress: &Progress, force: bool) -> Result<Option<Opened>, String> {
     let src = &w.file.path;
-    let io = |e: std::io::Error| fsx::msg(src, &e);
+    let io = |e: std::io::Error| durable::msg(src, &e);
     let f = File::open(src).map_err(io)?;
     let meta = f.metadata().map_err(io)?;
-    let (dev, ino, mtime_ns) = fsx::ids(&meta);
+    let (dev, ino, mtime_ns) = durable::ids(&meta);
     let size = meta.len();
     if let Some(e) = &w.prior {
         if !force && e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
@@ -574,7 +574,7 @@ struct Append<'a> {
 
 impl FrameSink for Append<'_> {
     fn put(&mut self, frame: &[u8]) -> Result<(), String> {
-        write_at(self.file, frame, self.at).map_err(|e| fsx::msg(self.path, &e))?;
+        write_at(self.file, frame, self.at).map_err(|e| durable::msg(self.path, &e))?;
         self.at += frame.len() as u64;
         Ok(())
     }
@@ -588,7 +588,7 @@ struct NewFile<'a> {
 
 impl FrameSink for NewFile<'_> {
     fn put(&mut self, frame: &[u8]) -> Result<(), String> {
-        self.file.write_all(frame).map_err(|e| fsx::msg(self.path, &e))?;
+        self.file.write_all(frame).map_err(|e| durable::msg(self.path, &e))?;
         self.len += frame.len() as u64;
         Ok(())
     }
@@ -744,9 +744,9 @@ fn write_generation(
         return Err(format!("{}: already exists (not overwritten)", target.display()));
     }
     let dir = target.parent().expect("a session folder");
-    fsx::make_dirs_with(dir, false)?;
-    fsx::sweep_temps(dir);
-    let (tmp, mut file) = fsx::temp_beside(&target)?;
+    durable::make_dirs_with(dir, false)?;
+    durable::sweep_temps(dir);
+    let (tmp, mut file) = durable::temp_beside(&target)?;
     let r = (|| {
         let mut sink = NewFile { file: &mut file, path: &tmp, len: 0 };
         sink.put(&store::encode_batch_with(&layout::header_line(key, gen, created_at), Encoding::Zstd, ARCHIVE)?)?;

@@ -9,11 +9,11 @@
 //! first; within one, hashing runs beside compressing, and a segment larger than a frame
 //! compresses its frames in parallel.
 
-use super::fsx;
 use super::index::{Entry, Index};
 use super::source::Source;
 use super::stream::{self, FrameLen, Held, Piece, Unit};
 use super::write::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Summary, Work};
+use crate::durable;
 use crate::failure::{Code, Failure};
 use crate::scan::Progress;
 use rayon::prelude::*;
@@ -83,7 +83,7 @@ fn check_stream(path: &Path, unit: &Unit, recorded: u64) -> Check {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Check::Missing,
-        Err(e) => return Check::Damaged(fsx::msg(path, &e)),
+        Err(e) => return Check::Damaged(durable::msg(path, &e)),
     };
     if !meta.file_type().is_file() {
         return Check::Damaged(format!(
@@ -116,7 +116,7 @@ fn set_aside(path: &Path) -> Result<PathBuf, String> {
             continue;
         }
         // a hard link never replaces anything; the rename of a link moves the link itself
-        return fs::rename(path, &aside).map(|()| aside).map_err(|e| fsx::msg(path, &e));
+        return fs::rename(path, &aside).map(|()| aside).map_err(|e| durable::msg(path, &e));
     }
     Err(format!("{}: too many damaged copies set aside beside it", path.display()))
 }
@@ -164,7 +164,7 @@ pub(super) fn run(
     let folders: std::collections::BTreeSet<PathBuf> =
         by_unit.keys().filter_map(|u| u.path(root).parent().map(Path::to_path_buf)).collect();
     for f in &folders {
-        fsx::sweep_temps(f);
+        durable::sweep_temps(f);
     }
     // what the index records of each stream must still be there (cheaply: the stream's length
     // and its directories); one lost, cut back or damaged is stored again from the estate
@@ -241,7 +241,7 @@ pub(super) fn run(
         files.extend(r.appended.clone());
     }
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let synced = if files.is_empty() { Ok(()) } else { fsx::sync_all(root, &paths, &[]) };
+    let synced = if files.is_empty() { Ok(()) } else { durable::sync_all(root, &paths, &[]) };
     let mut changed = false;
     let mut written: HashMap<Unit, u64> = HashMap::new();
     for ((_, members), r) in units.iter().zip(results) {
@@ -321,10 +321,10 @@ pub(super) fn run(
     if !dirs.is_empty() {
         dirs.sort();
         dirs.dedup();
-        fsx::sync_all(root, &[], &dirs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+        durable::sync_all(root, &[], &dirs.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     }
     if changed || !root.join(super::layout::INDEX).exists() {
-        fsx::replace(&root.join(super::layout::INDEX), &super::index::render_as(idx, 2))?;
+        durable::replace(&root.join(super::layout::INDEX), &super::index::render_as(idx, 2))?;
     }
     summary.archived_files = idx.len() as u64;
     summary.archived_config_files = idx.keys().filter(|k| k.is_config()).count() as u64;
@@ -381,7 +381,7 @@ fn archive_stream(
     if fs::symlink_metadata(&path).is_ok() {
         let f = lock_store(&path)?;
         let mut bytes = Vec::new();
-        (&f).read_to_end(&mut bytes).map_err(|e| fsx::msg(&path, &e))?;
+        (&f).read_to_end(&mut bytes).map_err(|e| durable::msg(&path, &e))?;
         let name = path.display().to_string();
         let (segs, torn) = stream::segments_of(&bytes).map_err(|e| StreamError::Damaged(format!("{name}: {e}")))?;
         match segs.first() {
@@ -513,10 +513,10 @@ fn archive_stream(
         let seg_len = dir.len() as u64 + lens.iter().map(|f| f.stored).sum::<u64>();
         match &lock {
             None => {
-                fsx::make_dirs_with(path.parent().expect("a project folder"), false)?;
-                let (tmp, mut file) = fsx::temp_beside(&path)?;
+                durable::make_dirs_with(path.parent().expect("a project folder"), false)?;
+                let (tmp, mut file) = durable::temp_beside(&path)?;
                 let r = (|| {
-                    let io = |e: std::io::Error| fsx::msg(&tmp, &e);
+                    let io = |e: std::io::Error| durable::msg(&tmp, &e);
                     file.write_all(&dir).map_err(io)?;
                     for (f, _) in &frames {
                         file.write_all(f).map_err(io)?;
@@ -531,7 +531,7 @@ fn archive_stream(
             }
             Some(f) => {
                 let r = (|| {
-                    let io = |e: std::io::Error| fsx::msg(&path, &e);
+                    let io = |e: std::io::Error| durable::msg(&path, &e);
                     f.set_len(start).map_err(io)?;
                     write_at(f, &dir, start).map_err(io)?;
                     let mut at = start + dir.len() as u64;
@@ -554,8 +554,8 @@ fn archive_stream(
         out.written_len = Some(new_len);
     } else if let Some(f) = &lock {
         // only identities changed; a torn tail is still cut, so the index's length is the file's
-        if start != fs::metadata(&path).map_err(|e| fsx::msg(&path, &e))?.len() {
-            f.set_len(start).map_err(|e| fsx::msg(&path, &e))?;
+        if start != fs::metadata(&path).map_err(|e| durable::msg(&path, &e))?.len() {
+            f.set_len(start).map_err(|e| durable::msg(&path, &e))?;
             out.appended = Some(path.clone());
         }
         out.written_len = Some(start);

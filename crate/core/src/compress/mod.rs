@@ -2,7 +2,6 @@
 //! editing members of kept records, the summary's inputs, and assembling the candidate from
 //! source spans. (The token estimate is its own module, `crate::estimate`: planning uses it too.)
 
-pub mod exchange;
 pub mod json_span;
 pub mod output;
 pub mod pages;

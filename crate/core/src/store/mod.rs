@@ -9,8 +9,7 @@
 //! length and the decoder wanted more) from a damaged one (anything else that does not decode
 //! to exactly the declared length with a good checksum). Only the former is recoverable.
 
-mod lock;
-pub use lock::WriterLock;
+pub use crate::durable::writer_lock::WriterLock;
 
 use crate::scan::json_text::JsonText;
 use std::fs::{File, OpenOptions};

@@ -1,5 +1,12 @@
-//! File-system steps every archive write goes through: directories created with their parents
-//! fsynced, files written to a temp name, fsynced, then published (no-clobber link or rename).
+//! The durable-files layer of the core: every file the archive, restore and the store write goes
+//! through it. Folders are created with their parents fsynced; a file is written to a temp name
+//! beside its target (mode 0600), fsynced, then published (a no-clobber link or a rename) and its
+//! folder fsynced; no write follows a symbolic link out of its root. Beside it: the atomic swap
+//! of two paths the in-place replacement uses ([`exchange`]) and a store file's one-writer lock
+//! ([`writer_lock`]).
+
+pub mod exchange;
+pub mod writer_lock;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
