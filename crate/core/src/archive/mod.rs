@@ -13,6 +13,7 @@ pub mod index;
 pub mod layout;
 pub mod read;
 pub mod restore;
+mod run;
 pub mod session_files;
 pub(crate) mod source;
 pub mod stream;

@@ -12,6 +12,8 @@ use super::events::{self, Mark};
 use super::index::{self, Entry, Index};
 use super::layout::{self, Key, INDEX};
 use super::read;
+pub use super::run::Summary;
+use super::run::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Work};
 use super::session_files;
 use super::source::Source;
 use crate::durable;
@@ -24,7 +26,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -38,48 +40,6 @@ const ARCHIVE: store::Profile = store::Profile::Archive;
 /// small files cross their boundaries.)
 const WINDOW: usize = if cfg!(test) { 64 << 10 } else { 32 << 20 };
 
-#[derive(Clone, Debug, Default)]
-pub struct Summary {
-    pub files: u64,
-    pub unchanged: u64,
-    /// Files whose new bytes were appended to their stored generation.
-    pub appended: u64,
-    /// Files seen for the first time.
-    pub added: u64,
-    /// Files Claude Code rewrote: kept as a new generation.
-    pub generations: u64,
-    /// Only metadata changed (same bytes).
-    pub touched: u64,
-    /// Of `files`: config-folder files found (`archive --include-config`).
-    pub config_files: u64,
-    pub bytes_in: u64,
-    pub bytes_stored: u64,
-    pub failures: Vec<Failure>,
-    /// Files not archived on purpose, each with its reason: a transcript (or a folder on its
-    /// way) that is a symbolic link leading out of its estate root is never followed.
-    pub skipped: Vec<Failure>,
-    /// Files the walk found that are no transcript at all (first line not a JSON object, no
-    /// record), left out, each with why.
-    pub not_transcripts: Vec<Failure>,
-    /// Streams found missing or damaged and stored again from the estate (format 2): one line
-    /// each, naming the stream, what was wrong and where a damaged one was set aside.
-    pub healed: Vec<String>,
-    /// The whole archive after the run: transcripts, source bytes held, store bytes.
-    pub archived_files: u64,
-    /// Of `archived_files`: config-folder files.
-    pub archived_config_files: u64,
-    pub archived_bytes: u64,
-    pub store_bytes: u64,
-    /// The archive format the root is written in (1 or 2: see docs/store-format.md).
-    pub format: u8,
-}
-
-pub(super) struct Work<'a> {
-    pub(super) file: &'a EstateFile,
-    pub(super) key: Key,
-    pub(super) prior: Option<Entry>,
-}
-
 enum Outcome {
     Unchanged,
     /// Same bytes, new metadata; with the store bytes of the mark that records a new mtime.
@@ -87,12 +47,6 @@ enum Outcome {
     Appended(Entry, u64, u64),
     Added(Entry, u64, u64, Pending),
     Generation(Entry, u64, u64, Pending),
-}
-
-/// A new generation written to a temp file, to be linked into place once durable.
-pub(super) struct Pending {
-    pub(super) tmp: PathBuf,
-    pub(super) target: PathBuf,
 }
 
 /// The key of a discovered transcript: where it sits in its project.
@@ -333,14 +287,6 @@ fn as_paths(v: &[PathBuf]) -> Vec<&Path> {
     v.iter().map(PathBuf::as_path).collect()
 }
 
-pub(super) fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), String> {
-    if let Err(e) = synced {
-        let _ = fs::remove_file(&p.tmp);
-        return Err(e.clone());
-    }
-    durable::link_no_clobber(&p.tmp, &p.target)
-}
-
 /// Store bytes of every generation the index knows (older generations included).
 fn store_bytes(root: &Path, idx: &Index) -> u64 {
     idx.iter()
@@ -421,67 +367,6 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
         events: d.events,
         needs_cut: d.len != m.size,
     }))
-}
-
-pub(super) fn lock_store(path: &Path) -> Result<File, String> {
-    let mut o = OpenOptions::new();
-    o.read(true).write(true);
-    // a link in a store file's place is never written through
-    let f = durable::no_follow(&mut o).open(path).map_err(|e| durable::msg(path, &e))?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(fs::TryLockError::WouldBlock) => {
-            Err(format!("{}: another writer holds this session (one writer per session)", path.display()))
-        }
-        Err(fs::TryLockError::Error(e)) => Err(durable::msg(path, &e)),
-    }
-}
-
-/// Whether the walk's size and mtime differ from the last run's (the exact test, with inode
-/// and nanoseconds, is made on the open file).
-pub(super) fn looks_changed(w: &Work) -> bool {
-    w.prior.as_ref().is_none_or(|e| e.size != w.file.size || (e.mtime_ns as f64 / 1e6 - w.file.mtime_ms).abs() > 1.0)
-}
-
-/// A source opened for this run, with its identity as the open file shows it.
-pub(super) struct Opened {
-    pub(super) file: File,
-    pub(super) size: u64,
-    pub(super) mtime_ns: i128,
-    pub(super) dev: u64,
-    pub(super) ino: u64,
-}
-
-/// Opens a file of the run; None when the index shows it unchanged (size, mtime, device and
-/// inode as the last run saw them: not read), unless `force` (its store file must be checked
-/// against it: lost or cut back). Keeps the progress bar's totals right.
-pub(super) fn open_source(w: &Work, progress: &Progress, force: bool) -> Result<Option<Opened>, String> {
-    let src = &w.file.path;
-    let io = |e: std::io::Error| durable::msg(src, &e);
-    let f = File::open(src).map_err(io)?;
-    let meta = f.metadata().map_err(io)?;
-    let (dev, ino, mtime_ns) = durable::ids(&meta);
-    let size = meta.len();
-    if let Some(e) = &w.prior {
-        if !force && e.source == *src && e.size == size && e.mtime_ns == mtime_ns && e.dev == dev && e.ino == ino {
-            if looks_changed(w) {
-                progress.bytes_done.fetch_add(w.file.size, Ordering::Relaxed);
-            }
-            return Ok(None);
-        }
-    }
-    // keep the bar's total right when the walk's guess was wrong
-    match looks_changed(w) {
-        true if size != w.file.size => {
-            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
-            progress.bytes_total.fetch_sub(w.file.size, Ordering::Relaxed);
-        }
-        true => {}
-        false => {
-            progress.bytes_total.fetch_add(size, Ordering::Relaxed);
-        }
-    }
-    Ok(Some(Opened { file: f, size, mtime_ns, dev, ino }))
 }
 
 fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
@@ -592,20 +477,6 @@ impl FrameSink for NewFile<'_> {
         self.len += frame.len() as u64;
         Ok(())
     }
-}
-
-#[cfg(unix)]
-pub(super) fn write_at(f: &File, buf: &[u8], at: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::write_all_at(f, buf, at)
-}
-#[cfg(windows)]
-pub(super) fn write_at(f: &File, mut buf: &[u8], mut at: u64) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        let n = std::os::windows::fs::FileExt::seek_write(f, buf, at)?;
-        buf = &buf[n..];
-        at += n as u64;
-    }
-    Ok(())
 }
 
 fn hash_range(source: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {

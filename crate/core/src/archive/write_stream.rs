@@ -10,9 +10,9 @@
 //! compresses its frames in parallel.
 
 use super::index::{Entry, Index};
+use super::run::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Summary, Work};
 use super::source::Source;
 use super::stream::{self, FrameLen, Held, Piece, Unit};
-use super::write::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Summary, Work};
 use crate::durable;
 use crate::failure::{Code, Failure};
 use crate::scan::Progress;
