@@ -116,20 +116,8 @@ impl Key {
     }
 }
 
-pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+// The store's header lines are written with the crate's one JSON-string escaper.
+pub use crate::json_string::json_string;
 
 /// The store header line (with its newline) of one generation.
 pub fn header_line(key: &Key, gen: u32, created_at: &str) -> Vec<u8> {
