@@ -2,7 +2,7 @@
 // input, failures in the log beside the archive, the archive written by the detached worker.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, utimesSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { CLI, REAL, REPO, tempDir, writeTree } from './helpers/transcripts.js'
 
@@ -93,6 +93,25 @@ test('session-end returns before the archive is written; two sessions ending tog
   )
   t.deepEqual(readFileSync(join(out, '-work-b', `${S2}.jsonl`)), readFileSync(t2))
   t.false(readFileSync(log, 'utf8').includes('failed'))
+})
+
+test('the queue is private and never written through a link out of the hooks folder', async (t) => {
+  const { projects, archive, env } = setup()
+  const t1 = join(projects, '-work-a', `${S1}.jsonl`)
+  // a queue folder that links out of <archive>.hook: the session is not queued there, and the log says so
+  const outside = tempDir('cj-hooks-outside-')
+  mkdirSync(`${archive}.hook`, { recursive: true })
+  symlinkSync(outside, join(`${archive}.hook`, 'queue'))
+  const r = hook('session-end', hookJson(S1, t1), env, '--to', archive)
+  t.is(r.status, 0)
+  t.deepEqual(readdirSync(outside), [])
+  t.regex(readFileSync(`${archive}.hook.log`, 'utf8'), new RegExp(`session-end ${S1}: cannot queue the archive`))
+  // without the link the entry is written 0600 (queued here without starting a worker)
+  const { enqueue } = await import('../src-ts/integrations/archive-queue.js')
+  const other = join(tempDir('cj-hooks-archive-'), 'archive')
+  await enqueue(other, { sessionId: S1, transcript: t1, event: 'session-end', waitForClose: true, queuedAt: '' })
+  const queued = join(`${other}.hook`, 'queue', `${S1}.json`)
+  t.is(statSync(queued).mode & 0o777, 0o600)
 })
 
 test('session-start: one systemMessage while sessions near the cleanup age are not archived, silent once they are', async (t) => {

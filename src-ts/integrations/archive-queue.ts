@@ -32,7 +32,7 @@ export async function enqueue(archive: string, entry: QueueEntry): Promise<void>
   const dir = queueDir(archive)
   mkdirSync(dir, { recursive: true })
   const file = join(dir, `${entry.sessionId.replace(/[^A-Za-z0-9-]/g, '_')}.json`)
-  await publishFile(file, JSON.stringify(entry) + '\n', { replace: true, mode: 0o600 })
+  await publishFile(file, JSON.stringify(entry) + '\n', { replace: true, mode: 0o600, within: hookStateDir(archive) })
 }
 
 /** Starts the worker for `archive`, detached from the hook (and from the client's process
