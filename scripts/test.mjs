@@ -238,10 +238,15 @@ const perFile = existsSync(timings)
 rmSync(timingDir, { recursive: true, force: true })
 perFile.sort((a, b) => b.ms - a.ms)
 if (perFile.length) {
+  const cpu = perFile.reduce((sum, f) => sum + (f.cpuMs ?? 0), 0)
   console.log(
-    `\nslowest test files (of ${perFile.length}; seconds from load to exit, ${quick ? 'quick' : 'full'} run):`,
+    `\nslowest test files (of ${perFile.length}; seconds from load to exit, and CPU seconds with the ` +
+      `processes each started; ${quick ? 'quick' : 'full'} run, ${(cpu / 1000).toFixed(0)} CPU s in all):`,
   )
-  for (const { file, ms } of perFile.slice(0, 10)) console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}`)
+  for (const { file, ms, cpuMs } of perFile.slice(0, 10)) {
+    const cpuText = cpuMs === undefined ? '' : `${(cpuMs / 1000).toFixed(1).padStart(7)} cpu`
+    console.log(`${(ms / 1000).toFixed(1).padStart(7)} s ${cpuText}  ${file}`)
+  }
 }
 
 console.log(
