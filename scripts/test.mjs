@@ -128,9 +128,9 @@ if (!quick || !existsSync(addon) || statSync(addon).mtimeMs < rustSources) {
   if (build.code !== 0) stepFailed('build-native', build)
 }
 
-// 2–4 run side by side: the Rust tests compile one crate (rustc keeps about one core busy), the
-// formatters' checks are single-threaded, and the TypeScript build is short; ava needs the
-// TypeScript build only. Each step's output is printed in one piece when it ends.
+// 2–5 run side by side: the Rust tests compile one crate (rustc keeps about one core busy), the
+// formatters' checks are single-threaded, and the TypeScript build is short; ava (5) needs the
+// TypeScript build only. Each step's output but ava's is printed in one piece when it ends.
 
 // 2. Rust tests (not with --quick)
 // The `fast` profile (no LTO, parallel codegen): the tests need optimised code, not the
@@ -190,11 +190,12 @@ async function styleChecks() {
   return ok
 }
 
-const [rust, , stylePassed] = await Promise.all([rustTests(), typescript(), styleChecks()])
-const rustPassed = rust.passed
-const rustFailed = rust.failed
-passed += rustPassed + stylePassed
-failed += rustFailed
+// ava needs the TypeScript build only: it starts as soon as that ends, and the Rust tests and the
+// style checks go on beside it (the core's test build alone takes a minute or more from a fresh
+// clone, and would otherwise hold every test file back).
+const rustRun = rustTests()
+const styleRun = styleChecks()
+await typescript()
 
 // 5. ava (TAP). Its `# fail` includes todo tests, which are not failures here. Each test file
 // records how long it ran (__test__/helpers/file-timing.ts) for the slowest-ten list.
@@ -209,6 +210,12 @@ const ava = await run(bin('ava'), ['--tap', ...avaFiles], {
   capture: true,
   env: { CLAUDE_JSONL_TEST_TIMINGS: timings },
 })
+const [rust, stylePassed] = await Promise.all([rustRun, styleRun])
+const rustPassed = rust.passed
+const rustFailed = rust.failed
+passed += rustPassed + stylePassed
+failed += rustFailed
+
 const count = (re) => (ava.out.match(re) ?? []).length
 const summary = (key) => {
   const m = ava.out.match(new RegExp(`^# ${key} (\\d+)\\s*$`, 'm'))
