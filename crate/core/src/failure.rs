@@ -87,6 +87,18 @@ impl Failure {
     pub fn about(code: Code, path: &Path, message: String) -> Failure {
         Failure { code, path: Some(path.display().to_string()), message }
     }
+
+    /// This failure as one about `path`: a phrase a byte-level function wrote without knowing
+    /// the file (`corrupt store: …`) becomes `path: phrase`, with the path as data.
+    pub fn in_file(self, path: &Path) -> Failure {
+        Failure::at(self.code, path, self.message)
+    }
+
+    /// This failure with another code, its message and path kept: an operation that reports
+    /// every failure under one code (an archive run is `archive` whatever file stopped it).
+    pub fn recoded(self, code: Code) -> Failure {
+        Failure { code, ..self }
+    }
 }
 
 impl Failure {
@@ -97,6 +109,13 @@ impl Failure {
             Some(p) => format!("{{\"code\":{},\"path\":{}}}", json(self.code.name()), json(p)),
             None => format!("{{\"code\":{}}}", json(self.code.name())),
         }
+    }
+}
+
+/// While callers still pass messages as strings: the message alone.
+impl From<Failure> for String {
+    fn from(f: Failure) -> String {
+        f.message
     }
 }
 

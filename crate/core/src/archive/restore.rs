@@ -66,7 +66,7 @@ pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Prog
             }
             match durable::link_no_clobber(&tmp, &st.dest.path) {
                 Ok(()) => (Ok(Restored::Written { bytes: st.bytes }), Some(st.dest.path)),
-                Err(e) => (Err(e), None),
+                Err(e) => (Err(e.into()), None),
             }
         })
         .collect();
@@ -94,7 +94,7 @@ fn sync_targets(to: &Targets, files: &[&Path], dirs: &[&Path]) -> Result<(), Str
         durable::sync_all(first, files, dirs)?;
     }
     // Linux syncs a whole file system per root; elsewhere the files were synced one by one above
-    roots.try_for_each(|root| durable::sync_all(root, &[], &[]))
+    roots.try_for_each(|root| durable::sync_all(root, &[], &[]).map_err(String::from))
 }
 
 /// A decoded transcript waiting to be linked (None: the target already holds these bytes).

@@ -65,7 +65,7 @@ pub(super) fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), St
         let _ = fs::remove_file(&p.tmp);
         return Err(e.clone());
     }
-    durable::link_no_clobber(&p.tmp, &p.target)
+    durable::link_no_clobber(&p.tmp, &p.target).map_err(String::from)
 }
 
 pub(super) fn lock_store(path: &Path) -> Result<File, String> {

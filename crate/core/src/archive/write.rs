@@ -228,7 +228,8 @@ pub fn archive_as(
             _ => {}
         }
     }
-    let synced = if files.is_empty() { Ok(()) } else { durable::sync_all(root, &as_paths(&files), &[]) };
+    let synced =
+        if files.is_empty() { Ok(()) } else { durable::sync_all(root, &as_paths(&files), &[]).map_err(String::from) };
     let mut changed = false;
     for (w, r) in work.iter().zip(results) {
         let r = r.and_then(|o| match o {

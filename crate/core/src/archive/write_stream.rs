@@ -241,7 +241,7 @@ pub(super) fn run(
         files.extend(r.appended.clone());
     }
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let synced = if files.is_empty() { Ok(()) } else { durable::sync_all(root, &paths, &[]) };
+    let synced = if files.is_empty() { Ok(()) } else { durable::sync_all(root, &paths, &[]).map_err(String::from) };
     let mut changed = false;
     let mut written: HashMap<Unit, u64> = HashMap::new();
     for ((_, members), r) in units.iter().zip(results) {
@@ -513,8 +513,8 @@ fn archive_stream(
         let seg_len = dir.len() as u64 + lens.iter().map(|f| f.stored).sum::<u64>();
         match &lock {
             None => {
-                durable::make_dirs_with(path.parent().expect("a project folder"), false)?;
-                let (tmp, mut file) = durable::temp_beside(&path)?;
+                durable::make_dirs_with(path.parent().expect("a project folder"), false).map_err(String::from)?;
+                let (tmp, mut file) = durable::temp_beside(&path).map_err(String::from)?;
                 let r = (|| {
                     let io = |e: std::io::Error| durable::msg(&tmp, &e);
                     file.write_all(&dir).map_err(io)?;

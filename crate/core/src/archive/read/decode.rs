@@ -124,7 +124,7 @@ fn decode_frame(bufs: &Buffers, frame: &[u8], at: usize) -> Result<Frame, String
     let mut buf = bufs.take();
     if let Err(e) = store::decode_frame_into(frame, at, &mut buf) {
         bufs.give(buf);
-        return Err(e);
+        return Err(e.into());
     }
     let n = buf.len();
     let mut out = Frame { buf: Vec::new(), first_seq: 0, events: 0, parts: Vec::new(), fail: None };
@@ -499,7 +499,7 @@ pub fn stream_to_temps(
     let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
     let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
     for (i, (_, dest)) in files.iter().enumerate() {
-        match dest.prepare().and_then(|()| durable::temp_beside(&dest.path)) {
+        match dest.prepare().and_then(|()| durable::temp_beside(&dest.path).map_err(String::from)) {
             Ok((tmp, f)) => {
                 temps.push((i, tmp, f));
                 out.push(Err(String::new()));
