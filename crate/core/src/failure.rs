@@ -112,12 +112,7 @@ impl Failure {
     }
 }
 
-/// While callers still pass messages as strings: the message alone.
-impl From<Failure> for String {
-    fn from(f: Failure) -> String {
-        f.message
-    }
-}
+impl std::error::Error for Failure {}
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -14,10 +14,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub fn msg(path: &Path, e: &io::Error) -> String {
-    Failure::io(path, e).message
-}
-
 /// Why reading or writing `path`, reached from `root` (whose real path is `real_root`), would
 /// follow a symbolic link out of the root: None when every link on the way (the file's own name
 /// included) leads inside it. Secrets a link points at (a file only root may read) are never

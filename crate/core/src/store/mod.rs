@@ -73,7 +73,7 @@ impl Profile {
 
 /// A zstd context that cannot be made or set up (out of memory): no fault of the input.
 fn zstd_context(e: std::io::Error) -> Failure {
-    Failure::new(Code::Internal, format!("zstd: {e}"))
+    Failure::new(Code::Internal, e.to_string())
 }
 
 /// A store file's problem as one phrase, before the caller names the file.
