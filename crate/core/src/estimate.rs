@@ -282,7 +282,7 @@ pub fn line_tally(parser: &mut Parser, line: &[u8]) -> Tally {
 
 /// Per-record estimates for the records `indexes` of `scan` (all records when None), read from
 /// `bytes`, the file the scan was made from. Runs on rayon's pool.
-pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Result<Vec<f64>, String> {
+pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Result<Vec<f64>, crate::failure::Failure> {
     let n = scan.records.len();
     let all: Vec<u32>;
     let idx = match indexes {
@@ -304,7 +304,7 @@ pub fn record_tokens(scan: &Scan, bytes: &[u8], indexes: Option<&[u32]>) -> Resu
             *slot = line_tally(parser, crate::scan::record_bytes::record_line(scan, bytes, i)?).tokens();
         }
         parser.trim();
-        Ok::<(), String>(())
+        Ok::<(), crate::failure::Failure>(())
     })?;
     Ok(out)
 }
@@ -476,7 +476,7 @@ mod tests {
         assert_eq!(record_tokens(&scan, bytes, None).unwrap(), vec![13.0, 0.0, 13.3]);
         assert_eq!(record_tokens(&scan, bytes, Some(&[2, 0])).unwrap(), vec![13.3, 13.0]);
         let err = record_tokens(&scan, bytes, Some(&[3])).unwrap_err();
-        assert!(err.contains("out of range"), "{err}");
+        assert!(err.message.contains("out of range") && err.code == crate::failure::Code::InvalidArgument, "{err}");
         assert!(record_tokens(&scan, &bytes[..20], None).is_err());
     }
 

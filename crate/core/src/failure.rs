@@ -87,6 +87,18 @@ impl Failure {
     pub fn about(code: Code, path: &Path, message: String) -> Failure {
         Failure { code, path: Some(path.display().to_string()), message }
     }
+
+    /// This failure as one about `path`: a phrase a byte-level function wrote without knowing
+    /// the file (`corrupt store: …`) becomes `path: phrase`, with the path as data.
+    pub fn in_file(self, path: &Path) -> Failure {
+        Failure::at(self.code, path, self.message)
+    }
+
+    /// This failure with another code, its message and path kept: an operation that reports
+    /// every failure under one code (an archive run is `archive` whatever file stopped it).
+    pub fn recoded(self, code: Code) -> Failure {
+        Failure { code, ..self }
+    }
 }
 
 impl Failure {
@@ -99,6 +111,8 @@ impl Failure {
         }
     }
 }
+
+impl std::error::Error for Failure {}
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -4,17 +4,10 @@ use super::estate::DiscoveredFile;
 use super::scan::ScanProgress;
 use super::{job, js_error, Job};
 use claude_jsonl_core::archive;
-use claude_jsonl_core::failure::{Code, Failure};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
-
-/// An archive error (the core's one line, which names the file it concerns) about the archive
-/// or estate at `root`.
-fn archive_failure(root: &Path) -> impl Fn(String) -> Failure + '_ {
-    move |m| Failure::about(Code::Archive, root, m)
-}
 
 /// A transcript or session file the run could not archive.
 #[napi(object)]
@@ -118,9 +111,7 @@ pub fn archive_estate(
         let config: Vec<PathBuf> = config_dirs.unwrap_or_default().into_iter().map(PathBuf::from).collect();
         let to = PathBuf::from(to);
         let format = format.map(|f| f.clamp(1, 2) as u8);
-        archive::write::archive_as(&roots, &config, &to, &created_at, &progress, format)
-            .map(ArchiveSummary::from)
-            .map_err(archive_failure(&to))
+        archive::write::archive_as(&roots, &config, &to, &created_at, &progress, format).map(ArchiveSummary::from)
     })
 }
 
@@ -192,7 +183,7 @@ impl From<&ArchivedFile> for archive::Stored {
 #[napi]
 pub fn archive_list(root: String) -> Result<Vec<ArchivedFile>> {
     let root = PathBuf::from(root);
-    let stored = archive::list(&root).map(archive::latest).map_err(|m| js_error(archive_failure(&root)(m)))?;
+    let stored = archive::list(&root).map(archive::latest).map_err(js_error)?;
     Ok(stored.into_iter().map(ArchivedFile::from).collect())
 }
 
@@ -241,7 +232,7 @@ impl From<archive::read::Listing> for ArchiveListing {
                     store_path: d.path.display().to_string(),
                     project: d.project,
                     session_id: d.session,
-                    error: d.error,
+                    error: d.error.message,
                 })
                 .collect(),
             lacking: l
@@ -266,7 +257,7 @@ impl From<archive::read::Listing> for ArchiveListing {
 #[napi]
 pub fn archive_list_all(root: String) -> Result<ArchiveListing> {
     let root = PathBuf::from(root);
-    archive::read::list_all(&root).map(ArchiveListing::from).map_err(|m| js_error(archive_failure(&root)(m)))
+    archive::read::list_all(&root).map(ArchiveListing::from).map_err(js_error)
 }
 
 #[napi(object)]
@@ -309,7 +300,7 @@ pub fn archive_restore(
                     Ok(archive::restore::Restored::Identical { bytes }) => {
                         RestoreResult { key, target, written: false, bytes: bytes as f64, error: None }
                     }
-                    Err(e) => RestoreResult { key, target, written: false, bytes: 0.0, error: Some(e) },
+                    Err(e) => RestoreResult { key, target, written: false, bytes: 0.0, error: Some(e.message) },
                 }
             })
             .collect())
@@ -337,7 +328,7 @@ pub fn archive_owners(files: Vec<ArchivedFile>) -> AsyncTask<Job<Vec<ArchiveOwne
             .map(|s| {
                 let (session_id, error) = match archive::read::owner_of(&bufs, s) {
                     Ok(id) => (id, None),
-                    Err(e) => (None, Some(e)),
+                    Err(e) => (None, Some(e.message)),
                 };
                 ArchiveOwner { key: s.key.text(), session_id, error }
             })
@@ -437,7 +428,9 @@ pub fn archive_history(root: String, store_paths: Vec<String>, scan: bool) -> As
                         .collect(),
                     error: None,
                 },
-                Err(e) => StreamHistory { store_path: p.clone(), segments: vec![], files: vec![], error: Some(e) },
+                Err(e) => {
+                    StreamHistory { store_path: p.clone(), segments: vec![], files: vec![], error: Some(e.message) }
+                }
             })
             .collect())
     })
@@ -450,7 +443,7 @@ pub fn archive_stream_at(root: String, store_path: String, segments: u32) -> Res
     let root = PathBuf::from(root);
     archive::history::stream_at(&root, Path::new(&store_path), segments)
         .map(|v| v.into_iter().map(ArchivedFile::from).collect())
-        .map_err(|m| js_error(archive_failure(&root)(m)))
+        .map_err(js_error)
 }
 
 /// One archived transcript as a walk lists a file, or why its stream could not be read.
@@ -467,13 +460,12 @@ pub struct ArchiveDiscovered {
 pub fn archive_discover(root: String, files: Vec<ArchivedFile>) -> Result<Vec<ArchiveDiscovered>> {
     let root = PathBuf::from(root);
     let stored: Vec<archive::Stored> = files.iter().map(Into::into).collect();
-    let found =
-        archive::estate_scan::discover_stored(&root, &stored).map_err(|m| js_error(archive_failure(&root)(m)))?;
+    let found = archive::estate_scan::discover_stored(&root, &stored).map_err(js_error)?;
     Ok(found
         .into_iter()
         .map(|r| match r {
             Ok(f) => ArchiveDiscovered { file: Some(f.into()), error: None },
-            Err(e) => ArchiveDiscovered { file: None, error: Some(e) },
+            Err(e) => ArchiveDiscovered { file: None, error: Some(e.message) },
         })
         .collect())
 }
@@ -483,7 +475,5 @@ pub fn archive_discover(root: String, files: Vec<ArchivedFile>) -> Result<Vec<Ar
 #[napi]
 pub fn archive_read_file(file: ArchivedFile) -> Result<Buffer> {
     let stored: archive::Stored = (&file).into();
-    archive::estate_scan::read_stored(&stored)
-        .map(Buffer::from)
-        .map_err(|m| js_error(archive_failure(Path::new(&file.store_path))(m)))
+    archive::estate_scan::read_stored(&stored).map(Buffer::from).map_err(js_error)
 }

@@ -59,7 +59,7 @@ pub fn assemble_transcript(source: &[u8], index: &TranscriptIndex, parts: Vec<Ou
     } else {
         output::assemble(source, &index.scan, &parts, &layout)
     };
-    out.map(Buffer::from).map_err(|e| fail(Code::Changed, e.to_string()))
+    out.map(Buffer::from).map_err(|e| js_error(e.into()))
 }
 
 /// `assembleTranscript` with the source records read from the file at `path` (the file `index`
@@ -73,7 +73,7 @@ pub fn assemble_transcript_from_file(path: String, index: &TranscriptIndex, part
     }
     output::assemble_from(&file, &index.scan, &output_parts(&parts)?, &Layout::of(&index.scan))
         .map(Buffer::from)
-        .map_err(|e| js_error(Failure::at(Code::Changed, &path, e)))
+        .map_err(|e| js_error(Failure::from(e).in_file(&path)))
 }
 
 /// uuid and parentUuid of some records, in one call (instead of one `record()` object each).
@@ -111,7 +111,7 @@ pub fn estimate_record_tokens(
 ) -> Result<Float64Array> {
     claude_jsonl_core::estimate::record_tokens(&index.scan, buffer, records.as_deref())
         .map(Float64Array::new)
-        .map_err(|m| fail(Code::InvalidArgument, m))
+        .map_err(js_error)
 }
 
 /// The local token estimate of one text, with no record allowance.
@@ -148,8 +148,7 @@ pub fn summary_records_json(
     records: Uint32Array,
     options: Option<SummaryInputOptions>,
 ) -> Result<String> {
-    summary_inputs::items_json(&index.scan, buffer, &records, limits(options))
-        .map_err(|m| fail(Code::InvalidArgument, m))
+    summary_inputs::items_json(&index.scan, buffer, &records, limits(options)).map_err(js_error)
 }
 
 /// `summaryRecordsJson` of `records`, their bytes read from the file at `path` (the file

@@ -2,7 +2,6 @@
 //! and the one-writer lock.
 
 use super::{job, js_error, Job};
-use claude_jsonl_core::failure::{Code, Failure};
 use claude_jsonl_core::store::{self, Encoding};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -24,32 +23,25 @@ impl From<StoreCompression> for Encoding {
     }
 }
 
-/// A store error the core wrote as `path: problem` about the store file at `path`.
-fn store_failure(path: &Path) -> impl Fn(String) -> Failure + '_ {
-    move |m| Failure::about(Code::Store, path, m)
-}
-
 /// Encodes one batch of whole JSONL lines as the bytes to append (a checksummed frame with its
 /// extent marker, or the lines themselves for 'none').
 #[napi]
 pub fn store_encode_batch(lines: &[u8], compression: StoreCompression) -> Result<Buffer> {
-    store::encode_batch(lines, compression.into())
-        .map(Buffer::from)
-        .map_err(|m| js_error(Failure::new(Code::InvalidArgument, m)))
+    store::encode_batch(lines, compression.into()).map(Buffer::from).map_err(js_error)
 }
 
 /// `storeEncodeBatch` on the libuv pool, so compressing a large batch never blocks the event loop.
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn store_encode_batch_async(lines: &[u8], compression: StoreCompression) -> AsyncTask<Job<Buffer>> {
     let (lines, enc) = (lines.to_vec(), Encoding::from(compression));
-    job(move || store::encode_batch(&lines, enc).map(Buffer::from).map_err(|m| Failure::new(Code::InvalidArgument, m)))
+    job(move || store::encode_batch(&lines, enc).map(Buffer::from))
 }
 
 /// The header line of a store file, reading only its first frame (or line).
 #[napi]
 pub fn store_read_header(path: String, compression: StoreCompression) -> Result<Buffer> {
     let path = PathBuf::from(path);
-    store::read_header(&path, compression.into()).map(Buffer::from).map_err(|m| js_error(store_failure(&path)(m)))
+    store::read_header(&path, compression.into()).map(Buffer::from).map_err(js_error)
 }
 
 #[napi(object)]
@@ -89,7 +81,7 @@ pub fn store_load(path: String, compression: StoreCompression, repair: bool) -> 
     let enc = Encoding::from(compression);
     job(move || {
         let path = PathBuf::from(path);
-        store::load(&path, enc, repair).map(StoreLoaded::from).map_err(store_failure(&path))
+        store::load(&path, enc, repair).map(StoreLoaded::from)
     })
 }
 

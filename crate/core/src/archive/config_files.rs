@@ -63,15 +63,15 @@ pub fn check_rel(rel: &str) -> Option<String> {
 
 /// Refuses an archive root inside one of the folders archived from a config folder (each run
 /// would archive the archive).
-pub fn check_archive_root(config_dirs: &[std::path::PathBuf], root: &Path) -> Result<(), String> {
+pub fn check_archive_root(config_dirs: &[std::path::PathBuf], root: &Path) -> Result<(), Failure> {
     let real = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let root = real(root);
     for dir in config_dirs {
         if let Some(folder) = FOLDERS.iter().map(|f| real(&dir.join(f))).find(|f| root.starts_with(f)) {
-            return Err(format!(
-                "{}: the archive root is inside {}, which it archives",
-                root.display(),
-                folder.display()
+            return Err(Failure::at(
+                Code::Archive,
+                &root,
+                format!("the archive root is inside {}, which it archives", folder.display()),
             ));
         }
     }

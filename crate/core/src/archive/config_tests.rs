@@ -45,7 +45,7 @@ fn config_folder(config: &Path) -> Vec<String> {
     kept
 }
 
-fn restore_into(root: &Path, config: &Path) -> Vec<Result<restore::Restored, String>> {
+fn restore_into(root: &Path, config: &Path) -> Vec<Result<restore::Restored, crate::failure::Failure>> {
     let all = latest(list(root).unwrap());
     let to = Targets { projects: config.join("projects"), config: Some(config.to_path_buf()) };
     restore::restore(&all, &to, true, &Progress::default())
@@ -113,7 +113,7 @@ fn config_files_round_trip_byte_identical_and_incrementally() {
     let results = restore::restore(&all, &projects_only(&t.0.join("only")), true, &Progress::default());
     for (s, r) in all.iter().zip(results) {
         match s.key.is_config() {
-            true => assert!(r.unwrap_err().contains("no config folder to restore it into"), "{}", s.key.text()),
+            true => assert!(r.unwrap_err().message.contains("no config folder to restore it into"), "{}", s.key.text()),
             false => assert!(r.is_ok()),
         }
     }
@@ -195,7 +195,7 @@ fn a_hostile_config_entry_is_refused_by_name_and_the_rest_restores() {
             Some((name, _, path)) => {
                 let e = r.as_ref().expect_err(name);
                 assert!(
-                    e.starts_with(&format!("{}: refused: header field source.path ", path.display())),
+                    e.message.starts_with(&format!("{}: refused: header field source.path ", path.display())),
                     "{name}: {e}"
                 );
             }
@@ -238,7 +238,7 @@ fn a_config_folder_behind_a_symbolic_link_out_is_refused() {
     let all = latest(list(&root).unwrap());
     for (s, r) in all.iter().zip(restore_into(&root, &config)) {
         if s.key.rel.starts_with("todos/") && destination::check_key(&s.key).is_ok() {
-            assert!(r.unwrap_err().contains("a symbolic link leading out of"), "{}", s.key.text());
+            assert!(r.unwrap_err().message.contains("a symbolic link leading out of"), "{}", s.key.text());
         }
     }
     assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "nothing written through the link");

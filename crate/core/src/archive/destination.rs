@@ -15,6 +15,7 @@
 
 use super::layout::{json_string, Key};
 use crate::durable;
+use crate::failure::{Code, Failure};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -52,30 +53,31 @@ impl Refusal {
 }
 
 /// The project: one folder name as Claude Code encodes a cwd (every character other than
-/// `[A-Za-z0-9]` becomes `-`), so never `.`, `..`, a separator or a `.claude` folder.
-fn check_project(project: &str) -> Result<(), String> {
+/// `[A-Za-z0-9]` becomes `-`), so never `.`, `..`, a separator or a `.claude` folder. Returns
+/// the rule a project breaks, None when it keeps them all.
+fn check_project(project: &str) -> Option<String> {
     match project {
-        "" => return Err("is empty (the project must be one folder name)".into()),
-        "." => return Err("is '.' (the project must be one folder name)".into()),
-        ".." => return Err("is '..' (it would lead out of the target folder)".into()),
+        "" => return Some("is empty (the project must be one folder name)".into()),
+        "." => return Some("is '.' (the project must be one folder name)".into()),
+        ".." => return Some("is '..' (it would lead out of the target folder)".into()),
         _ => {}
     }
     if let Some(r) = absolute(project) {
-        return Err(r);
+        return Some(r);
     }
     if project.contains('/') || project.contains('\\') {
-        return Err("has a path separator (the project must be one folder name)".into());
+        return Some("has a path separator (the project must be one folder name)".into());
     }
     if let Some(c) = project.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-')) {
-        return Err(format!(
+        return Some(format!(
             "has the character {} (a project folder, as Claude Code names them, has only letters, digits and '-')",
             json_string(&c.to_string())
         ));
     }
     if project.len() > PART_MAX {
-        return Err(format!("is longer than {PART_MAX} bytes"));
+        return Some(format!("is longer than {PART_MAX} bytes"));
     }
-    Ok(())
+    None
 }
 
 /// An absolute path, drive or UNC prefix at the start of a value, described.
@@ -94,31 +96,31 @@ fn absolute(v: &str) -> Option<String> {
     None
 }
 
-/// One part of the path within the project.
-fn check_part(part: &str) -> Result<(), String> {
+/// One part of the path within the project: the rule it breaks, None when it keeps them all.
+fn check_part(part: &str) -> Option<String> {
     match part {
-        "" => return Err("has an empty part".into()),
-        "." => return Err("has a '.' part".into()),
-        ".." => return Err("has a '..' part (it would lead out of the target folder)".into()),
+        "" => return Some("has an empty part".into()),
+        "." => return Some("has a '.' part".into()),
+        ".." => return Some("has a '..' part (it would lead out of the target folder)".into()),
         _ => {}
     }
     if part.contains('\0') {
-        return Err("has a NUL character".into());
+        return Some("has a NUL character".into());
     }
     if part.chars().any(char::is_control) {
-        return Err("has a control character".into());
+        return Some("has a control character".into());
     }
     if part.contains('\\') {
-        return Err("has a '\\' inside a part (a separator on Windows)".into());
+        return Some("has a '\\' inside a part (a separator on Windows)".into());
     }
     if part.contains(':') {
-        return Err("has a ':' (a drive prefix or stream name on Windows)".into());
+        return Some("has a ':' (a drive prefix or stream name on Windows)".into());
     }
     if part.ends_with('.') || part.ends_with(' ') {
-        return Err("has a part ending in '.' or ' ' (Windows drops them)".into());
+        return Some("has a part ending in '.' or ' ' (Windows drops them)".into());
     }
     if part.eq_ignore_ascii_case(".claude") {
-        return Err("has a '.claude' part (nothing is restored into a Claude config folder this way)".into());
+        return Some("has a '.claude' part (nothing is restored into a Claude config folder this way)".into());
     }
     let stem = part.split('.').next().unwrap_or(part).to_ascii_uppercase();
     let device = matches!(stem.as_str(), "CON" | "PRN" | "AUX" | "NUL")
@@ -126,12 +128,12 @@ fn check_part(part: &str) -> Result<(), String> {
             && (stem.starts_with("COM") || stem.starts_with("LPT"))
             && stem.as_bytes()[3].is_ascii_digit());
     if device {
-        return Err("has a Windows device name as a part".into());
+        return Some("has a Windows device name as a part".into());
     }
     if part.len() > PART_MAX {
-        return Err(format!("has a part longer than {PART_MAX} bytes"));
+        return Some(format!("has a part longer than {PART_MAX} bytes"));
     }
-    Ok(())
+    None
 }
 
 /// Checks a key's project and path by the rules above, without touching the disk.
@@ -141,13 +143,17 @@ pub fn check_key(key: &Key) -> Result<(), Refusal> {
     let config = key.is_config();
     let refuse = |field, value: &str, reason| Refusal { field, value: value.to_string(), reason, config };
     if !config {
-        check_project(&key.project).map_err(|r| refuse("source.project", &key.project, r))?;
+        if let Some(r) = check_project(&key.project) {
+            return Err(refuse("source.project", &key.project, r));
+        }
     }
     if let Some(r) = absolute(&key.rel) {
         return Err(refuse("source.path", &key.rel, r));
     }
     for part in key.rel.split('/') {
-        check_part(part).map_err(|r| refuse("source.path", &key.rel, r))?;
+        if let Some(r) = check_part(part) {
+            return Err(refuse("source.path", &key.rel, r));
+        }
     }
     if let Some(r) = config.then(|| super::config_files::check_rel(&key.rel)).flatten() {
         return Err(refuse("source.path", &key.rel, r));
@@ -165,8 +171,8 @@ pub struct Destination {
 /// Where `key` goes under `within` (`<within>/<project>/<path>`; a config file's `within` is the
 /// config folder: `<within>/<path>`), or why it may not go there. The parts on disk are checked
 /// too when they exist; `prepare` checks them again.
-pub fn destination(within: &Path, key: &Key) -> Result<Destination, String> {
-    check_key(key).map_err(|r| r.to_string())?;
+pub fn destination(within: &Path, key: &Key) -> Result<Destination, Failure> {
+    check_key(key).map_err(|r| Failure::new(Code::Archive, r.to_string()))?;
     let mut path = if key.is_config() { within.to_path_buf() } else { within.join(&key.project) };
     for part in key.rel.split('/') {
         path.push(part);
@@ -186,12 +192,13 @@ pub struct Targets {
 
 impl Targets {
     /// Where `key` goes among the targets, checked as `destination` checks it.
-    pub fn place(&self, key: &Key) -> Result<Destination, String> {
+    pub fn place(&self, key: &Key) -> Result<Destination, Failure> {
         match (&self.config, key.is_config()) {
             (_, false) => destination(&self.projects, key),
             (Some(config), true) => destination(config, key),
             (None, true) => {
-                Err(format!("{}: a config-folder file, and no config folder to restore it into was given", key.text()))
+                let why = "a config-folder file, and no config folder to restore it into was given";
+                Err(Failure::new(Code::Archive, format!("{}: {why}", key.text())))
             }
         }
     }
@@ -205,12 +212,12 @@ impl Destination {
 
     /// Follows every existing part: a symbolic link must lead inside `within` (after following
     /// the links already there), a folder part must be a folder, and the file must not be a link.
-    pub fn check_on_disk(&self) -> Result<(), String> {
+    pub fn check_on_disk(&self) -> Result<(), Failure> {
         let base = match fs::canonicalize(&self.within) {
             Ok(b) => b,
             // nothing below a folder that does not exist yet exists either
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(durable::msg(&self.within, &e)),
+            Err(e) => return Err(Failure::io(&self.within, &e)),
         };
         let parts = self.parts();
         let mut p = self.within.clone();
@@ -220,31 +227,29 @@ impl Destination {
             let m = match fs::symlink_metadata(&p) {
                 Ok(m) => m,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-                Err(e) => return Err(durable::msg(&p, &e)),
+                Err(e) => return Err(Failure::io(&p, &e)),
             };
             if m.file_type().is_symlink() {
                 if last {
-                    return Err(format!("{}: is a symbolic link (not followed, not replaced)", p.display()));
+                    return Err(Failure::at(Code::Archive, &p, "is a symbolic link (not followed, not replaced)"));
                 }
                 match fs::canonicalize(&p) {
                     Ok(real) if real.starts_with(&base) => {}
                     Ok(real) => {
-                        return Err(format!(
-                            "{}: a symbolic link leading out of {} (to {}); nothing written through it",
-                            p.display(),
-                            self.within.display(),
+                        let within = self.within.display();
+                        let why = format!(
+                            "a symbolic link leading out of {within} (to {}); nothing written through it",
                             real.display()
-                        ))
+                        );
+                        return Err(Failure::at(Code::Archive, &p, why));
                     }
                     Err(_) => {
-                        return Err(format!(
-                            "{}: a symbolic link that leads nowhere; nothing written through it",
-                            p.display()
-                        ))
+                        let why = "a symbolic link that leads nowhere; nothing written through it";
+                        return Err(Failure::at(Code::Archive, &p, why));
                     }
                 }
             } else if !last && !m.is_dir() {
-                return Err(format!("{}: exists and is not a folder", p.display()));
+                return Err(Failure::at(Code::Archive, &p, "exists and is not a folder"));
             }
         }
         Ok(())
@@ -252,7 +257,7 @@ impl Destination {
 
     /// Creates the file's missing folders, checking the parts on disk before and after, so the
     /// file's folder is known to be inside `within` when the caller creates the file.
-    pub fn prepare(&self) -> Result<(), String> {
+    pub fn prepare(&self) -> Result<(), Failure> {
         self.check_on_disk()?;
         let dir = self.path.parent().unwrap_or(&self.within);
         durable::make_dirs_with(dir, false)?;
@@ -364,13 +369,13 @@ mod tests {
         symlink("../../outside", within.join("-p").join("up")).unwrap();
 
         let e = destination(&within, &key("-out", "s.jsonl")).unwrap_err();
-        assert!(e.contains("a symbolic link leading out of"), "{e}");
+        assert!(e.message.contains("a symbolic link leading out of"), "{e}");
         let e = destination(&within, &key("-dangling", "s.jsonl")).unwrap_err();
-        assert!(e.contains("leads nowhere"), "{e}");
+        assert!(e.message.contains("leads nowhere"), "{e}");
         let e = destination(&within, &key("-p", "f.jsonl")).unwrap_err();
-        assert!(e.contains("is a symbolic link"), "{e}");
+        assert!(e.message.contains("is a symbolic link"), "{e}");
         let e = destination(&within, &key("-p", "up/subagents/a.jsonl")).unwrap_err();
-        assert!(e.contains("leading out of"), "{e}");
+        assert!(e.message.contains("leading out of"), "{e}");
         // a link that stays inside the target is followed
         let d = destination(&within, &key("-in", "s/subagents/a.jsonl")).unwrap();
         d.prepare().unwrap();
@@ -378,7 +383,7 @@ mod tests {
         // a link put in place after the place was first checked is seen when folders are made
         let d = destination(&within, &key("-late", "s.jsonl")).unwrap();
         symlink(&outside, within.join("-late")).unwrap();
-        assert!(d.prepare().unwrap_err().contains("leading out of"));
+        assert!(d.prepare().unwrap_err().message.contains("leading out of"));
         assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "nothing created outside");
         fs::remove_dir_all(&t).unwrap();
     }

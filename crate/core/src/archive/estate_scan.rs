@@ -11,6 +11,7 @@ use super::layout::Key;
 use super::read::{self, Stored};
 use super::stream::{self, MemberSink};
 use crate::estate::{self, classify_at, DiscoverError, EstateFile, EstateScan};
+use crate::failure::{Code, Failure};
 use crate::scan::{scan_bytes, scan_chunk, Mode, Parser, Progress, Scan};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -49,12 +50,12 @@ pub fn scan_estate_and_archives(
         // a crafted header refuses the whole archive, as it does for the read view
         let kept: Vec<Stored> = a.files.iter().filter(|s| !s.key.is_config()).cloned().collect();
         super::restore::refuse_hostile_keys(&kept)
-            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+            .map_err(|f| DiscoverError { path: a.root.clone(), message: f.message })?;
         let which: Vec<Stored> = kept.into_iter().filter(|s| s.key.rel.ends_with(".jsonl")).collect();
         for (s, f) in which.iter().zip(scan_stored(&which, mode, min_mtime_ms, progress)) {
             let path = a.root.join(&s.key.project).join(&s.key.rel);
             e.files.push(classify_at(path, f.size, f.mtime_ms));
-            e.scans.push(f.scan);
+            e.scans.push(f.scan.map_err(|f| f.message));
             e.pruned.push(f.pruned);
         }
     }
@@ -77,7 +78,7 @@ pub struct ScannedFile {
     pub size: u64,
     pub mtime_ms: f64,
     pub pruned: bool,
-    pub scan: Result<Scan, String>,
+    pub scan: Result<Scan, Failure>,
 }
 
 /// Scans the files `which` lists (each stream read once for all of its files, the streams in
@@ -118,7 +119,7 @@ fn ms_of(ns: i128) -> f64 {
 /// The files of one format-2 stream (all asking for the same state of it).
 fn scan_stream(bufs: &read::Buffers, files: &[&Stored], mode: Mode, min_mtime_ms: Option<f64>) -> Vec<ScannedFile> {
     let path = &files[0].path;
-    let failed = |e: String| {
+    let failed = |e: Failure| {
         files
             .iter()
             .map(|s| ScannedFile { key: s.key.clone(), size: 0, mtime_ms: 0.0, pruned: false, scan: Err(e.clone()) })
@@ -131,7 +132,7 @@ fn scan_stream(bufs: &read::Buffers, files: &[&Stored], mode: Mode, min_mtime_ms
     };
     let held: HashMap<String, stream::Held> = match stream::held(&segs) {
         Ok(h) => h.into_iter().map(|(k, h)| (k.rel, h)).collect(),
-        Err(e) => return failed(format!("{name}: {e}")),
+        Err(e) => return failed(e.in_file(path)),
     };
     let mut out: Vec<ScannedFile> = files
         .iter()
@@ -143,7 +144,7 @@ fn scan_stream(bufs: &read::Buffers, files: &[&Stored], mode: Mode, min_mtime_ms
                 size: h.map_or(0, |h| h.size),
                 mtime_ms,
                 pruned: min_mtime_ms.is_some_and(|m| mtime_ms < m),
-                scan: Err(String::new()),
+                scan: Ok(Scan::default()),
             }
         })
         .collect();
@@ -183,7 +184,8 @@ fn scan_stream(bufs: &read::Buffers, files: &[&Stored], mode: Mode, min_mtime_ms
 fn scan_store_file(s: &Stored, mode: Mode, min_mtime_ms: Option<f64>) -> ScannedFile {
     let mut sink = VecSink(Vec::new());
     let r = read::decode(&s.path, &mut sink, true).and_then(|d| {
-        d.mark.ok_or_else(|| format!("{}: corrupt archive: no run of this transcript completed", s.path.display()))
+        d.mark
+            .ok_or_else(|| Failure::at(Code::Archive, &s.path, "corrupt archive: no run of this transcript completed"))
     });
     match r {
         Err(e) => ScannedFile { key: s.key.clone(), size: 0, mtime_ms: 0.0, pruned: false, scan: Err(e) },
@@ -200,11 +202,11 @@ fn scan_store_file(s: &Stored, mode: Mode, min_mtime_ms: Option<f64>) -> Scanned
 struct VecSink(Vec<u8>);
 
 impl read::Sink for VecSink {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.0.extend_from_slice(bytes);
         Ok(())
     }
-    fn cut(&mut self, len: u64) -> Result<(), String> {
+    fn cut(&mut self, len: u64) -> Result<(), Failure> {
         self.0.truncate(len as usize);
         Ok(())
     }
@@ -246,7 +248,7 @@ impl ScanSink {
 }
 
 impl MemberSink for ScanSink {
-    fn put(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+    fn put(&mut self, mut bytes: &[u8]) -> Result<(), Failure> {
         // a line begun in an earlier put: completed from this one and scanned on its own
         if !self.pending.is_empty() {
             let Some(nl) = memchr::memchr(b'\n', bytes) else {
@@ -286,13 +288,13 @@ impl MemberSink for ScanSink {
 /// format-2 stream's directories only are read; a format-1 store file is decoded). A stream
 /// whose directories do not read is an error for its files only. An archive with a header that
 /// would place a file outside its layout is refused whole, naming it.
-pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<Result<EstateFile, String>>, String> {
+pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<Result<EstateFile, Failure>>, Failure> {
     super::restore::refuse_hostile_keys(which)?;
     let groups = super::restore::by_store_file(which);
-    let mut out: Vec<Option<Result<EstateFile, String>>> = which.iter().map(|_| None).collect();
+    let mut out: Vec<Option<Result<EstateFile, Failure>>> = which.iter().map(|_| None).collect();
     let place =
         |s: &Stored, size: u64, mtime_ms: f64| classify_at(root.join(&s.key.project).join(&s.key.rel), size, mtime_ms);
-    let done: Vec<Vec<Result<EstateFile, String>>> = groups
+    let done: Vec<Vec<Result<EstateFile, Failure>>> = groups
         .par_iter()
         .map(|g| {
             let files: Vec<&Stored> = g.iter().map(|&i| &which[i]).collect();
@@ -303,7 +305,7 @@ pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<R
                         let mut sink = VecSink(Vec::new());
                         let d = read::decode(&s.path, &mut sink, false)?;
                         let mark = d.mark.ok_or_else(|| {
-                            format!("{}: corrupt archive: no run of this transcript completed", s.path.display())
+                            Failure::at(Code::Archive, &s.path, "corrupt archive: no run of this transcript completed")
                         })?;
                         Ok(place(s, mark.size, ms_of(mark.mtime_ns)))
                     })
@@ -314,7 +316,7 @@ pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<R
                 if let Some(n) = files[0].segments {
                     segs.truncate(n as usize);
                 }
-                stream::held(&segs).map_err(|e| format!("{}: {e}", path.display()))
+                stream::held(&segs).map_err(|e| e.in_file(path))
             });
             match held {
                 Err(e) => files.iter().map(|_| Err(e.clone())).collect(),
@@ -324,7 +326,10 @@ pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<R
                         .iter()
                         .map(|s| match by.get(&s.key.rel) {
                             Some(h) => Ok(place(s, h.size, ms_of(h.mtime_ns))),
-                            None => Err(format!("{}: corrupt archive: {} is not in it", path.display(), s.key.text())),
+                            None => {
+                                let what = format!("corrupt archive: {} is not in it", s.key.text());
+                                Err(Failure::at(Code::Archive, path, what))
+                            }
                         })
                         .collect()
                 }
@@ -343,7 +348,7 @@ pub fn discover_stored(root: &std::path::Path, which: &[Stored]) -> Result<Vec<R
 /// memory together: a stream is read once and each frame decompressed once for all of them,
 /// every frame's checksum checked (as `scan_stored`: the SHA-256 of each piece is `restore`'s
 /// check). For a reader that reads whole transcripts (search): memory is the one session.
-pub fn read_stored_group(which: &[&Stored]) -> Result<Vec<Vec<u8>>, String> {
+pub fn read_stored_group(which: &[&Stored]) -> Result<Vec<Vec<u8>>, Failure> {
     if !which[0].in_stream() {
         return which.iter().map(|s| read_stored(s)).collect();
     }
@@ -362,11 +367,15 @@ pub fn read_stored_group(which: &[&Stored]) -> Result<Vec<Vec<u8>>, String> {
 
 /// One archived file's bytes in memory (the state `s` names), SHA-256 checked: for a reader
 /// that needs a transcript's text after the scan (one file, not the archive).
-pub fn read_stored(s: &Stored) -> Result<Vec<u8>, String> {
+pub fn read_stored(s: &Stored) -> Result<Vec<u8>, Failure> {
+    stored_bytes(s).map_err(super::cannot_proceed)
+}
+
+fn stored_bytes(s: &Stored) -> Result<Vec<u8>, Failure> {
     if !s.in_stream() {
         let mut sink = VecSink(Vec::new());
         let d = read::decode(&s.path, &mut sink, true)?;
-        let mark = d.mark.ok_or_else(|| format!("{}: corrupt archive: no run completed", s.path.display()))?;
+        let mark = d.mark.ok_or_else(|| Failure::at(Code::Archive, &s.path, "corrupt archive: no run completed"))?;
         sink.0.truncate(mark.size as usize);
         return Ok(sink.0);
     }

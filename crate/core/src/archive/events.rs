@@ -11,6 +11,7 @@
 //! that did not finish and are not part of the archive; the next run first appends
 //! `{"seq":N,"type":"cut","size":S}`, which drops decoded bytes back to S.
 
+use crate::failure::{Code, Failure};
 use crate::scan::json_text::JsonText;
 
 const LINE_HEAD: &[u8] = b",\"type\":\"line\",\"data\":";
@@ -110,11 +111,11 @@ pub fn seq_of(line: &[u8]) -> Option<u64> {
 }
 
 /// Decodes one event line (without its `\n`); `want` is the seq it must carry.
-pub fn decode(line: &[u8], want: u64) -> Result<Event<'_>, String> {
-    let bad = || format!("corrupt archive: record {} is not an archive event", want + 1);
+pub fn decode(line: &[u8], want: u64) -> Result<Event<'_>, Failure> {
+    let bad = || Failure::new(Code::Archive, format!("corrupt archive: record {} is not an archive event", want + 1));
     let (seq, rest) = split_seq(line).ok_or_else(bad)?;
     if seq != want {
-        return Err(format!("corrupt archive: record {} has seq {seq}", want + 1));
+        return Err(Failure::new(Code::Archive, format!("corrupt archive: record {} has seq {seq}", want + 1)));
     }
     if let Some(raw) = rest.strip_prefix(LINE_HEAD) {
         return raw.strip_suffix(b"}").map(Event::Line).ok_or_else(bad);

@@ -8,6 +8,7 @@ use super::layout::Key;
 use super::read::Stored;
 use super::stream::{self, Segment};
 use crate::durable;
+use crate::failure::{Code, Failure};
 use crate::scan::{tape, Parser};
 use std::path::{Path, PathBuf};
 
@@ -55,12 +56,12 @@ pub struct StreamHistory {
 
 /// The segments of a stream, checked to belong where it is (its first segment's project and
 /// name place it at `path`).
-pub(super) fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, String> {
+pub(super) fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, Failure> {
     let (segs, _) = stream::read_segments(path)?;
     match segs.first() {
-        None => Err(format!("{}: corrupt archive: no segment of this stream is complete", path.display())),
+        None => Err(Failure::at(Code::Archive, path, "corrupt archive: no segment of this stream is complete")),
         Some(s) if s.unit.path(root) != path => {
-            Err(format!("{}: header places this stream elsewhere in the archive", path.display()))
+            Err(Failure::at(Code::Archive, path, "header places this stream elsewhere in the archive"))
         }
         Some(_) => Ok(segs),
     }
@@ -68,7 +69,7 @@ pub(super) fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, 
 
 /// Every generation of every file of the stream at `path`. With `scan`, each transcript
 /// generation is decoded (SHA-256 checked) to tell whether it is a compressed candidate of ours.
-pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, String> {
+pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, Failure> {
     let segs = placed_segments(root, path)?;
     let idx = index::load(root);
     let mut files: Vec<FileHistory> = Vec::new();
@@ -105,7 +106,7 @@ pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, St
         }
     }
     if scan {
-        let bytes = std::fs::read(path).map_err(|e| durable::msg(path, &e))?;
+        let bytes = std::fs::read(path).map_err(|e| Failure::io(path, &e))?;
         let name = path.display().to_string();
         for f in files.iter_mut().filter(|f| f.key.rel.ends_with(".jsonl")) {
             for g in &mut f.generations {
@@ -128,14 +129,22 @@ pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, St
 
 /// The files of the stream at `path` as its first `segments` segments hold them (each at the
 /// generation and length it had then), for a restore of that state.
-pub fn stream_at(root: &Path, path: &Path, segments: u32) -> Result<Vec<Stored>, String> {
+pub fn stream_at(root: &Path, path: &Path, segments: u32) -> Result<Vec<Stored>, Failure> {
+    files_at(root, path, segments).map_err(super::cannot_proceed)
+}
+
+fn files_at(root: &Path, path: &Path, segments: u32) -> Result<Vec<Stored>, Failure> {
     let segs = placed_segments(root, path)?;
     let n = segments as usize;
     if n == 0 || n > segs.len() {
-        return Err(format!("{}: the stream has {} segments, not {segments}", path.display(), segs.len()));
+        return Err(Failure::at(
+            Code::Archive,
+            path,
+            format!("the stream has {} segments, not {segments}", segs.len()),
+        ));
     }
-    let len = std::fs::metadata(path).map_err(|e| durable::msg(path, &e))?.len();
-    let held = stream::held(&segs[..n]).map_err(|e| format!("{}: {e}", path.display()))?;
+    let len = std::fs::metadata(path).map_err(|e| Failure::io(path, &e))?.len();
+    let held = stream::held(&segs[..n]).map_err(|e| e.in_file(path))?;
     Ok(held
         .into_iter()
         .map(|(key, h)| Stored {

@@ -7,6 +7,7 @@
 //! config-folder file's key is `_config/<path in the config folder>` (`config_files::AREA`).
 //! Generation G of key `P/R` is stored as session id `R-g<G>-<xxh3(P) as 8 hex>` with cwd `P`.
 
+use crate::failure::Failure;
 use crate::scan::{tape, Parser};
 use std::path::{Path, PathBuf};
 
@@ -93,7 +94,7 @@ impl Key {
 
     /// The transcript's place under a projects folder (restore target, read view), checked:
     /// a header from someone else's archive must not place it outside `dir`.
-    pub fn destination(&self, dir: &Path) -> Result<super::destination::Destination, String> {
+    pub fn destination(&self, dir: &Path) -> Result<super::destination::Destination, Failure> {
         super::destination::destination(dir, self)
     }
 

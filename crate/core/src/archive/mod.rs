@@ -23,6 +23,15 @@ mod write_stream;
 pub use read::{is_archive, latest, list, Stored};
 pub use write::{archive, Summary};
 
+use crate::failure::{Code, Failure};
+
+/// An archive operation that cannot proceed fails as `archive` whatever stopped it (a folder
+/// that cannot be read, a corrupt store file, another run's lock): the file it concerns stays as
+/// data and the message names it. The steps below keep their own codes for their own callers.
+fn cannot_proceed(f: Failure) -> Failure {
+    f.recoded(Code::Archive)
+}
+
 #[cfg(test)]
 mod config_tests;
 #[cfg(test)]

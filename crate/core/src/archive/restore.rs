@@ -5,6 +5,7 @@
 use super::destination::{self, Destination, Targets};
 use super::read::{self, Stored};
 use crate::durable;
+use crate::failure::{Code, Failure};
 use crate::scan::Progress;
 use rayon::prelude::*;
 use std::fs;
@@ -28,13 +29,20 @@ pub enum Restored {
 /// linked into place without replacing anything. A transcript whose header would place it
 /// outside `to` is refused by name and the others are still restored. One result per
 /// transcript, in order.
-pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Progress) -> Vec<Result<Restored, String>> {
+pub fn restore(
+    which: &[Stored],
+    to: &Targets,
+    keep_mtime: bool,
+    progress: &Progress,
+) -> Vec<Result<Restored, Failure>> {
     progress.files_total.fetch_add(which.len() as u64, Ordering::Relaxed);
     let groups = by_store_file(which);
     progress.bytes_total.fetch_add(groups.iter().map(|g| which[g[0]].store_len).sum(), Ordering::Relaxed);
     let bufs = read::Buffers::default();
-    let mut staged: Vec<Result<Staged, String>> = which.iter().map(|_| Err(String::new())).collect();
-    let done: Vec<Vec<Result<Staged, String>>> = groups
+    // each replaced by its group's outcome below
+    let mut staged: Vec<Result<Staged, Failure>> =
+        which.iter().map(|_| Err(Failure::new(Code::Internal, "not staged"))).collect();
+    let done: Vec<Vec<Result<Staged, Failure>>> = groups
         .par_iter()
         .with_max_len(1)
         .map(|g| {
@@ -52,7 +60,7 @@ pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Prog
     drop(bufs);
     let temps: Vec<&Path> = staged.iter().filter_map(|r| r.as_ref().ok()?.tmp.as_deref()).collect();
     let synced = if temps.is_empty() { Ok(()) } else { sync_targets(to, &temps, &[]) };
-    let linked: Vec<(Result<Restored, String>, Option<PathBuf>)> = staged
+    let linked: Vec<(Result<Restored, Failure>, Option<PathBuf>)> = staged
         .into_par_iter()
         .map(|r| {
             let st = match r {
@@ -88,7 +96,7 @@ pub fn restore(which: &[Stored], to: &Targets, keep_mtime: bool, progress: &Prog
 
 /// `durable::sync_all` for each target folder that exists (the config folder may be another file
 /// system than the projects folder; a target nothing was written into may not exist).
-fn sync_targets(to: &Targets, files: &[&Path], dirs: &[&Path]) -> Result<(), String> {
+fn sync_targets(to: &Targets, files: &[&Path], dirs: &[&Path]) -> Result<(), Failure> {
     let mut roots = std::iter::once(&to.projects).chain(&to.config).filter(|r| r.is_dir());
     if let Some(first) = roots.next() {
         durable::sync_all(first, files, dirs)?;
@@ -133,18 +141,19 @@ fn stage_group(
     group: &[usize],
     to: &Targets,
     keep_mtime: bool,
-) -> Vec<Result<Staged, String>> {
+) -> Vec<Result<Staged, Failure>> {
     let first = &which[group[0]];
     if !first.in_stream() {
         return vec![first.placed(to).and_then(|dest| stage(bufs, first, dest, keep_mtime))];
     }
-    let mut out: Vec<Result<Staged, String>> = Vec::with_capacity(group.len());
+    let mut out: Vec<Result<Staged, Failure>> = Vec::with_capacity(group.len());
     let mut ok: Vec<(usize, Destination)> = Vec::new();
     for (k, &i) in group.iter().enumerate() {
         match which[i].placed(to).and_then(|d| check_target(&d).map(|()| d)) {
             Ok(d) => {
                 ok.push((k, d));
-                out.push(Err(String::new()));
+                // replaced by the stream's outcome below
+                out.push(Err(Failure::new(Code::Internal, "not staged")));
             }
             Err(e) => out.push(Err(e)),
         }
@@ -158,17 +167,17 @@ fn stage_group(
 }
 
 /// A restore target must be a file or nothing.
-fn check_target(dest: &Destination) -> Result<(), String> {
+fn check_target(dest: &Destination) -> Result<(), Failure> {
     let target = dest.path.as_path();
     if let Ok(m) = fs::symlink_metadata(target) {
         if !m.is_file() {
-            return Err(format!("{}: exists and is not a file (not overwritten)", target.display()));
+            return Err(Failure::at(Code::Archive, target, "exists and is not a file (not overwritten)"));
         }
     }
     Ok(())
 }
 
-fn stage(bufs: &read::Buffers, s: &Stored, dest: Destination, keep_mtime: bool) -> Result<Staged, String> {
+fn stage(bufs: &read::Buffers, s: &Stored, dest: Destination, keep_mtime: bool) -> Result<Staged, Failure> {
     check_target(&dest)?;
     let (tmp, mark) = read::decode_to_temp(bufs, &s.path, &dest, keep_mtime, true)?;
     settle(dest, tmp, mark)
@@ -176,17 +185,18 @@ fn stage(bufs: &read::Buffers, s: &Stored, dest: Destination, keep_mtime: bool) 
 
 /// A decoded temp file against what is at its target already: kept to be linked, or dropped
 /// when the target holds these bytes (a different file there is an error).
-fn settle(dest: Destination, tmp: PathBuf, mark: read::Mark) -> Result<Staged, String> {
+fn settle(dest: Destination, tmp: PathBuf, mark: read::Mark) -> Result<Staged, Failure> {
     let target = dest.path.as_path();
     let r = (|| {
         if target.exists() {
-            let have = crate::hash::sha256_file_hex(target).map_err(|e| durable::msg(target, &e))?;
+            let have = crate::hash::sha256_file_hex(target).map_err(|e| Failure::io(target, &e))?;
             if have == mark.sha256 {
                 return Ok(None);
             }
-            return Err(format!(
-                "{}: exists and differs from the archived transcript (not overwritten)",
-                target.display()
+            return Err(Failure::at(
+                Code::Archive,
+                target,
+                "exists and differs from the archived transcript (not overwritten)",
             ));
         }
         Ok(Some(tmp.clone()))
@@ -200,15 +210,12 @@ fn settle(dest: Destination, tmp: PathBuf, mark: read::Mark) -> Result<Staged, S
 /// A reader reads an archive only when every transcript's header places it where restore would
 /// put it: a header that would place one elsewhere (another archive's crafted file) refuses the
 /// whole archive, naming the first such store file and field.
-pub fn refuse_hostile_keys(files: &[Stored]) -> Result<(), String> {
+pub fn refuse_hostile_keys(files: &[Stored]) -> Result<(), Failure> {
     let mut refused = files.iter().filter_map(|s| destination::check_key(&s.key).err().map(|r| (s, r)));
     let Some((s, r)) = refused.next() else { return Ok(()) };
     let more = match refused.count() {
         0 => String::new(),
         n => format!(", nor {n} more"),
     };
-    Err(format!(
-        "{}: {r}; the archive is not read (this transcript is refused{more}; `claude-jsonl restore --all` restores the others)",
-        s.path.display()
-    ))
+    Err(Failure::at(Code::Archive, &s.path, format!("{r}; the archive is not read (this transcript is refused{more}; `claude-jsonl restore --all` restores the others)")))
 }

@@ -6,7 +6,7 @@ use super::index::Entry;
 use super::layout::Key;
 use crate::durable;
 use crate::estate::EstateFile;
-use crate::failure::Failure;
+use crate::failure::{Code, Failure};
 use crate::scan::Progress;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ pub(super) struct Pending {
     pub(super) target: PathBuf,
 }
 
-pub(super) fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), String> {
+pub(super) fn publish(synced: &Result<(), Failure>, p: &Pending) -> Result<(), Failure> {
     if let Err(e) = synced {
         let _ = fs::remove_file(&p.tmp);
         return Err(e.clone());
@@ -68,17 +68,17 @@ pub(super) fn publish(synced: &Result<(), String>, p: &Pending) -> Result<(), St
     durable::link_no_clobber(&p.tmp, &p.target)
 }
 
-pub(super) fn lock_store(path: &Path) -> Result<File, String> {
+pub(super) fn lock_store(path: &Path) -> Result<File, Failure> {
     let mut o = OpenOptions::new();
     o.read(true).write(true);
     // a link in a store file's place is never written through
-    let f = durable::no_follow(&mut o).open(path).map_err(|e| durable::msg(path, &e))?;
+    let f = durable::no_follow(&mut o).open(path).map_err(|e| Failure::io(path, &e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
         Err(fs::TryLockError::WouldBlock) => {
-            Err(format!("{}: another writer holds this session (one writer per session)", path.display()))
+            Err(Failure::at(Code::Locked, path, "another writer holds this session (one writer per session)"))
         }
-        Err(fs::TryLockError::Error(e)) => Err(durable::msg(path, &e)),
+        Err(fs::TryLockError::Error(e)) => Err(Failure::io(path, &e)),
     }
 }
 
@@ -100,9 +100,9 @@ pub(super) struct Opened {
 /// Opens a file of the run; None when the index shows it unchanged (size, mtime, device and
 /// inode as the last run saw them: not read), unless `force` (its store file must be checked
 /// against it: lost or cut back). Keeps the progress bar's totals right.
-pub(super) fn open_source(w: &Work, progress: &Progress, force: bool) -> Result<Option<Opened>, String> {
+pub(super) fn open_source(w: &Work, progress: &Progress, force: bool) -> Result<Option<Opened>, Failure> {
     let src = &w.file.path;
-    let io = |e: std::io::Error| durable::msg(src, &e);
+    let io = |e: std::io::Error| Failure::io(src, &e);
     let f = File::open(src).map_err(io)?;
     let meta = f.metadata().map_err(io)?;
     let (dev, ino, mtime_ns) = durable::ids(&meta);

@@ -8,7 +8,7 @@
 //! SIGBUS guard of [`crate::mapped`]); [`Source::finish`] reports that as a changed file, so
 //! nothing read from a damaged mapping is committed.
 
-use crate::durable;
+use crate::failure::{Code, Failure};
 use crate::mapped::MappedFile;
 use std::fs::File;
 use std::path::Path;
@@ -34,11 +34,11 @@ pub struct Source<'a> {
 
 impl<'a> Source<'a> {
     /// The file as it is `size` bytes long (the length the caller's metadata gave).
-    pub fn open(file: &'a File, path: &'a Path, size: u64) -> Result<Source<'a>, String> {
+    pub fn open(file: &'a File, path: &'a Path, size: u64) -> Result<Source<'a>, Failure> {
         Source::open_with(file, path, size, mapping_allowed())
     }
 
-    pub fn open_with(file: &'a File, path: &'a Path, size: u64, map: bool) -> Result<Source<'a>, String> {
+    pub fn open_with(file: &'a File, path: &'a Path, size: u64, map: bool) -> Result<Source<'a>, Failure> {
         let map = match map && size > 0 && size <= MAP_LIMIT {
             true => MappedFile::open(file).ok().flatten(),
             false => None,
@@ -61,7 +61,7 @@ impl<'a> Source<'a> {
 
     /// Bytes `[from, to)`. In read mode, asking again from the same start for more reads only
     /// the rest (a line longer than a window grows the window without reading it twice).
-    pub fn range(&mut self, from: u64, to: u64) -> Result<&[u8], String> {
+    pub fn range(&mut self, from: u64, to: u64) -> Result<&[u8], Failure> {
         if let Some(m) = &self.map {
             return Ok(&m.bytes()[from as usize..to as usize]);
         }
@@ -77,7 +77,7 @@ impl<'a> Source<'a> {
     }
 
     /// Err when what was read may not be the file's bytes: it was truncated under the mapping.
-    pub fn finish(&self) -> Result<(), String> {
+    pub fn finish(&self) -> Result<(), Failure> {
         match &self.map {
             Some(m) if !m.intact() => Err(shorter(self.path)),
             _ => Ok(()),
@@ -85,8 +85,8 @@ impl<'a> Source<'a> {
     }
 }
 
-fn shorter(path: &Path) -> String {
-    format!("{}: changed while being archived (got shorter); run again", path.display())
+fn shorter(path: &Path) -> Failure {
+    Failure::at(Code::Changed, path, "changed while being archived (got shorter); run again")
 }
 
 #[cfg(unix)]
@@ -99,12 +99,12 @@ fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
 }
 
 /// Appends exactly bytes `[from, to)` to `buf`; a file that got shorter is an error.
-fn read_append(f: &File, src: &Path, buf: &mut Vec<u8>, from: u64, to: u64) -> Result<(), String> {
+fn read_append(f: &File, src: &Path, buf: &mut Vec<u8>, from: u64, to: u64) -> Result<(), Failure> {
     let start = buf.len();
     buf.resize(start + (to - from) as usize, 0);
     let mut got = start;
     while got < buf.len() {
-        let n = read_at(f, &mut buf[got..], from + (got - start) as u64).map_err(|e| durable::msg(src, &e))?;
+        let n = read_at(f, &mut buf[got..], from + (got - start) as u64).map_err(|e| Failure::io(src, &e))?;
         if n == 0 {
             buf.truncate(start);
             return Err(shorter(src));
@@ -147,7 +147,7 @@ mod tests {
         let (p, f) = file("short", b"{}\n");
         for map in [true, false] {
             let r = Source::open_with(&f, &p, 10, map).and_then(|mut s| s.range(0, 10).map(|_| ()));
-            assert!(r.unwrap_err().contains("changed while being archived"), "{map}");
+            assert!(r.unwrap_err().message.contains("changed while being archived"), "{map}");
         }
     }
 
@@ -162,6 +162,6 @@ mod tests {
         File::options().write(true).open(&p).unwrap().set_len(100).unwrap();
         let tail = s.range(2 * 4096, bytes.len() as u64).unwrap().to_vec();
         assert!(tail.iter().all(|&b| b == 0), "the lost pages read as zeros");
-        assert!(s.finish().unwrap_err().contains("changed while being archived"));
+        assert!(s.finish().unwrap_err().message.contains("changed while being archived"));
     }
 }

@@ -21,7 +21,7 @@
 
 use super::index::{esc, unesc};
 use super::layout::{escape_id, project_folder, Key};
-use crate::durable;
+use crate::failure::{Code, Failure};
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -224,8 +224,8 @@ fn parse_directory(payload: &[u8]) -> Option<Directory> {
 /// another stream.
 pub fn segments(
     len: u64,
-    mut read_at: impl FnMut(u64, usize) -> Result<Vec<u8>, String>,
-) -> Result<(Vec<Segment>, Option<u64>), String> {
+    mut read_at: impl FnMut(u64, usize) -> Result<Vec<u8>, Failure>,
+) -> Result<(Vec<Segment>, Option<u64>), Failure> {
     let mut out: Vec<Segment> = Vec::new();
     let mut at = 0u64;
     while at < len {
@@ -236,16 +236,20 @@ pub fn segments(
         let magic = u32::from_le_bytes(head[..4].try_into().expect("4 bytes"));
         let size = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes")) as u64;
         if magic != DIR_MAGIC {
-            return Err(format!("corrupt archive: no segment directory at byte {at}"));
+            return Err(Failure::new(Code::Archive, format!("corrupt archive: no segment directory at byte {at}")));
         }
         if at + 8 + size > len {
             return Ok((out, Some(at)));
         }
         let payload = read_at(at + 8, size as usize)?;
-        let (unit, archived_at, frames, pieces) = parse_directory(&payload)
-            .ok_or_else(|| format!("corrupt archive: the segment directory at byte {at} is damaged"))?;
+        let (unit, archived_at, frames, pieces) = parse_directory(&payload).ok_or_else(|| {
+            Failure::new(Code::Archive, format!("corrupt archive: the segment directory at byte {at} is damaged"))
+        })?;
         if out.first().is_some_and(|s| s.unit != unit) {
-            return Err(format!("corrupt archive: the segment at byte {at} belongs to another stream"));
+            return Err(Failure::new(
+                Code::Archive,
+                format!("corrupt archive: the segment at byte {at} belongs to another stream"),
+            ));
         }
         let data_at = at + 8 + size;
         let end = data_at + frames.iter().map(|f| f.stored).sum::<u64>();
@@ -255,7 +259,7 @@ pub fn segments(
         let mut f_at = data_at;
         for f in &frames {
             if f.stored < 4 || read_at(f_at, 4)? != ZSTD_MAGIC {
-                return Err(format!("corrupt archive: no zstd frame at byte {f_at}"));
+                return Err(Failure::new(Code::Archive, format!("corrupt archive: no zstd frame at byte {f_at}")));
             }
             f_at += f.stored;
         }
@@ -266,19 +270,19 @@ pub fn segments(
 }
 
 /// `segments` of a file on disk (reads only the directories).
-pub fn read_segments(path: &Path) -> Result<(Vec<Segment>, Option<u64>), String> {
-    let f = File::open(path).map_err(|e| durable::msg(path, &e))?;
-    let len = f.metadata().map_err(|e| durable::msg(path, &e))?.len();
+pub fn read_segments(path: &Path) -> Result<(Vec<Segment>, Option<u64>), Failure> {
+    let f = File::open(path).map_err(|e| Failure::io(path, &e))?;
+    let len = f.metadata().map_err(|e| Failure::io(path, &e))?.len();
     segments(len, |at, n| {
         let mut buf = vec![0u8; n];
-        read_exact_at(&f, &mut buf, at).map_err(|e| durable::msg(path, &e))?;
+        read_exact_at(&f, &mut buf, at).map_err(|e| Failure::io(path, &e))?;
         Ok(buf)
     })
-    .map_err(|e| if e.starts_with(&path.display().to_string()) { e } else { format!("{}: {e}", path.display()) })
+    .map_err(|e| if e.path.is_some() { e } else { e.in_file(path) })
 }
 
 /// `segments` of a stream held in memory.
-pub fn segments_of(bytes: &[u8]) -> Result<(Vec<Segment>, Option<u64>), String> {
+pub fn segments_of(bytes: &[u8]) -> Result<(Vec<Segment>, Option<u64>), Failure> {
     segments(bytes.len() as u64, |at, n| Ok(bytes[at as usize..at as usize + n].to_vec()))
 }
 
@@ -312,14 +316,17 @@ pub struct Held {
 /// Every file a stream holds, with its latest state; checks that the pieces follow on (each
 /// starts where its generation ended, or starts the next generation at 0) and that every file
 /// belongs in this stream.
-pub fn held(segs: &[Segment]) -> Result<Vec<(Key, Held)>, String> {
+pub fn held(segs: &[Segment]) -> Result<Vec<(Key, Held)>, Failure> {
     let mut order: Vec<Key> = Vec::new();
     let mut by: HashMap<String, Held> = HashMap::new();
     for s in segs {
         for p in &s.pieces {
             let key = Key { project: s.unit.project.clone(), rel: p.rel.clone() };
             if !s.unit.holds(&key) {
-                return Err(format!("corrupt archive: {} does not belong in this stream", key.text()));
+                return Err(Failure::new(
+                    Code::Archive,
+                    format!("corrupt archive: {} does not belong in this stream", key.text()),
+                ));
             }
             let next = Held { gen: p.gen, size: p.size(), sha256: p.sha256.clone(), mtime_ns: p.mtime_ns };
             match by.get_mut(&p.rel) {
@@ -329,11 +336,14 @@ pub fn held(segs: &[Segment]) -> Result<Vec<(Key, Held)>, String> {
                 }
                 Some(h) if (p.gen == h.gen && p.from == h.size) || (p.gen == h.gen + 1 && p.from == 0) => *h = next,
                 _ => {
-                    return Err(format!(
-                        "corrupt archive: a piece of {} (generation {}, from byte {}) does not follow on",
-                        key.text(),
-                        p.gen,
-                        p.from
+                    return Err(Failure::new(
+                        Code::Archive,
+                        format!(
+                            "corrupt archive: a piece of {} (generation {}, from byte {}) does not follow on",
+                            key.text(),
+                            p.gen,
+                            p.from
+                        ),
                     ))
                 }
             }
@@ -352,9 +362,9 @@ thread_local! {
 /// its content size and checksum. Several slices are first copied together into one buffer
 /// (reused by the thread): zstd's streaming input would copy them into its window anyway, and
 /// one contiguous input takes its faster match finder (no split window).
-pub fn compress(parts: &[&[u8]]) -> Result<Vec<u8>, String> {
+pub fn compress(parts: &[&[u8]]) -> Result<Vec<u8>, Failure> {
     use zstd::zstd_safe::{CCtx, CParameter};
-    let e = |c: usize| zstd::zstd_safe::get_error_name(c).to_string();
+    let e = |c: usize| Failure::new(Code::Internal, zstd::zstd_safe::get_error_name(c));
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(total));
     CCTX.with(|cell| {
@@ -395,8 +405,10 @@ pub fn compress(parts: &[&[u8]]) -> Result<Vec<u8>, String> {
 }
 
 /// Decodes one data frame into `out` (cleared first); it must decode to `size` bytes.
-pub fn decompress(frame: &[u8], size: u64, at: u64, out: &mut Vec<u8>) -> Result<(), String> {
-    let bad = |e: String| format!("corrupt archive: the frame at byte {at} does not decode ({e})");
+pub fn decompress(frame: &[u8], size: u64, at: u64, out: &mut Vec<u8>) -> Result<(), Failure> {
+    let bad = |e: String| {
+        Failure::new(Code::Archive, format!("corrupt archive: the frame at byte {at} does not decode ({e})"))
+    };
     if size > (1 << 32) || zstd::zstd_safe::get_frame_content_size(frame).ok().flatten() != Some(size) {
         return Err(bad("its size is not the directory's".into()));
     }
@@ -418,11 +430,11 @@ pub fn decompress(frame: &[u8], size: u64, at: u64, out: &mut Vec<u8>) -> Result
 
 /// Where the bytes of one wanted file go while a stream is decoded.
 pub trait MemberSink {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String>;
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure>;
 }
 
 impl MemberSink for Vec<u8> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.extend_from_slice(bytes);
         Ok(())
     }
@@ -445,7 +457,7 @@ pub fn decode(
     segs: &[Segment],
     wanted: &[&str],
     sinks: &mut [&mut dyn MemberSink],
-) -> Result<Vec<Decoded>, String> {
+) -> Result<Vec<Decoded>, Failure> {
     decode_as(name, bytes, segs, wanted, sinks, Check::Sha256, &mut Vec::new())
 }
 
@@ -471,8 +483,8 @@ pub fn decode_as(
     sinks: &mut [&mut dyn MemberSink],
     check: Check,
     buf: &mut Vec<u8>,
-) -> Result<Vec<Decoded>, String> {
-    let named = |e: String| format!("{name}: {e}");
+) -> Result<Vec<Decoded>, Failure> {
+    let named = |e: Failure| e.in_file(Path::new(name));
     let latest: HashMap<&str, u32> = {
         let mut m = HashMap::new();
         for s in segs {
@@ -542,20 +554,21 @@ pub fn decode_as(
     state
         .into_iter()
         .zip(wanted)
-        .map(|((_, _, d), w)| d.ok_or_else(|| named(format!("corrupt archive: {w} is not in this stream"))))
+        .map(|((_, _, d), w)| {
+            d.ok_or_else(|| named(Failure::new(Code::Archive, format!("corrupt archive: {w} is not in this stream"))))
+        })
         .collect()
 }
 
 /// A wanted piece's end: the bytes so far must be its generation's first `size` bytes.
-fn finish(st: &mut (u64, Sha256, Option<Decoded>), p: &Piece, check: Check) -> Result<(), String> {
+fn finish(st: &mut (u64, Sha256, Option<Decoded>), p: &Piece, check: Check) -> Result<(), Failure> {
     if p.from != st.2.as_ref().map_or(0, |d| d.size) || st.0 != p.size() {
-        return Err(format!("corrupt archive: a piece of {} does not follow on", p.rel));
+        return Err(Failure::new(Code::Archive, format!("corrupt archive: a piece of {} does not follow on", p.rel)));
     }
     if check == Check::Sha256 && crate::hash::hex(&st.1.clone().finalize()) != p.sha256 {
-        return Err(format!(
-            "corrupt archive: the first {} bytes of {} do not match their recorded SHA-256",
-            p.size(),
-            p.rel
+        return Err(Failure::new(
+            Code::Archive,
+            format!("corrupt archive: the first {} bytes of {} do not match their recorded SHA-256", p.size(), p.rel),
         ));
     }
     st.2 = Some(Decoded { size: p.size(), sha256: p.sha256.clone(), mtime_ns: p.mtime_ns });
@@ -564,13 +577,13 @@ fn finish(st: &mut (u64, Sha256, Option<Decoded>), p: &Piece, check: Check) -> R
 
 /// Checks every data frame of `segs` decodes (its checksum included) without keeping the bytes:
 /// appending after damage would bury it.
-pub fn verify_frames(name: &str, bytes: &[u8], segs: &[Segment]) -> Result<(), String> {
+pub fn verify_frames(name: &str, bytes: &[u8], segs: &[Segment]) -> Result<(), Failure> {
     let mut buf = Vec::new();
     for s in segs {
         let mut at = s.data_at;
         for f in &s.frames {
             decompress(&bytes[at as usize..(at + f.stored) as usize], f.size, at, &mut buf)
-                .map_err(|e| format!("{name}: {e}"))?;
+                .map_err(|e| e.in_file(Path::new(name)))?;
             at += f.stored;
         }
     }
@@ -641,7 +654,7 @@ mod tests {
             b[i] ^= 0x20;
             let r = segments_of(&b).and_then(|(s, torn)| {
                 if torn.is_some() {
-                    return Err("torn".into());
+                    return Err(Failure::new(Code::Archive, "torn"));
                 }
                 held(&s)?;
                 verify_frames("f", &b, &s)?;
@@ -673,7 +686,7 @@ mod tests {
         let other = b"x\n".as_slice();
         let bytes = segment(&unit, &[(piece("u2.jsonl", 0, 0, other, other), other)]);
         let (segs, _) = segments_of(&bytes).unwrap();
-        assert!(held(&segs).unwrap_err().contains("does not belong"));
+        assert!(held(&segs).unwrap_err().message.contains("does not belong"));
         let lone = Unit::of(&Key { project: "-p".into(), rel: "agent-a.jsonl".into() });
         assert!(lone.lone && lone.id().starts_with("agent-a.jsonl-f2-"));
     }

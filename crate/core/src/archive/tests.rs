@@ -1,5 +1,6 @@
 use super::layout::Key;
 use super::*;
+use crate::failure::{Code, Failure};
 use crate::scan::Progress;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -104,7 +105,7 @@ fn archive_append_rewrite_restore_is_byte_identical() {
     let latest = latest(list(&root).unwrap());
     let errs: Vec<String> = restore::restore(&latest, &projects_only(&t.0.join("r2")), true, &Progress::default())
         .into_iter()
-        .filter_map(|r| r.err())
+        .filter_map(|r| r.err().map(|e| e.message))
         .collect();
     assert_eq!(errs.len(), 1);
     assert!(errs[0].contains("differs"), "{}", errs[0]);
@@ -189,11 +190,13 @@ fn damage_and_foreign_files_are_named() {
     let held = fs::File::open(&root).unwrap();
     held.try_lock().unwrap();
     let e = archive(std::slice::from_ref(&src), &[], &root, "t", &Progress::default()).unwrap_err();
-    assert!(e.contains("another archive run"), "{e}");
+    assert!(e.message.contains("another archive run"), "{e}");
+    // a run that cannot proceed is an archive failure, whatever stopped it, about the file named
+    assert_eq!((e.code, e.path.as_deref()), (Code::Archive, Some(root.display().to_string().as_str())));
     drop(held);
     fs::write(root.join("notes.txt"), b"x").unwrap();
     let e = archive(std::slice::from_ref(&src), &[], &root, "t", &Progress::default()).unwrap_err();
-    assert!(e.contains("notes.txt") && e.contains("foreign"), "{e}");
+    assert!(e.message.contains("notes.txt") && e.message.contains("foreign"), "{e}");
 }
 
 /// Where archive CPU time goes, on a sample file: `ARCHIVE_SAMPLE=file cargo test --release
@@ -298,7 +301,7 @@ fn frames_decode_the_same_pipelined_or_one_by_one() {
     bad.extend_from_slice(&frame);
     for pipeline in [false, true] {
         let e = read::decode_bytes(&bufs, &path, &bad, &mut read::Count::default(), true, pipeline).unwrap_err();
-        assert!(e.contains(&format!("record {} has seq {events}", got[0].0 + 1)), "{e}");
+        assert!(e.message.contains(&format!("record {} has seq {events}", got[0].0 + 1)), "{e}");
     }
 }
 
@@ -309,18 +312,18 @@ fn frames_decode_the_same_pipelined_or_one_by_one() {
 fn mapped_and_read_sources_encode_the_same_frames() {
     struct Frames(Vec<u8>);
     impl write::FrameSink for Frames {
-        fn put(&mut self, frame: &[u8]) -> Result<(), String> {
+        fn put(&mut self, frame: &[u8]) -> Result<(), Failure> {
             self.0.extend_from_slice(frame);
             Ok(())
         }
     }
     struct Bytes(Vec<u8>);
     impl read::Sink for Bytes {
-        fn put(&mut self, b: &[u8]) -> Result<(), String> {
+        fn put(&mut self, b: &[u8]) -> Result<(), Failure> {
             self.0.extend_from_slice(b);
             Ok(())
         }
-        fn cut(&mut self, len: u64) -> Result<(), String> {
+        fn cut(&mut self, len: u64) -> Result<(), Failure> {
             self.0.truncate(len as usize);
             Ok(())
         }
@@ -405,7 +408,7 @@ pub(super) fn safe_record(kind: &str, text: &str, n: u32) -> String {
 pub(super) fn craft(root: &Path, key: &Key, bytes: &[u8]) -> PathBuf {
     struct Frames(Vec<u8>);
     impl write::FrameSink for Frames {
-        fn put(&mut self, frame: &[u8]) -> Result<(), String> {
+        fn put(&mut self, frame: &[u8]) -> Result<(), Failure> {
             self.0.extend_from_slice(frame);
             Ok(())
         }
@@ -495,7 +498,10 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
                 } else {
                     "source.path"
                 };
-                assert!(e.starts_with(&format!("{}: refused: header field {field} ", path.display())), "{name}: {e}");
+                assert!(
+                    e.message.starts_with(&format!("{}: refused: header field {field} ", path.display())),
+                    "{name}: {e}"
+                );
                 assert!(destination::check_key(key).is_err());
             }
             None => assert!(r.is_ok(), "{:?}", r),
@@ -529,7 +535,7 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
     }
     // the readers refuse the archive
     let e = estate_scan_tests::reader_listing(&root).unwrap_err();
-    assert!(e.contains("refused: header field") && e.contains("the archive is not read"), "{e}");
+    assert!(e.message.contains("refused: header field") && e.message.contains("the archive is not read"), "{e}");
     // the same archive without its hostile transcripts reads
     for (_, _, p) in &hostile {
         fs::remove_dir_all(p.parent().unwrap()).unwrap();

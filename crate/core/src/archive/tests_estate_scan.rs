@@ -137,12 +137,12 @@ fn one_file_reads_back_whole_and_checked() {
 /// config-folder files left out, from the streams' directories), with the warnings they give:
 /// each damaged store file, each file the index has that no store file holds, each stream
 /// whose directories do not read. An archive with a hostile header is an error.
-pub(crate) fn reader_listing(root: &Path) -> Result<(usize, Vec<String>), String> {
+pub(crate) fn reader_listing(root: &Path) -> Result<(usize, Vec<String>), crate::failure::Failure> {
     let l = read::list_all(root)?;
     let mut warnings: Vec<String> = l.damaged.iter().map(|d| format!("{} (skipped)", d.error)).collect();
     warnings.extend(l.lacking.iter().filter(|x| !x.key.is_config()).map(|x| x.error.clone()));
     let which: Vec<Stored> = latest(l.stored).into_iter().filter(|s| !s.key.is_config()).collect();
     let found = crate::archive::estate_scan::discover_stored(root, &which)?;
-    warnings.extend(found.iter().filter_map(|f| f.as_ref().err().cloned()));
+    warnings.extend(found.iter().filter_map(|f| f.as_ref().err().map(|e| e.message.clone())));
     Ok((found.iter().filter(|f| f.is_ok()).count(), warnings))
 }

@@ -26,7 +26,11 @@ pub(super) fn big_estate(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (main, sub, other)
 }
 
-fn restore_some(root: &Path, to: &Path, which: impl Fn(&Stored) -> bool) -> Vec<Result<restore::Restored, String>> {
+fn restore_some(
+    root: &Path,
+    to: &Path,
+    which: impl Fn(&Stored) -> bool,
+) -> Vec<Result<restore::Restored, crate::failure::Failure>> {
     let all: Vec<Stored> = latest(list(root).unwrap()).into_iter().filter(|s| which(s)).collect();
     restore::restore(&all, &projects_only(to), true, &Progress::default())
 }
@@ -120,7 +124,7 @@ fn a_corrupt_frame_is_refused_by_name_and_nothing_changes() {
     let name = path.display().to_string();
     for e in &r {
         let e = e.as_ref().unwrap_err();
-        assert!(e.starts_with(&name) && e.contains("corrupt archive"), "{e}");
+        assert!(e.message.starts_with(&name) && e.message.contains("corrupt archive"), "{e}");
     }
     assert!(all_paths(&to).iter().all(|p| p.is_dir()), "no file written: {:?}", all_paths(&to));
     // archive: nothing is appended to the damaged stream; it is set aside byte for byte, named,
@@ -190,7 +194,7 @@ fn a_stream_under_another_sessions_folder_is_refused_unchanged() {
     fs::copy(&a, &b).unwrap();
     let bytes = fs::read(&b).unwrap();
     let e = list(&root).unwrap_err();
-    assert!(e.contains("places this stream elsewhere"), "{e}");
+    assert!(e.message.contains("places this stream elsewhere"), "{e}");
     // never read as the other session's, nor appended to: set aside unchanged, stored again
     append(&other, b"{\"more\":1}\n");
     let s = run2(&src, &root);
@@ -238,7 +242,7 @@ fn a_damaged_stream_is_named_the_others_restore_and_the_next_run_stores_it_again
         let l = read::list_all(&root).unwrap();
         assert_eq!(l.damaged.len(), 1, "{how}: {l:?}");
         let d = &l.damaged[0];
-        assert!(d.error.starts_with(&path.display().to_string()), "{how}: {}", d.error);
+        assert!(d.error.message.starts_with(&path.display().to_string()), "{how}: {}", d.error);
         assert_eq!((d.session.as_deref(), d.project.as_deref()), (Some(SID), Some("-home-u-repo")), "{how}");
         assert!(l.lacking.is_empty(), "{how}: its files are named by the damaged stream, not again: {l:?}");
         let rest = latest(l.stored);

@@ -50,32 +50,37 @@ enum Outcome {
 }
 
 /// The key of a discovered transcript: where it sits in its project.
-pub fn key_of(f: &EstateFile) -> Result<Key, String> {
-    let name = f.path.file_name().and_then(|n| n.to_str()).ok_or("file name is not UTF-8")?;
+pub fn key_of(f: &EstateFile) -> Result<Key, Failure> {
+    let name = f.path.file_name().and_then(|n| n.to_str()).ok_or_else(|| unfit("file name is not UTF-8"))?;
     let rel = match (f.kind, &f.session_id) {
         (FileKind::Subagent, Some(sid)) => format!("{sid}/subagents/{name}"),
         _ => name.to_string(),
     };
     if f.project.is_empty() {
-        return Err("no project folder above this transcript".into());
+        return Err(unfit("no project folder above this transcript"));
     }
     if f.project.contains('\u{FFFD}') || rel.contains('\u{FFFD}') {
-        return Err("folder name is not UTF-8".into());
+        return Err(unfit("folder name is not UTF-8"));
     }
     let key = Key { project: f.project.clone(), rel };
-    super::destination::check_key(&key).map_err(|r| r.of_source())?;
+    super::destination::check_key(&key).map_err(|r| unfit(r.of_source()))?;
     Ok(key)
 }
 
+/// Why a transcript cannot be archived under any key, before the caller names the file.
+fn unfit(why: impl Into<String>) -> Failure {
+    Failure::new(Code::Archive, why)
+}
+
 /// Locks the archive root for this run (released when the returned file drops).
-fn lock_root(root: &Path) -> Result<File, String> {
-    let f = File::open(root).map_err(|e| durable::msg(root, &e))?;
+fn lock_root(root: &Path) -> Result<File, Failure> {
+    let f = File::open(root).map_err(|e| Failure::io(root, &e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
         Err(fs::TryLockError::WouldBlock) => {
-            Err(format!("{}: another archive run is writing this archive", root.display()))
+            Err(Failure::at(Code::Locked, root, "another archive run is writing this archive"))
         }
-        Err(fs::TryLockError::Error(e)) => Err(durable::msg(root, &e)),
+        Err(fs::TryLockError::Error(e)) => Err(Failure::io(root, &e)),
     }
 }
 
@@ -90,7 +95,7 @@ pub fn archive(
     root: &Path,
     created_at: &str,
     progress: &Progress,
-) -> Result<Summary, String> {
+) -> Result<Summary, Failure> {
     archive_as(roots, config_dirs, root, created_at, progress, None)
 }
 
@@ -104,11 +109,22 @@ pub fn archive_as(
     created_at: &str,
     progress: &Progress,
     format: Option<u8>,
-) -> Result<Summary, String> {
-    let files = estate::discover(roots).map_err(|e| format!("{}: {}", e.path.display(), e.message))?;
+) -> Result<Summary, Failure> {
+    run_as(roots, config_dirs, root, created_at, progress, format).map_err(super::cannot_proceed)
+}
+
+fn run_as(
+    roots: &[PathBuf],
+    config_dirs: &[PathBuf],
+    root: &Path,
+    created_at: &str,
+    progress: &Progress,
+    format: Option<u8>,
+) -> Result<Summary, Failure> {
+    let files = estate::discover(roots).map_err(|e| Failure::at(Code::Io, &e.path, e.message))?;
     config_files::check_archive_root(config_dirs, root)?;
     if root.exists() && !root.is_dir() {
-        return Err(format!("{}: not a folder", root.display()));
+        return Err(Failure::at(Code::Archive, root, "not a folder"));
     }
     durable::make_dirs(root)?;
     let _lock = lock_root(root)?;
@@ -205,7 +221,7 @@ pub fn archive_as(
         super::write_stream::run(root, &work, created_at, progress, &mut idx, &mut summary)?;
         return Ok(summary);
     }
-    let results: Vec<Result<Outcome, String>> = work
+    let results: Vec<Result<Outcome, Failure>> = work
         .par_iter()
         .map(|w| {
             let r = archive_file(root, w, created_at, progress);
@@ -261,7 +277,7 @@ pub fn archive_as(
             }
             // these lines already name the file they concern (the transcript or its store file)
             Err(e) => {
-                summary.failures.push(Failure::about(Code::Archive, &w.file.path, e));
+                summary.failures.push(Failure::about(Code::Archive, &w.file.path, e.message));
                 continue;
             }
         };
@@ -331,11 +347,11 @@ fn latest_gen(root: &Path, key: &Key, from: u32) -> Option<u32> {
 
 /// The held state from the index when the store file is as the index left it, else rebuilt by
 /// reading the store file (after repairing a torn tail: the caller holds its lock).
-fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, String> {
+fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, Failure> {
     let Some(gen) = latest_gen(root, &w.key, w.prior.as_ref().map_or(0, |e| e.gen)) else { return Ok(None) };
     let path = w.key.store_path(root, gen);
     *lock = Some(lock_store(&path)?);
-    let len = fs::metadata(&path).map_err(|e| durable::msg(&path, &e))?.len();
+    let len = fs::metadata(&path).map_err(|e| Failure::io(&path, &e))?.len();
     if let Some(e) = &w.prior {
         if e.gen == gen && e.store_len == len {
             return Ok(Some(Held {
@@ -351,13 +367,13 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     }
     // the header must be this transcript's before a torn tail is repaired
     if read::placed_header(root, &mut crate::scan::Parser::default(), &path)? != (w.key.clone(), gen) {
-        return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
+        return Err(Failure::at(Code::Archive, &path, "header places this transcript elsewhere in the archive"));
     }
     store::load(&path, Encoding::Zstd, true)?;
     let mut count = read::Count::default();
     let d = read::decode(&path, &mut count, true)?;
     let m = d.mark.expect("decode returns a mark");
-    let len = fs::metadata(&path).map_err(|e| durable::msg(&path, &e))?.len();
+    let len = fs::metadata(&path).map_err(|e| Failure::io(&path, &e))?.len();
     Ok(Some(Held {
         gen,
         size: m.size,
@@ -369,7 +385,7 @@ fn held(root: &Path, w: &Work, lock: &mut Option<File>) -> Result<Option<Held>, 
     }))
 }
 
-fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, String> {
+fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) -> Result<Outcome, Failure> {
     let src = &w.file.path;
     let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress, false)? else {
         return Ok(Outcome::Unchanged);
@@ -421,9 +437,10 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
         // after damage would bury it
         let d = read::decode(&path, &mut read::Count::default(), false)?;
         if d.events != h.events || d.mark.as_ref().map(|m| m.size) != Some(h.size) {
-            return Err(format!(
-                "{}: corrupt archive: the store file disagrees with the archive index",
-                path.display()
+            return Err(Failure::at(
+                Code::Archive,
+                &path,
+                "corrupt archive: the store file disagrees with the archive index",
             ));
         }
         let mut seq = h.events;
@@ -447,7 +464,7 @@ fn archive_file(root: &Path, w: &Work, created_at: &str, progress: &Progress) ->
 }
 
 pub(super) trait FrameSink {
-    fn put(&mut self, frame: &[u8]) -> Result<(), String>;
+    fn put(&mut self, frame: &[u8]) -> Result<(), Failure>;
 }
 
 struct Append<'a> {
@@ -458,8 +475,8 @@ struct Append<'a> {
 }
 
 impl FrameSink for Append<'_> {
-    fn put(&mut self, frame: &[u8]) -> Result<(), String> {
-        write_at(self.file, frame, self.at).map_err(|e| durable::msg(self.path, &e))?;
+    fn put(&mut self, frame: &[u8]) -> Result<(), Failure> {
+        write_at(self.file, frame, self.at).map_err(|e| Failure::io(self.path, &e))?;
         self.at += frame.len() as u64;
         Ok(())
     }
@@ -472,14 +489,14 @@ struct NewFile<'a> {
 }
 
 impl FrameSink for NewFile<'_> {
-    fn put(&mut self, frame: &[u8]) -> Result<(), String> {
-        self.file.write_all(frame).map_err(|e| durable::msg(self.path, &e))?;
+    fn put(&mut self, frame: &[u8]) -> Result<(), Failure> {
+        self.file.write_all(frame).map_err(|e| Failure::io(self.path, &e))?;
         self.len += frame.len() as u64;
         Ok(())
     }
 }
 
-fn hash_range(source: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {
+fn hash_range(source: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), Failure> {
     let mut at = from;
     while at < to {
         let end = (at + WINDOW as u64).min(to);
@@ -492,7 +509,7 @@ fn hash_range(source: &mut Source, from: u64, to: u64, h: &mut Sha256, progress:
 
 /// The end of the window that starts at `at`: after its last newline, unless the window ends
 /// the range (a line longer than a window grows it).
-fn window_end(source: &mut Source, at: u64, to: u64) -> Result<u64, String> {
+fn window_end(source: &mut Source, at: u64, to: u64) -> Result<u64, Failure> {
     let mut end = (at + WINDOW as u64).min(to);
     let mut searched = at;
     while end < to {
@@ -525,7 +542,7 @@ pub(super) fn encode_range(
     mtime_ns: i128,
     sink: &mut dyn FrameSink,
     progress: &Progress,
-) -> Result<(String, u64), String> {
+) -> Result<(String, u64), Failure> {
     let mut at = from;
     while at < to {
         let end = window_end(source, at, to)?;
@@ -609,10 +626,10 @@ fn write_generation(
     mtime_ns: i128,
     created_at: &str,
     progress: &Progress,
-) -> Result<(String, u64, u64, Pending), String> {
+) -> Result<(String, u64, u64, Pending), Failure> {
     let target = key.store_path(root, gen);
     if target.exists() {
-        return Err(format!("{}: already exists (not overwritten)", target.display()));
+        return Err(Failure::at(Code::Archive, &target, "already exists (not overwritten)"));
     }
     let dir = target.parent().expect("a session folder");
     durable::make_dirs_with(dir, false)?;

@@ -30,7 +30,7 @@ enum Member {
     Appended(Entry, u64),
     Added(Entry, u64),
     Generation(Entry, u64),
-    Failed(String),
+    Failed(Failure),
 }
 
 struct StreamRun {
@@ -49,20 +49,20 @@ struct StreamRun {
 /// Why a stream could not be archived: it is damaged (set aside and stored again), or anything
 /// else (another writer, an I/O error, a source that changed).
 enum StreamError {
-    Damaged(String),
-    Other(String),
+    Damaged(Failure),
+    Other(Failure),
 }
 
 impl StreamError {
-    fn into_message(self) -> String {
+    fn into_failure(self) -> Failure {
         match self {
             StreamError::Damaged(e) | StreamError::Other(e) => e,
         }
     }
 }
 
-impl From<String> for StreamError {
-    fn from(e: String) -> StreamError {
+impl From<Failure> for StreamError {
+    fn from(e: Failure) -> StreamError {
         StreamError::Other(e)
     }
 }
@@ -73,7 +73,7 @@ enum Check {
     /// Not the length the index records, or ends inside a segment: read back in full.
     Behind,
     Missing,
-    Damaged(String),
+    Damaged(Failure),
 }
 
 /// Whether a stream the index records (`recorded`: the length the last run left) is still
@@ -83,21 +83,20 @@ fn check_stream(path: &Path, unit: &Unit, recorded: u64) -> Check {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Check::Missing,
-        Err(e) => return Check::Damaged(durable::msg(path, &e)),
+        Err(e) => return Check::Damaged(Failure::io(path, &e)),
     };
     if !meta.file_type().is_file() {
-        return Check::Damaged(format!(
-            "{}: corrupt archive: not a regular file where the archive keeps a stream (a symbolic link is never followed)",
-            path.display()
-        ));
+        let why =
+            "corrupt archive: not a regular file where the archive keeps a stream (a symbolic link is never followed)";
+        return Check::Damaged(Failure::at(Code::Archive, path, why));
     }
     match stream::read_segments(path) {
         Err(e) => Check::Damaged(e),
         Ok((segs, _)) if segs.is_empty() => {
-            Check::Damaged(format!("{}: corrupt archive: no segment of this stream is complete", path.display()))
+            Check::Damaged(Failure::at(Code::Archive, path, "corrupt archive: no segment of this stream is complete"))
         }
         Ok((segs, _)) if segs[0].unit != *unit => {
-            Check::Damaged(format!("{}: header places this stream elsewhere in the archive", path.display()))
+            Check::Damaged(Failure::at(Code::Archive, path, "header places this stream elsewhere in the archive"))
         }
         Ok((_, Some(_))) => Check::Behind,
         Ok(_) if meta.len() != recorded => Check::Behind,
@@ -108,7 +107,7 @@ fn check_stream(path: &Path, unit: &Unit, recorded: u64) -> Check {
 /// Moves a damaged stream (or whatever is in its place) aside, byte for byte, as
 /// `<stream file>.damaged-<N>` (the first N free), so the session can be stored again at its
 /// name. Readers skip such files.
-fn set_aside(path: &Path) -> Result<PathBuf, String> {
+fn set_aside(path: &Path) -> Result<PathBuf, Failure> {
     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
     for n in 1..10_000 {
         let aside = path.with_file_name(format!("{name}{}{n}", super::read::DAMAGED_SUFFIX));
@@ -116,9 +115,9 @@ fn set_aside(path: &Path) -> Result<PathBuf, String> {
             continue;
         }
         // a hard link never replaces anything; the rename of a link moves the link itself
-        return fs::rename(path, &aside).map(|()| aside).map_err(|e| durable::msg(path, &e));
+        return fs::rename(path, &aside).map(|()| aside).map_err(|e| Failure::io(path, &e));
     }
-    Err(format!("{}: too many damaged copies set aside beside it", path.display()))
+    Err(Failure::at(Code::Archive, path, "too many damaged copies set aside beside it"))
 }
 
 /// A changed file of a stream, open, with what the new segment takes from it.
@@ -155,7 +154,7 @@ pub(super) fn run(
     progress: &Progress,
     idx: &mut Index,
     summary: &mut Summary,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let mut by_unit: BTreeMap<Unit, Vec<usize>> = BTreeMap::new();
     for (i, w) in work.iter().enumerate() {
         by_unit.entry(Unit::of(&w.key)).or_default().push(i);
@@ -204,7 +203,7 @@ pub(super) fn run(
     let mut units: Vec<(Unit, Vec<usize>)> = by_unit.into_iter().collect();
     // largest first, one stream per task: the last task to finish is a small one
     units.sort_by_key(|(_, m)| std::cmp::Reverse(m.iter().map(|&i| work[i].file.size).sum::<u64>()));
-    let results: Vec<Result<StreamRun, String>> = units
+    let results: Vec<Result<StreamRun, Failure>> = units
         .par_iter()
         .with_max_len(1)
         .map(|(unit, members)| {
@@ -221,10 +220,10 @@ pub(super) fn run(
                             ));
                             s
                         })
-                        .map_err(StreamError::into_message),
-                    Err(e2) => Err(format!("{e}; {e2}")),
+                        .map_err(StreamError::into_failure),
+                    Err(e2) => Err(Failure { message: format!("{e}; {e2}"), ..e }),
                 },
-                r => r.map_err(StreamError::into_message),
+                r => r.map_err(StreamError::into_failure),
             };
             progress.files_done.fetch_add(members.len() as u64, Ordering::Relaxed);
             r
@@ -260,7 +259,7 @@ pub(super) fn run(
                     let w = &work[i];
                     // only the files that changed failed: the others are as archived before
                     if !is_unchanged(w) {
-                        summary.failures.push(Failure::about(Code::Archive, &w.file.path, e.clone()));
+                        summary.failures.push(Failure::about(Code::Archive, &w.file.path, e.message.clone()));
                     } else {
                         summary.unchanged += 1;
                     }
@@ -282,7 +281,7 @@ pub(super) fn run(
                 }
                 // these lines already name the file they concern (the source or its stream)
                 Member::Failed(e) => {
-                    summary.failures.push(Failure::about(Code::Archive, &w.file.path, e));
+                    summary.failures.push(Failure::about(Code::Archive, &w.file.path, e.message));
                     continue;
                 }
                 Member::Touched(e) => {
@@ -381,28 +380,23 @@ fn archive_stream(
     if fs::symlink_metadata(&path).is_ok() {
         let f = lock_store(&path)?;
         let mut bytes = Vec::new();
-        (&f).read_to_end(&mut bytes).map_err(|e| durable::msg(&path, &e))?;
+        (&f).read_to_end(&mut bytes).map_err(|e| Failure::io(&path, &e))?;
         let name = path.display().to_string();
-        let (segs, torn) = stream::segments_of(&bytes).map_err(|e| StreamError::Damaged(format!("{name}: {e}")))?;
+        let damaged = |e: Failure| StreamError::Damaged(e.in_file(&path));
+        let (segs, torn) = stream::segments_of(&bytes).map_err(damaged)?;
         match segs.first() {
             Some(s) if s.unit != *unit => {
-                return Err(StreamError::Damaged(format!(
-                    "{name}: header places this stream elsewhere in the archive"
-                )));
+                let why = "header places this stream elsewhere in the archive";
+                return Err(StreamError::Damaged(Failure::at(Code::Archive, &path, why)));
             }
             None => {
-                return Err(StreamError::Damaged(format!(
-                    "{name}: corrupt archive: no segment of this stream is complete"
-                )))
+                let why = "corrupt archive: no segment of this stream is complete";
+                return Err(StreamError::Damaged(Failure::at(Code::Archive, &path, why)));
             }
             _ => {}
         }
         stream::verify_frames(&name, &bytes, &segs).map_err(StreamError::Damaged)?;
-        held = stream::held(&segs)
-            .map_err(|e| StreamError::Damaged(format!("{name}: {e}")))?
-            .into_iter()
-            .map(|(k, h)| (k.rel, h))
-            .collect();
+        held = stream::held(&segs).map_err(damaged)?.into_iter().map(|(k, h)| (k.rel, h)).collect();
         // a segment cut short by a run that died is not part of the archive: it is overwritten
         start = torn.unwrap_or(bytes.len() as u64);
         lock = Some(f);
@@ -412,7 +406,7 @@ fn archive_stream(
     let mut sources: Vec<Option<Source>> = Vec::new();
     for (c, file) in changed.iter_mut().zip(&files) {
         let w = c.work;
-        let r = (|| -> Result<Source<'_>, String> {
+        let r = (|| -> Result<Source<'_>, Failure> {
             let mut src = Source::open(file, &w.file.path, c.size)?;
             match held.get(&w.key.rel) {
                 None => c.kind = Kind::Added,
@@ -516,12 +510,12 @@ fn archive_stream(
                 durable::make_dirs_with(path.parent().expect("a project folder"), false)?;
                 let (tmp, mut file) = durable::temp_beside(&path)?;
                 let r = (|| {
-                    let io = |e: std::io::Error| durable::msg(&tmp, &e);
+                    let io = |e: std::io::Error| Failure::io(&tmp, &e);
                     file.write_all(&dir).map_err(io)?;
                     for (f, _) in &frames {
                         file.write_all(f).map_err(io)?;
                     }
-                    Ok::<(), String>(())
+                    Ok::<(), Failure>(())
                 })();
                 if let Err(e) = r {
                     let _ = fs::remove_file(&tmp);
@@ -531,7 +525,7 @@ fn archive_stream(
             }
             Some(f) => {
                 let r = (|| {
-                    let io = |e: std::io::Error| durable::msg(&path, &e);
+                    let io = |e: std::io::Error| Failure::io(&path, &e);
                     f.set_len(start).map_err(io)?;
                     write_at(f, &dir, start).map_err(io)?;
                     let mut at = start + dir.len() as u64;
@@ -539,7 +533,7 @@ fn archive_stream(
                         write_at(f, fr, at).map_err(io)?;
                         at += fr.len() as u64;
                     }
-                    Ok::<(), String>(())
+                    Ok::<(), Failure>(())
                 })();
                 if let Err(e) = r {
                     // back to the committed length: nothing half-written stays
@@ -554,8 +548,8 @@ fn archive_stream(
         out.written_len = Some(new_len);
     } else if let Some(f) = &lock {
         // only identities changed; a torn tail is still cut, so the index's length is the file's
-        if start != fs::metadata(&path).map_err(|e| durable::msg(&path, &e))?.len() {
-            f.set_len(start).map_err(|e| durable::msg(&path, &e))?;
+        if start != fs::metadata(&path).map_err(|e| Failure::io(&path, &e))?.len() {
+            f.set_len(start).map_err(|e| Failure::io(&path, &e))?;
             out.appended = Some(path.clone());
         }
         out.written_len = Some(start);
@@ -601,7 +595,7 @@ fn open_member<'a>(
     at: usize,
     progress: &Progress,
     force: bool,
-) -> Result<Option<Changed<'a>>, String> {
+) -> Result<Option<Changed<'a>>, Failure> {
     let Some(Opened { file: f, size, mtime_ns, dev, ino }) = open_source(w, progress, force)? else { return Ok(None) };
     Ok(Some(Changed {
         at,
@@ -618,7 +612,7 @@ fn open_member<'a>(
     }))
 }
 
-fn hash_into(src: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), String> {
+fn hash_into(src: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Progress) -> Result<(), Failure> {
     const STEP: u64 = 32 << 20;
     let mut at = from;
     while at < to {
@@ -632,7 +626,7 @@ fn hash_into(src: &mut Source, from: u64, to: u64, h: &mut Sha256, progress: &Pr
 
 /// The segment's data frames: the concatenated slices cut every `stream::FRAME` bytes,
 /// compressed in parallel when there is more than one. Returns each frame and its decoded size.
-fn compress_frames(slices: &[&[u8]]) -> Result<Vec<(Vec<u8>, u64)>, String> {
+fn compress_frames(slices: &[&[u8]]) -> Result<Vec<(Vec<u8>, u64)>, Failure> {
     let total: usize = slices.iter().map(|s| s.len()).sum();
     if total == 0 {
         return Ok(Vec::new());

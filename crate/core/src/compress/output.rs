@@ -3,6 +3,7 @@
 //! inserted where the caller puts them. Nothing kept is re-serialised.
 
 use super::json_span::{edit_members, MemberEdit, SpanError};
+use crate::failure::{Code, Failure};
 use crate::scan::Scan;
 
 /// One piece of the output, in order.
@@ -22,7 +23,7 @@ pub enum AssembleError {
     /// A byte-span edit was refused on this source line (1-based).
     Edit { line: u32, error: SpanError },
     /// The source's bytes of this line could not be read (a file that changed or went away).
-    Read { line: u32, error: String },
+    Read { line: u32, error: Failure },
 }
 
 impl std::fmt::Display for AssembleError {
@@ -37,6 +38,14 @@ impl std::fmt::Display for AssembleError {
             }
             AssembleError::Read { line, error } => write!(f, "line {line}: cannot read the source ({error})"),
         }
+    }
+}
+
+impl From<AssembleError> for Failure {
+    /// Every way assembling fails means the source is not the one the index was scanned from
+    /// (a record it lacks, a line that no longer edits, bytes that changed or went away).
+    fn from(e: AssembleError) -> Failure {
+        Failure::new(Code::Changed, e.to_string())
     }
 }
 
@@ -57,14 +66,17 @@ impl Layout {
 /// (so a compression need not hold the kept records twice, once read and once copied).
 pub trait SourceBytes {
     /// Appends the bytes of the span `offset..offset + len` of the source to `out`.
-    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String>;
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), Failure>;
 }
 
 impl SourceBytes for &[u8] {
-    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
-        let span = self
-            .get(offset as usize..offset as usize + len as usize)
-            .ok_or("the span lies beyond the end of the buffer: it is not the buffer the index was made from")?;
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), Failure> {
+        let span = self.get(offset as usize..offset as usize + len as usize).ok_or_else(|| {
+            Failure::new(
+                Code::InvalidArgument,
+                "the span lies beyond the end of the buffer: it is not the buffer the index was made from",
+            )
+        })?;
         out.extend_from_slice(span);
         Ok(())
     }
@@ -87,7 +99,7 @@ impl<'a> ReleasingMapped<'a> {
 }
 
 impl SourceBytes for ReleasingMapped<'_> {
-    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), Failure> {
         (&self.bytes[..]).append(offset, len, out)?;
         let done = offset as usize / Self::STEP * Self::STEP;
         if done > self.released_to {
@@ -100,15 +112,15 @@ impl SourceBytes for ReleasingMapped<'_> {
 }
 
 impl SourceBytes for &std::fs::File {
-    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), String> {
+    fn append(&mut self, offset: u64, len: u32, out: &mut Vec<u8>) -> Result<(), Failure> {
         let at = out.len();
         out.resize(at + len as usize, 0);
         read_exact_at(self, &mut out[at..], offset).map_err(|e| {
             out.truncate(at);
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                "the file is shorter than when it was scanned".to_string()
+                Failure::new(Code::Changed, "the file is shorter than when it was scanned")
             } else {
-                e.to_string()
+                Failure::new(Code::Io, e.to_string())
             }
         })
     }

@@ -3,7 +3,7 @@
 //! summaries; tool calls with their inputs as compact JSON whose long strings are cut; tool
 //! results cut to a head and a tail. Records are parsed in parallel with the scanner's parser.
 
-use crate::failure::{Code, Failure};
+use crate::failure::Failure;
 use crate::json_string::escape_into;
 use crate::scan::tape::{as_bool, as_str, entries, items};
 use crate::scan::{Parser, Scan};
@@ -264,7 +264,7 @@ pub fn item_of(tape: &[Node], lim: Limits, it: &mut Item) {
 }
 
 /// The summary items of records `indexes` of `scan`, read from `bytes` (the scanned file).
-pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, String> {
+pub fn items_of(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<Vec<Item>, Failure> {
     crate::scan::record_bytes::check_indexes(scan, indexes)?;
     indexes.par_iter().map_init(Parser::default, |parser, &i| item_at(scan, bytes, 0, parser, i, lim)).collect()
 }
@@ -366,7 +366,7 @@ fn item_json(it: &Item, out: &mut String) {
 
 /// [`items_of`] and [`to_json`] in one parallel pass: each record is serialised on the thread
 /// that parsed it.
-pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<String, String> {
+pub fn items_json(scan: &Scan, bytes: &[u8], indexes: &[u32], lim: Limits) -> Result<String, Failure> {
     items_json_at(scan, bytes, 0, indexes, lim)
 }
 
@@ -397,7 +397,7 @@ pub fn items_json_from_file(
     max_window: f64,
     lim: Limits,
 ) -> Result<Option<String>, Failure> {
-    crate::scan::record_bytes::check_indexes(scan, indexes).map_err(|m| Failure::new(Code::InvalidArgument, m))?;
+    crate::scan::record_bytes::check_indexes(scan, indexes)?;
     let (start, end) = window_of(scan, indexes);
     if (end - start) as f64 > max_window {
         return Ok(None);
@@ -408,13 +408,13 @@ pub fn items_json_from_file(
         window.clear();
         window.resize((end - start) as usize, 0);
         super::output::read_exact_at(&file, &mut window, start).map_err(|e| Failure::io(path, &e))?;
-        items_json_at(scan, &window, start, indexes, lim).map(Some).map_err(|m| Failure::new(Code::InvalidArgument, m))
+        items_json_at(scan, &window, start, indexes, lim).map(Some)
     })
 }
 
 /// [`items_json`] of records `indexes`, whose lines all lie in `window`, the file's bytes from
 /// offset `base` on (a batch read straight from the file: no copy of the whole source needed).
-pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim: Limits) -> Result<String, String> {
+pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim: Limits) -> Result<String, Failure> {
     crate::scan::record_bytes::check_indexes(scan, indexes)?;
     let bytes = window;
     let parts: Vec<String> = indexes
@@ -429,7 +429,7 @@ pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim
             }
             Ok(out)
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, Failure>>()?;
     let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + parts.len() + 2);
     out.push('[');
     for (k, p) in parts.iter().enumerate() {
@@ -442,7 +442,7 @@ pub fn items_json_at(scan: &Scan, window: &[u8], base: u64, indexes: &[u32], lim
     Ok(out)
 }
 
-fn item_at(scan: &Scan, bytes: &[u8], base: u64, parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, String> {
+fn item_at(scan: &Scan, bytes: &[u8], base: u64, parser: &mut Parser, i: u32, lim: Limits) -> Result<Item, Failure> {
     let line = crate::scan::record_bytes::record_line_at(scan, bytes, base, i)?;
     let mut it = Item { record: i, line: scan.records[i as usize].line, ..Item::default() };
     parser.parse_with(line, |tape| item_of(tape, lim, &mut it));
@@ -452,6 +452,7 @@ fn item_at(scan: &Scan, bytes: &[u8], base: u64, parser: &mut Parser, i: u32, li
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::failure::Code;
 
     fn item(line: &str, lim: Limits) -> Item {
         let mut it = Item::default();
@@ -553,7 +554,7 @@ mod tests {
         assert_eq!(json, to_json(&items_of(&scan, bytes, &idx, Limits::default()).unwrap()));
         assert!(json.starts_with(r#"[{"record":299,"line":300"#));
         assert_eq!(items_json(&scan, bytes, &[], Limits::default()).unwrap(), "[]");
-        assert!(items_json(&scan, bytes, &[300], Limits::default()).unwrap_err().contains("out of range"));
+        assert!(items_json(&scan, bytes, &[300], Limits::default()).unwrap_err().message.contains("out of range"));
         let some = [17u32, 5, 40];
         let (start, end) = window_of(&scan, &some);
         let window = &bytes[start as usize..end as usize];

@@ -8,14 +8,11 @@
 pub mod exchange;
 pub mod writer_lock;
 
+use crate::failure::{Code, Failure};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-pub fn msg(path: &Path, e: &io::Error) -> String {
-    format!("{}: {}", path.display(), crate::io_message(e))
-}
 
 /// Why reading or writing `path`, reached from `root` (whose real path is `real_root`), would
 /// follow a symbolic link out of the root: None when every link on the way (the file's own name
@@ -49,13 +46,13 @@ pub fn fsync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Creates `dir` and any missing parents, fsyncing each new folder's parent.
-pub fn make_dirs(dir: &Path) -> Result<(), String> {
+pub fn make_dirs(dir: &Path) -> Result<(), Failure> {
     make_dirs_with(dir, true)
 }
 
 /// Creates `dir` and any missing parents; with `sync`, each new folder's parent is fsynced
 /// (without, the caller syncs later).
-pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), String> {
+pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), Failure> {
     let mut missing = Vec::new();
     let mut d = dir;
     while fs::symlink_metadata(d).is_err() {
@@ -69,10 +66,10 @@ pub fn make_dirs_with(dir: &Path, sync: bool) -> Result<(), String> {
         match private_dir().create(m) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(msg(m, &e)),
+            Err(e) => return Err(Failure::io(m, &e)),
         }
         if let (true, Some(p)) = (sync, m.parent()) {
-            fsync_dir(p).map_err(|e| msg(p, &e))?;
+            fsync_dir(p).map_err(|e| Failure::io(p, &e))?;
         }
     }
     Ok(())
@@ -103,7 +100,7 @@ pub(super) fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
 
 /// A fresh temp file beside `target` (`.<name>.tmp-<pid>-<n>`, one leading dot only, so the
 /// index's temp file still starts with the index's name), created exclusively.
-pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
+pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), Failure> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let dotted = if name.starts_with('.') { name } else { format!(".{name}") };
@@ -113,7 +110,7 @@ pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
         match no_follow(OpenOptions::new().read(true).write(true).create_new(true)).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(msg(&tmp, &e)),
+            Err(e) => return Err(Failure::io(&tmp, &e)),
         }
     }
 }
@@ -121,15 +118,15 @@ pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), String> {
 /// Makes written files durable. Many small files each fsynced cost a disk flush apiece (about
 /// 3 ms here); on Linux one syncfs of the file system flushes them all at once. Elsewhere each
 /// file and folder is fsynced.
-pub fn sync_all(root: &Path, files: &[&Path], dirs: &[&Path]) -> Result<(), String> {
+pub fn sync_all(root: &Path, files: &[&Path], dirs: &[&Path]) -> Result<(), Failure> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
         let _ = (files, dirs);
-        let d = File::open(root).map_err(|e| msg(root, &e))?;
+        let d = File::open(root).map_err(|e| Failure::io(root, &e))?;
         // SAFETY: syncfs only reads the descriptor, which `d` keeps open for the call.
         if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
-            return Err(msg(root, &io::Error::last_os_error()));
+            return Err(Failure::io(root, &io::Error::last_os_error()));
         }
         Ok(())
     }
@@ -137,10 +134,10 @@ pub fn sync_all(root: &Path, files: &[&Path], dirs: &[&Path]) -> Result<(), Stri
     {
         let _ = root;
         for f in files {
-            File::options().write(true).open(f).and_then(|f| f.sync_all()).map_err(|e| msg(f, &e))?;
+            File::options().write(true).open(f).and_then(|f| f.sync_all()).map_err(|e| Failure::io(f, &e))?;
         }
         for d in dirs {
-            fsync_dir(d).map_err(|e| msg(d, &e))?;
+            fsync_dir(d).map_err(|e| Failure::io(d, &e))?;
         }
         Ok(())
     }
@@ -162,28 +159,28 @@ pub fn start_writeback(f: &File) {
 
 /// Links a written temp file to `target` without ever replacing a file there; the caller
 /// makes the link durable (`sync_all`).
-pub fn link_no_clobber(tmp: &Path, target: &Path) -> Result<(), String> {
+pub fn link_no_clobber(tmp: &Path, target: &Path) -> Result<(), Failure> {
     let linked = fs::hard_link(tmp, target);
     let _ = fs::remove_file(tmp);
     match linked {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            Err(format!("{}: already exists (not overwritten)", target.display()))
+            Err(Failure::at(Code::Io, target, "already exists (not overwritten)"))
         }
-        Err(e) => Err(msg(target, &e)),
+        Err(e) => Err(Failure::io(target, &e)),
     }
 }
 
 /// Replaces `target` with `bytes` atomically (temp, fsync, rename, folder fsync).
-pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn replace(target: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let (tmp, mut f) = temp_beside(target)?;
     let r = f.write_all(bytes).and_then(|_| f.sync_all()).and_then(|_| fs::rename(&tmp, target));
     if let Err(e) = r {
         let _ = fs::remove_file(&tmp);
-        return Err(msg(target, &e));
+        return Err(Failure::io(target, &e));
     }
     let dir = target.parent().unwrap_or(Path::new("."));
-    fsync_dir(dir).map_err(|e| msg(dir, &e))
+    fsync_dir(dir).map_err(|e| Failure::io(dir, &e))
 }
 
 /// Removes temp files a killed writer left in `dir` (names from `temp_beside` or the store's

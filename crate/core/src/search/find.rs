@@ -78,14 +78,14 @@ fn sources_of(roots: &[PathBuf], archives: &[ArchiveRoot]) -> Result<Sources, Di
         let which: Vec<Stored> =
             a.files.iter().filter(|s| !s.key.is_config() && s.key.rel.ends_with(".jsonl")).cloned().collect();
         let found = crate::archive::estate_scan::discover_stored(&a.root, &which)
-            .map_err(|message| DiscoverError { path: a.root.clone(), message })?;
+            .map_err(|f| DiscoverError { path: a.root.clone(), message: f.message })?;
         for (s, f) in which.into_iter().zip(found) {
             match f {
                 Ok(f) => {
                     sources.push(Source { stored: Some(s), ..Source::of(&f) });
                     files.push(f);
                 }
-                Err(e) => failed.push((a.root.join(&s.key.project).join(&s.key.rel).display().to_string(), e)),
+                Err(e) => failed.push((a.root.join(&s.key.project).join(&s.key.rel).display().to_string(), e.message)),
             }
         }
     }

@@ -11,6 +11,7 @@
 
 pub use crate::durable::writer_lock::WriterLock;
 
+use crate::failure::{Code, Failure};
 use crate::scan::json_text::JsonText;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -52,9 +53,9 @@ pub enum Profile {
 }
 
 impl Profile {
-    fn compressor(self) -> Result<zstd::bulk::Compressor<'static>, String> {
+    fn compressor(self) -> Result<zstd::bulk::Compressor<'static>, Failure> {
         use zstd::zstd_safe::CParameter;
-        let e = |e: std::io::Error| e.to_string();
+        let e = zstd_context;
         let mut c = match self {
             Profile::Batch => zstd::bulk::Compressor::new(LEVEL).map_err(e)?,
             Profile::Archive => {
@@ -70,6 +71,16 @@ impl Profile {
     }
 }
 
+/// A zstd context that cannot be made or set up (out of memory): no fault of the input.
+fn zstd_context(e: std::io::Error) -> Failure {
+    Failure::new(Code::Internal, e.to_string())
+}
+
+/// A store file's problem as one phrase, before the caller names the file.
+fn corrupt(problem: impl std::fmt::Display) -> Failure {
+    Failure::new(Code::Store, format!("corrupt store: {problem}"))
+}
+
 thread_local! {
     /// One (de)compression context per thread and profile: creating one costs more than a
     /// small batch.
@@ -78,14 +89,14 @@ thread_local! {
 }
 
 /// Encodes one batch of whole JSONL lines (each ending in `\n`) as the bytes to append.
-pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, String> {
+pub fn encode_batch(lines: &[u8], enc: Encoding) -> Result<Vec<u8>, Failure> {
     encode_batch_with(lines, enc, Profile::Batch)
 }
 
 /// `encode_batch` with the compression profile chosen.
-pub fn encode_batch_with(lines: &[u8], enc: Encoding, profile: Profile) -> Result<Vec<u8>, String> {
+pub fn encode_batch_with(lines: &[u8], enc: Encoding, profile: Profile) -> Result<Vec<u8>, Failure> {
     if lines.is_empty() || lines.last() != Some(&b'\n') {
-        return Err("a batch must be whole lines ending in a newline".into());
+        return Err(Failure::new(Code::InvalidArgument, "a batch must be whole lines ending in a newline"));
     }
     match enc {
         Encoding::None => Ok(lines.to_vec()),
@@ -103,10 +114,10 @@ pub fn encode_batch_with(lines: &[u8], enc: Encoding, profile: Profile) -> Resul
                 if slot.is_none() {
                     *slot = Some(profile.compressor()?);
                 }
-                slot.as_mut().expect("just set").compress_to_buffer(lines, &mut cursor).map_err(|e| e.to_string())
+                slot.as_mut().expect("just set").compress_to_buffer(lines, &mut cursor).map_err(zstd_context)
             })?;
             let mut out = cursor.into_inner();
-            let len = u32::try_from(n).map_err(|_| "a batch frame over 4 GiB".to_string())?;
+            let len = u32::try_from(n).map_err(|_| Failure::new(Code::InvalidArgument, "a batch frame over 4 GiB"))?;
             out[12..16].copy_from_slice(&len.to_le_bytes());
             Ok(out)
         }
@@ -137,20 +148,20 @@ pub struct Scanned {
 
 /// Counts the lines of decoded batch text and checks each is a JSON object (by the grammar
 /// the archive's writer uses to embed lines, so what it wrote always reads back).
-fn check_lines(json: &mut JsonText, text: &[u8], what: &str) -> Result<usize, String> {
+fn check_lines(json: &mut JsonText, text: &[u8], what: &str) -> Result<usize, Failure> {
     let mut n = 0;
     for line in text.split_inclusive(|&b| b == b'\n') {
         let body = &line[..line.len() - 1];
         let object = body.iter().find(|c| !matches!(c, b' ' | b'\t' | b'\r')) == Some(&b'{');
         if !object || !json.check(body) {
-            return Err(format!("corrupt store: {what} is not a JSON object"));
+            return Err(corrupt(format_args!("{what} is not a JSON object")));
         }
         n += 1;
     }
     Ok(n)
 }
 
-pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
+pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
     decode_frame_into(frame, at, &mut out)?;
     Ok(out)
@@ -158,13 +169,13 @@ pub fn decode_frame(frame: &[u8], at: usize) -> Result<Vec<u8>, String> {
 
 /// Decodes one complete frame, appending its text to `out` (no intermediate copy: `load` hands
 /// `out` to JS as it is).
-pub fn decode_frame_into(frame: &[u8], at: usize, out: &mut Vec<u8>) -> Result<(), String> {
+pub fn decode_frame_into(frame: &[u8], at: usize, out: &mut Vec<u8>) -> Result<(), Failure> {
     let size = zstd::zstd_safe::get_frame_content_size(frame)
         .ok()
         .flatten()
-        .ok_or_else(|| format!("corrupt store: bad frame header at byte {at}"))?;
+        .ok_or_else(|| corrupt(format_args!("bad frame header at byte {at}")))?;
     if size > (1u64 << 32) {
-        return Err(format!("corrupt store: implausible frame size at byte {at}"));
+        return Err(corrupt(format_args!("implausible frame size at byte {at}")));
     }
     let start = out.len();
     out.reserve_exact(size as usize);
@@ -173,27 +184,27 @@ pub fn decode_frame_into(frame: &[u8], at: usize, out: &mut Vec<u8>) -> Result<(
     let r = DECOMPRESSOR.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+            *slot = Some(zstd::bulk::Decompressor::new()?);
         }
-        slot.as_mut().expect("just set").decompress_to_buffer(frame, &mut cursor).map_err(|e| e.to_string())
+        slot.as_mut().expect("just set").decompress_to_buffer(frame, &mut cursor)
     });
     *out = cursor.into_inner();
     let n = r.map_err(|e| {
         out.truncate(start);
-        format!("corrupt store: frame at byte {at} does not decode ({e})")
+        corrupt(format_args!("frame at byte {at} does not decode ({e})"))
     })?;
     if n as u64 != size || out.last() != Some(&b'\n') {
         out.truncate(start);
-        return Err(format!("corrupt store: frame at byte {at} does not hold whole lines"));
+        return Err(corrupt(format_args!("frame at byte {at} does not hold whole lines")));
     }
     Ok(())
 }
 
 /// Decodes as much of a torn frame as there is; Err if the bytes themselves are bad or the
 /// frame completes (then it is not torn, it is shorter than declared: damage).
-fn decode_torn(part: &[u8], at: usize) -> Result<Vec<u8>, String> {
+fn decode_torn(part: &[u8], at: usize) -> Result<Vec<u8>, Failure> {
     use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
-    let mut d = Decoder::new().map_err(|e| e.to_string())?;
+    let mut d = Decoder::new().map_err(zstd_context)?;
     let mut out = Vec::new();
     let mut chunk = vec![0u8; 1 << 16];
     let mut input = InBuffer::around(part);
@@ -201,11 +212,11 @@ fn decode_torn(part: &[u8], at: usize) -> Result<Vec<u8>, String> {
         let mut ob = OutBuffer::around(&mut chunk[..]);
         let hint = d
             .run(&mut input, &mut ob)
-            .map_err(|e| format!("corrupt store: frame at byte {at} does not decode ({e})"))?;
+            .map_err(|e| corrupt(format_args!("frame at byte {at} does not decode ({e})")))?;
         let produced = ob.pos();
         out.extend_from_slice(&chunk[..produced]);
         if hint == 0 {
-            return Err(format!("corrupt store: frame at byte {at} is shorter than declared"));
+            return Err(corrupt(format_args!("frame at byte {at} is shorter than declared")));
         }
         if input.pos() == part.len() && produced < chunk.len() {
             break;
@@ -216,10 +227,10 @@ fn decode_torn(part: &[u8], at: usize) -> Result<Vec<u8>, String> {
 
 /// Reads a whole store file's bytes: validates every complete frame (or line) and finds a torn
 /// tail. Errors are one phrase; the caller names the file.
-pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
+pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, Failure> {
     let mut json = JsonText::default();
     if bytes.is_empty() {
-        return Err("corrupt store: empty file (no header)".into());
+        return Err(corrupt("empty file (no header)"));
     }
     let mut s = Scanned {
         header: Vec::new(),
@@ -232,7 +243,7 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
     match enc {
         Encoding::None => {
             let Some(nl) = memchr::memchr(b'\n', bytes) else {
-                return Err("corrupt store: no complete header line".into());
+                return Err(corrupt("no complete header line"));
             };
             check_lines(&mut json, &bytes[..=nl], "the header line")?;
             s.header = bytes[..nl].to_vec();
@@ -251,18 +262,18 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                 let rest = &bytes[pos..];
                 if rest.len() < INTENT_LEN {
                     if s.frames == 0 || !is_intent_prefix(rest) {
-                        return Err(format!("corrupt store: damaged frame marker at byte {pos}"));
+                        return Err(corrupt(format_args!("damaged frame marker at byte {pos}")));
                     }
                     s.torn = Some(Torn { at: pos as u64, kept: Vec::new(), kept_records: 0 });
                     break;
                 }
                 let len =
-                    parse_intent(rest).ok_or_else(|| format!("corrupt store: damaged frame marker at byte {pos}"))?;
+                    parse_intent(rest).ok_or_else(|| corrupt(format_args!("damaged frame marker at byte {pos}")))?;
                 let body = &rest[INTENT_LEN..];
                 let fpos = pos + INTENT_LEN;
                 if body.len() < len {
                     if s.frames == 0 {
-                        return Err("corrupt store: no complete header frame".into());
+                        return Err(corrupt("no complete header frame"));
                     }
                     let text = decode_torn(body, fpos)?;
                     let whole = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
@@ -276,15 +287,15 @@ pub fn scan(bytes: &[u8], enc: Encoding) -> Result<Scanned, String> {
                 match zstd::zstd_safe::find_frame_compressed_size(frame) {
                     Ok(n) if n == len => {}
                     _ => {
-                        return Err(format!(
-                            "corrupt store: frame at byte {fpos} is not one frame of the declared length"
-                        ))
+                        return Err(corrupt(format_args!(
+                            "frame at byte {fpos} is not one frame of the declared length"
+                        )))
                     }
                 }
                 if s.frames == 0 {
                     let text = decode_frame(frame, fpos)?;
                     if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
-                        return Err("corrupt store: the header frame does not hold exactly one line".into());
+                        return Err(corrupt("the header frame does not hold exactly one line"));
                     }
                     check_lines(&mut json, &text, "the header frame")?;
                     s.header = text[..text.len() - 1].to_vec();
@@ -307,34 +318,34 @@ pub type FrameSpans = (Vec<(usize, usize)>, Option<usize>);
 /// Where the complete frames of a zstd store file lie: `(offset, length)` of each frame body,
 /// the header frame first, each checked to be one frame of its declared length (not decoded).
 /// Also returns where a torn tail begins, if the file ends inside a frame.
-pub fn frame_spans(bytes: &[u8]) -> Result<FrameSpans, String> {
+pub fn frame_spans(bytes: &[u8]) -> Result<FrameSpans, Failure> {
     let mut spans = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
         let rest = &bytes[pos..];
         if rest.len() < INTENT_LEN {
             if spans.is_empty() || !is_intent_prefix(rest) {
-                return Err(format!("corrupt store: damaged frame marker at byte {pos}"));
+                return Err(corrupt(format_args!("damaged frame marker at byte {pos}")));
             }
             return Ok((spans, Some(pos)));
         }
-        let len = parse_intent(rest).ok_or_else(|| format!("corrupt store: damaged frame marker at byte {pos}"))?;
+        let len = parse_intent(rest).ok_or_else(|| corrupt(format_args!("damaged frame marker at byte {pos}")))?;
         let fpos = pos + INTENT_LEN;
         if bytes.len() - fpos < len {
             if spans.is_empty() {
-                return Err("corrupt store: no complete header frame".into());
+                return Err(corrupt("no complete header frame"));
             }
             return Ok((spans, Some(pos)));
         }
         match zstd::zstd_safe::find_frame_compressed_size(&bytes[fpos..fpos + len]) {
             Ok(n) if n == len => {}
-            _ => return Err(format!("corrupt store: frame at byte {fpos} is not one frame of the declared length")),
+            _ => return Err(corrupt(format_args!("frame at byte {fpos} is not one frame of the declared length"))),
         }
         spans.push((fpos, len));
         pos = fpos + len;
     }
     if spans.is_empty() {
-        return Err("corrupt store: empty file (no header)".into());
+        return Err(corrupt("empty file (no header)"));
     }
     Ok((spans, None))
 }
@@ -359,50 +370,51 @@ fn parse_intent(b: &[u8]) -> Option<usize> {
     (len > 0).then_some(len)
 }
 
+/// A store file that cannot be read: `path: problem`, a `store` failure (the file is the
+/// store's, whatever the operating system said).
+fn unreadable(path: &Path, e: &std::io::Error) -> Failure {
+    Failure::at(Code::Store, path, crate::io_message(e))
+}
+
 /// Reads only the header line: the first frame (zstd) or the first line (none).
-pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, String> {
-    let name = path.display();
-    let mut f = File::open(path).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
+pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, Failure> {
+    let mut f = File::open(path).map_err(|e| unreadable(path, &e))?;
+    let bad = |problem: &str| corrupt(problem).in_file(path);
     let mut json = JsonText::default();
     match enc {
         Encoding::Zstd => {
             let mut intent = [0u8; INTENT_LEN];
-            f.read_exact(&mut intent).map_err(|_| format!("{name}: corrupt store: no complete header frame"))?;
-            let len = parse_intent(&intent)
-                .ok_or_else(|| format!("{name}: corrupt store: damaged frame marker at byte 0"))?;
+            f.read_exact(&mut intent).map_err(|_| bad("no complete header frame"))?;
+            let len = parse_intent(&intent).ok_or_else(|| bad("damaged frame marker at byte 0"))?;
             if len > 64 << 20 {
-                return Err(format!("{name}: corrupt store: implausible header frame length"));
+                return Err(bad("implausible header frame length"));
             }
             let mut frame = vec![0u8; len];
-            f.read_exact(&mut frame).map_err(|_| format!("{name}: corrupt store: no complete header frame"))?;
+            f.read_exact(&mut frame).map_err(|_| bad("no complete header frame"))?;
             match zstd::zstd_safe::find_frame_compressed_size(&frame) {
                 Ok(n) if n == len => {}
-                _ => {
-                    return Err(format!(
-                        "{name}: corrupt store: the header frame is not one frame of the declared length"
-                    ))
-                }
+                _ => return Err(bad("the header frame is not one frame of the declared length")),
             }
-            let text = decode_frame(&frame, INTENT_LEN).map_err(|e| format!("{name}: {e}"))?;
+            let text = decode_frame(&frame, INTENT_LEN).map_err(|e| e.in_file(path))?;
             if memchr::memchr(b'\n', &text) != Some(text.len() - 1) {
-                return Err(format!("{name}: corrupt store: the header frame does not hold exactly one line"));
+                return Err(bad("the header frame does not hold exactly one line"));
             }
-            check_lines(&mut json, &text, "the header frame").map_err(|e| format!("{name}: {e}"))?;
+            check_lines(&mut json, &text, "the header frame").map_err(|e| e.in_file(path))?;
             Ok(text[..text.len() - 1].to_vec())
         }
         Encoding::None => {
             let mut buf = Vec::new();
             let mut chunk = vec![0u8; 64 << 10];
             loop {
-                let n = f.read(&mut chunk).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
+                let n = f.read(&mut chunk).map_err(|e| unreadable(path, &e))?;
                 if n == 0 {
-                    return Err(format!("{name}: corrupt store: no complete header line"));
+                    return Err(bad("no complete header line"));
                 }
                 let from = buf.len();
                 buf.extend_from_slice(&chunk[..n]);
                 if let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
                     let end = from + i;
-                    check_lines(&mut json, &buf[..=end], "the header line").map_err(|e| format!("{name}: {e}"))?;
+                    check_lines(&mut json, &buf[..=end], "the header line").map_err(|e| e.in_file(path))?;
                     buf.truncate(end);
                     return Ok(buf);
                 }
@@ -413,19 +425,20 @@ pub fn read_header(path: &Path, enc: Encoding) -> Result<Vec<u8>, String> {
 
 /// Reads a store file; with `repair`, a torn tail is cut back to its start (fsync) and the
 /// surviving whole records re-encoded as one batch (fsync). Errors name the file.
-pub fn load(path: &Path, enc: Encoding, repair: bool) -> Result<(Scanned, bool), String> {
-    let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {}", crate::io_message(&e)))?;
-    let s = scan(&bytes, enc).map_err(|e| format!("{name}: {e}"))?;
+pub fn load(path: &Path, enc: Encoding, repair: bool) -> Result<(Scanned, bool), Failure> {
+    let bytes = std::fs::read(path).map_err(|e| unreadable(path, &e))?;
+    let s = scan(&bytes, enc).map_err(|e| e.in_file(path))?;
     let mut repaired = false;
     if repair {
         if let Some(t) = &s.torn {
-            let io = |e: std::io::Error| format!("{name}: repair failed: {}", crate::io_message(&e));
+            let io = |e: std::io::Error| {
+                Failure::at(Code::Store, path, format_args!("repair failed: {}", crate::io_message(&e)))
+            };
             let mut f = OpenOptions::new().write(true).open(path).map_err(io)?;
             f.set_len(t.at).map_err(io)?;
             f.sync_all().map_err(io)?;
             if !t.kept.is_empty() {
-                let enc_bytes = encode_batch(&t.kept, enc).map_err(|e| format!("{name}: {e}"))?;
+                let enc_bytes = encode_batch(&t.kept, enc).map_err(|e| e.in_file(path))?;
                 use std::io::Seek;
                 f.seek(std::io::SeekFrom::Start(t.at)).map_err(io)?;
                 if let Err(e) = f.write_all(&enc_bytes).and_then(|_| f.sync_all()) {
@@ -535,7 +548,7 @@ mod tests {
                 bad[at] ^= mask;
                 match scan(&bad, enc) {
                     Err(e) => {
-                        assert!(e.starts_with("corrupt store"), "{e}");
+                        assert!(e.message.starts_with("corrupt store") && e.code == Code::Store, "{e}");
                         refused += 1;
                     }
                     // a flip zstd ignores (e.g. a window-size bit) must change nothing
@@ -586,7 +599,11 @@ mod tests {
         assert_eq!(read_header(&path, Encoding::Zstd).unwrap(), header()[..header().len() - 1]);
         std::fs::write(&path, b"garbage").unwrap();
         let e = load(&path, Encoding::Zstd, false).unwrap_err();
-        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        assert!(e.message.starts_with(&path.display().to_string()), "{e}");
+        assert_eq!((e.code, e.path), (Code::Store, Some(path.display().to_string())));
+        let missing = load(&dir.join("missing"), Encoding::Zstd, false).unwrap_err();
+        assert_eq!(missing.code, Code::Store, "an unreadable store file is a store failure");
+        assert_eq!(encode_batch(b"no newline", Encoding::Zstd).unwrap_err().code, Code::InvalidArgument);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

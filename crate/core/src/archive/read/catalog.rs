@@ -6,7 +6,7 @@ pub use crate::archive::events::Mark;
 use crate::archive::index;
 use crate::archive::layout::{self, Key, INDEX, TRANSCRIPT};
 use crate::archive::stream::{self, Unit, STREAM_SUFFIX};
-use crate::durable;
+use crate::failure::{Code, Failure};
 use crate::scan::Parser;
 use crate::store;
 use rayon::prelude::*;
@@ -37,7 +37,7 @@ pub struct Damaged {
     /// The project and session (or lone file) its name places it at, when the name says.
     pub project: Option<String>,
     pub session: Option<String>,
-    pub error: String,
+    pub error: Failure,
 }
 
 /// A file the archive index records that the store files do not hold (or hold only an earlier
@@ -104,19 +104,20 @@ pub fn is_archive(dir: &Path) -> bool {
 
 /// The project folders of an archive root; anything else in it (but the index) is an error
 /// naming it.
-pub fn check_root(root: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn check_root(root: &Path) -> Result<Vec<PathBuf>, Failure> {
     let mut projects = Vec::new();
-    for e in fs::read_dir(root).map_err(|e| durable::msg(root, &e))? {
-        let e = e.map_err(|e| durable::msg(root, &e))?;
+    for e in fs::read_dir(root).map_err(|e| Failure::io(root, &e))? {
+        let e = e.map_err(|e| Failure::io(root, &e))?;
         let name = e.file_name().to_string_lossy().into_owned();
         let p = e.path();
         if name.starts_with(INDEX) {
             continue;
         }
         if !p.is_dir() || !project_dir_name(&name) {
-            return Err(format!(
-                "{}: not part of an archive (a foreign file or folder in the store root)",
-                p.display()
+            return Err(Failure::at(
+                Code::Archive,
+                &p,
+                "not part of an archive (a foreign file or folder in the store root)",
             ));
         }
         projects.push(p);
@@ -126,10 +127,10 @@ pub fn check_root(root: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Every generation in the archive, checked against the layout; anything else in the root is
 /// an error naming it, and so is the first damaged store file (`list_all` reads past them).
-pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
+pub fn list(root: &Path) -> Result<Vec<Stored>, Failure> {
     let all = list_all(root)?;
     match all.damaged.into_iter().next() {
-        Some(d) => Err(d.error),
+        Some(d) => Err(crate::archive::cannot_proceed(d.error)),
         None => Ok(all.stored),
     }
 }
@@ -138,17 +139,21 @@ pub fn list(root: &Path) -> Result<Vec<Stored>, String> {
 /// damaged stream does not hide the others), and what the index records that no store file
 /// holds. Err only when the root itself is not an archive. Directories are read on every core
 /// (a restore lists thousands).
-pub fn list_all(root: &Path) -> Result<Listing, String> {
+pub fn list_all(root: &Path) -> Result<Listing, Failure> {
+    listing(root).map_err(crate::archive::cannot_proceed)
+}
+
+fn listing(root: &Path) -> Result<Listing, Failure> {
     let mut projects = check_root(root)?;
     projects.sort();
     let mut sessions = Vec::new();
     for pdir in projects {
         let mut in_project: Vec<PathBuf> =
-            fs::read_dir(&pdir).map_err(|e| durable::msg(&pdir, &e))?.flatten().map(|e| e.path()).collect();
+            fs::read_dir(&pdir).map_err(|e| Failure::io(&pdir, &e))?.flatten().map(|e| e.path()).collect();
         in_project.sort();
         sessions.extend(in_project.into_iter().filter(|p| !is_set_aside(p)));
     }
-    let found: Vec<Result<Vec<Stored>, String>> =
+    let found: Vec<Result<Vec<Stored>, Failure>> =
         sessions.par_iter().map_init(Parser::default, |parser, sdir| stored(root, parser, sdir)).collect();
     let mut out = Listing::default();
     for (sdir, f) in sessions.iter().zip(found) {
@@ -162,7 +167,7 @@ pub fn list_all(root: &Path) -> Result<Listing, String> {
 }
 
 /// A damaged store file with the project and session its name gives.
-fn damaged_at(path: &Path, error: String) -> Damaged {
+fn damaged_at(path: &Path, error: Failure) -> Damaged {
     let project = path
         .parent()
         .and_then(|p| p.file_name())
@@ -277,16 +282,17 @@ fn is_temp(p: &Path) -> bool {
 
 /// What a session folder holds: one generation (format 1), every file of a stream (format 2),
 /// or nothing (its first publish never happened).
-fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, String> {
+fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, Failure> {
     // a link in a store file's place is never followed (it may lead anywhere)
     if fs::symlink_metadata(sdir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(format!(
-            "{}: corrupt archive: a symbolic link where the archive keeps a store file (not followed)",
-            sdir.display()
+        return Err(Failure::at(
+            Code::Archive,
+            sdir,
+            "corrupt archive: a symbolic link where the archive keeps a store file (not followed)",
         ));
     }
     if is_stream_file(sdir) {
-        let len = fs::metadata(sdir).map_err(|e| durable::msg(sdir, &e))?.len();
+        let len = fs::metadata(sdir).map_err(|e| Failure::io(sdir, &e))?.len();
         return stream_files(root, sdir, len);
     }
     if is_temp(sdir) && sdir.is_file() {
@@ -294,7 +300,7 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
     }
     let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
     if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
-        return Err(format!("{}: not a session folder this archive writes", sdir.display()));
+        return Err(Failure::at(Code::Archive, sdir, "not a session folder this archive writes"));
     }
     let path = sdir.join(TRANSCRIPT);
     let Ok(meta) = fs::metadata(&path) else {
@@ -306,9 +312,9 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
 
 /// The files of a format-2 stream, each at its latest generation, from the directories alone;
 /// refused unless the stream's own record places it at `path`.
-fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, String> {
+fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, Failure> {
     let segs = crate::archive::history::placed_segments(root, path)?;
-    let held = stream::held(&segs).map_err(|e| format!("{}: {e}", path.display()))?;
+    let held = stream::held(&segs).map_err(|e| e.in_file(path))?;
     Ok(held
         .into_iter()
         .map(|(key, h)| Stored {
@@ -325,12 +331,13 @@ fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, Strin
 
 /// The key and generation in a store file's header, refused unless they place it at `path`
 /// (a file under another transcript's path is never read as, or repaired as, that one).
-pub fn placed_header(root: &Path, parser: &mut Parser, path: &Path) -> Result<(Key, u32), String> {
+pub fn placed_header(root: &Path, parser: &mut Parser, path: &Path) -> Result<(Key, u32), Failure> {
     let header = store::read_header(path, store::Encoding::Zstd)?;
-    let (key, gen) = layout::parse_header(parser, &header)
-        .ok_or_else(|| format!("{}: not an archived transcript (its header is not an archive's)", path.display()))?;
+    let (key, gen) = layout::parse_header(parser, &header).ok_or_else(|| {
+        Failure::at(Code::Archive, path, "not an archived transcript (its header is not an archive's)")
+    })?;
     if key.store_path(root, gen) != path {
-        return Err(format!("{}: header places this transcript elsewhere in the archive", path.display()));
+        return Err(Failure::at(Code::Archive, path, "header places this transcript elsewhere in the archive"));
     }
     Ok((key, gen))
 }
@@ -343,14 +350,14 @@ impl Stored {
 
     /// Where this transcript goes under `within`; a header that would place it elsewhere is
     /// refused naming this store file and the field.
-    pub fn destination(&self, within: &Path) -> Result<Destination, String> {
+    pub fn destination(&self, within: &Path) -> Result<Destination, Failure> {
         self.placed(&Targets { projects: within.to_path_buf(), config: None })
     }
 
     /// Where this file goes among a restore's targets (a config-folder file into the config
     /// folder), refused as `destination` refuses.
-    pub fn placed(&self, targets: &Targets) -> Result<Destination, String> {
-        crate::archive::destination::check_key(&self.key).map_err(|r| format!("{}: {r}", self.path.display()))?;
+    pub fn placed(&self, targets: &Targets) -> Result<Destination, Failure> {
+        crate::archive::destination::check_key(&self.key).map_err(|r| Failure::at(Code::Archive, &self.path, r))?;
         targets.place(&self.key)
     }
 }

@@ -6,6 +6,7 @@ use crate::archive::destination::Destination;
 use crate::archive::events::{self, Event};
 use crate::archive::stream;
 use crate::durable;
+use crate::failure::{Code, Failure};
 use crate::scan::{tape, Parser};
 use crate::store;
 use rayon::prelude::*;
@@ -17,9 +18,9 @@ use std::sync::Mutex;
 
 /// Where decoded transcript bytes go (from whichever thread consumes the frames).
 pub trait Sink: Send {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String>;
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure>;
     /// Drops everything after the first `len` bytes.
-    fn cut(&mut self, len: u64) -> Result<(), String>;
+    fn cut(&mut self, len: u64) -> Result<(), Failure>;
 }
 
 /// Counts bytes only (recovery needs lengths, not contents).
@@ -27,11 +28,11 @@ pub trait Sink: Send {
 pub struct Count(pub u64);
 
 impl Sink for Count {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.0 += bytes.len() as u64;
         Ok(())
     }
-    fn cut(&mut self, len: u64) -> Result<(), String> {
+    fn cut(&mut self, len: u64) -> Result<(), Failure> {
         self.0 = len;
         Ok(())
     }
@@ -45,11 +46,11 @@ pub struct FileSink<'a> {
 }
 
 impl Sink for FileSink<'_> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.file.write_all(bytes).map_err(|e| durable::msg(self.path, &e))
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.file.write_all(bytes).map_err(|e| Failure::io(self.path, &e))
     }
-    fn cut(&mut self, len: u64) -> Result<(), String> {
-        let io = |e: std::io::Error| durable::msg(self.path, &e);
+    fn cut(&mut self, len: u64) -> Result<(), Failure> {
+        let io = |e: std::io::Error| Failure::io(self.path, &e);
         self.file.set_len(len).map_err(io)?;
         self.file.seek(SeekFrom::Start(len)).map_err(io)?;
         Ok(())
@@ -120,7 +121,7 @@ enum Part {
     Cut(u64),
 }
 
-fn decode_frame(bufs: &Buffers, frame: &[u8], at: usize) -> Result<Frame, String> {
+fn decode_frame(bufs: &Buffers, frame: &[u8], at: usize) -> Result<Frame, Failure> {
     let mut buf = bufs.take();
     if let Err(e) = store::decode_frame_into(frame, at, &mut buf) {
         bufs.give(buf);
@@ -181,6 +182,11 @@ fn decode_frame(bufs: &Buffers, frame: &[u8], at: usize) -> Result<Frame, String
     Ok(out)
 }
 
+/// `name: corrupt archive: what`, about the store file `name`.
+fn corrupt_in(name: &str, what: impl std::fmt::Display) -> Failure {
+    Failure::at(Code::Archive, Path::new(name), format_args!("corrupt archive: {what}"))
+}
+
 /// The state of one decode while its frames are consumed in order.
 struct Replay<'a> {
     name: String,
@@ -192,17 +198,20 @@ struct Replay<'a> {
 }
 
 impl Replay<'_> {
-    fn consume(&mut self, frame: &Frame) -> Result<(), String> {
+    fn consume(&mut self, frame: &Frame) -> Result<(), Failure> {
         let name = &self.name;
         let seq = self.out.events;
         let again = |i: u64, a: usize, b: usize| {
             let e = events::decode(&frame.buf[a..b], seq + i).err();
-            format!("{name}: {}", e.unwrap_or_else(|| format!("corrupt archive: record {} is damaged", seq + i + 1)))
+            let e = e.unwrap_or_else(|| {
+                Failure::new(Code::Archive, format!("corrupt archive: record {} is damaged", seq + i + 1))
+            });
+            e.in_file(Path::new(name))
         };
         match frame.fail {
             Some((0, a, b)) => return Err(again(0, a, b)),
             _ if frame.events > 0 && frame.first_seq != seq => {
-                return Err(format!("{name}: corrupt archive: record {} has seq {}", seq + 1, frame.first_seq));
+                return Err(corrupt_in(name, format_args!("record {} has seq {}", seq + 1, frame.first_seq)));
             }
             _ => {}
         }
@@ -220,18 +229,14 @@ impl Replay<'_> {
                 }
                 Part::Mark(m) => {
                     if m.size != self.out.len {
-                        return Err(format!(
-                            "{name}: corrupt archive: a mark records {} bytes where {} were stored",
-                            m.size, self.out.len
-                        ));
+                        let what = format_args!("a mark records {} bytes where {} were stored", m.size, self.out.len);
+                        return Err(corrupt_in(name, what));
                     }
                     if self.verify {
                         let got = crate::hash::hex(&self.hasher.clone().finalize());
                         if got != m.sha256 {
-                            return Err(format!(
-                                "{name}: corrupt archive: the first {} bytes do not match their recorded SHA-256",
-                                m.size
-                            ));
+                            let what = format_args!("the first {} bytes do not match their recorded SHA-256", m.size);
+                            return Err(corrupt_in(name, what));
                         }
                         self.at_mark = self.hasher.clone();
                     }
@@ -239,7 +244,7 @@ impl Replay<'_> {
                 }
                 Part::Cut(n) => {
                     if Some(*n) != self.out.mark.as_ref().map(|m| m.size) {
-                        return Err(format!("{name}: corrupt archive: a cut to {n} bytes is not at the last mark"));
+                        return Err(corrupt_in(name, format_args!("a cut to {n} bytes is not at the last mark")));
                     }
                     self.hasher = self.at_mark.clone();
                     self.sink.cut(*n)?;
@@ -258,12 +263,12 @@ impl Replay<'_> {
 /// Decodes one generation's file into `sink`, checking every mark's size and SHA-256 (each
 /// mark's hash is of all bytes before it). Bytes after the last mark are written too; the
 /// caller cuts them (`Decoded::mark`). Errors name the file.
-pub fn decode(path: &Path, sink: &mut dyn Sink, verify: bool) -> Result<Decoded, String> {
+pub fn decode(path: &Path, sink: &mut dyn Sink, verify: bool) -> Result<Decoded, Failure> {
     decode_with(&Buffers::default(), path, sink, verify)
 }
 
 /// `decode` with buffers reused from earlier files.
-pub fn decode_with(bufs: &Buffers, path: &Path, sink: &mut dyn Sink, verify: bool) -> Result<Decoded, String> {
+pub fn decode_with(bufs: &Buffers, path: &Path, sink: &mut dyn Sink, verify: bool) -> Result<Decoded, Failure> {
     let mut bytes = bufs.take();
     let r = fs::File::open(path)
         .and_then(|mut f| {
@@ -271,7 +276,7 @@ pub fn decode_with(bufs: &Buffers, path: &Path, sink: &mut dyn Sink, verify: boo
             bytes.reserve(len as usize);
             f.read_to_end(&mut bytes)
         })
-        .map_err(|e| durable::msg(path, &e))
+        .map_err(|e| Failure::io(path, &e))
         .and_then(|_| decode_bytes(bufs, path, &bytes, sink, verify, bytes.len() >= PIPELINE_FROM));
     bufs.give(bytes);
     r
@@ -286,9 +291,9 @@ pub(in crate::archive) fn decode_bytes(
     sink: &mut dyn Sink,
     verify: bool,
     pipeline: bool,
-) -> Result<Decoded, String> {
+) -> Result<Decoded, Failure> {
     let name = path.display().to_string();
-    let (spans, torn) = store::frame_spans(bytes).map_err(|e| format!("{name}: {e}"))?;
+    let (spans, torn) = store::frame_spans(bytes).map_err(|e| e.in_file(path))?;
     let mut replay = Replay {
         name,
         sink,
@@ -298,8 +303,8 @@ pub(in crate::archive) fn decode_bytes(
         out: Decoded { torn_at: torn.map(|t| t as u64), ..Decoded::default() },
     };
     let one = |&(at, len): &(usize, usize)| decode_frame(bufs, &bytes[at..at + len], at);
-    let named = |r: Result<Frame, String>, name: &str| r.map_err(|e| format!("{name}: {e}"));
-    let give = |frames: Vec<Result<Frame, String>>| frames.into_iter().flatten().for_each(|f| bufs.give(f.buf));
+    let named = |r: Result<Frame, Failure>, name: &str| r.map_err(|e| e.in_file(Path::new(name)));
+    let give = |frames: Vec<Result<Frame, Failure>>| frames.into_iter().flatten().for_each(|f| bufs.give(f.buf));
     if !pipeline {
         for span in &spans[1..] {
             let frame = named(one(span), &replay.name)?;
@@ -315,7 +320,7 @@ pub(in crate::archive) fn decode_bytes(
         for k in 0..batches.len() {
             let (next, done) = rayon::join(
                 || batches.get(k + 1).map(|b| decode_batch(b)).unwrap_or_default(),
-                || -> Result<(), String> {
+                || -> Result<(), Failure> {
                     for f in std::mem::take(&mut ready) {
                         let frame = named(f, &replay.name)?;
                         let r = replay.consume(&frame);
@@ -333,7 +338,7 @@ pub(in crate::archive) fn decode_bytes(
         }
     }
     if replay.out.mark.is_none() {
-        return Err(format!("{}: corrupt archive: no run of this transcript completed (no mark)", replay.name));
+        return Err(corrupt_in(&replay.name, "no run of this transcript completed (no mark)"));
     }
     Ok(replay.out)
 }
@@ -349,13 +354,13 @@ pub fn decode_to_temp(
     dest: &Destination,
     keep_mtime: bool,
     durable: bool,
-) -> Result<(PathBuf, Mark), String> {
+) -> Result<(PathBuf, Mark), Failure> {
     dest.prepare()?;
     let (tmp, mut file) = durable::temp_beside(&dest.path)?;
     let r = (|| {
         let d = decode_with(bufs, store_path, &mut FileSink { file: &mut file, path: &tmp }, true)?;
         let mark = d.mark.expect("decode returns a mark");
-        let io = |e: std::io::Error| durable::msg(&tmp, &e);
+        let io = |e: std::io::Error| Failure::io(&tmp, &e);
         if d.len != mark.size {
             file.set_len(mark.size).map_err(io)?;
         }
@@ -380,16 +385,15 @@ pub fn decode_to_temp(
 /// as the estate reader decides it: the `sessionId` of its first record that has one, among the
 /// committed bytes (one found after a mark counts once a later mark covers it). Decodes frames
 /// only until then.
-pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, String> {
-    let name = path.display();
+pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, Failure> {
     let mut bytes = bufs.take();
     let r = (|| {
-        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| durable::msg(path, &e))?;
-        let (spans, _) = store::frame_spans(&bytes).map_err(|e| format!("{name}: {e}"))?;
+        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(|e| Failure::io(path, &e))?;
+        let (spans, _) = store::frame_spans(&bytes).map_err(|e| e.in_file(path))?;
         let mut parser = Parser::default();
         let (mut len, mut found) = (0u64, None::<(u64, String)>);
         for &(at, n) in &spans[1..] {
-            let frame = decode_frame(bufs, &bytes[at..at + n], at).map_err(|e| format!("{name}: {e}"))?;
+            let frame = decode_frame(bufs, &bytes[at..at + n], at).map_err(|e| e.in_file(path))?;
             let mut done = None;
             for part in &frame.parts {
                 match part {
@@ -420,7 +424,7 @@ pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, String> {
                 return Ok(done);
             }
             if fail {
-                return Err(format!("{name}: corrupt archive: a record is not an archive event"));
+                return Err(Failure::at(Code::Archive, path, "corrupt archive: a record is not an archive event"));
             }
         }
         Ok(None)
@@ -461,8 +465,8 @@ struct TempSink<'a> {
 }
 
 impl stream::MemberSink for TempSink<'_> {
-    fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
-        self.file.write_all(bytes).map_err(|e| durable::msg(self.path, &e))
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.file.write_all(bytes).map_err(|e| Failure::io(self.path, &e))
     }
 }
 
@@ -471,9 +475,9 @@ impl stream::MemberSink for TempSink<'_> {
 pub(in crate::archive) fn stream_as_of(
     path: &Path,
     segments: Option<u32>,
-) -> Result<(Vec<u8>, Vec<stream::Segment>), String> {
-    let bytes = fs::read(path).map_err(|e| durable::msg(path, &e))?;
-    let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+) -> Result<(Vec<u8>, Vec<stream::Segment>), Failure> {
+    let bytes = fs::read(path).map_err(|e| Failure::io(path, &e))?;
+    let (mut segs, _) = stream::segments_of(&bytes).map_err(|e| e.in_file(path))?;
     if let Some(n) = segments {
         segs.truncate(n as usize);
     }
@@ -489,20 +493,21 @@ pub fn stream_to_temps(
     files: &[(&Stored, &Destination)],
     keep_mtime: bool,
     durable: bool,
-) -> Vec<Result<(PathBuf, Mark), String>> {
-    let all = |e: String| files.iter().map(|_| Err(e.clone())).collect();
+) -> Vec<Result<(PathBuf, Mark), Failure>> {
+    let all = |e: Failure| files.iter().map(|_| Err(e.clone())).collect();
     let name = path.display().to_string();
     let (bytes, segs) = match stream_as_of(path, files.first().and_then(|(s, _)| s.segments)) {
         Ok(r) => r,
         Err(e) => return all(e),
     };
-    let mut out: Vec<Result<(PathBuf, Mark), String>> = Vec::with_capacity(files.len());
+    let mut out: Vec<Result<(PathBuf, Mark), Failure>> = Vec::with_capacity(files.len());
     let mut temps: Vec<(usize, PathBuf, fs::File)> = Vec::new();
     for (i, (_, dest)) in files.iter().enumerate() {
         match dest.prepare().and_then(|()| durable::temp_beside(&dest.path)) {
             Ok((tmp, f)) => {
                 temps.push((i, tmp, f));
-                out.push(Err(String::new()));
+                // replaced by the decode's outcome below
+                out.push(Err(Failure::new(Code::Internal, "not decoded")));
             }
             Err(e) => out.push(Err(e)),
         }
@@ -525,7 +530,7 @@ pub fn stream_to_temps(
         }
     };
     for ((i, tmp, file), d) in temps.into_iter().zip(decoded) {
-        let io = |e: std::io::Error| durable::msg(&tmp, &e);
+        let io = |e: std::io::Error| Failure::io(&tmp, &e);
         let r = (|| {
             if keep_mtime {
                 durable::set_mtime(&file, d.mtime_ns).map_err(io)?;
@@ -547,7 +552,7 @@ pub fn stream_to_temps(
 }
 
 /// The session a stored file belongs to by its records (`owner`), in either format.
-pub fn owner_of(bufs: &Buffers, s: &Stored) -> Result<Option<String>, String> {
+pub fn owner_of(bufs: &Buffers, s: &Stored) -> Result<Option<String>, Failure> {
     if !s.in_stream() {
         return owner(bufs, &s.path);
     }
