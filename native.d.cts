@@ -20,6 +20,8 @@ export declare class DatasetRows {
   keys(tableName: string): Array<string>
   /** The rows of `day` of `table` as one Parquet file, made on the libuv pool. */
   encodeDay(tableName: string, day: string): Promise<Buffer>
+  /** Every day's file of `table`, in the order of `days`, made in parallel off the JS thread. */
+  encodeDays(tableName: string): Promise<Array<Buffer>>
 }
 
 /** An estate scan held in Rust: file list, sessions, and (on request) usage. */

@@ -97,8 +97,8 @@ const DAYS = new Map<number, string>()
 interface TableDays {
   /** The days with rows, ascending, with their row counts. */
   days: { day: string; rows: number }[]
-  /** The day's rows alone as a part file. */
-  encode(day: string): Promise<Buffer>
+  /** Each day's rows alone as a part file, in the order of `days`. */
+  encodeAll(): Promise<Buffer[]>
   /** The day's rows, for a merge with rows written before. */
   rows(day: string): Row[]
   /** The key of every row of the table (any day). */
@@ -116,7 +116,7 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
   const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, rows]) => ({ day, rows: rows.length }))
   return {
     days,
-    encode: (day) => encode(table, sortRows(table, byDay.get(day)!)),
+    encodeAll: () => Promise.all(days.map(({ day }) => encode(table, sortRows(table, byDay.get(day)!)))),
     rows: (day) => byDay.get(day) ?? [],
     keys: () => new Set(all.map((r) => rowKey(table, r))),
   }
@@ -125,9 +125,9 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
 function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
   return {
     days: rows.days(table.name),
-    encode: async (day) => {
+    encodeAll: async () => {
       try {
-        return await rows.encodeDay(table.name, day)
+        return await rows.encodeDays(table.name)
       } catch (e) {
         throw fromNative(e)
       }
@@ -501,9 +501,9 @@ async function exportLocked(
     // published, lets a test run a second export of the machine in between.
     if (table === tables[0]) faultPoint('dataset-read', opts.env)
     const partOf = (day: string) => `${table.name}/day=${day}/part-${machine}.parquet`
-    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool.
-    // Their digests say which days changed since the last run.
-    const freshFiles = await Promise.all(source.days.map(({ day }) => source.encode(day)))
+    // Every day's file of today's rows, made in parallel off this thread. Their digests say
+    // which days changed since the last run.
+    const freshFiles = await source.encodeAll()
     const freshHashes = freshFiles.map((b) => sha256(b))
     const changed = new Set(
       source.days

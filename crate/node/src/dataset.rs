@@ -304,8 +304,20 @@ impl DatasetRows {
         let rows = self.of(&table_name)?;
         Ok(super::job(move || {
             let rows = rows.read().map_err(|_| Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))?;
-            let columns = rows.day(&day).unwrap_or_default();
-            dataset::encode(rows.table, columns).map(Buffer::from)
+            match rows.encode_day(&day) {
+                Some(bytes) => bytes.map(Buffer::from),
+                None => Err(Failure::new(Code::InvalidArgument, format!("table {table_name} has no rows of {day}"))),
+            }
+        }))
+    }
+
+    /// Every day's file of `table`, in the order of `days`, made in parallel off the JS thread.
+    #[napi(ts_return_type = "Promise<Array<Buffer>>")]
+    pub fn encode_days(&self, table_name: String) -> Result<AsyncTask<super::Job<Vec<Buffer>>>> {
+        let rows = self.of(&table_name)?;
+        Ok(super::job(move || {
+            let rows = rows.read().map_err(|_| Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))?;
+            Ok(rows.encode_days()?.into_iter().map(Buffer::from).collect())
         }))
     }
 }
