@@ -554,6 +554,16 @@ export interface DatasetDay {
   rows: number
 }
 
+/**
+ * One file of a `datasetPublish`: its path below the dataset's folder, its bytes, and whether
+ * it is its owner's alone (mode 0600; else 0644, less the umask).
+ */
+export interface DatasetFile {
+  path: string
+  bytes: Uint8Array
+  private: boolean
+}
+
 /** One record's text for the `messages` table. */
 export interface DatasetMessage {
   uuid: string
@@ -569,6 +579,12 @@ export interface DatasetMessage {
  * record that says something (the search index's rule for text), read off the JS thread.
  */
 export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
+
+/**
+ * Publishes `files` below the dataset folder `root`, each whole or not at all, made durable
+ * together (`claude_jsonl_core::durable::publish_batch`), off the JS thread.
+ */
+export declare function datasetPublish(root: string, files: Array<DatasetFile>): Promise<void>
 
 /** `datasetMessages` of a transcript's bytes in memory (an archived one, decoded). */
 export declare function datasetMessagesOf(bytes: Uint8Array): Array<DatasetMessage>

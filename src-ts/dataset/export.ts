@@ -18,7 +18,7 @@ import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
 import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
 import { discoverFiles } from '../read/session-ref.js'
-import type { DatasetDestination } from './destination.js'
+import type { DatasetDestination, DatasetObject } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 import { lockMachine } from './lock.js'
 import { faultPoint } from '../durable-files.js'
@@ -458,21 +458,13 @@ async function exportLocked(
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
   if (!infoWritten) await writeDatasetInfo(dest)
-  // A table's partitions are published side by side: each put is whole on its own (a temp file,
-  // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
-  // is most of an export's time. The manifest is written only once every put has ended.
-  const inFlight = new Set<Promise<void>>()
-  let failure: unknown
-  const publish = (put: () => Promise<void>) => {
-    const p: Promise<void> = put()
-      .catch((e) => void (failure ??= e))
-      .finally(() => inFlight.delete(p))
-    inFlight.add(p)
-  }
-  const published = async () => {
-    await Promise.all(inFlight)
-    if (failure !== undefined) throw failure
-  }
+  // Every table's partitions are published together once all are made: in a folder, all
+  // their bytes are made durable at once before any is renamed into place (a disk flush per
+  // file was most of an export's time); in object storage, side by side. Each file is whole or
+  // absent; the manifest is written only once every put and delete has ended.
+  const puts: DatasetObject[] = []
+  const deletes: string[] = []
+  const publish = (key: string, bytes: Buffer) => puts.push({ key, bytes, private: key.startsWith('messages/') })
   const report: TableExport[] = []
   for (const table of tables) {
     const source = rowsByTable.get(table.name)!
@@ -560,7 +552,7 @@ async function exportLocked(
         // Nothing to merge with: the file is the one made of today's rows.
         t.rows += freshCount
         t.partitions++
-        publish(() => dest.put(key, freshBytes, { private: table.name === 'messages' }))
+        publish(key, freshBytes)
         t.written++
         manifest.partitions[key] = { rows: freshHash, bytes: sha256(freshBytes), count: freshCount, history: 0 }
         continue
@@ -608,10 +600,10 @@ async function exportLocked(
       const bytes = rows.length === 0 ? undefined : asFresh ? freshBytes : await encode(table, rows)
       if (bytes && existing && existing.equals(bytes)) t.unchanged++
       else if (bytes) {
-        publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
+        publish(key, bytes)
         t.written++
       } else if (existing) {
-        publish(() => dest.delete(key))
+        deletes.push(key)
         t.written++
       }
       const kept = rows.reduce((n, r) => n + (freshKeys.has(rowKey(table, r)) ? 0 : 1), 0)
@@ -633,12 +625,12 @@ async function exportLocked(
           if (kept.length < manifest.partitions[key].count) {
             t.written++
             if (kept.length === 0) {
-              publish(() => dest.delete(key))
+              deletes.push(key)
               delete manifest.partitions[key]
               continue
             }
             const bytes = await encode(table, sortRows(table, kept))
-            publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
+            publish(key, bytes)
             manifest.partitions[key] = {
               ...manifest.partitions[key],
               bytes: sha256(bytes),
@@ -655,9 +647,10 @@ async function exportLocked(
       t.unchanged++
       t.rows += manifest.partitions[key].count
     }
-    await published()
     report.push(t)
   }
+  await dest.putMany(puts)
+  for (const key of deletes) await dest.delete(key)
   manifest.exportedAt = new Date().toISOString()
   manifest.schemaVersion = native.datasetSchemaVersion()
   await dest.put(manifestKey, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))

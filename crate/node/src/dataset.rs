@@ -330,3 +330,27 @@ impl DatasetRows {
         }
     }
 }
+
+/// One file of a `datasetPublish`: its path below the dataset's folder, its bytes, and whether
+/// it is its owner's alone (mode 0600; else 0644, less the umask).
+#[napi(object)]
+pub struct DatasetFile {
+    pub path: String,
+    pub bytes: Uint8Array,
+    pub private: bool,
+}
+
+/// Publishes `files` below the dataset folder `root`, each whole or not at all, made durable
+/// together (`claude_jsonl_core::durable::publish_batch`), off the JS thread.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn dataset_publish(root: String, files: Vec<DatasetFile>) -> AsyncTask<super::Job<()>> {
+    let files: Vec<claude_jsonl_core::durable::BatchFile> = files
+        .into_iter()
+        .map(|f| claude_jsonl_core::durable::BatchFile {
+            target: f.path.into(),
+            bytes: f.bytes.to_vec(),
+            mode: if f.private { 0o600 } else { 0o644 },
+        })
+        .collect();
+    super::job(move || claude_jsonl_core::durable::publish_batch(std::path::Path::new(&root), &files, 0o777))
+}
