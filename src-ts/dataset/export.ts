@@ -122,16 +122,14 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
   }
 }
 
+/** A native table's days; its files are started being made at once, off this thread, while
+ * this thread goes on (pricing, the sessions' rows, the other tables). */
 function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
+  const files = rows.encodeDays(table.name).catch((e) => Promise.reject(fromNative(e)))
+  files.catch(() => {}) // awaited by encodeAll
   return {
     days: rows.days(table.name),
-    encodeAll: async () => {
-      try {
-        return await rows.encodeDays(table.name)
-      } catch (e) {
-        throw fromNative(e)
-      }
-    },
+    encodeAll: () => files,
     rows: (day) => fromColumns(rows.dayColumns(table.name, day)),
     keys: () => new Set(rows.keys(table.name)),
   }
@@ -232,8 +230,11 @@ async function estateRows(
   const sessions = scan.sessions()
   const counted = scan.datasetRows(machine, promptThresholds())
   scan.release()
-  const perSession = priceRows(counted)
   const table = (name: string) => tables.find((t) => t.name === name)!
+  // The tool calls need no price: their files are made while the requests are priced.
+  const toolCalls = nativeDays(table('tool_calls'), counted)
+  const perSession = priceRows(counted)
+  const requests = nativeDays(table('requests'), counted)
 
   const sessionRows: Row[] = []
   const mainPaths: string[] = []
@@ -275,9 +276,9 @@ async function estateRows(
   })
   sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
   const out = new Map<string, TableDays>([
-    ['requests', nativeDays(table('requests'), counted)],
+    ['requests', requests],
     ['sessions', rowDays(table('sessions'), sessionRows)],
-    ['tool_calls', nativeDays(table('tool_calls'), counted)],
+    ['tool_calls', toolCalls],
   ])
   if (opts.includeText) {
     const messages: Row[] = []
