@@ -20,6 +20,8 @@ export declare class DatasetRows {
   keys(tableName: string): Array<string>
   /** The rows of `day` of `table` as one Parquet file, made on the libuv pool. */
   encodeDay(tableName: string, day: string): Promise<Buffer>
+  /** Every day's file of `table`, in the order of `days`, made in parallel off the JS thread. */
+  encodeDays(tableName: string): Promise<Array<Buffer>>
 }
 
 /** An estate scan held in Rust: file list, sessions, and (on request) usage. */
@@ -552,6 +554,16 @@ export interface DatasetDay {
   rows: number
 }
 
+/**
+ * One file of a `datasetPublish`: its path below the dataset's folder, its bytes, and whether
+ * it is its owner's alone (mode 0600; else 0644, less the umask).
+ */
+export interface DatasetFile {
+  path: string
+  bytes: Uint8Array
+  private: boolean
+}
+
 /** One record's text for the `messages` table. */
 export interface DatasetMessage {
   uuid: string
@@ -567,6 +579,12 @@ export interface DatasetMessage {
  * record that says something (the search index's rule for text), read off the JS thread.
  */
 export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
+
+/**
+ * Publishes `files` below the dataset folder `root`, each whole or not at all, made durable
+ * together (`claude_jsonl_core::durable::publish_batch`), off the JS thread.
+ */
+export declare function datasetPublish(root: string, files: Array<DatasetFile>): Promise<void>
 
 /** `datasetMessages` of a transcript's bytes in memory (an archived one, decoded). */
 export declare function datasetMessagesOf(bytes: Uint8Array): Array<DatasetMessage>

@@ -18,7 +18,7 @@ import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
 import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
 import { discoverFiles } from '../read/session-ref.js'
-import type { DatasetDestination } from './destination.js'
+import type { DatasetDestination, DatasetObject } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 import { lockMachine } from './lock.js'
 import { faultPoint } from '../durable-files.js'
@@ -97,8 +97,8 @@ const DAYS = new Map<number, string>()
 interface TableDays {
   /** The days with rows, ascending, with their row counts. */
   days: { day: string; rows: number }[]
-  /** The day's rows alone as a part file. */
-  encode(day: string): Promise<Buffer>
+  /** Each day's rows alone as a part file, in the order of `days`. */
+  encodeAll(): Promise<Buffer[]>
   /** The day's rows, for a merge with rows written before. */
   rows(day: string): Row[]
   /** The key of every row of the table (any day). */
@@ -116,22 +116,20 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
   const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, rows]) => ({ day, rows: rows.length }))
   return {
     days,
-    encode: (day) => encode(table, sortRows(table, byDay.get(day)!)),
+    encodeAll: () => Promise.all(days.map(({ day }) => encode(table, sortRows(table, byDay.get(day)!)))),
     rows: (day) => byDay.get(day) ?? [],
     keys: () => new Set(all.map((r) => rowKey(table, r))),
   }
 }
 
+/** A native table's days; its files are started being made at once, off this thread, while
+ * this thread goes on (pricing, the sessions' rows, the other tables). */
 function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
+  const files = rows.encodeDays(table.name).catch((e) => Promise.reject(fromNative(e)))
+  files.catch(() => {}) // awaited by encodeAll
   return {
     days: rows.days(table.name),
-    encode: async (day) => {
-      try {
-        return await rows.encodeDay(table.name, day)
-      } catch (e) {
-        throw fromNative(e)
-      }
-    },
+    encodeAll: () => files,
     rows: (day) => fromColumns(rows.dayColumns(table.name, day)),
     keys: () => new Set(rows.keys(table.name)),
   }
@@ -232,8 +230,11 @@ async function estateRows(
   const sessions = scan.sessions()
   const counted = scan.datasetRows(machine, promptThresholds())
   scan.release()
-  const perSession = priceRows(counted)
   const table = (name: string) => tables.find((t) => t.name === name)!
+  // The tool calls need no price: their files are made while the requests are priced.
+  const toolCalls = nativeDays(table('tool_calls'), counted)
+  const perSession = priceRows(counted)
+  const requests = nativeDays(table('requests'), counted)
 
   const sessionRows: Row[] = []
   const mainPaths: string[] = []
@@ -275,9 +276,9 @@ async function estateRows(
   })
   sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
   const out = new Map<string, TableDays>([
-    ['requests', nativeDays(table('requests'), counted)],
+    ['requests', requests],
     ['sessions', rowDays(table('sessions'), sessionRows)],
-    ['tool_calls', nativeDays(table('tool_calls'), counted)],
+    ['tool_calls', toolCalls],
   ])
   if (opts.includeText) {
     const messages: Row[] = []
@@ -458,21 +459,13 @@ async function exportLocked(
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
   if (!infoWritten) await writeDatasetInfo(dest)
-  // A table's partitions are published side by side: each put is whole on its own (a temp file,
-  // fsync, rename, folder fsync; one PutObject), and waiting for one disk flush after another
-  // is most of an export's time. The manifest is written only once every put has ended.
-  const inFlight = new Set<Promise<void>>()
-  let failure: unknown
-  const publish = (put: () => Promise<void>) => {
-    const p: Promise<void> = put()
-      .catch((e) => void (failure ??= e))
-      .finally(() => inFlight.delete(p))
-    inFlight.add(p)
-  }
-  const published = async () => {
-    await Promise.all(inFlight)
-    if (failure !== undefined) throw failure
-  }
+  // Every table's partitions are published together once all are made: in a folder, all
+  // their bytes are made durable at once before any is renamed into place (a disk flush per
+  // file was most of an export's time); in object storage, side by side. Each file is whole or
+  // absent; the manifest is written only once every put and delete has ended.
+  const puts: DatasetObject[] = []
+  const deletes: string[] = []
+  const publish = (key: string, bytes: Buffer) => puts.push({ key, bytes, private: key.startsWith('messages/') })
   const report: TableExport[] = []
   for (const table of tables) {
     const source = rowsByTable.get(table.name)!
@@ -501,9 +494,9 @@ async function exportLocked(
     // published, lets a test run a second export of the machine in between.
     if (table === tables[0]) faultPoint('dataset-read', opts.env)
     const partOf = (day: string) => `${table.name}/day=${day}/part-${machine}.parquet`
-    // Every day's file of today's rows is started at once: the encoding runs on the libuv pool.
-    // Their digests say which days changed since the last run.
-    const freshFiles = await Promise.all(source.days.map(({ day }) => source.encode(day)))
+    // Every day's file of today's rows, made in parallel off this thread. Their digests say
+    // which days changed since the last run.
+    const freshFiles = await source.encodeAll()
     const freshHashes = freshFiles.map((b) => sha256(b))
     const changed = new Set(
       source.days
@@ -560,7 +553,7 @@ async function exportLocked(
         // Nothing to merge with: the file is the one made of today's rows.
         t.rows += freshCount
         t.partitions++
-        publish(() => dest.put(key, freshBytes, { private: table.name === 'messages' }))
+        publish(key, freshBytes)
         t.written++
         manifest.partitions[key] = { rows: freshHash, bytes: sha256(freshBytes), count: freshCount, history: 0 }
         continue
@@ -608,10 +601,10 @@ async function exportLocked(
       const bytes = rows.length === 0 ? undefined : asFresh ? freshBytes : await encode(table, rows)
       if (bytes && existing && existing.equals(bytes)) t.unchanged++
       else if (bytes) {
-        publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
+        publish(key, bytes)
         t.written++
       } else if (existing) {
-        publish(() => dest.delete(key))
+        deletes.push(key)
         t.written++
       }
       const kept = rows.reduce((n, r) => n + (freshKeys.has(rowKey(table, r)) ? 0 : 1), 0)
@@ -633,12 +626,12 @@ async function exportLocked(
           if (kept.length < manifest.partitions[key].count) {
             t.written++
             if (kept.length === 0) {
-              publish(() => dest.delete(key))
+              deletes.push(key)
               delete manifest.partitions[key]
               continue
             }
             const bytes = await encode(table, sortRows(table, kept))
-            publish(() => dest.put(key, bytes, { private: table.name === 'messages' }))
+            publish(key, bytes)
             manifest.partitions[key] = {
               ...manifest.partitions[key],
               bytes: sha256(bytes),
@@ -655,9 +648,10 @@ async function exportLocked(
       t.unchanged++
       t.rows += manifest.partitions[key].count
     }
-    await published()
     report.push(t)
   }
+  await dest.putMany(puts)
+  for (const key of deletes) await dest.delete(key)
   manifest.exportedAt = new Date().toISOString()
   manifest.schemaVersion = native.datasetSchemaVersion()
   await dest.put(manifestKey, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))

@@ -8,7 +8,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createHash } from 'node:crypto'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
-import { checkKey, type DatasetDestination } from './destination.js'
+import { checkKey, type DatasetDestination, type DatasetObject } from './destination.js'
 import { requireDependency } from '../lazy-dependency.js'
 
 type S3Module = typeof import('@aws-sdk/client-s3')
@@ -115,6 +115,10 @@ export class S3Destination implements DatasetDestination {
     } catch (e) {
       throw storageError(this.label, `write ${key}`, e)
     }
+  }
+
+  async putMany(objects: DatasetObject[]): Promise<void> {
+    await Promise.all(objects.map((o) => this.put(o.key, o.bytes)))
   }
 
   async putIfAbsent(key: string, bytes: Uint8Array): Promise<boolean> {

@@ -304,8 +304,20 @@ impl DatasetRows {
         let rows = self.of(&table_name)?;
         Ok(super::job(move || {
             let rows = rows.read().map_err(|_| Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))?;
-            let columns = rows.day(&day).unwrap_or_default();
-            dataset::encode(rows.table, columns).map(Buffer::from)
+            match rows.encode_day(&day) {
+                Some(bytes) => bytes.map(Buffer::from),
+                None => Err(Failure::new(Code::InvalidArgument, format!("table {table_name} has no rows of {day}"))),
+            }
+        }))
+    }
+
+    /// Every day's file of `table`, in the order of `days`, made in parallel off the JS thread.
+    #[napi(ts_return_type = "Promise<Array<Buffer>>")]
+    pub fn encode_days(&self, table_name: String) -> Result<AsyncTask<super::Job<Vec<Buffer>>>> {
+        let rows = self.of(&table_name)?;
+        Ok(super::job(move || {
+            let rows = rows.read().map_err(|_| Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))?;
+            Ok(rows.encode_days()?.into_iter().map(Buffer::from).collect())
         }))
     }
 }
@@ -317,4 +329,28 @@ impl DatasetRows {
             pricing,
         }
     }
+}
+
+/// One file of a `datasetPublish`: its path below the dataset's folder, its bytes, and whether
+/// it is its owner's alone (mode 0600; else 0644, less the umask).
+#[napi(object)]
+pub struct DatasetFile {
+    pub path: String,
+    pub bytes: Uint8Array,
+    pub private: bool,
+}
+
+/// Publishes `files` below the dataset folder `root`, each whole or not at all, made durable
+/// together (`claude_jsonl_core::durable::publish_batch`), off the JS thread.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn dataset_publish(root: String, files: Vec<DatasetFile>) -> AsyncTask<super::Job<()>> {
+    let files: Vec<claude_jsonl_core::durable::BatchFile> = files
+        .into_iter()
+        .map(|f| claude_jsonl_core::durable::BatchFile {
+            target: f.path.into(),
+            bytes: f.bytes.to_vec(),
+            mode: if f.private { 0o600 } else { 0o644 },
+        })
+        .collect();
+    super::job(move || claude_jsonl_core::durable::publish_batch(std::path::Path::new(&root), &files, 0o777))
 }

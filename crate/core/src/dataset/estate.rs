@@ -258,8 +258,26 @@ impl TableRows {
         Some(self.columns.iter().map(|(name, v)| (name.clone(), v.gather(rows))).collect())
     }
 
-    /// Adds (or replaces) a column given for every row.
+    /// The rows of `day` as one Parquet file (None when the day has none), made from the
+    /// columns as they are.
+    pub fn encode_day(&self, day: &str) -> Option<Result<Vec<u8>, crate::failure::Failure>> {
+        let (_, rows) = self.days.iter().find(|(d, _)| d == day)?;
+        Some(super::encode_rows(self.table, &self.columns, Some(rows)))
+    }
+
+    /// Every day's file, made in parallel, in the order of [`TableRows::days`].
+    pub fn encode_days(&self) -> Result<Vec<Vec<u8>>, crate::failure::Failure> {
+        use rayon::prelude::*;
+        self.days.par_iter().map(|(_, rows)| super::encode_rows(self.table, &self.columns, Some(rows))).collect()
+    }
+
+    /// Adds (or replaces) a column given for every row. Text joined by NUL is split once here,
+    /// so that a day's rows are picked from it without splitting it again for every day.
     pub fn set_column(&mut self, name: String, values: Values) {
+        let values = match values {
+            Values::Joined { .. } => values.clone_strings(),
+            other => other,
+        };
         match self.columns.iter_mut().find(|(n, _)| *n == name) {
             Some(c) => c.1 = values,
             None => self.columns.push((name, values)),

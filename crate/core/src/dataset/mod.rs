@@ -89,23 +89,33 @@ fn parquet_failure(e: parquet::errors::ParquetError) -> Failure {
 /// Encodes the rows of `table` (every column of its schema, by name, all of one length) as one
 /// Parquet file, zstd-compressed, in memory.
 pub fn encode(table: Table, columns: Vec<(String, Values)>) -> Result<Vec<u8>, Failure> {
+    encode_rows(table, &columns, None)
+}
+
+/// Encodes rows `rows` (indices, in the order the file holds them; None: every row in order) of
+/// `columns` as one file of `table`: what [`encode`] writes for those rows alone. A day's file of
+/// an estate's rows is made straight from the estate's columns, without a copy of its values.
+pub fn encode_rows(table: Table, columns: &[(String, Values)], rows: Option<&[u32]>) -> Result<Vec<u8>, Failure> {
     let specs = table.columns();
-    let mut by_name: Vec<Option<Values>> = (0..specs.len()).map(|_| None).collect();
+    let mut by_name: Vec<Option<&Values>> = vec![None; specs.len()];
     for (name, values) in columns {
         let i = specs
             .iter()
-            .position(|c| c.name == name)
+            .position(|c| c.name == *name)
             .ok_or_else(|| bad(format!("table {}: no column {name}", table.name())))?;
         by_name[i] = Some(values);
     }
-    let rows = by_name.iter().flatten().map(Values::len).next().unwrap_or(0);
+    let len = by_name.iter().flatten().map(|v| v.len()).next().unwrap_or(0);
     let mut ordered = Vec::with_capacity(specs.len());
     for (spec, v) in specs.iter().zip(by_name) {
         let v = v.ok_or_else(|| bad(format!("table {}: column {} is missing", table.name(), spec.name)))?;
-        if v.len() != rows {
-            return Err(bad(format!("table {}: column {} has {} rows, not {rows}", table.name(), spec.name, v.len())));
+        if v.len() != len {
+            return Err(bad(format!("table {}: column {} has {} rows, not {len}", table.name(), spec.name, v.len())));
         }
         ordered.push(v);
+    }
+    if let Some(&i) = rows.and_then(|r| r.iter().find(|&&i| i as usize >= len)) {
+        return Err(bad(format!("table {}: no row {i} (of {len})", table.name())));
     }
     let schema = Arc::new(table.parquet_schema().map_err(parquet_failure)?);
     let props = Arc::new(
@@ -120,7 +130,7 @@ pub fn encode(table: Table, columns: Vec<(String, Values)>) -> Result<Vec<u8>, F
     let mut i = 0;
     while let Some(mut col) = group.next_column().map_err(parquet_failure)? {
         let spec = &specs[i];
-        write_column(&mut col, spec, &ordered[i], table)?;
+        write_column(&mut col, spec, ordered[i], rows, table)?;
         col.close().map_err(parquet_failure)?;
         i += 1;
     }
@@ -129,16 +139,46 @@ pub fn encode(table: Table, columns: Vec<(String, Values)>) -> Result<Vec<u8>, F
     Ok(out)
 }
 
+/// The indices `rows` gives, else 0..len.
+fn picked(rows: Option<&[u32]>, len: usize) -> Box<dyn Iterator<Item = usize> + '_> {
+    match rows {
+        Some(r) => Box::new(r.iter().map(|&i| i as usize)),
+        None => Box::new(0..len),
+    }
+}
+
+/// Where each value of NUL-joined text starts and ends (`nulls.len()` values; none for no row).
+fn joined_spans(text: &str, nulls: &[u8]) -> Result<Vec<(usize, usize)>, String> {
+    let mut spans = Vec::with_capacity(nulls.len());
+    if nulls.is_empty() {
+        return Ok(spans);
+    }
+    let mut start = 0usize;
+    for end in memchr::memchr_iter(0, text.as_bytes()).chain(std::iter::once(text.len())) {
+        if spans.len() == nulls.len() {
+            return Err("more values than rows".into());
+        }
+        spans.push((start, end));
+        start = end + 1;
+    }
+    if spans.len() != nulls.len() {
+        return Err("fewer values than rows".into());
+    }
+    Ok(spans)
+}
+
 fn write_column(
     col: &mut parquet::file::writer::SerializedColumnWriter<'_>,
     spec: &schema::Column,
     values: &Values,
+    rows: Option<&[u32]>,
     table: Table,
 ) -> Result<(), Failure> {
     let wrong = || bad(format!("table {}: column {} has values of another kind", table.name(), spec.name));
     let null = |name: &str| bad(format!("table {}: column {name} has a null, which it does not allow", table.name()));
+    let n = rows.map_or(values.len(), <[u32]>::len);
     // Definition levels: 1 where a value is present, 0 for a null (only in nullable columns).
-    let mut levels: Vec<i16> = Vec::new();
+    let mut levels: Vec<i16> = Vec::with_capacity(n);
     let mut present = |is: bool| -> Result<(), Failure> {
         if !is && !spec.nullable {
             return Err(null(spec.name));
@@ -148,8 +188,9 @@ fn write_column(
     };
     match (spec.ty, values) {
         (ColumnType::Utf8, Values::Strings(v)) => {
-            let mut data = Vec::with_capacity(v.len());
-            for s in v {
+            let mut data = Vec::with_capacity(n);
+            for i in picked(rows, v.len()) {
+                let s = &v[i];
                 present(s.is_some())?;
                 if let Some(s) = s {
                     data.push(ByteArray::from(s.as_bytes().to_vec()));
@@ -158,35 +199,27 @@ fn write_column(
             col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
         (ColumnType::Utf8, Values::Joined { text, nulls }) => {
-            let whole = bytes::Bytes::from(text.clone().into_bytes());
-            let mut data = Vec::with_capacity(nulls.len());
-            let mut start = 0usize;
-            let mut parts = 0usize;
-            // No row: no value at all (not one empty value).
-            let ends = memchr::memchr_iter(0, &whole).chain(std::iter::once(whole.len())).take(if nulls.is_empty() {
-                0
-            } else {
-                usize::MAX
-            });
-            for end in ends {
-                let Some(&null) = nulls.get(parts) else {
-                    return Err(bad(format!("table {}: column {} has more values than rows", table.name(), spec.name)));
-                };
-                present(null == 0)?;
-                if null == 0 {
-                    data.push(ByteArray::from(whole.slice(start..end)));
+            let spans = joined_spans(text, nulls)
+                .map_err(|e| bad(format!("table {}: column {} has {e}", table.name(), spec.name)))?;
+            // Every value: slices of one copy of the text; some of them: a copy of each.
+            let whole = rows.is_none().then(|| bytes::Bytes::from(text.clone().into_bytes()));
+            let mut data = Vec::with_capacity(n);
+            for i in picked(rows, nulls.len()) {
+                present(nulls[i] == 0)?;
+                if nulls[i] == 0 {
+                    let (start, end) = spans[i];
+                    data.push(match &whole {
+                        Some(w) => ByteArray::from(w.slice(start..end)),
+                        None => ByteArray::from(text.as_bytes()[start..end].to_vec()),
+                    });
                 }
-                start = end + 1;
-                parts += 1;
-            }
-            if parts != nulls.len() {
-                return Err(bad(format!("table {}: column {} has fewer values than rows", table.name(), spec.name)));
             }
             col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
         (ColumnType::Int64 | ColumnType::TimestampMillis, Values::Numbers(v)) => {
-            let mut data = Vec::with_capacity(v.len());
-            for &x in v {
+            let mut data = Vec::with_capacity(n);
+            for i in picked(rows, v.len()) {
+                let x = v[i];
                 present(!x.is_nan())?;
                 if !x.is_nan() {
                     if x.fract() != 0.0 || x.abs() > 9.007_199_254_740_992e15 {
@@ -202,8 +235,9 @@ fn write_column(
             col.typed::<Int64Type>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
         (ColumnType::Float64, Values::Numbers(v)) => {
-            let mut data = Vec::with_capacity(v.len());
-            for &x in v {
+            let mut data = Vec::with_capacity(n);
+            for i in picked(rows, v.len()) {
+                let x = v[i];
                 present(!x.is_nan())?;
                 if !x.is_nan() {
                     data.push(x);
@@ -212,8 +246,9 @@ fn write_column(
             col.typed::<DoubleType>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
         (ColumnType::Bool, Values::Flags(v)) => {
-            let mut data = Vec::with_capacity(v.len());
-            for &x in v {
+            let mut data = Vec::with_capacity(n);
+            for i in picked(rows, v.len()) {
+                let x = v[i];
                 present(x != 2)?;
                 if x != 2 {
                     data.push(x == 1);

@@ -123,3 +123,18 @@ fn joined_text_encodes_as_the_same_file_as_separate_strings() {
     empty.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 = Values::Joined { text: String::new(), nulls: vec![] };
     assert!(encode(Table::Requests, empty).is_ok());
 }
+
+#[test]
+fn some_rows_encode_as_the_file_of_those_rows_alone() {
+    let mut cols = filled(Table::Requests, 4);
+    let text = strings(&[Some("a"), None, Some("c"), Some("d")]);
+    let joined = Values::Joined { text: "a\0\0c\0d".to_string(), nulls: vec![0, 1, 0, 0] };
+    cols.iter_mut().find(|(n, _)| n == "priced_as").unwrap().1 = joined;
+    let picked = [2u32, 0, 1];
+    let alone: Vec<(String, Values)> = cols
+        .iter()
+        .map(|(n, v)| (n.clone(), if n == "priced_as" { text.gather(&picked) } else { v.gather(&picked) }))
+        .collect();
+    assert_eq!(encode_rows(Table::Requests, &cols, Some(&picked)).unwrap(), encode(Table::Requests, alone).unwrap());
+    assert!(encode_rows(Table::Requests, &cols, Some(&[4])).unwrap_err().message.contains("no row 4"));
+}

@@ -237,3 +237,202 @@ pub fn set_mtime(f: &File, ns: i128) -> io::Result<()> {
 pub fn exists_no_follow(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok()
 }
+
+/// One file of [`publish_batch`]: its path (below the batch's root), its bytes and its mode.
+pub struct BatchFile {
+    pub target: PathBuf,
+    pub bytes: Vec<u8>,
+    /// Permission bits the file is created with (the umask applies, as to any new file).
+    pub mode: u32,
+}
+
+/// Publishes many files below `root`, each whole or not at all, with two flushes of the file
+/// system for the lot instead of two disk flushes per file: every file is written to a temp
+/// name beside its target (missing folders made with `dir_mode`), then all are made durable
+/// ([`sync_all`]), then renamed over their targets, then the renames and new folders are made
+/// durable. No file is visible at its name before its bytes are on disk; a killed batch leaves
+/// only temp files (names starting with `.`), which readers skip and [`sweep_temps`] removes.
+/// Nothing is written through a symbolic link out of `root`, nor over one at a file's name.
+pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<(), Failure> {
+    let io = |m: String| Failure::new(Code::Io, m);
+    // A refusal to follow a link is a usage error, as for a named link.
+    let link = |m: String| Failure::new(Code::Usage, m);
+    let real_root = fs::canonicalize(root).map_err(|e| io(msg(root, &e)))?;
+    let refuse_links = |target: &Path| -> Result<(), Failure> {
+        if !target.starts_with(root) {
+            return Err(link(format!("{}: lies outside {}; nothing written", target.display(), root.display())));
+        }
+        if let Some(why) = outside_root(target, root, &real_root) {
+            return Err(link(format!("{why}; nothing written")));
+        }
+        if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(link(format!("{}: is a symbolic link; not followed, not replaced", target.display())));
+        }
+        Ok(())
+    };
+    let mut temps: Vec<PathBuf> = Vec::with_capacity(files.len());
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let written = (|| {
+        for f in files {
+            refuse_links(&f.target)?;
+            let dir = f.target.parent().unwrap_or(root);
+            if !dirs.iter().any(|d| d == dir) {
+                make_public_dirs(dir, root, dir_mode, &mut dirs).map_err(io)?;
+                dirs.push(dir.to_path_buf());
+            }
+            // Made after the folders: a link put in their place meanwhile is still refused.
+            refuse_links(&f.target)?;
+            let name = f.target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            loop {
+                let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
+                let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+                let mut o = OpenOptions::new();
+                o.write(true).create_new(true);
+                #[cfg(target_os = "linux")]
+                std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut o, f.mode);
+                match o.open(&tmp) {
+                    Ok(mut file) => {
+                        temps.push(tmp.clone());
+                        file.write_all(&f.bytes).map_err(|e| io(msg(&tmp, &e)))?;
+                        // The disk starts on this file while the next ones are written.
+                        start_writeback(&file);
+                        break;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(io(msg(&tmp, &e))),
+                }
+            }
+        }
+        let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
+        sync_all(root, &temp_refs, &[]).map_err(io)
+    })();
+    let renamed = written.and_then(|()| {
+        let mut done = 0;
+        let r = (|| {
+            for (f, tmp) in files.iter().zip(&temps) {
+                refuse_links(&f.target)?;
+                fs::rename(tmp, &f.target).map_err(|e| io(msg(&f.target, &e)))?;
+                done += 1;
+            }
+            Ok(())
+        })();
+        temps.drain(..done);
+        r
+    });
+    for tmp in &temps {
+        let _ = fs::remove_file(tmp);
+    }
+    renamed?;
+    let mut all_dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    all_dirs.push(root);
+    sync_all(root, &[], &all_dirs).map_err(io)
+}
+
+/// Creates `dir` and its missing parents below `root` with `mode` (the umask applies), adding
+/// each new folder's parent to `made` for the caller's closing sync.
+fn make_public_dirs(dir: &Path, root: &Path, mode: u32, made: &mut Vec<PathBuf>) -> Result<(), String> {
+    let mut missing = Vec::new();
+    let mut d = dir;
+    while d != root && fs::symlink_metadata(d).is_err() {
+        missing.push(d.to_path_buf());
+        match d.parent() {
+            Some(p) => d = p,
+            None => break,
+        }
+    }
+    let mut b = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
+    for m in missing.iter().rev() {
+        match b.create(m) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(msg(m, &e)),
+        }
+        if let Some(p) = m.parent() {
+            if !made.iter().any(|x| x == p) {
+                made.push(p.to_path_buf());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("cj-durable-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        root
+    }
+
+    fn file(root: &Path, rel: &str, bytes: &[u8], mode: u32) -> BatchFile {
+        BatchFile { target: root.join(rel), bytes: bytes.to_vec(), mode }
+    }
+
+    /// Every name below `root`, temp files included.
+    fn names(root: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(root).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.file_type().unwrap().is_dir() {
+                out.extend(names(&e.path()).into_iter().map(|n| format!("{name}/{n}")));
+            } else {
+                out.push(name);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_batch_publishes_every_file_whole_in_new_folders_and_replaces_old_ones() {
+        let root = scratch("batch");
+        fs::create_dir_all(root.join("t/day=1")).unwrap();
+        fs::write(root.join("t/day=1/part-a"), b"old").unwrap();
+        let files = [
+            file(&root, "t/day=1/part-a", b"new", 0o644),
+            file(&root, "t/day=2/part-a", b"two", 0o644),
+            file(&root, "u/day=2/part-a", b"secret", 0o600),
+        ];
+        publish_batch(&root, &files, 0o777).unwrap();
+        assert_eq!(names(&root), ["t/day=1/part-a", "t/day=2/part-a", "u/day=2/part-a"]);
+        assert_eq!(fs::read(root.join("t/day=1/part-a")).unwrap(), b"new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &str| fs::metadata(root.join(p)).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode("u/day=2/part-a"), 0o600);
+            assert_eq!(mode("t/day=2/part-a") & 0o600, 0o600);
+        }
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_batch_writes_nothing_through_a_link_out_of_its_root_nor_over_a_link() {
+        let root = scratch("batch-link");
+        let outside = scratch("batch-outside");
+        std::os::unix::fs::symlink(&outside, root.join("t")).unwrap();
+        let e = publish_batch(&root, &[file(&root, "t/day=1/part-a", b"x", 0o644)], 0o777).unwrap_err();
+        assert!(matches!(e.code, Code::Usage) && e.message.contains("symbolic link"), "{}", e.message);
+        assert!(names(&outside).is_empty());
+        fs::remove_file(root.join("t")).unwrap();
+        fs::create_dir_all(root.join("t")).unwrap();
+        std::os::unix::fs::symlink(outside.join("f"), root.join("t/part-a")).unwrap();
+        let files = [file(&root, "t/part-b", b"b", 0o644), file(&root, "t/part-a", b"a", 0o644)];
+        assert!(publish_batch(&root, &files, 0o777).is_err());
+        // Refused before anything was renamed: no temp file left, no file made.
+        assert_eq!(names(&root), ["t/part-a"]);
+        assert!(names(&outside).is_empty());
+        fs::remove_dir_all(&root).unwrap();
+        fs::remove_dir_all(&outside).unwrap();
+    }
+}
