@@ -254,10 +254,9 @@ pub struct BatchFile {
 /// only temp files (names starting with `.`), which readers skip and [`sweep_temps`] removes.
 /// Nothing is written through a symbolic link out of `root`, nor over one at a file's name.
 pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<(), Failure> {
-    let io = |m: String| Failure::new(Code::Io, m);
     // A refusal to follow a link is a usage error, as for a named link.
     let link = |m: String| Failure::new(Code::Usage, m);
-    let real_root = fs::canonicalize(root).map_err(|e| io(msg(root, &e)))?;
+    let real_root = fs::canonicalize(root).map_err(|e| Failure::io(root, &e))?;
     let refuse_links = |target: &Path| -> Result<(), Failure> {
         if !target.starts_with(root) {
             return Err(link(format!("{}: lies outside {}; nothing written", target.display(), root.display())));
@@ -277,7 +276,7 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
             refuse_links(&f.target)?;
             let dir = f.target.parent().unwrap_or(root);
             if !dirs.iter().any(|d| d == dir) {
-                make_public_dirs(dir, root, dir_mode, &mut dirs).map_err(io)?;
+                make_public_dirs(dir, root, dir_mode, &mut dirs)?;
                 dirs.push(dir.to_path_buf());
             }
             // Made after the folders: a link put in their place meanwhile is still refused.
@@ -295,25 +294,25 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
                 match o.open(&tmp) {
                     Ok(mut file) => {
                         temps.push(tmp.clone());
-                        file.write_all(&f.bytes).map_err(|e| io(msg(&tmp, &e)))?;
+                        file.write_all(&f.bytes).map_err(|e| Failure::io(&tmp, &e))?;
                         // The disk starts on this file while the next ones are written.
                         start_writeback(&file);
                         break;
                     }
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                    Err(e) => return Err(io(msg(&tmp, &e))),
+                    Err(e) => return Err(Failure::io(&tmp, &e)),
                 }
             }
         }
         let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
-        sync_all(root, &temp_refs, &[]).map_err(io)
+        sync_all(root, &temp_refs, &[])
     })();
     let renamed = written.and_then(|()| {
         let mut done = 0;
         let r = (|| {
             for (f, tmp) in files.iter().zip(&temps) {
                 refuse_links(&f.target)?;
-                fs::rename(tmp, &f.target).map_err(|e| io(msg(&f.target, &e)))?;
+                fs::rename(tmp, &f.target).map_err(|e| Failure::io(&f.target, &e))?;
                 done += 1;
             }
             Ok(())
@@ -327,12 +326,12 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
     renamed?;
     let mut all_dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
     all_dirs.push(root);
-    sync_all(root, &[], &all_dirs).map_err(io)
+    sync_all(root, &[], &all_dirs)
 }
 
 /// Creates `dir` and its missing parents below `root` with `mode` (the umask applies), adding
 /// each new folder's parent to `made` for the caller's closing sync.
-fn make_public_dirs(dir: &Path, root: &Path, mode: u32, made: &mut Vec<PathBuf>) -> Result<(), String> {
+fn make_public_dirs(dir: &Path, root: &Path, mode: u32, made: &mut Vec<PathBuf>) -> Result<(), Failure> {
     let mut missing = Vec::new();
     let mut d = dir;
     while d != root && fs::symlink_metadata(d).is_err() {
@@ -351,7 +350,7 @@ fn make_public_dirs(dir: &Path, root: &Path, mode: u32, made: &mut Vec<PathBuf>)
         match b.create(m) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(msg(m, &e)),
+            Err(e) => return Err(Failure::io(m, &e)),
         }
         if let Some(p) = m.parent() {
             if !made.iter().any(|x| x == p) {
