@@ -10,7 +10,8 @@
 use super::config_files;
 use super::events::{self, Mark};
 use super::index::{self, Entry, Index};
-use super::layout::{self, Key, INDEX};
+use super::key::Key;
+use super::layout::{self, INDEX};
 use super::read;
 pub use super::run::Summary;
 use super::run::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Work};
