@@ -122,7 +122,7 @@ fn run_as(
     progress: &Progress,
     format: Option<u8>,
 ) -> Result<Summary, Failure> {
-    let files = estate::discover(roots).map_err(|e| Failure::at(Code::Io, &e.path, e.message))?;
+    let files = estate::discover(roots)?;
     config_files::check_archive_root(config_dirs, root)?;
     if root.exists() && !root.is_dir() {
         return Err(Failure::at(Code::Archive, root, "not a folder"));
