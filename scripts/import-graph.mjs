@@ -127,6 +127,100 @@ export function rustModuleGraph(src) {
   return new Map([...graph].map(([k, v]) => [k, [...v].filter((d) => names.has(d)).sort()]))
 }
 
+/**
+ * The module graph inside one top-level module `top` of a Rust crate's `src`, one node per file
+ * (`archive`, `archive/key`, `archive/read/catalog`, ...): module -> the other modules of `top`
+ * it names, by `crate::top::…`, `super::…` or `self::…` paths (braced `use` groups opened) and,
+ * in a `mod.rs`, by `use child::…`. Comments and tests are left out as in `rustModuleGraph`; a
+ * name resolves to the longest module it starts with, and a module naming its own parent (a
+ * type the parent re-exports) counts as naming it.
+ */
+export function rustSubmoduleGraph(src, top) {
+  const files = new Map()
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name)
+      if (e.isDirectory()) {
+        if (e.name !== 'tests') walk(p)
+        continue
+      }
+      if (
+        !e.name.endsWith('.rs') ||
+        e.name === 'tests.rs' ||
+        e.name.endsWith('_tests.rs') ||
+        e.name.startsWith('tests_')
+      )
+        continue
+      const parts = relative(src, p).split('\\').join('/').replace(/\.rs$/, '').split('/')
+      if (parts.at(-1) === 'mod') parts.pop()
+      files.set(parts.join('/'), { path: p, modRs: e.name === 'mod.rs' })
+    }
+  }
+  const root = join(src, top)
+  walk(root)
+  if (readdirSync(src).includes(`${top}.rs`)) files.set(top, { path: join(src, `${top}.rs`), modRs: true })
+  const resolve = (segs) => {
+    for (let k = segs.length; k > 0; k--) {
+      const name = segs.slice(0, k).join('/')
+      if (files.has(name)) return name
+    }
+    return undefined
+  }
+  // `a::{b, c::{d}}` -> ['a::b', 'a::c::d']
+  const expand = (prefix, body) => {
+    const out = []
+    let depth = 0
+    let cur = ''
+    const items = []
+    for (const ch of body) {
+      if (ch === '{') depth++
+      if (ch === '}') depth--
+      if (ch === ',' && depth === 0) (items.push(cur.trim()), (cur = ''))
+      else cur += ch
+    }
+    if (cur.trim()) items.push(cur.trim())
+    for (const it of items) {
+      const m = /^([\w:]*?)::\{([\s\S]*)\}$/.exec(it)
+      if (m) out.push(...expand(`${prefix}::${m[1]}`, m[2]))
+      else out.push(`${prefix}::${it}`)
+    }
+    return out
+  }
+  const graph = new Map()
+  for (const [mod, { path, modRs }] of files) {
+    const code = readFileSync(path, 'utf8')
+      .replace(/#\[cfg\(test\)\]\s*mod tests \{[\s\S]*$/m, '')
+      .replace(/\/\/.*$/gm, '')
+    const here = mod.split('/')
+    const names = []
+    for (const m of code.matchAll(/\b((?:crate|super|self)(?:::\w+)*)::\{([^;]*?)\};/g))
+      names.push(...expand(m[1], m[2]))
+    for (const m of code.matchAll(/\b(?:crate|super|self)(?:::\w+)+/g)) names.push(m[0])
+    const deps = new Set()
+    if (modRs)
+      for (const m of code.matchAll(/\buse\s+(\w+)::/g)) if (files.has(`${mod}/${m[1]}`)) deps.add(`${mod}/${m[1]}`)
+    for (const n of names) {
+      const segs = n
+        .split(/\s+as\s+/)[0]
+        .trim()
+        .split('::')
+      let full
+      if (segs[0] === 'crate') full = segs.slice(1)
+      else if (segs[0] === 'self') full = [...here, ...segs.slice(1)]
+      else {
+        let base = here
+        let i = 0
+        while (segs[i] === 'super') ((base = base.slice(0, -1)), i++)
+        full = [...base, ...segs.slice(i)]
+      }
+      const d = resolve(full)
+      if (d !== undefined && d !== mod && !mod.startsWith(`${d}/`)) deps.add(d)
+    }
+    graph.set(mod, [...deps].sort())
+  }
+  return graph
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const graph = importGraph(join(dirname(fileURLToPath(import.meta.url)), '..', 'src-ts'))
   const cycles = importCycles(graph)

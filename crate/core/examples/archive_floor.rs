@@ -6,7 +6,7 @@
 //! `cargo run --release --example archive_floor -- LIST` (LIST: one transcript path per line,
 //! under a `projects/<project>/` folder). Prints one JSON line: bytes and the CPU seconds of each
 //! step (best of 3 passes per session).
-use claude_jsonl_core::archive::layout::Key;
+use claude_jsonl_core::archive::key::Key;
 use claude_jsonl_core::archive::stream::{self, Unit};
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release --example session_streams -- PROJECTS LIST` (LIST: one file path per
 //! line, under PROJECTS).
-use claude_jsonl_core::archive::layout::Key;
+use claude_jsonl_core::archive::key::Key;
 use claude_jsonl_core::archive::stream::Unit;
 use std::collections::BTreeMap;
 use zstd::zstd_safe::CParameter;

@@ -150,7 +150,7 @@ impl From<archive::Stored> for ArchivedFile {
     fn from(s: archive::Stored) -> ArchivedFile {
         ArchivedFile {
             key: s.key.text(),
-            session_id: s.key.owner().map(str::to_string),
+            session_id: archive::owner::of(&s.key).map(str::to_string),
             config: s.key.is_config(),
             project: s.key.project.clone(),
             path: s.key.rel.clone(),
@@ -168,7 +168,7 @@ impl From<archive::Stored> for ArchivedFile {
 impl From<&ArchivedFile> for archive::Stored {
     fn from(f: &ArchivedFile) -> archive::Stored {
         archive::Stored {
-            key: archive::layout::Key { project: f.project.clone(), rel: f.path.clone() },
+            key: archive::key::Key { project: f.project.clone(), rel: f.path.clone() },
             gen: f.generation,
             path: PathBuf::from(&f.store_path),
             generations: f.generations,
@@ -240,7 +240,7 @@ impl From<archive::read::Listing> for ArchiveListing {
                 .into_iter()
                 .map(|x| LackingFile {
                     key: x.key.text(),
-                    session_id: x.key.owner().map(str::to_string),
+                    session_id: archive::owner::of(&x.key).map(str::to_string),
                     config: x.key.is_config(),
                     project: x.key.project.clone(),
                     path: x.key.rel.clone(),
@@ -326,7 +326,7 @@ pub fn archive_owners(files: Vec<ArchivedFile>) -> AsyncTask<Job<Vec<ArchiveOwne
         Ok(which
             .par_iter()
             .map(|s| {
-                let (session_id, error) = match archive::read::owner_of(&bufs, s) {
+                let (session_id, error) = match archive::estate_scan::owner_of(&bufs, s) {
                     Ok(id) => (id, None),
                     Err(e) => (None, Some(e.message)),
                 };
@@ -407,7 +407,7 @@ pub fn archive_history(root: String, store_paths: Vec<String>, scan: bool) -> As
                         .into_iter()
                         .map(|f| ArchivedFileHistory {
                             key: f.key.text(),
-                            session_id: f.key.owner().map(str::to_string),
+                            session_id: archive::owner::of(&f.key).map(str::to_string),
                             project: f.key.project.clone(),
                             path: f.key.rel.clone(),
                             deleted: f.deleted,

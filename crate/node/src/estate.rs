@@ -5,7 +5,6 @@ use super::scan::{mode_of, progress_of, FirstLine, ScanProgress, ScanSummary};
 use super::{job, js_error, Job};
 use claude_jsonl_core::archive::estate_scan::{scan_estate_and_archives, ArchiveRoot};
 use claude_jsonl_core::estate::{self, DiscoverError, EstateFile};
-use claude_jsonl_core::failure::{Code, Failure};
 use claude_jsonl_core::read::usage;
 use claude_jsonl_core::scan::{Mode, Scan};
 use napi::bindgen_prelude::*;
@@ -437,7 +436,7 @@ impl From<EstateFile> for DiscoveredFile {
 #[napi]
 pub fn discover_files(paths: Vec<String>) -> Result<Vec<DiscoveredFile>> {
     let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-    let files = estate::discover(&paths).map_err(|e| js_error(Failure::at(Code::Io, &e.path, e.message)))?;
+    let files = estate::discover(&paths).map_err(|e| js_error(e.into()))?;
     Ok(files.into_iter().map(DiscoveredFile::from).collect())
 }
 

@@ -16,17 +16,14 @@
 //! folder, only into the folders above ([`check_rel`]), so an archive from someone else cannot
 //! place `settings.json`, hooks or credentials there.
 
-use super::layout::Key;
+use super::key::Key;
 use super::session_files::{self, is_session_id};
 use crate::estate::EstateFile;
 use crate::failure::{Code, Failure};
 use std::fs;
 use std::path::Path;
 
-/// The project of every config-file key. Real project folders are only `[A-Za-z0-9-]` (the
-/// archive refuses others), and the store folder it maps to (`--_config--`) is one no project
-/// maps to, so config files never mix with transcripts.
-pub const AREA: &str = "_config";
+pub use super::key::AREA;
 
 /// The config folders the cleanup empties whose files are archived: every file below each.
 pub const FOLDERS: [&str; 8] =

@@ -4,7 +4,8 @@
 
 use super::config_files::{self, AREA};
 use super::destination::{self, Targets};
-use super::layout::{self, Key};
+use super::key::{self, Key};
+use super::layout;
 use super::tests::{
     all_paths, append, craft, estate, fixture_is_current, projects_only, safe_record, same_tree, tmp, SAFE_SID, SID,
 };
@@ -127,7 +128,7 @@ fn without_config_folders_the_run_is_unchanged() {
     let s = run(&config.join("projects"), &root);
     assert_eq!((s.files, s.config_files), (2, 0), "{s:?}");
     assert!(latest(list(&root).unwrap()).iter().all(|s| !s.key.is_config()));
-    assert!(!root.join(layout::project_folder(AREA)).exists());
+    assert!(!root.join(key::project_folder(AREA)).exists());
 }
 
 fn run(projects: &Path, root: &Path) -> Summary {

@@ -13,9 +13,10 @@
 //! never a symbolic link. The check is made before folders are created and again after, just
 //! before the file is created (exclusively, without following a link at its name).
 
-use super::layout::{json_string, Key};
+use super::key::Key;
 use crate::durable;
 use crate::failure::{Code, Failure};
+use crate::json_string::json_string;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! piece is `restore`'s check: it would cost the readers as much again as the decompression); a
 //! stream that does not decode is an error for its files only.
 
-use super::layout::Key;
+use super::key::Key;
 use super::read::{self, Stored};
 use super::stream::{self, MemberSink};
 use crate::estate::{self, classify_at, DiscoverError, EstateFile, EstateScan};
@@ -363,6 +363,16 @@ pub fn read_stored_group(which: &[&Stored]) -> Result<Vec<Vec<u8>>, Failure> {
         stream::decode_as(&name, &bytes, &segs, &wanted, &mut sinks, stream::Check::Frames, &mut buf)?;
     }
     Ok(data)
+}
+
+/// The session a stored file belongs to by its records (`read::owner`), in either format: a
+/// stream's file is read whole, as `read_stored` reads it.
+pub fn owner_of(bufs: &read::Buffers, s: &Stored) -> Result<Option<String>, Failure> {
+    if !s.in_stream() {
+        return read::owner(bufs, &s.path);
+    }
+    let data = read_stored(s)?;
+    Ok(read::first_session_id(&mut Parser::default(), &data, 0).map(|(_, sid)| sid))
 }
 
 /// One archived file's bytes in memory (the state `s` names), SHA-256 checked: for a reader

@@ -4,9 +4,9 @@
 //! session left it, so a past state is the same decode over fewer segments.
 
 use super::index;
-use super::layout::Key;
+use super::key::Key;
 use super::read::Stored;
-use super::stream::{self, Segment};
+use super::stream;
 use crate::durable;
 use crate::failure::{Code, Failure};
 use crate::scan::{tape, Parser};
@@ -54,23 +54,10 @@ pub struct StreamHistory {
     pub files: Vec<FileHistory>,
 }
 
-/// The segments of a stream, checked to belong where it is (its first segment's project and
-/// name place it at `path`).
-pub(super) fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, Failure> {
-    let (segs, _) = stream::read_segments(path)?;
-    match segs.first() {
-        None => Err(Failure::at(Code::Archive, path, "corrupt archive: no segment of this stream is complete")),
-        Some(s) if s.unit.path(root) != path => {
-            Err(Failure::at(Code::Archive, path, "header places this stream elsewhere in the archive"))
-        }
-        Some(_) => Ok(segs),
-    }
-}
-
 /// Every generation of every file of the stream at `path`. With `scan`, each transcript
 /// generation is decoded (SHA-256 checked) to tell whether it is a compressed candidate of ours.
 pub fn history(root: &Path, path: &Path, scan: bool) -> Result<StreamHistory, Failure> {
-    let segs = placed_segments(root, path)?;
+    let segs = stream::placed_segments(root, path)?;
     let idx = index::load(root);
     let mut files: Vec<FileHistory> = Vec::new();
     for (k, s) in segs.iter().enumerate() {
@@ -134,7 +121,7 @@ pub fn stream_at(root: &Path, path: &Path, segments: u32) -> Result<Vec<Stored>,
 }
 
 fn files_at(root: &Path, path: &Path, segments: u32) -> Result<Vec<Stored>, Failure> {
-    let segs = placed_segments(root, path)?;
+    let segs = stream::placed_segments(root, path)?;
     let n = segments as usize;
     if n == 0 || n > segs.len() {
         return Err(Failure::at(

@@ -3,7 +3,7 @@
 //! It is a cache: the store files (their marks) are the record, and an entry whose store file
 //! does not have the recorded length is rebuilt from the store.
 
-use super::layout::Key;
+use super::key::Key;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

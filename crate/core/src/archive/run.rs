@@ -3,7 +3,7 @@
 //! unchanged test, opening a source, and a positioned write.
 
 use super::index::Entry;
-use super::layout::Key;
+use super::key::Key;
 use crate::durable;
 use crate::estate::EstateFile;
 use crate::failure::{Code, Failure};

@@ -5,7 +5,7 @@
 //! `<session>.precompact.json` files next to the transcript. The archive keeps them as it keeps
 //! transcripts (the event form stores any bytes exactly), keyed by their path in the project.
 
-use super::layout::Key;
+use super::key::Key;
 use crate::estate::{EstateFile, FileKind};
 use std::collections::{BTreeSet, HashSet};
 use std::fs;

@@ -20,7 +20,7 @@
 //! next run cuts it off); anything else that does not check is corruption.
 
 use super::index::{esc, unesc};
-use super::layout::{escape_id, project_folder, Key};
+use super::key::{escape_id, project_folder, Key};
 use crate::failure::{Code, Failure};
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
@@ -63,7 +63,7 @@ pub struct Unit {
 
 impl Unit {
     pub fn of(key: &Key) -> Unit {
-        match key.owner() {
+        match super::owner::of(key) {
             Some(sid) => Unit { project: key.project.clone(), name: sid.to_string(), lone: false },
             None => Unit { project: key.project.clone(), name: key.rel.clone(), lone: true },
         }
@@ -279,6 +279,19 @@ pub fn read_segments(path: &Path) -> Result<(Vec<Segment>, Option<u64>), Failure
         Ok(buf)
     })
     .map_err(|e| if e.path.is_some() { e } else { e.in_file(path) })
+}
+
+/// The segments of a stream, checked to belong where it is (its first segment's project and
+/// name place it at `path`).
+pub fn placed_segments(root: &Path, path: &Path) -> Result<Vec<Segment>, Failure> {
+    let (segs, _) = read_segments(path)?;
+    match segs.first() {
+        None => Err(Failure::at(Code::Archive, path, "corrupt archive: no segment of this stream is complete")),
+        Some(s) if s.unit.path(root) != path => {
+            Err(Failure::at(Code::Archive, path, "header places this stream elsewhere in the archive"))
+        }
+        Some(_) => Ok(segs),
+    }
 }
 
 /// `segments` of a stream held in memory.

@@ -1,4 +1,4 @@
-use super::layout::Key;
+use super::key::Key;
 use super::*;
 use crate::failure::{Code, Failure};
 use crate::scan::Progress;
@@ -255,7 +255,7 @@ fn a_touch_records_the_new_mtime_and_restore_returns_it() {
     let out = t.0.join("r");
     restore_all(&root, &out);
     same_tree(&src, &out);
-    let got = fs::metadata(key.destination(&out).unwrap().path).unwrap().modified().unwrap();
+    let got = fs::metadata(destination::destination(&out, &key).unwrap().path).unwrap().modified().unwrap();
     assert_eq!(got, fs::metadata(&main).unwrap().modified().unwrap());
 }
 
@@ -508,7 +508,7 @@ fn a_hostile_archive_restores_the_rest_and_writes_nothing_outside() {
         }
     }
     for (k, bytes) in &good {
-        assert_eq!(&fs::read(k.destination(&to).unwrap().path).unwrap(), bytes);
+        assert_eq!(&fs::read(destination::destination(&to, k).unwrap().path).unwrap(), bytes);
     }
     // outside `to` nothing new: the tree is as before plus `to`'s ancestors
     let after: Vec<PathBuf> = all_paths(&t.0).into_iter().filter(|p| !p.starts_with(&to)).collect();
@@ -703,7 +703,7 @@ fn a_sessions_own_files_are_archived_incrementally_and_restored_byte_identical()
     let s = run(&src, &root);
     assert_eq!((s.appended, s.unchanged), (1, 5), "{s:?}");
     let stored = latest(list(&root).unwrap());
-    let owners: Vec<Option<&str>> = stored.iter().map(|s| s.key.owner()).collect();
+    let owners: Vec<Option<&str>> = stored.iter().map(|s| owner::of(&s.key)).collect();
     assert!(owners.iter().all(|o| *o == Some(SID)), "{owners:?}");
     let to = t.0.join("r");
     restore_all(&root, &to);

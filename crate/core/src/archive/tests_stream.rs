@@ -46,7 +46,7 @@ fn a_new_archive_is_one_stream_per_session_and_restores_byte_identical() {
     // the first session's four files share one stream; the second session has its own
     let files = streams(&root);
     assert_eq!(files.len(), 2, "{files:?}");
-    assert!(all_paths(&root).iter().all(|p| p.file_name().is_none_or(|n| n != layout::TRANSCRIPT)));
+    assert!(all_paths(&root).iter().all(|p| p.file_name().is_none_or(|n| n != key::TRANSCRIPT)));
     let (segs, torn) = stream::read_segments(&Unit::of(&main_key()).path(&root)).unwrap();
     assert_eq!((segs.len(), segs[0].pieces.len(), torn), (1, 4, None));
     assert!(segs[0].frames.len() > 1, "the session spans several frames");
@@ -89,7 +89,7 @@ fn one_session_restores_without_reading_the_other_streams_or_frames() {
     b[n / 2] ^= 0x55;
     fs::write(&other_path, &b).unwrap();
     let to = t.0.join("r");
-    let r = restore_some(&root, &to, |s| s.key.owner() == Some(SID));
+    let r = restore_some(&root, &to, |s| crate::archive::owner::of(&s.key) == Some(SID));
     assert_eq!(r.len(), 4);
     assert!(r.iter().all(Result::is_ok), "{r:?}");
     // within the session's stream, only the frames of the wanted file are decompressed: damage
@@ -120,7 +120,7 @@ fn a_corrupt_frame_is_refused_by_name_and_nothing_changes() {
     fs::write(&path, &b).unwrap();
     // restore: refused naming the stream, nothing written for the session
     let to = t.0.join("r");
-    let r = restore_some(&root, &to, |s| s.key.owner() == Some(SID));
+    let r = restore_some(&root, &to, |s| crate::archive::owner::of(&s.key) == Some(SID));
     let name = path.display().to_string();
     for e in &r {
         let e = e.as_ref().unwrap_err();
@@ -246,7 +246,7 @@ fn a_damaged_stream_is_named_the_others_restore_and_the_next_run_stores_it_again
         assert_eq!((d.session.as_deref(), d.project.as_deref()), (Some(SID), Some("-home-u-repo")), "{how}");
         assert!(l.lacking.is_empty(), "{how}: its files are named by the damaged stream, not again: {l:?}");
         let rest = latest(l.stored);
-        assert!(rest.iter().all(|s| s.key.owner() != Some(SID)), "{how}");
+        assert!(rest.iter().all(|s| crate::archive::owner::of(&s.key) != Some(SID)), "{how}");
         let to = t.0.join("r");
         for r in restore::restore(&rest, &projects_only(&to), true, &Progress::default()) {
             r.unwrap();

@@ -10,7 +10,8 @@
 use super::config_files;
 use super::events::{self, Mark};
 use super::index::{self, Entry, Index};
-use super::layout::{self, Key, INDEX};
+use super::key::Key;
+use super::layout::{self, INDEX};
 use super::read;
 pub use super::run::Summary;
 use super::run::{lock_store, looks_changed, open_source, publish, write_at, Opened, Pending, Work};
@@ -121,7 +122,7 @@ fn run_as(
     progress: &Progress,
     format: Option<u8>,
 ) -> Result<Summary, Failure> {
-    let files = estate::discover(roots).map_err(|e| Failure::at(Code::Io, &e.path, e.message))?;
+    let files = estate::discover(roots)?;
     config_files::check_archive_root(config_dirs, root)?;
     if root.exists() && !root.is_dir() {
         return Err(Failure::at(Code::Archive, root, "not a folder"));

@@ -35,6 +35,13 @@ pub struct DiscoverError {
     pub message: String,
 }
 
+impl From<DiscoverError> for crate::failure::Failure {
+    /// A root that cannot be walked is an `io` failure about it.
+    fn from(e: DiscoverError) -> crate::failure::Failure {
+        crate::failure::Failure::at(crate::failure::Code::Io, &e.path, e.message)
+    }
+}
+
 fn name_of(p: Option<&Path>) -> String {
     p.and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }

@@ -438,7 +438,7 @@ pub fn load(path: &Path, enc: Encoding, repair: bool) -> Result<(Scanned, bool),
             f.set_len(t.at).map_err(io)?;
             f.sync_all().map_err(io)?;
             if !t.kept.is_empty() {
-                let enc_bytes = encode_batch(&t.kept, enc).map_err(|e| e.in_file(path))?;
+                let enc_bytes = encode_batch(&t.kept, enc).map_err(|e| e.recoded(Code::Store).in_file(path))?;
                 use std::io::Seek;
                 f.seek(std::io::SeekFrom::Start(t.at)).map_err(io)?;
                 if let Err(e) = f.write_all(&enc_bytes).and_then(|_| f.sync_all()) {

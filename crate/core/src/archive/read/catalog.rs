@@ -4,7 +4,8 @@
 use crate::archive::destination::{Destination, Targets};
 pub use crate::archive::events::Mark;
 use crate::archive::index;
-use crate::archive::layout::{self, Key, INDEX, TRANSCRIPT};
+use crate::archive::key::{self, Key, TRANSCRIPT};
+use crate::archive::layout::{self, INDEX};
 use crate::archive::stream::{self, Unit, STREAM_SUFFIX};
 use crate::failure::{Code, Failure};
 use crate::scan::Parser;
@@ -174,7 +175,7 @@ fn damaged_at(path: &Path, error: Failure) -> Damaged {
         .map(|n| n.to_string_lossy().into_owned())
         .and_then(|n| n.strip_prefix("--").and_then(|n| n.strip_suffix("--")).map(str::to_string));
     let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-    let id = layout::unescape_id(name.strip_suffix(STREAM_SUFFIX).unwrap_or(&name));
+    let id = key::unescape_id(name.strip_suffix(STREAM_SUFFIX).unwrap_or(&name));
     // `<session>-s2-<hash>` (format 2) or `<stem>-g<N>-<hash>` (format 1)
     let session = id.and_then(|id| {
         let (stem, _) = id.rsplit_once('-')?;
@@ -271,7 +272,7 @@ pub fn root_format(root: &Path) -> Option<u8> {
 /// A format-2 stream file's name: an escaped stream id and the suffix.
 fn is_stream_file(p: &Path) -> bool {
     let name = p.file_name().unwrap_or_default().to_string_lossy();
-    name.strip_suffix(STREAM_SUFFIX).is_some_and(|id| layout::unescape_id(id).is_some()) && p.is_file()
+    name.strip_suffix(STREAM_SUFFIX).is_some_and(|id| key::unescape_id(id).is_some()) && p.is_file()
 }
 
 /// A temp file a writer is filling (or a killed one left): not part of the archive.
@@ -299,7 +300,7 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
         return Ok(Vec::new()); // a stream being written, not yet linked into place
     }
     let name = sdir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-    if !sdir.is_dir() || layout::unescape_id(&name).is_none() {
+    if !sdir.is_dir() || key::unescape_id(&name).is_none() {
         return Err(Failure::at(Code::Archive, sdir, "not a session folder this archive writes"));
     }
     let path = sdir.join(TRANSCRIPT);
@@ -313,7 +314,7 @@ fn stored(root: &Path, parser: &mut Parser, sdir: &Path) -> Result<Vec<Stored>, 
 /// The files of a format-2 stream, each at its latest generation, from the directories alone;
 /// refused unless the stream's own record places it at `path`.
 fn stream_files(root: &Path, path: &Path, len: u64) -> Result<Vec<Stored>, Failure> {
-    let segs = crate::archive::history::placed_segments(root, path)?;
+    let segs = stream::placed_segments(root, path)?;
     let held = stream::held(&segs).map_err(|e| e.in_file(path))?;
     Ok(held
         .into_iter()

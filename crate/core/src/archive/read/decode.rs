@@ -435,7 +435,7 @@ pub fn owner(bufs: &Buffers, path: &Path) -> Result<Option<String>, Failure> {
 
 /// The first line of `data` (which starts at byte `offset` of the transcript) that is a JSON
 /// object with a string `sessionId`: where it starts, and the id.
-fn first_session_id(parser: &mut Parser, data: &[u8], offset: u64) -> Option<(u64, String)> {
+pub(in crate::archive) fn first_session_id(parser: &mut Parser, data: &[u8], offset: u64) -> Option<(u64, String)> {
     let mut at = 0;
     for line in data.split_inclusive(|&b| b == b'\n') {
         let start = at;
@@ -549,13 +549,4 @@ pub fn stream_to_temps(
         };
     }
     out
-}
-
-/// The session a stored file belongs to by its records (`owner`), in either format.
-pub fn owner_of(bufs: &Buffers, s: &Stored) -> Result<Option<String>, Failure> {
-    if !s.in_stream() {
-        return owner(bufs, &s.path);
-    }
-    let data = crate::archive::estate_scan::read_stored(s)?;
-    Ok(first_session_id(&mut Parser::default(), &data, 0).map(|(_, sid)| sid))
 }
