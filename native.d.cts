@@ -580,12 +580,6 @@ export interface DatasetMessage {
  */
 export declare function datasetMessages(path: string): Promise<Array<DatasetMessage>>
 
-/**
- * Publishes `files` below the dataset folder `root`, each whole or not at all, made durable
- * together (`claude_jsonl_core::durable::publish_batch`), off the JS thread.
- */
-export declare function datasetPublish(root: string, files: Array<DatasetFile>): Promise<void>
-
 /** `datasetMessages` of a transcript's bytes in memory (an archived one, decoded). */
 export declare function datasetMessagesOf(bytes: Uint8Array): Array<DatasetMessage>
 
@@ -604,6 +598,12 @@ export interface DatasetPricingInputs {
   speed: Array<string | undefined | null>
   promptBand: Uint8Array
 }
+
+/**
+ * Publishes `files` below the dataset folder `root`, each whole or not at all, made durable
+ * together (`claude_jsonl_core::durable::publish_batch`), off the JS thread.
+ */
+export declare function datasetPublish(root: string, files: Array<DatasetFile>): Promise<void>
 
 export declare function datasetSchemaVersion(): number
 
