@@ -96,33 +96,46 @@ export function layerViolations(graph) {
   return out
 }
 
+/** The `.rs` files under `dir` that are code, not tests (`tests.rs`, `*_tests.rs`, `tests_*.rs`, `tests/`). */
+function rustCodeFiles(dir) {
+  const out = []
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) {
+      if (e.name !== 'tests') out.push(...rustCodeFiles(p))
+    } else if (
+      e.name.endsWith('.rs') &&
+      e.name !== 'tests.rs' &&
+      !e.name.endsWith('_tests.rs') &&
+      !e.name.startsWith('tests_')
+    )
+      out.push(p)
+  }
+  return out
+}
+
+/** A Rust file's text without its trailing `#[cfg(test)] mod tests` and its line comments. */
+function rustCode(path) {
+  return readFileSync(path, 'utf8')
+    .replace(/#\[cfg\(test\)\]\s*mod tests \{[\s\S]*$/m, '')
+    .replace(/\/\/.*$/gm, '')
+}
+
 /**
  * The module graph of a Rust crate's `src`, one node per top-level module (`scan`, `failure`, ...):
  * module -> the other top-level modules its files name as `crate::<module>`, comments and test
- * files (`tests.rs`, `*_tests.rs`, `tests/`) left out, so a test that uses a neighbour does not
+ * files (`rustCodeFiles`) left out, so a test that uses a neighbour does not
  * count as a dependency of the code.
  */
 export function rustModuleGraph(src) {
   const graph = new Map()
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name)
-      if (e.isDirectory()) {
-        if (e.name !== 'tests') walk(p)
-        continue
-      }
-      if (!e.name.endsWith('.rs') || e.name === 'tests.rs' || e.name.endsWith('_tests.rs')) continue
-      const rel = relative(src, p).split('\\').join('/')
-      if (rel === 'lib.rs') continue
-      const top = rel.split('/')[0].replace(/\.rs$/, '')
-      if (!graph.has(top)) graph.set(top, new Set())
-      const code = readFileSync(p, 'utf8')
-        .replace(/#\[cfg\(test\)\]\s*mod tests \{[\s\S]*$/m, '')
-        .replace(/\/\/.*$/gm, '')
-      for (const m of code.matchAll(/\bcrate::(\w+)/g)) if (m[1] !== top) graph.get(top).add(m[1])
-    }
+  for (const p of rustCodeFiles(src)) {
+    const rel = relative(src, p).split('\\').join('/')
+    if (rel === 'lib.rs') continue
+    const top = rel.split('/')[0].replace(/\.rs$/, '')
+    if (!graph.has(top)) graph.set(top, new Set())
+    for (const m of rustCode(p).matchAll(/\bcrate::(\w+)/g)) if (m[1] !== top) graph.get(top).add(m[1])
   }
-  walk(src)
   const names = new Set(graph.keys())
   return new Map([...graph].map(([k, v]) => [k, [...v].filter((d) => names.has(d)).sort()]))
 }
@@ -137,27 +150,11 @@ export function rustModuleGraph(src) {
  */
 export function rustSubmoduleGraph(src, top) {
   const files = new Map()
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name)
-      if (e.isDirectory()) {
-        if (e.name !== 'tests') walk(p)
-        continue
-      }
-      if (
-        !e.name.endsWith('.rs') ||
-        e.name === 'tests.rs' ||
-        e.name.endsWith('_tests.rs') ||
-        e.name.startsWith('tests_')
-      )
-        continue
-      const parts = relative(src, p).split('\\').join('/').replace(/\.rs$/, '').split('/')
-      if (parts.at(-1) === 'mod') parts.pop()
-      files.set(parts.join('/'), { path: p, modRs: e.name === 'mod.rs' })
-    }
+  for (const p of rustCodeFiles(join(src, top))) {
+    const parts = relative(src, p).split('\\').join('/').replace(/\.rs$/, '').split('/')
+    if (parts.at(-1) === 'mod') parts.pop()
+    files.set(parts.join('/'), { path: p, modRs: p.endsWith('mod.rs') })
   }
-  const root = join(src, top)
-  walk(root)
   if (readdirSync(src).includes(`${top}.rs`)) files.set(top, { path: join(src, `${top}.rs`), modRs: true })
   const resolve = (segs) => {
     for (let k = segs.length; k > 0; k--) {
@@ -188,9 +185,7 @@ export function rustSubmoduleGraph(src, top) {
   }
   const graph = new Map()
   for (const [mod, { path, modRs }] of files) {
-    const code = readFileSync(path, 'utf8')
-      .replace(/#\[cfg\(test\)\]\s*mod tests \{[\s\S]*$/m, '')
-      .replace(/\/\/.*$/gm, '')
+    const code = rustCode(path)
     const here = mod.split('/')
     const names = []
     for (const m of code.matchAll(/\b((?:crate|super|self)(?:::\w+)*)::\{([^;]*?)\};/g))
