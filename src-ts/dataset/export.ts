@@ -555,7 +555,7 @@ async function exportLocked(
         t.partitions++
         publish(key, freshBytes)
         t.written++
-        manifest.partitions[key] = { rows: freshHash, bytes: sha256(freshBytes), count: freshCount, history: 0 }
+        manifest.partitions[key] = { rows: freshHash, bytes: freshHash, count: freshCount, history: 0 }
         continue
       }
       const fresh = source.rows(day)
@@ -608,7 +608,13 @@ async function exportLocked(
         t.written++
       }
       const kept = rows.reduce((n, r) => n + (freshKeys.has(rowKey(table, r)) ? 0 : 1), 0)
-      if (bytes) manifest.partitions[key] = { rows: freshHash, bytes: sha256(bytes), count: rows.length, history: kept }
+      if (bytes)
+        manifest.partitions[key] = {
+          rows: freshHash,
+          bytes: bytes === freshBytes ? freshHash : sha256(bytes),
+          count: rows.length,
+          history: kept,
+        }
       else delete manifest.partitions[key]
     }
     // Partitions this machine wrote before and has no rows for now (their transcripts are gone)

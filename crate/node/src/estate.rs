@@ -293,8 +293,7 @@ impl EstateScan {
         use claude_jsonl_core::dataset::estate;
         let (scans, thresholds) = (self.scans(), thresholds_of(&prompt_thresholds));
         let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
-        let requests = estate::request_rows(&self.estate, &scans, &reqs, &machine);
-        let calls = estate::tool_call_rows(&self.estate, &scans, &calls, &machine);
+        let (requests, calls) = estate::table_rows(&self.estate, &scans, &reqs, &calls, &machine);
         crate::dataset::DatasetRows::new(vec![requests.rows, calls], requests.pricing)
     }
 }

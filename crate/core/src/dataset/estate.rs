@@ -193,6 +193,18 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
     RequestRows { rows: TableRows { table: Table::Requests, columns, days }, pricing: p }
 }
 
+/// The `requests` and `tool_calls` rows of estate `e`, built side by side on the core's pool
+/// (neither needs the other): [`request_rows`] of `reqs` and [`tool_call_rows`] of `calls`.
+pub fn table_rows(
+    e: &EstateScan,
+    scans: &[&Scan],
+    reqs: &[CountedRequest],
+    calls: &[CountedToolCall],
+    machine: &str,
+) -> (RequestRows, TableRows) {
+    rayon::join(|| request_rows(e, scans, reqs, machine), || tool_call_rows(e, scans, calls, machine))
+}
+
 /// The `tool_calls` rows of `calls` (as [`usage::counted_tool_calls`] gives them).
 pub fn tool_call_rows(e: &EstateScan, scans: &[&Scan], calls: &[CountedToolCall], machine: &str) -> TableRows {
     let n = calls.len();
