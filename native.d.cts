@@ -18,8 +18,6 @@ export declare class DatasetRows {
   dayColumns(tableName: string, day: string): Array<DatasetColumn>
   /** The unique key of every row of `table` (`request_key`, `tool_use_id`), in row order. */
   keys(tableName: string): Array<string>
-  /** The rows of `day` of `table` as one Parquet file, made on the libuv pool. */
-  encodeDay(tableName: string, day: string): Promise<Buffer>
   /** Every day's file of `table`, in the order of `days`, made in parallel off the JS thread. */
   encodeDays(tableName: string): Promise<Array<Buffer>>
 }

@@ -298,19 +298,6 @@ impl DatasetRows {
         })
     }
 
-    /// The rows of `day` of `table` as one Parquet file, made on the libuv pool.
-    #[napi(ts_return_type = "Promise<Buffer>")]
-    pub fn encode_day(&self, table_name: String, day: String) -> Result<AsyncTask<super::Job<Buffer>>> {
-        let rows = self.of(&table_name)?;
-        Ok(super::job(move || {
-            let rows = rows.read().map_err(|_| Failure::new(Code::Internal, "dataset rows: a lock was poisoned"))?;
-            match rows.encode_day(&day) {
-                Some(bytes) => bytes.map(Buffer::from),
-                None => Err(Failure::new(Code::InvalidArgument, format!("table {table_name} has no rows of {day}"))),
-            }
-        }))
-    }
-
     /// Every day's file of `table`, in the order of `days`, made in parallel off the JS thread.
     #[napi(ts_return_type = "Promise<Array<Buffer>>")]
     pub fn encode_days(&self, table_name: String) -> Result<AsyncTask<super::Job<Vec<Buffer>>>> {

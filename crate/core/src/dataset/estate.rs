@@ -270,13 +270,6 @@ impl TableRows {
         Some(self.columns.iter().map(|(name, v)| (name.clone(), v.gather(rows))).collect())
     }
 
-    /// The rows of `day` as one Parquet file (None when the day has none), made from the
-    /// columns as they are.
-    pub fn encode_day(&self, day: &str) -> Option<Result<Vec<u8>, crate::failure::Failure>> {
-        let (_, rows) = self.days.iter().find(|(d, _)| d == day)?;
-        Some(super::encode_rows(self.table, &self.columns, Some(rows)))
-    }
-
     /// Every day's file, made in parallel, in the order of [`TableRows::days`].
     pub fn encode_days(&self) -> Result<Vec<Vec<u8>>, crate::failure::Failure> {
         use rayon::prelude::*;
