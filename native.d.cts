@@ -37,8 +37,12 @@ export declare class EstateScan {
    */
   release(): void
   sessions(): Array<SessionInfo>
-  /** `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s. */
-  usage(promptThresholds: Array<number>): UsageColumns
+  /**
+   * `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
+   * `targets` (default true) also counts tool calls by target now, for `toolTargets`; with
+   * false, a later `toolTargets` call counts them then (the report is the same either way).
+   */
+  usage(promptThresholds: Array<number>, targets?: boolean | undefined | null): UsageColumns
   /**
    * The counted requests (the ones `usage` sums), with what each one's entry says.
    * `prompt_thresholds` as for `usage`.

@@ -85,6 +85,15 @@ lines.push(
   '',
   `Written by \`node benches/startup-paired.mjs${args.length ? ' ' + args.join(' ') : ''}\` on ${new Date().toISOString()}, Node ${process.version}. Whole processes of the installed command (\`${rel(BIN)}\`), round-robin: one uncounted warm-up round, then the counted rounds; wall time around each process, CPU time (user + system, all threads) from bash's \`times\`. "Over node -e 0" is the median of each round's difference, so both sides of a pair ran at the same moment of the machine's load.`,
   '',
+  ...(process.env.NODE_EXTRA_CA_CERTS
+    ? [
+        // Node (before 22) parses that file's certificates at start-up, before any of our code, on
+        // the one thread that then runs the command: tens of ms of CPU that ccusage's binary does
+        // not pay, and that grow with the machine's load.
+        '`NODE_EXTRA_CA_CERTS` is set in this environment: every Node process here (`node -e 0` too) parses those certificates at start-up, before any of our code runs; unset it to measure without that cost.',
+        '',
+      ]
+    : []),
   `### Fixed cost on an empty estate (${rounds} rounds; load average ${loadBefore} at the start, ${loadAfter} at the end)`,
   '',
   '| process | wall median ms | wall min ms | wall max ms | over node -e 0, wall ms | CPU median ms | over node -e 0, CPU ms | exit |',

@@ -30,9 +30,21 @@ fn main() {
     let repeat: usize = std::env::var("AGG_REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     // The prompt thresholds the price table holds today (stats passes them from prices.json).
     let thresholds = [100_000, 200_000];
-    let mut report = claude_jsonl_core::read::usage::aggregate(&flat, &session_of_file, &subagent, &thresholds);
+    let mut report = claude_jsonl_core::read::usage::aggregate(
+        &flat,
+        &session_of_file,
+        &subagent,
+        &thresholds,
+        claude_jsonl_core::read::usage::Targets::Count,
+    );
     for _ in 1..repeat {
-        report = claude_jsonl_core::read::usage::aggregate(&flat, &session_of_file, &subagent, &thresholds);
+        report = claude_jsonl_core::read::usage::aggregate(
+            &flat,
+            &session_of_file,
+            &subagent,
+            &thresholds,
+            claude_jsonl_core::read::usage::Targets::Count,
+        );
     }
     let t_usage = t3.elapsed();
     let t4 = Instant::now();

@@ -200,7 +200,14 @@ pub struct EstateScan {
     failure: Option<DiscoverError>,
     estate: estate::EstateScan,
     /// Tool calls by target from the last `usage` call, for `toolTargets`.
-    pub(crate) tool_targets: Option<(claude_jsonl_core::read::tool_targets::TargetCounts, Vec<String>)>,
+    pub(crate) tool_targets: Option<ToolTargets>,
+}
+
+/// The last `usage` call's tool calls by target: counted then, or to count when first asked
+/// (with the prompt thresholds of that call, which set its buckets).
+pub(crate) enum ToolTargets {
+    Counted(claude_jsonl_core::read::tool_targets::TargetCounts, Vec<String>),
+    Pending(Vec<u64>),
 }
 
 #[napi]
@@ -263,15 +270,16 @@ impl EstateScan {
     }
 
     /// `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
+    /// `targets` (default true) also counts tool calls by target now, for `toolTargets`; with
+    /// false, a later `toolTargets` call counts them then (the report is the same either way).
     #[napi]
-    pub fn usage(&mut self, prompt_thresholds: Vec<f64>) -> UsageColumns {
-        let e = &self.estate;
-        let empty = Scan::default();
-        let scans: Vec<&Scan> = e.scans.iter().map(|s| s.as_ref().unwrap_or(&empty)).collect();
-        let subagent: Vec<bool> = e.files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
-        let thresholds: Vec<u64> = prompt_thresholds.iter().map(|&t| t.max(0.0) as u64).collect();
-        let mut r = usage::aggregate(&scans, &e.session_of_file, &subagent, &thresholds);
-        self.tool_targets = Some((std::mem::take(&mut r.tool_targets), r.tool_names.clone()));
+    pub fn usage(&mut self, prompt_thresholds: Vec<f64>, targets: Option<bool>) -> UsageColumns {
+        let thresholds = thresholds_of(&prompt_thresholds);
+        let mut r = self.aggregate(&thresholds, targets.unwrap_or(true));
+        self.tool_targets = Some(match targets.unwrap_or(true) {
+            true => ToolTargets::Counted(std::mem::take(&mut r.tool_targets), r.tool_names.clone()),
+            false => ToolTargets::Pending(thresholds),
+        });
         r.into()
     }
 
@@ -303,6 +311,14 @@ fn thresholds_of(prompt_thresholds: &[f64]) -> Vec<u64> {
 }
 
 impl EstateScan {
+    /// The usage report over every file, by [`usage::aggregate`].
+    pub(crate) fn aggregate(&self, thresholds: &[u64], targets: bool) -> usage::UsageReport {
+        let e = &self.estate;
+        let subagent: Vec<bool> = e.files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
+        let targets = if targets { usage::Targets::Count } else { usage::Targets::Skip };
+        usage::aggregate(&self.scans(), &e.session_of_file, &subagent, thresholds, targets)
+    }
+
     /// Each file's scan (an empty one for a file that could not be read), in file order.
     fn scans(&self) -> Vec<&Scan> {
         static EMPTY: std::sync::OnceLock<Scan> = std::sync::OnceLock::new();

@@ -1,7 +1,7 @@
 //! `EstateScan.toolTargets`: per tool, its calls and top targets, aggregated natively so that
 //! only the small table crosses into JS.
 
-use super::estate::EstateScan;
+use super::estate::{EstateScan, ToolTargets};
 use super::fail;
 use claude_jsonl_core::failure::Code;
 use claude_jsonl_core::read::tool_targets::{top_targets, TargetKind};
@@ -79,8 +79,12 @@ impl EstateScan {
     /// Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
     /// bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
     #[napi]
-    pub fn tool_targets(&self, included: Uint8Array, limit: u32) -> Result<Vec<ToolTargetsInfo>> {
-        let Some((counts, names)) = &self.tool_targets else {
+    pub fn tool_targets(&mut self, included: Uint8Array, limit: u32) -> Result<Vec<ToolTargetsInfo>> {
+        if let Some(ToolTargets::Pending(thresholds)) = &self.tool_targets {
+            let mut r = self.aggregate(thresholds, true);
+            self.tool_targets = Some(ToolTargets::Counted(std::mem::take(&mut r.tool_targets), r.tool_names));
+        }
+        let Some(ToolTargets::Counted(counts, names)) = &self.tool_targets else {
             return Err(fail(Code::InvalidArgument, "toolTargets needs a usage() call first"));
         };
         Ok(top_targets(counts, names, &included, limit as usize)

@@ -109,6 +109,13 @@ fn walk(dir: &Path, seen: &mut HashSet<(u64, u64)>, out: &mut Vec<EstateFile>) -
     for entry in entries {
         let entry = entry.map_err(|e| io_error(dir, e))?;
         let path = entry.path();
+        // Only folders, links and `.jsonl` files need a stat: an estate holds about one
+        // `.meta.json` per subagent file, and skipping their stats shortens the walk that comes
+        // before the first file is read.
+        let plain_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if plain_file && path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
         // Follows symlinks; a dangling link is skipped rather than fatal.
         let Ok(meta) = fs::metadata(&path) else {
             continue;

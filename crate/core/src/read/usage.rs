@@ -170,24 +170,8 @@ struct Group {
     file: u32,
     row: u32,
     all_sidechain: bool,
-}
-
-/// Interns names met by hash, reading the string once per distinct value.
-struct Names {
-    index: HashMap<u64, u32>,
-    names: Vec<String>,
-}
-
-impl Names {
-    fn new() -> Names {
-        Names { index: HashMap::default(), names: Vec::new() }
-    }
-    fn get(&mut self, hash: u64, name: impl FnOnce() -> String) -> u32 {
-        *self.index.entry(hash).or_insert_with(|| {
-            self.names.push(name());
-            (self.names.len() - 1) as u32
-        })
-    }
+    /// Assistant entries grouped into it.
+    entries: u64,
 }
 
 /// The requests of an estate: every assistant entry grouped by request key, each group's
@@ -204,8 +188,9 @@ struct Grouping {
 fn group(scans: &[&Scan], report: &mut UsageReport) -> Grouping {
     let files: Vec<FileRows> = scans.par_iter().map(|s| file_rows(s)).collect();
     let mut groups: Vec<Group> = Vec::new();
-    let mut by_key: HashMap<u128, u32> = HashMap::default();
-    let mut main_chain_messages: HashSet<u128> = HashSet::default();
+    let rows: usize = files.iter().map(|f| f.rows.len()).sum();
+    let mut by_key: HashMap<u128, u32> = HashMap::with_capacity_and_hasher(rows, Default::default());
+    let mut main_chain_messages: HashSet<u128> = HashSet::with_capacity_and_hasher(rows, Default::default());
     let mut group_of: Vec<Vec<u32>> = Vec::with_capacity(files.len());
 
     for (fi, f) in files.iter().enumerate() {
@@ -225,10 +210,11 @@ fn group(scans: &[&Scan], report: &mut UsageReport) -> Grouping {
                         (g.file, g.row) = (fi as u32, ri as u32);
                     }
                     g.all_sidechain &= row.sidechain;
+                    g.entries += 1;
                     gi
                 }
                 None => {
-                    groups.push(Group { file: fi as u32, row: ri as u32, all_sidechain: row.sidechain });
+                    groups.push(Group { file: fi as u32, row: ri as u32, all_sidechain: row.sidechain, entries: 1 });
                     let gi = (groups.len() - 1) as u32;
                     if row.key != 0 {
                         by_key.insert(row.key, gi);
@@ -265,25 +251,38 @@ fn group(scans: &[&Scan], report: &mut UsageReport) -> Grouping {
 }
 
 impl Grouping {
-    /// Every counted tool call, once: the distinct `tool_use` ids (a call without an id counts
-    /// each time) of the entries of counted requests. `f` gets the file index, the entry's row,
-    /// its group's counted entry (file index and row), the call's index among the entry's
-    /// `tool_uses`, and the call's (id, name, target) hashes.
-    fn each_counted_call(&self, mut f: impl FnMut(usize, &Row, (usize, &Row), usize, (u128, u64, u64))) {
-        let mut seen_tool_ids: HashSet<u128> = HashSet::default();
+    /// Per file, per entry of its `tools`: whether the call counts. Every counted tool call once:
+    /// the distinct `tool_use` ids (a call without an id counts each time) of the entries of
+    /// counted requests, each where it is first met, files in path order.
+    fn counted_calls(&self) -> Vec<Vec<bool>> {
+        let calls: usize = self.files.iter().map(|f| f.tools.len()).sum();
+        let mut seen_tool_ids: HashSet<u128> = HashSet::with_capacity_and_hasher(calls, Default::default());
+        let mut out: Vec<Vec<bool>> = self.files.iter().map(|f| vec![false; f.tools.len()]).collect();
         for (fi, file) in self.files.iter().enumerate() {
             for (row, &gi) in file.rows.iter().zip(&self.group_of[fi]) {
                 if self.dropped[gi as usize] || row.tools.1 == 0 {
                     continue;
                 }
-                let g = &self.groups[gi as usize];
-                let winner = &self.files[g.file as usize].rows[g.row as usize];
-                let (start, len) = row.tools;
-                for (k, &(id, name, target)) in file.tools[start as usize..(start + len) as usize].iter().enumerate() {
-                    if id != 0 && !seen_tool_ids.insert(id) {
-                        continue;
-                    }
-                    f(fi, row, (g.file as usize, winner), k, (id, name, target));
+                let (start, len) = (row.tools.0 as usize, row.tools.1 as usize);
+                for (j, &(id, _, _)) in file.tools[start..start + len].iter().enumerate() {
+                    out[fi][start + j] = id == 0 || seen_tool_ids.insert(id);
+                }
+            }
+        }
+        out
+    }
+
+    /// Every counted tool call ([`Grouping::counted_calls`]), in file order: `f` gets the file
+    /// index, the entry's row, the call's index among the entry's `tool_uses`, and the call's
+    /// (id, name, target) hashes.
+    fn each_counted_call(&self, mut f: impl FnMut(usize, &Row, usize, (u128, u64, u64))) {
+        let counted = self.counted_calls();
+        for (fi, file) in self.files.iter().enumerate() {
+            for row in &file.rows {
+                let (start, len) = (row.tools.0 as usize, row.tools.1 as usize);
+                let calls = file.tools[start..start + len].iter().zip(&counted[fi][start..start + len]);
+                for (k, (&call, _)) in calls.enumerate().filter(|(_, (_, c))| **c) {
+                    f(fi, row, k, call);
                 }
             }
         }
@@ -392,7 +391,7 @@ fn calls_of(g: &Grouping, scans: &[&Scan]) -> Vec<CountedToolCall> {
         })
         .collect();
     let mut out = Vec::new();
-    g.each_counted_call(|fi, row, _, k, (id, _, _)| {
+    g.each_counted_call(|fi, row, k, (id, _, _)| {
         out.push(CountedToolCall {
             file: fi as u32,
             record: row.rec,
@@ -422,106 +421,272 @@ pub fn counted_entries(scan: &Scan) -> Vec<u32> {
     out
 }
 
+/// Whether [`aggregate`] also counts tool calls by target ([`UsageReport::tool_targets`]), which
+/// only `stats --tools` reads: about a third of the aggregation's work goes to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Targets {
+    Count,
+    Skip,
+}
+
+/// A bucket key while the buckets are summed in parallel: models and speeds by hash, since their
+/// indices (first met, in the order the rules walk requests and then calls) are known only once
+/// every part is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct HashedKey {
+    session: u32,
+    slot: i64,
+    model: u64,
+    subagent: bool,
+    lane: Lane,
+    prompt_band: u8,
+    speed: u64,
+}
+
+/// Where a name can be read back: file index, record index, and the call among the record's
+/// `tool_uses` (0 when not a call).
+type Origin = (u32, u32, u32);
+
+/// Distinct hashes in the order first met in one part, each with where its name can be read.
+/// Parts walk contiguous stretches of one sequence, so the whole sequence's first-met order is
+/// the parts' lists joined in part order, each dropping what an earlier part already met.
+#[derive(Default)]
+struct FirstMet {
+    seen: HashSet<u64>,
+    order: Vec<(u64, Origin)>,
+}
+
+impl FirstMet {
+    fn note(&mut self, hash: u64, at: Origin) {
+        if self.seen.insert(hash) {
+            self.order.push((hash, at));
+        }
+    }
+}
+
+/// One index per distinct hash, in first-met order over `parts` (in order), after `first`.
+fn indices<'a>(
+    first: &[(u64, String)],
+    parts: impl Iterator<Item = &'a FirstMet>,
+    name: impl Fn(Origin) -> String,
+) -> (HashMap<u64, u32>, Vec<String>) {
+    let mut index: HashMap<u64, u32> = HashMap::default();
+    let mut names = Vec::new();
+    for (h, n) in first {
+        index.insert(*h, names.len() as u32);
+        names.push(n.clone());
+    }
+    for part in parts {
+        for &(h, at) in &part.order {
+            index.entry(h).or_insert_with(|| {
+                names.push(name(at));
+                (names.len() - 1) as u32
+            });
+        }
+    }
+    (index, names)
+}
+
+/// What one part of the walk sums: token buckets and, per bucket, tool calls by name and by
+/// (name, target hash or 0).
+#[derive(Default)]
+struct Part {
+    buckets: HashMap<HashedKey, Tokens>,
+    tools: HashMap<(HashedKey, u64), u64>,
+    targets: HashMap<(HashedKey, u64, u64), u64>,
+    models: FirstMet,
+    speeds: FirstMet,
+    tool_names: FirstMet,
+    target_names: FirstMet,
+}
+
+/// Contiguous ranges of `0..weights.len()` of about equal total weight, a few per worker so that
+/// a worker slowed by another process does not hold the rest back.
+fn ranges(weights: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let parts = (rayon::current_num_threads() * 4).max(1);
+    let per = (weights.iter().sum::<usize>() / parts).max(1);
+    let (mut out, mut start, mut acc) = (Vec::new(), 0, 0);
+    for (i, w) in weights.iter().enumerate() {
+        acc += w;
+        if acc >= per {
+            out.push(start..i + 1);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    if start < weights.len() {
+        out.push(start..weights.len());
+    }
+    out
+}
+
 /// `scans` are in path order; `session_of_file[i]` and `subagent_file[i]` describe file i.
 /// `prompt_thresholds` (any order) set the prompt bands of [`BucketKey::prompt_band`].
+///
+/// After the grouping, requests and calls are summed in parallel parts (contiguous stretches of
+/// the groups, then of the files) and merged: sums of whole numbers do not depend on the order,
+/// and names get the indices the sequential walk would give them (see [`FirstMet`]), so the report
+/// is the same whatever the number of parts.
 pub fn aggregate(
     scans: &[&Scan],
     session_of_file: &[u32],
     subagent_file: &[bool],
     prompt_thresholds: &[u64],
+    targets: Targets,
 ) -> UsageReport {
     let mut report = UsageReport::default();
-    let Grouping { files, groups, group_of, dropped } = group(scans, &mut report);
-
-    let mut models = Names::new();
-    let mut speeds = Names::new();
-    // The absent speed is always index 0.
-    speeds.get(0, String::new);
-    let mut bucket_index: HashMap<BucketKey, usize> = HashMap::default();
-    let mut bucket_of = |report: &mut UsageReport,
-                         models: &mut Names,
-                         speeds: &mut Names,
-                         fi: usize,
-                         row: &Row,
-                         winner: (usize, &Row)| {
-        let model = models.get(row.model, || {
-            scans[fi].tables.strings.opt(scans[fi].records[row.rec as usize].model).unwrap_or("").to_string()
-        });
+    let g = group(scans, &mut report);
+    let key_of = |fi: usize, row: &Row, w: &Row| HashedKey {
+        session: session_of_file[fi],
+        slot: row.slot,
+        model: row.model,
+        subagent: subagent_file[fi],
         // Lane, prompt band and speed are the counted entry's: a request has one of each.
-        let (wf, w) = winner;
-        let speed = speeds.get(w.speed, || scans[wf].tables.strings.opt(w.usage.speed).unwrap_or("").to_string());
-        let key = BucketKey {
-            session: session_of_file[fi],
-            slot: row.slot,
-            model,
-            subagent: subagent_file[fi],
-            lane: w.lane,
-            prompt_band: prompt_band(&w.usage, prompt_thresholds),
-            speed,
-        };
-        *bucket_index.entry(key).or_insert_with(|| {
-            report.buckets.push((key, Tokens::default()));
-            report.buckets.len() - 1
-        })
+        lane: w.lane,
+        prompt_band: prompt_band(&w.usage, prompt_thresholds),
+        speed: w.speed,
     };
 
-    let mut group_entries = vec![0u64; groups.len()];
-    for rows in &group_of {
-        for &gi in rows {
-            group_entries[gi as usize] += 1;
+    // Requests: each counted group's winning entry, summed into its bucket.
+    let group_ranges = ranges(&vec![1; g.groups.len()]);
+    let requests: Vec<Part> = group_ranges
+        .par_iter()
+        .map(|r| {
+            let mut part = Part::default();
+            for (gr, _) in g.groups[r.clone()].iter().zip(&g.dropped[r.clone()]).filter(|(_, d)| !**d) {
+                let row = &g.files[gr.file as usize].rows[gr.row as usize];
+                part.models.note(row.model, (gr.file, row.rec, 0));
+                part.speeds.note(row.speed, (gr.file, row.rec, 0));
+                let u = row.usage;
+                let t = part.buckets.entry(key_of(gr.file as usize, row, row)).or_default();
+                let (w5m, w1h) = cache_writes(&u);
+                t.requests += 1;
+                t.input += u.input;
+                t.cache_creation += u.cache_creation;
+                t.cache_1h += w1h;
+                t.cache_5m += w5m;
+                t.cache_read += u.cache_read;
+                t.output += u.output;
+                t.entries += gr.entries;
+            }
+            part
+        })
+        .collect();
+
+    // Calls: which ones count is decided first, in order (a tool_use id counts once, where it is
+    // first met); then each file's counted calls are summed in parallel.
+    let counted = g.counted_calls();
+    let file_ranges = ranges(&g.files.iter().map(|f| f.rows.len() + 1).collect::<Vec<_>>());
+    let calls: Vec<Part> = file_ranges
+        .par_iter()
+        .map(|r| {
+            let mut part = Part::default();
+            for fi in r.clone() {
+                let file = &g.files[fi];
+                for (row, &gi) in file.rows.iter().zip(&g.group_of[fi]) {
+                    let (start, len) = (row.tools.0 as usize, row.tools.1 as usize);
+                    let counted = &counted[fi][start..start + len];
+                    if !counted.contains(&true) {
+                        continue;
+                    }
+                    let w_at = &g.groups[gi as usize];
+                    let w = &g.files[w_at.file as usize].rows[w_at.row as usize];
+                    part.models.note(row.model, (fi as u32, row.rec, 0));
+                    part.speeds.note(w.speed, (w_at.file, w.rec, 0));
+                    let key = key_of(fi, row, w);
+                    part.buckets.entry(key).or_default();
+                    for (k, _) in counted.iter().enumerate().filter(|(_, c)| **c) {
+                        let (_, name, target) = file.tools[start + k];
+                        let at = (fi as u32, row.rec, k as u32);
+                        part.tool_names.note(name, at);
+                        *part.tools.entry((key, name)).or_insert(0) += 1;
+                        if targets == Targets::Count {
+                            if target != 0 {
+                                part.target_names.note(target, at);
+                            }
+                            *part.targets.entry((key, name, target)).or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+            part
+        })
+        .collect();
+
+    let record = |(fi, rec, _): Origin| (scans[fi as usize], &scans[fi as usize].records[rec as usize]);
+    let tool_use = |at: Origin| {
+        let (scan, r) = record(at);
+        (scan, scan.tables.tool_uses(r)[at.2 as usize])
+    };
+    let (model_index, models) = indices(&[], requests.iter().chain(&calls).map(|p| &p.models), |at| {
+        let (scan, r) = record(at);
+        scan.tables.strings.opt(r.model).unwrap_or("").to_string()
+    });
+    // The absent speed is always index 0.
+    let (speed_index, speeds) =
+        indices(&[(0, String::new())], requests.iter().chain(&calls).map(|p| &p.speeds), |at| {
+            let (scan, r) = record(at);
+            scan.tables.strings.opt(r.usage.and_then(|u| u.speed)).unwrap_or("").to_string()
+        });
+    let (name_index, tool_names) = indices(&[], calls.iter().map(|p| &p.tool_names), |at| {
+        let (scan, t) = tool_use(at);
+        scan.str(t.name).to_string()
+    });
+    let (target_index, target_names) = indices(&[], calls.iter().map(|p| &p.target_names), |at| {
+        let (scan, t) = tool_use(at);
+        scan.tables.strings.opt(t.target).unwrap_or("").to_string()
+    });
+
+    // Buckets in key order; tools by (bucket, name), targets by (bucket, name, target).
+    let mut buckets: HashMap<HashedKey, Tokens> = HashMap::default();
+    for part in requests.iter().chain(&calls) {
+        for (k, t) in &part.buckets {
+            let s = buckets.entry(*k).or_default();
+            s.requests += t.requests;
+            s.input += t.input;
+            s.cache_creation += t.cache_creation;
+            s.cache_5m += t.cache_5m;
+            s.cache_1h += t.cache_1h;
+            s.cache_read += t.cache_read;
+            s.output += t.output;
+            s.entries += t.entries;
         }
     }
-    for ((g, _), &entries) in groups.iter().zip(&dropped).zip(&group_entries).filter(|((_, d), _)| !**d) {
-        let row = &files[g.file as usize].rows[g.row as usize];
-        let u = row.usage;
-        let b = bucket_of(&mut report, &mut models, &mut speeds, g.file as usize, row, (g.file as usize, row));
-        let t = &mut report.buckets[b].1;
-        let (w5m, w1h) = cache_writes(&u);
-        t.requests += 1;
-        t.input += u.input;
-        t.cache_creation += u.cache_creation;
-        t.cache_1h += w1h;
-        t.cache_5m += w5m;
-        t.cache_read += u.cache_read;
-        t.output += u.output;
-        t.entries += entries;
-    }
-
-    let grouping = Grouping { files, groups, group_of, dropped };
-    let mut tool_names = Names::new();
-    let mut tool_counts: HashMap<(u32, u32), u64> = HashMap::default();
-    let mut targets = Names::new();
+    let mut keyed: Vec<(BucketKey, HashedKey, Tokens)> = buckets
+        .into_iter()
+        .map(|(h, t)| {
+            let key = BucketKey {
+                session: h.session,
+                slot: h.slot,
+                model: model_index[&h.model],
+                subagent: h.subagent,
+                lane: h.lane,
+                prompt_band: h.prompt_band,
+                speed: speed_index[&h.speed],
+            };
+            (key, h, t)
+        })
+        .collect();
+    keyed.sort_unstable_by_key(|b| b.0);
+    let bucket_index: HashMap<HashedKey, u32> = keyed.iter().enumerate().map(|(i, b)| (b.1, i as u32)).collect();
+    report.buckets = keyed.into_iter().map(|(k, _, t)| (k, t)).collect();
+    let mut tools: HashMap<(u32, u32), u64> = HashMap::default();
     let mut target_counts: HashMap<(u32, u32, u32), u64> = HashMap::default();
-    grouping.each_counted_call(|fi, row, winner, k, (_, name, target)| {
-        let b = bucket_of(&mut report, &mut models, &mut speeds, fi, row, winner) as u32;
-        let scan = scans[fi];
-        let tool_use = || scan.tables.tool_uses(&scan.records[row.rec as usize])[k];
-        let name = tool_names.get(name, || scan.str(tool_use().name).to_string());
-        *tool_counts.entry((b, name)).or_insert(0) += 1;
-        let target = if target == 0 {
-            NO_TARGET
-        } else {
-            targets.get(target, || scan.tables.strings.opt(tool_use().target).unwrap_or("").to_string())
-        };
-        *target_counts.entry((b, name, target)).or_insert(0) += 1;
-    });
-    report.models = models.names;
-    report.speeds = speeds.names;
-    report.tool_names = tool_names.names;
-
-    // Deterministic order: buckets by key, tools by (bucket, name).
-    let mut order: Vec<usize> = (0..report.buckets.len()).collect();
-    order.sort_by_key(|&i| report.buckets[i].0);
-    let mut new_index = vec![0u32; order.len()];
-    for (new, &old) in order.iter().enumerate() {
-        new_index[old] = new as u32;
+    for part in &calls {
+        for ((k, name), c) in &part.tools {
+            *tools.entry((bucket_index[k], name_index[name])).or_insert(0) += c;
+        }
+        for ((k, name, target), c) in &part.targets {
+            let t = if *target == 0 { NO_TARGET } else { target_index[target] };
+            *target_counts.entry((bucket_index[k], name_index[name], t)).or_insert(0) += c;
+        }
     }
-    report.buckets = order.iter().map(|&i| report.buckets[i]).collect();
-    report.tools = tool_counts.into_iter().map(|((b, n), c)| (new_index[b as usize], n, c)).collect();
+    report.models = models;
+    report.speeds = speeds;
+    report.tool_names = tool_names;
+    report.tools = tools.into_iter().map(|((b, n), c)| (b, n, c)).collect();
     report.tools.sort_unstable();
-    report.tool_targets.targets = targets.names;
-    report.tool_targets.counts =
-        target_counts.into_iter().map(|((b, n, t), c)| (new_index[b as usize], n, t, c)).collect();
+    report.tool_targets.targets = target_names;
+    report.tool_targets.counts = target_counts.into_iter().map(|((b, n, t), c)| (b, n, t, c)).collect();
     report.tool_targets.counts.sort_unstable();
     report
 }

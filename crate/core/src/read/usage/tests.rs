@@ -30,7 +30,7 @@ fn run_with(files: &[String], subagent: &[bool], thresholds: &[u64]) -> UsageRep
     let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
     let refs: Vec<&Scan> = scans.iter().collect();
     let sessions: Vec<u32> = vec![0; files.len()];
-    aggregate(&refs, &sessions, subagent, thresholds)
+    aggregate(&refs, &sessions, subagent, thresholds, Targets::Count)
 }
 
 fn totals(r: &UsageReport) -> Tokens {
@@ -215,7 +215,7 @@ fn counted_requests_are_the_ones_aggregate_sums_in_time_order() {
     let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
     let refs: Vec<&Scan> = scans.iter().collect();
     let (reqs, report) = counted_requests(&refs, &[200_000]);
-    let summed = totals(&aggregate(&refs, &[0, 0], &[false, true], &[200_000]));
+    let summed = totals(&aggregate(&refs, &[0, 0], &[false, true], &[200_000], Targets::Count));
     assert_eq!(reqs.len() as u64, summed.requests);
     assert_eq!(report.sidechain_replays, 1);
     let usage = |c: &CountedRequest| refs[c.file as usize].records[c.record as usize].usage.unwrap();
@@ -275,7 +275,7 @@ fn counted_tool_calls_are_the_calls_aggregate_counts_with_their_errors() {
             .collect();
         assert_eq!(names, ["t1", "t2", "t3"], "{mode:?}");
         assert_eq!(calls.iter().map(|c| c.is_error).collect::<Vec<_>>(), errors, "{mode:?}");
-        let r = aggregate(&[&scan], &[0], &[false], &[]);
+        let r = aggregate(&[&scan], &[0], &[false], &[], Targets::Count);
         assert_eq!(r.tools.iter().map(|t| t.2).sum::<u64>(), calls.len() as u64);
     }
     // A usage scan keeps no tool results: no call is known to have failed.
@@ -302,4 +302,73 @@ fn counted_entries_name_each_requests_largest_output_and_skip_what_is_not_counte
     let scan = scan_bytes(file.as_bytes(), Mode::Full);
     let none = u32::MAX;
     assert_eq!(counted_entries(&scan), [1, 1, none, 3, none, none]);
+}
+
+/// Many files with requests repeated across them, several models and speeds, tool calls with
+/// and without targets and ids seen in more than one file.
+fn mixed_estate() -> Vec<String> {
+    let models = ["claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5"];
+    let speeds = [r#""speed":"fast","#, r#""speed":"standard","#, ""];
+    (0..40)
+        .map(|f| {
+            (0..25)
+                .map(|i| {
+                    // every fifth request is also written in the next file (a resumed session)
+                    let r = if i % 5 == 0 && f > 0 { format!("r{}-{i}", f - 1) } else { format!("r{f}-{i}") };
+                    let tool = match i % 4 {
+                        0 => format!(
+                            r#"{{"type":"tool_use","id":"t{r}","name":"Read","input":{{"file_path":"/p/{}.rs"}}}}"#,
+                            i % 7
+                        ),
+                        1 => format!(
+                            r#"{{"type":"tool_use","id":"t{r}","name":"Bash","input":{{"command":"cargo {}"}}}}"#,
+                            f % 3
+                        ),
+                        2 => r#"{"type":"tool_use","id":"","name":"TodoWrite","input":{}}"#.to_string(),
+                        _ => r#"{"type":"text","text":"x"}"#.to_string(),
+                    };
+                    let u = format!(
+                        r#"{{{}"input_tokens":{},"cache_read_input_tokens":{},"output_tokens":{}}}"#,
+                        speeds[(f + i) % 3],
+                        i + 1,
+                        (f * 7919 + i * 104_729) % 300_000,
+                        (i * 13 + f) % 50
+                    );
+                    usage_line(&r, &format!("m{r}"), &u, &format!("[{tool}]"))
+                        .replace("claude-opus-4-6", models[(f / 3 + i) % 3])
+                        .replace(
+                            "2026-03-01T10:20:00.000Z",
+                            &format!("2026-03-0{}T1{}:{}5:00.000Z", 1 + f % 5, i % 10, i % 6),
+                        )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
+}
+
+#[test]
+fn the_report_is_the_same_whatever_the_number_of_parallel_parts() {
+    let files = mixed_estate();
+    let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
+    let refs: Vec<&Scan> = scans.iter().collect();
+    let sessions: Vec<u32> = (0..files.len() as u32).map(|f| f / 4).collect();
+    let subagent: Vec<bool> = (0..files.len()).map(|f| f % 4 == 3).collect();
+    let report = |threads: usize, targets: Targets| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let r = pool.install(|| aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], targets));
+        format!("{r:?}")
+    };
+    let one = report(1, Targets::Count);
+    assert!(one.contains("/p/3.rs") && one.contains("claude-haiku-4-5") && one.contains("fast"));
+    for threads in [2, 3, 7] {
+        assert_eq!(report(threads, Targets::Count), one, "{threads} threads");
+    }
+    // Without targets: the same report but for the per-target counts.
+    let skipped = aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], Targets::Skip);
+    let mut counted = aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], Targets::Count);
+    assert!(!counted.tool_targets.counts.is_empty());
+    assert!(skipped.tool_targets.counts.is_empty() && skipped.tool_targets.targets.is_empty());
+    counted.tool_targets = TargetCounts::default();
+    assert_eq!(format!("{skipped:?}"), format!("{counted:?}"));
 }
