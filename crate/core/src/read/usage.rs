@@ -71,6 +71,20 @@ pub struct Tokens {
     pub entries: u64,
 }
 
+impl std::ops::AddAssign<&Tokens> for Tokens {
+    /// Adds another part's sums (the parallel parts of `aggregate` are merged this way).
+    fn add_assign(&mut self, t: &Tokens) {
+        self.requests += t.requests;
+        self.input += t.input;
+        self.cache_creation += t.cache_creation;
+        self.cache_5m += t.cache_5m;
+        self.cache_1h += t.cache_1h;
+        self.cache_read += t.cache_read;
+        self.output += t.output;
+        self.entries += t.entries;
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct UsageReport {
     pub models: Vec<String>,
@@ -640,15 +654,7 @@ pub fn aggregate(
     let mut buckets: HashMap<HashedKey, Tokens> = HashMap::default();
     for part in requests.iter().chain(&calls) {
         for (k, t) in &part.buckets {
-            let s = buckets.entry(*k).or_default();
-            s.requests += t.requests;
-            s.input += t.input;
-            s.cache_creation += t.cache_creation;
-            s.cache_5m += t.cache_5m;
-            s.cache_1h += t.cache_1h;
-            s.cache_read += t.cache_read;
-            s.output += t.output;
-            s.entries += t.entries;
+            *buckets.entry(*k).or_default() += t;
         }
     }
     let mut keyed: Vec<(BucketKey, HashedKey, Tokens)> = buckets
