@@ -18,6 +18,7 @@ import {
   linkSync,
   lstatSync,
   openSync,
+  readFileSync,
   realpathSync,
   renameSync,
   unlinkSync,
@@ -26,6 +27,7 @@ import {
 import { promisify } from 'node:util'
 import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { isMainThread } from 'node:worker_threads'
 import native from './native.js'
 import { ClaudeJsonlError, EXIT, inputError } from './errors.js'
 import { acquireLock, lockHolder, ownerAlive, ownerTag, unlock } from './durable-lock.cjs'
@@ -52,6 +54,26 @@ export function faultPoint(step: string, env: NodeJS.ProcessEnv = process.env): 
   // thread later, which would come after the stop.
   writeSync(2, `claude-jsonl: fault point ${step}\n`)
   process.kill(process.pid, 'SIGSTOP')
+  // The kernel stops a thread other than the one that takes the signal only when it next enters
+  // the kernel, and the main thread may wait to be scheduled first: a worker thread would run on
+  // past the step meanwhile. It waits (in the kernel, where the stop reaches it) until the
+  // process shows as stopped.
+  if (!isMainThread) untilProcessStopped()
+}
+
+function untilProcessStopped(): void {
+  const nap = new Int32Array(new SharedArrayBuffer(4))
+  for (let waited = 0; waited < 10_000; waited++) {
+    let state = ''
+    try {
+      const stat = readFileSync('/proc/self/stat', 'latin1')
+      state = stat.charAt(stat.lastIndexOf(')') + 2)
+    } catch {
+      return // no /proc: nothing to wait on
+    }
+    if (state === 'T' || state === 't') return
+    Atomics.wait(nap, 0, 0, 1)
+  }
 }
 
 /** The writes a test can make fail (`CLAUDE_JSONL_FAULT_ERRNO=<write>:<CODE>`, e.g. `stage:ENOSPC`). */
