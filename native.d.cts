@@ -542,12 +542,9 @@ export interface DatasetColumnInfo {
 }
 
 /**
- * Per path: the transcript begins with a compact pair this tool's compressor made; false when
- * it cannot be read.
+ * Whether one transcript's bytes in memory (an archived one, decoded) begin with a compact pair
+ * this tool made: the `compressed_by_us` column of `sessions`.
  */
-export declare function datasetCompressedByUs(paths: Array<string>): Promise<Array<boolean>>
-
-/** `datasetCompressedByUs` of one transcript's bytes in memory (an archived one, decoded). */
 export declare function datasetCompressedByUsOf(bytes: Uint8Array): boolean
 
 /** A day of a table: its name (`YYYY-MM-DD`, `unknown`) and how many rows it has. */
@@ -608,6 +605,21 @@ export interface DatasetPricingInputs {
 export declare function datasetPublish(root: string, files: Array<DatasetFile>): Promise<void>
 
 export declare function datasetSchemaVersion(): number
+
+/**
+ * `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read in
+ * parallel off the JS thread, each file's head once; null for one that cannot be read.
+ */
+export declare function datasetSessionFacts(paths: Array<string>, sizes: Array<number>): Promise<Array<DatasetSessionFacts | null>>
+
+/**
+ * What the `sessions` table needs of one main transcript: its head-and-tail facts (records
+ * not counted) and whether it begins with a compact pair this tool made.
+ */
+export interface DatasetSessionFacts {
+  facts: TranscriptFactsInfo
+  compressedByUs: boolean
+}
 
 /** A table of the dataset: its columns in file order, and the column unique across its files. */
 export interface DatasetTableInfo {
@@ -1499,6 +1511,46 @@ export interface TopologyPlan {
  * the resume pointer that cannot be followed (too long, branching, or unsafe).
  */
 export type TopologyStatus = 'valid' | 'absent' | 'malformed' | 'malformed-parent' | 'duplicate-uuid' | 'dangling' | 'loop' | 'non-monotonic' | 'session-mismatch' | 'extension-limit' | 'extension-branch' | 'extension-unsafe'
+
+/** Files up to this size are read whole (their message count is exact). */
+export declare const TRANSCRIPT_WHOLE_BYTES: number
+
+/**
+ * The facts of the transcript at `path` (`size` bytes when it was listed), read on this thread:
+ * a few hundred kilobytes, faster here than a trip through the thread pool. With `counts` false
+ * the records are not counted (`messages` 0, `problem` null). Throws when it cannot be read.
+ */
+export declare function transcriptFacts(path: string, size: number, counts: boolean): TranscriptFactsInfo
+
+/** The facts of one transcript, read from its head and tail. */
+export interface TranscriptFactsInfo {
+  sessionId?: string
+  cwd?: string
+  entrypoint?: string
+  version?: string
+  /** The title shown: one line of at most 80 characters. */
+  title?: string
+  titleSource?: 'custom-title' | 'ai-title' | 'summary' | 'first-prompt' | null
+  customTitle?: string
+  aiTitle?: string
+  summary?: string
+  firstPrompt?: string
+  /** The timestamp of the last record that has a valid one, in the bytes read. */
+  lastTimestamp?: string
+  /**
+   * user + assistant records: exact when `complete`, else those of the bytes read; 0 when
+   * records were not counted.
+   */
+  messages: number
+  /** True when the whole file was read. */
+  complete: boolean
+  bytesRead: number
+  /** Why the file is no transcript (its head holds no record and line 1 is no JSON object). */
+  problem?: string
+}
+
+/** The facts of a transcript held in memory (an archived one, decoded). */
+export declare function transcriptFactsOf(bytes: Uint8Array, counts: boolean): TranscriptFactsInfo
 
 export interface TranscriptRepair {
   mends: Array<RepairMend>

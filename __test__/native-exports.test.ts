@@ -6,8 +6,10 @@ import { REPO } from './helpers/transcripts.js'
 
 test('native.d.cts declares exactly what the addon exports', (t) => {
   const dts = readFileSync(join(REPO, 'native.d.cts'), 'utf8')
-  // functions and classes, and the string enums (a type to TypeScript, an object at run time)
-  const declared = [...dts.matchAll(/^export (?:declare (?:function|class)|type) (\w+)/gm)].map((m) => m[1]).sort()
+  // functions, classes and constants, and the string enums (a type to TypeScript, an object at run time)
+  const declared = [...dts.matchAll(/^export (?:declare (?:function|class|const)|type) (\w+)/gm)]
+    .map((m) => m[1])
+    .sort()
   t.deepEqual(Object.keys(native).sort(), declared)
 })
 

@@ -16,6 +16,7 @@ export type {
   ScanMode,
   ScanSummary,
   SessionInfo,
+  TranscriptFactsInfo,
   TranscriptIndex,
   ToolTargetsInfo,
   UsageColumns,

@@ -16,15 +16,12 @@ import type { EstateOptions } from '../read/estate.js'
 import { scanEstateFiles, unusableFiles } from '../read/estate.js'
 import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
-import { transcriptFactsSync, type TranscriptFacts } from '../read/sessions.js'
+import { factsFromNative, type TranscriptFacts } from '../read/sessions.js'
 import { discoverFiles } from '../read/session-ref.js'
 import type { DatasetDestination, DatasetObject } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 import { lockMachine } from './lock.js'
 import { faultPoint } from '../durable-files.js'
-
-/** The sessions table needs a transcript's title, cwd and times, not its counts of records. */
-const NO_COUNTS = { counts: false }
 
 /** A row: column name to value (null for a null). */
 export type Row = Record<string, string | number | boolean | null>
@@ -212,20 +209,23 @@ async function estateRows(
   // An archive root is read from its streams: each transcript's bytes decoded into memory when
   // its titles or texts are read, one at a time (nothing written).
   const scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
-  // The sessions' head-and-tail facts (titles, cwd) are read on this thread while the native
-  // scan runs on its own; a file the scan then finds at another size is read again.
+  // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
+  // tool's compact pair are read in the core's pool while the scan runs; a file the scan then
+  // finds at another size, or an archived one, is read again below.
   const scanning = scanEstateFiles(scope, 'usage', undefined, false, true)
   scanning.catch(() => {}) // awaited just below
-  const early = new Map<string, { size: number; facts: TranscriptFacts }>()
+  const listed: { path: string; size: number }[] = []
   try {
-    for (const f of discoverFiles(scope))
-      if (f.kind === 'session')
-        early.set(f.path, { size: f.size, facts: transcriptFactsSync(f.path, f.size, NO_COUNTS) })
+    for (const f of discoverFiles(scope)) if (f.kind === 'session' && !archivedAt(f.path)) listed.push(f)
   } catch {
     // a root or file the scan reports on in its own words, or one gone since the walk
   }
+  const reading = sessionFacts(listed)
+  reading.catch(() => {}) // awaited after the scan
   const scanned = await scanning
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
+  const early = new Map<string, SessionFacts & { size: number }>()
+  ;(await reading).forEach((f, i) => f && early.set(listed[i].path, { ...f, size: listed[i].size }))
   const { scan, files } = scanned
   const sessions = scan.sessions()
   const counted = scan.datasetRows(machine, promptThresholds())
@@ -236,21 +236,36 @@ async function estateRows(
   const perSession = priceRows(counted)
   const requests = nativeDays(table('requests'), counted)
 
-  const sessionRows: Row[] = []
-  const mainPaths: string[] = []
-  sessions.forEach((s, si) => {
-    if (s.mainFile === undefined || s.mainFile === null) return // subagent transcripts whose parent is gone
+  // Each session's main transcript, with its facts as read early when the file is as it was.
+  const mains = sessions.flatMap((s, si) => {
+    // (subagent transcripts whose parent is gone have no main file: no row)
+    if (s.mainFile === undefined || s.mainFile === null) return []
     const main = files[s.mainFile]
-    let facts
-    try {
-      const known = early.get(main.path)
-      facts = known && known.size === main.size ? known.facts : transcriptFactsSync(main.path, main.size, NO_COUNTS)
-    } catch {
-      return // vanished or unreadable since the scan
-    }
+    const known = early.get(main.path)
+    return [{ s, si, main, known: known && known.size === main.size ? known : undefined }]
+  })
+  const again = mains.filter((m) => !m.known && !archivedAt(m.main.path)).map((m) => m.main)
+  const reread = new Map((await sessionFacts(again)).map((f, i) => [again[i].path, f]))
+  const sessionRows: Row[] = []
+  for (const { s, si, main, known } of mains) {
+    let got: SessionFacts | undefined
+    if (known) got = known
+    else if (!archivedAt(main.path)) got = reread.get(main.path) ?? undefined
+    else
+      try {
+        // an archived transcript, decoded into memory (undecodable since the scan: named by it)
+        const bytes = transcriptBytesAt(main.path)
+        got = {
+          facts: factsFromNative(native.transcriptFactsOf(bytes, false)),
+          compressedByUs: native.datasetCompressedByUsOf(bytes),
+        }
+      } catch {
+        got = undefined
+      }
+    if (!got) continue // vanished or unreadable since the scan
+    const { facts, compressedByUs } = got
     const agg = perSession.get(si)
     const last = facts.lastTimestamp ? Date.parse(facts.lastTimestamp) : NaN
-    mainPaths.push(main.path)
     sessionRows.push({
       machine,
       project: s.project,
@@ -261,20 +276,10 @@ async function estateRows(
       last_activity: Number.isFinite(last) ? last : main.mtimeMs,
       requests: agg?.requests ?? 0,
       cost_usd: agg?.cost ?? 0,
-      compressed_by_us: false, // filled in below, natively for all at once
+      compressed_by_us: compressedByUs,
       bytes: s.files.reduce((n, fi) => n + files[fi].size, 0),
     })
-  })
-  const ours = await native.datasetCompressedByUs(mainPaths)
-  mainPaths.forEach((p, i) => {
-    if (!archivedAt(p)) return
-    try {
-      ours[i] = native.datasetCompressedByUsOf(transcriptBytesAt(p))
-    } catch {
-      ours[i] = false // undecodable since the scan: named by it
-    }
-  })
-  sessionRows.forEach((r, i) => (r.compressed_by_us = ours[i]))
+  }
   const out = new Map<string, TableDays>([
     ['requests', requests],
     ['sessions', rowDays(table('sessions'), sessionRows)],
@@ -308,6 +313,22 @@ async function estateRows(
     out.set('messages', rowDays(table('messages'), messages))
   }
   return out
+}
+
+/** What the sessions table needs of one main transcript. */
+interface SessionFacts {
+  facts: TranscriptFacts
+  compressedByUs: boolean
+}
+
+/** `SessionFacts` of each file, read in parallel in the core; undefined for one unreadable. */
+async function sessionFacts(list: { path: string; size: number }[]): Promise<(SessionFacts | undefined)[]> {
+  if (list.length === 0) return []
+  const got = await native.datasetSessionFacts(
+    list.map((f) => f.path),
+    list.map((f) => f.size),
+  )
+  return got.map((f) => (f ? { facts: factsFromNative(f.facts), compressedByUs: f.compressedByUs } : undefined))
 }
 
 /** The day a row of `table` belongs to. */

@@ -2,24 +2,19 @@
 // (the way Claude Code's own resume picker reads its metadata, which it re-appends at the end),
 // so that choosing what to list costs about half a megabyte per session at most. Only the
 // sessions listed are then read whole, natively, for exact message counts.
-import { closeSync, openSync, readSync } from 'node:fs'
 import { resolve, sep } from 'node:path'
 import native from '../native.js'
+import type { TranscriptFactsInfo } from '../native.js'
 import { discoverEstate, EstateOptions, resolveRoots, warnToStderr, type Roots } from './estate.js'
 import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
-import { inputError, usageError } from '../errors.js'
-import { transcriptProblem } from './record-types.js'
+import { fromNative, inputError, usageError } from '../errors.js'
 import { dayFormatter, parseDay } from './days.js'
 
-/** Bytes read from the start of a transcript (cwd, entrypoint, first prompt). */
-export const HEAD_BYTES = 64 * 1024
-/** Bytes read from the end (last activity, titles Claude Code re-appends, version). */
-export const TAIL_BYTES = 256 * 1024
-/** A window is widened to this once when it holds no usable record (one giant line). */
-const WIDE_BYTES = 2 * 1024 * 1024
+/** Files up to this size are read whole (their message count is exact); larger ones in a head and
+ * a tail window (the core's rule). */
+export const WHOLE_BYTES = native.TRANSCRIPT_WHOLE_BYTES
 /** Allowance for a record timestamp later than its file's mtime (clock skew, restored files). */
 const MTIME_SKEW_MS = 86_400_000
-const TITLE_CHARS = 80
 
 /**
  * Where a session's title came from: the title a person set, the one the client generated, a
@@ -123,103 +118,11 @@ export interface SessionListing {
 
 // ---------------------------------------------------------------- reading bytes
 
-const enc = (s: string) => Buffer.from(s)
-const PAT = {
-  user: enc('"type":"user"'),
-  customTitle: enc('"type":"custom-title"'),
-  aiTitle: enc('"type":"ai-title"'),
-  titleType: enc('-title"'),
-  summaryLine: enc('{"type":"summary"'),
-  timestamp: enc('"timestamp":"'),
-  cwd: enc('"cwd":"'),
-  sessionId: enc('"sessionId":"'),
-}
-
-function parseLine(buf: Buffer, start: number, end: number): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(buf.toString('utf8', start, end))
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
-  } catch {
-    return undefined // a torn or corrupt line is skipped
-  }
-}
-
-/** Complete lines of a window as [start, end) pairs; a line cut by the window's edge is left out. */
-function lines(buf: Buffer, cutStart: boolean, cutEnd: boolean): Array<[number, number]> {
-  const out: Array<[number, number]> = []
-  let pos = 0
-  if (cutStart) {
-    const nl = buf.indexOf(0x0a)
-    if (nl < 0) return out
-    pos = nl + 1
-  }
-  while (pos < buf.length) {
-    const nl = buf.indexOf(0x0a, pos)
-    if (nl < 0) {
-      if (!cutEnd) out.push([pos, buf.length]) // last line without newline: may be torn, parse decides
-      break
-    }
-    if (nl > pos) out.push([pos, nl])
-    pos = nl + 1
-  }
-  return out
-}
-
-/** The index of the line holding byte `at`, or -1 when it falls outside every whole line. */
-function lineAt(ls: Array<[number, number]>, at: number): number {
-  let lo = 0
-  let hi = ls.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    if (at < ls[mid][0]) hi = mid - 1
-    else if (at >= ls[mid][1]) lo = mid + 1
-    else return mid
-  }
-  return -1
-}
-
-function has(buf: Buffer, s: number, e: number, pat: Buffer): boolean {
-  return buf.subarray(s, e).indexOf(pat) >= 0
-}
-
-function oneLine(text: string): string {
-  const t = text.replace(/\s+/g, ' ').trim()
-  return t.length > TITLE_CHARS ? t.slice(0, TITLE_CHARS - 1).trimEnd() + '…' : t
-}
-
-/** The human text of a user record, or undefined for tool results, meta injections and commands. */
-function humanText(r: Record<string, unknown>): string | undefined {
-  if (
-    r.type !== 'user' ||
-    r.isMeta === true ||
-    r.isCompactSummary === true ||
-    r.toolUseResult !== undefined ||
-    r.isSidechain === true
-  )
-    return undefined
-  const m = r.message as { content?: unknown } | undefined
-  let text: string | undefined
-  if (typeof m?.content === 'string') text = m.content
-  else if (Array.isArray(m?.content)) {
-    if (m.content.some((b) => (b as { type?: unknown })?.type === 'tool_result')) return undefined
-    text = m.content
-      .filter((b) => (b as { type?: unknown })?.type === 'text' && typeof (b as { text?: unknown }).text === 'string')
-      .map((b) => (b as { text: string }).text)
-      .join(' ')
-  }
-  if (!text) return undefined
-  const t = text.trim()
-  // Slash commands, their output and injected reminders are markup, not a prompt.
-  if (t === '' || t.startsWith('<') || t.startsWith('Caveat: The messages below')) return undefined
-  return t
-}
-
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
-
 /**
  * The title rule: a session's title texts in the order they win (custom-title, then the last
  * ai-title, then a legacy summary record, then the first human prompt). `sessions` shows the
- * first non-empty one; `teleport-id --title` matches any of them.
+ * first non-empty one (the core picks it: `title`, `titleSource`); `teleport-id --title` matches
+ * any of them.
  */
 export function titleFields(
   f: Pick<TranscriptFacts, 'customTitle' | 'aiTitle' | 'summary' | 'firstPrompt'>,
@@ -232,193 +135,41 @@ export function titleFields(
   ]
 }
 
-class FactsBuilder {
-  /** `counts`: records are counted by type (messages, problem); without, only the rest. */
-  constructor(readonly counts = true) {}
-  f: TranscriptFacts = {
-    sessionId: null,
-    cwd: null,
-    entrypoint: null,
-    version: null,
-    title: null,
-    titleSource: null,
-    customTitle: null,
-    aiTitle: null,
-    summary: null,
-    firstPrompt: null,
-    lastTimestamp: null,
-    messages: 0,
-    complete: false,
-    bytesRead: 0,
-    problem: null,
+/** The core's facts with absent values as null, as `TranscriptFacts` promises. */
+export function factsFromNative(x: TranscriptFactsInfo): TranscriptFacts {
+  return {
+    sessionId: x.sessionId ?? null,
+    cwd: x.cwd ?? null,
+    entrypoint: x.entrypoint ?? null,
+    version: x.version ?? null,
+    title: x.title ?? null,
+    titleSource: x.titleSource ?? null,
+    customTitle: x.customTitle ?? null,
+    aiTitle: x.aiTitle ?? null,
+    summary: x.summary ?? null,
+    firstPrompt: x.firstPrompt ?? null,
+    lastTimestamp: x.lastTimestamp ?? null,
+    messages: x.messages,
+    complete: x.complete,
+    bytesRead: x.bytesRead,
+    problem: x.problem ?? null,
   }
-  snapshot(): () => void {
-    const f = { ...this.f }
-    return () => {
-      this.f = { ...f }
-    }
-  }
-
-  /** Reads a window's lines in file order. `head` windows feed the first-record facts. */
-  window(buf: Buffer, cutStart: boolean, cutEnd: boolean, head: boolean): void {
-    const f = this.f
-    const ls = lines(buf, cutStart, cutEnd)
-    if (ls.length > 0 && this.counts) {
-      // Records by type, counted natively over the whole lines (corrupt lines are not records).
-      const summary = native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary()
-      f.messages += messagesIn(summary)
-      if (head && !cutStart && summary.records === 0 && /^(invalid|non-object)$/.test(summary.firstLine))
-        f.problem = transcriptProblem({ records: 0, firstLine: summary.firstLine, types: [] }) ?? null
-    }
-    // Title records are rare: one search of the window finds both "custom-title" and "ai-title"
-    // types (wherever the key sits); legacy summary records, a fixed old format, start their line.
-    const titleLines = new Set<number>()
-    for (let at = buf.indexOf(PAT.titleType); at >= 0; at = buf.indexOf(PAT.titleType, at + PAT.titleType.length)) {
-      const i = lineAt(ls, at)
-      if (i >= 0 && (has(buf, ls[i][0], ls[i][1], PAT.customTitle) || has(buf, ls[i][0], ls[i][1], PAT.aiTitle)))
-        titleLines.add(i)
-    }
-    ls.forEach(([s, e], i) => {
-      if (
-        e - s > PAT.summaryLine.length &&
-        buf[s + 9] === 0x73 &&
-        buf.subarray(s, s + PAT.summaryLine.length).equals(PAT.summaryLine)
-      )
-        titleLines.add(i)
-    })
-    for (const i of [...titleLines].sort((x, y) => x - y)) {
-      const r = parseLine(buf, ls[i][0], ls[i][1])
-      if (r?.type === 'custom-title' && str(r.customTitle)) f.customTitle = r.customTitle as string
-      else if (r?.type === 'ai-title' && str(r.aiTitle)) f.aiTitle = r.aiTitle as string
-      else if (r?.type === 'summary' && str(r.summary)) f.summary = r.summary as string
-    }
-    // Head: the first record with a cwd (entrypoint, version, session id from the same), and the first prompt.
-    for (const [s, e] of head ? ls : []) {
-      if (f.cwd !== null && f.firstPrompt !== null) break
-      if (!((f.cwd === null && has(buf, s, e, PAT.cwd)) || (f.firstPrompt === null && has(buf, s, e, PAT.user))))
-        continue
-      const r = parseLine(buf, s, e)
-      if (!r) continue
-      if (f.cwd === null && str(r.cwd)) {
-        f.cwd = r.cwd as string
-        f.entrypoint ??= str(r.entrypoint)
-        f.version ??= str(r.version)
-      }
-      f.sessionId ??= str(r.sessionId)
-      if (f.firstPrompt === null) f.firstPrompt = humanText(r) ?? null
-    }
-    // The last record with a timestamp, from the end: usually the last line.
-    for (let i = ls.length - 1; i >= 0; i--) {
-      const [s, e] = ls[i]
-      if (!has(buf, s, e, PAT.timestamp)) continue
-      const r = parseLine(buf, s, e)
-      if (r && typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp))) {
-        f.lastTimestamp = r.timestamp
-        if (str(r.version)) f.version = r.version as string // the last version that wrote
-        f.entrypoint ??= str(r.entrypoint)
-        f.cwd ??= str(r.cwd)
-        break
-      }
-    }
-  }
-
-  finish(bytesRead: number, complete: boolean): TranscriptFacts {
-    const f = this.f
-    f.complete = complete
-    f.bytesRead = bytesRead
-    for (const [source, text] of titleFields(f)) {
-      if (text && text.trim()) {
-        f.title = oneLine(text)
-        f.titleSource = source
-        break
-      }
-    }
-    return f
-  }
-}
-
-/** Files up to this size are read whole (their message count is exact). */
-export const WHOLE_BYTES = HEAD_BYTES + TAIL_BYTES + 128 * 1024
-
-function messagesIn(summary: { types: { name: string; count: number }[] }): number {
-  let n = 0
-  for (const t of summary.types) if (t.name === 'user' || t.name === 'assistant') n += t.count
-  return n
-}
-
-/** The user and assistant records among a window's whole lines. */
-function messagesOfWindow(buf: Buffer, cutEnd: boolean): number {
-  const ls = lines(buf, false, cutEnd)
-  return ls.length === 0
-    ? 0
-    : messagesIn(native.scanBuffer(buf.subarray(ls[0][0], ls[ls.length - 1][1]), 'full').summary())
-}
-
-/** Plans the windows of a file of `size` bytes and builds its facts; `read` does the I/O. */
-function readFacts(size: number, read: (pos: number, len: number) => Buffer, counts = true): TranscriptFacts {
-  const b = new FactsBuilder(counts)
-  if (size <= WHOLE_BYTES) {
-    const all = read(0, size)
-    b.window(all, false, false, true)
-    return b.finish(all.length, true)
-  }
-  let head = read(0, HEAD_BYTES)
-  const start = b.snapshot()
-  b.window(head, false, true, true)
-  if (b.f.cwd === null && (counts ? b.f.messages : messagesOfWindow(head, true)) === 0) {
-    // The head held no whole record (a giant first line): look further, once.
-    start()
-    head = read(0, Math.min(size, WIDE_BYTES))
-    b.window(head, false, head.length < size, true)
-  }
-  const headEnd = head.length
-  if (headEnd >= size) return b.finish(headEnd, true)
-  // Records starting in the head: its whole lines, and the line it cuts off.
-  let tailLen = Math.min(TAIL_BYTES, size - headEnd)
-  let tail = read(size - tailLen, tailLen)
-  const afterHead = b.snapshot()
-  const stampBefore = b.f.lastTimestamp
-  b.window(tail, true, false, false)
-  if (b.f.lastTimestamp === stampBefore && size - headEnd > tailLen) {
-    // No timestamped record in the tail: widen it once.
-    afterHead()
-    tailLen = Math.min(WIDE_BYTES, size - headEnd)
-    tail = read(size - tailLen, tailLen)
-    b.window(tail, true, false, false)
-  }
-  // The message count of a partly read file is completed natively for the listed sessions only.
-  return b.finish(headEnd + tail.length, false)
 }
 
 /**
- * Head-and-tail facts of one transcript, read synchronously. Throws on I/O errors. With
- * `counts: false` the records are not counted (`messages` is 0 and `problem` null): the natively
- * scanned windows are most of the cost, and a reader of titles, cwd and times needs none of it.
+ * Head-and-tail facts of one transcript (`read::transcript_facts` in the core), read
+ * synchronously: a few hundred kilobytes at most. Throws on I/O errors. With `counts: false`
+ * the records are not counted (`messages` is 0 and `problem` null): counting them is most of the
+ * cost, and a reader of titles, cwd and times needs none of it.
  */
 export function transcriptFactsSync(path: string, size: number, opts: { counts?: boolean } = {}): TranscriptFacts {
-  if (archivedAt(path)) {
-    // an archived transcript: its bytes decoded into memory (no file is at its path)
-    const bytes = transcriptBytesAt(path)
-    return readFacts(size, (pos, len) => bytes.subarray(pos, pos + len), opts.counts ?? true)
-  }
-  const fd = openSync(path, 'r')
+  const counts = opts.counts ?? true
+  // an archived transcript: its bytes decoded into memory (no file is at its path)
+  if (archivedAt(path)) return factsFromNative(native.transcriptFactsOf(transcriptBytesAt(path), counts))
   try {
-    return readFacts(
-      size,
-      (pos, len) => {
-        const buf = Buffer.allocUnsafe(len)
-        let got = 0
-        while (got < len) {
-          const n = readSync(fd, buf, got, len - got, pos + got)
-          if (n === 0) break
-          got += n
-        }
-        return buf.subarray(0, got)
-      },
-      opts.counts ?? true,
-    )
-  } finally {
-    closeSync(fd)
+    return factsFromNative(native.transcriptFacts(path, size, counts))
+  } catch (e) {
+    throw fromNative(e)
   }
 }
 

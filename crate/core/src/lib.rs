@@ -55,6 +55,33 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, failure::Failure>
     std::fs::read(path).map_err(|e| failure::Failure::io(path, &e))
 }
 
+/// Reads into `buf` from byte `at` of `f` without moving a shared file position (so that
+/// threads may read one open file side by side): the bytes read, 0 at the end.
+#[cfg(unix)]
+pub fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+#[cfg(windows)]
+pub fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, at)
+}
+
+/// Up to `len` bytes of `f` from byte `at`: fewer only where the file ends.
+pub fn read_range(f: &std::fs::File, at: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; len as usize];
+    let mut got = 0;
+    while got < buf.len() {
+        match read_at(f, &mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(got);
+    Ok(buf)
+}
+
 /// An I/O error as one short phrase for a message that already names the path (`path: phrase`),
 /// without the OS error number Rust appends.
 pub fn io_message(e: &std::io::Error) -> String {

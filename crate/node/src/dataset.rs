@@ -165,7 +165,8 @@ fn messages_of(bytes: &[u8]) -> Vec<DatasetMessage> {
         .collect()
 }
 
-/// `datasetCompressedByUs` of one transcript's bytes in memory (an archived one, decoded).
+/// Whether one transcript's bytes in memory (an archived one, decoded) begin with a compact pair
+/// this tool made: the `compressed_by_us` column of `sessions`.
 #[napi]
 pub fn dataset_compressed_by_us_of(bytes: &[u8]) -> bool {
     dataset::compressed_by_us_in(bytes)
@@ -182,11 +183,28 @@ pub fn dataset_messages(path: String) -> AsyncTask<super::Job<Vec<DatasetMessage
     })
 }
 
-/// Per path: the transcript begins with a compact pair this tool's compressor made; false when
-/// it cannot be read.
-#[napi(ts_return_type = "Promise<Array<boolean>>")]
-pub fn dataset_compressed_by_us(paths: Vec<String>) -> AsyncTask<super::Job<Vec<bool>>> {
-    super::job(move || Ok(dataset::compressed_by_us(&paths)))
+/// What the `sessions` table needs of one main transcript: its head-and-tail facts (records
+/// not counted) and whether it begins with a compact pair this tool made.
+#[napi(object)]
+pub struct DatasetSessionFacts {
+    pub facts: super::transcript_facts::TranscriptFactsInfo,
+    pub compressed_by_us: bool,
+}
+
+/// `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read in
+/// parallel off the JS thread, each file's head once; null for one that cannot be read.
+#[napi(ts_return_type = "Promise<Array<DatasetSessionFacts | null>>")]
+pub fn dataset_session_facts(
+    paths: Vec<String>,
+    sizes: Vec<f64>,
+) -> AsyncTask<super::Job<Vec<Option<DatasetSessionFacts>>>> {
+    super::job(move || {
+        let files: Vec<(String, u64)> = paths.into_iter().zip(sizes).map(|(p, s)| (p, s as u64)).collect();
+        Ok(dataset::session_facts(&files)
+            .into_iter()
+            .map(|f| f.map(|(facts, ours)| DatasetSessionFacts { facts: facts.into(), compressed_by_us: ours }))
+            .collect())
+    })
 }
 
 /// The `requests` and `tool_calls` rows of an estate scan, held in Rust by day

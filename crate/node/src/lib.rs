@@ -25,6 +25,7 @@ mod search;
 mod store;
 mod tool_targets;
 mod topology;
+mod transcript_facts;
 mod validate;
 
 use claude_jsonl_core::failure::{Code, Failure};

@@ -89,14 +89,7 @@ fn shorter(path: &Path) -> Failure {
     Failure::at(Code::Changed, path, "changed while being archived (got shorter); run again")
 }
 
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(f, buf, at)
-}
-#[cfg(windows)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(f, buf, at)
-}
+use crate::read_at;
 
 /// Appends exactly bytes `[from, to)` to `buf`; a file that got shorter is an error.
 fn read_append(f: &File, src: &Path, buf: &mut Vec<u8>, from: u64, to: u64) -> Result<(), Failure> {

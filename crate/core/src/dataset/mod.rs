@@ -10,6 +10,7 @@ pub mod messages;
 pub mod schema;
 
 use crate::failure::{Code, Failure};
+use crate::read::transcript_facts::{self, TranscriptFacts};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
@@ -365,23 +366,24 @@ pub fn read_strings(bytes: Vec<u8>, column: &str) -> Result<Vec<Option<String>>,
 /// writes the pair as the file's first records.
 const PAIR_HEAD_BYTES: u64 = 256 * 1024;
 
-/// Per path, in parallel: the transcript begins with a compact pair this tool's compressor made
-/// (the archive's rule, [`crate::archive::history::has_compressor_pair`], over the file's head);
-/// false when it cannot be read. The `compressed_by_us` column of `sessions`.
-pub fn compressed_by_us(paths: &[String]) -> Vec<bool> {
+/// What the `sessions` table needs of each main transcript, in parallel, from one read of each
+/// file's head (and tail): its head-and-tail facts without record counts (title, cwd, last
+/// activity) and whether it begins with a compact pair this tool made. None for a file that
+/// cannot be read (vanished since the walk).
+pub fn session_facts(files: &[(String, u64)]) -> Vec<Option<(TranscriptFacts, bool)>> {
     use rayon::prelude::*;
-    use std::io::Read;
-    paths
+    files
         .par_iter()
-        .map(|p| {
-            let mut head = Vec::new();
-            let read = std::fs::File::open(p).and_then(|f| f.take(PAIR_HEAD_BYTES).read_to_end(&mut head));
-            read.is_ok() && crate::archive::history::has_compressor_pair(&head)
+        .map(|(p, size)| {
+            let ours = crate::archive::history::has_compressor_pair;
+            transcript_facts::facts_and_head_of_file(std::path::Path::new(p), *size, false, PAIR_HEAD_BYTES, ours).ok()
         })
         .collect()
 }
 
-/// `compressed_by_us` of one transcript's bytes in memory.
+/// Whether one transcript's bytes in memory begin with a compact pair this tool's compressor
+/// made (the archive's rule, [`crate::archive::history::has_compressor_pair`], over its head):
+/// the `compressed_by_us` column of `sessions`.
 pub fn compressed_by_us_in(bytes: &[u8]) -> bool {
     crate::archive::history::has_compressor_pair(&bytes[..bytes.len().min(PAIR_HEAD_BYTES as usize)])
 }

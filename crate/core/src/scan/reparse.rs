@@ -6,7 +6,11 @@ use simd_json::OwnedValue as V;
 
 pub fn parse_line(bytes: &[u8], r: &record::Record) -> Option<V> {
     let start = r.offset as usize;
-    let line = bytes.get(start..start + r.len as usize)?;
+    parse_bytes(bytes.get(start..start + r.len as usize)?)
+}
+
+/// One JSON text as a value, lone surrogate escapes read as U+FFFD; None when it does not parse.
+pub fn parse_bytes(line: &[u8]) -> Option<V> {
     let mut buf = line.to_vec();
     if let Ok(v) = simd_json::to_owned_value(&mut buf) {
         return Some(v);

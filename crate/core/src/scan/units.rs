@@ -31,14 +31,7 @@ pub fn cancelled() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, "cancelled")
 }
 
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(f, buf, at)
-}
-#[cfg(windows)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(f, buf, at)
-}
+use crate::read_at;
 
 /// A read buffer that only ever grows, so refilling it costs no zeroing and no page faults.
 /// (pread into it beats mmap here: measured 0.94 against 1.08 CPU-seconds per GB, the page

@@ -1,0 +1,457 @@
+//! What a transcript's head and tail say about its session: id, working directory, client,
+//! title, last activity, read the way Claude Code's own resume picker reads its metadata (which
+//! it re-appends at the end), so that listing sessions costs about a third of a megabyte per
+//! file at most, whatever the file's size.
+//!
+//! The title rule lives here: the title a person set (`custom-title`), else the last title the
+//! client generated (`ai-title`), else a legacy `summary` record, else the first human prompt;
+//! shown on one line of at most 80 characters.
+
+use crate::scan::{self, reparse, FirstLine, Mode};
+use simd_json::OwnedValue as V;
+use std::borrow::Cow;
+use std::io;
+use std::path::Path;
+
+/// Bytes read from the start of a transcript (cwd, entrypoint, first prompt).
+pub const HEAD_BYTES: u64 = 64 * 1024;
+/// Bytes read from the end (last activity, titles Claude Code re-appends, version).
+pub const TAIL_BYTES: u64 = 256 * 1024;
+/// A window is widened to this once when it holds no usable record (one giant line).
+pub const WIDE_BYTES: u64 = 2 * 1024 * 1024;
+/// Files up to this size are read whole (their message count is then exact).
+pub const WHOLE_BYTES: u64 = HEAD_BYTES + TAIL_BYTES + 128 * 1024;
+/// A title is shown in at most this many UTF-16 code units (what a terminal column counts
+/// for most text, and what JavaScript's string length says).
+const TITLE_UNITS: usize = 80;
+
+/// Where a session's title came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TitleSource {
+    CustomTitle,
+    AiTitle,
+    Summary,
+    FirstPrompt,
+}
+
+impl TitleSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            TitleSource::CustomTitle => "custom-title",
+            TitleSource::AiTitle => "ai-title",
+            TitleSource::Summary => "summary",
+            TitleSource::FirstPrompt => "first-prompt",
+        }
+    }
+}
+
+/// What the head and tail of one transcript say.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TranscriptFacts {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub entrypoint: Option<String>,
+    pub version: Option<String>,
+    /// The winning title text on one line, and where it came from.
+    pub title: Option<String>,
+    pub title_source: Option<TitleSource>,
+    pub custom_title: Option<String>,
+    pub ai_title: Option<String>,
+    pub summary: Option<String>,
+    pub first_prompt: Option<String>,
+    /// The timestamp of the last record that has a valid one, in the bytes read.
+    pub last_timestamp: Option<String>,
+    /// user + assistant records: exact when `complete`, else those of the bytes read (0 when
+    /// records were not counted).
+    pub messages: u64,
+    /// The whole file was read.
+    pub complete: bool,
+    pub bytes_read: u64,
+    /// Why the file is no transcript (its head holds no record and line 1 is no JSON object).
+    pub problem: Option<&'static str>,
+}
+
+impl TranscriptFacts {
+    /// The title texts in the order they win: `sessions` shows the first non-empty one and
+    /// `teleport-id --title` matches any of them.
+    pub fn title_fields(&self) -> [(TitleSource, Option<&str>); 4] {
+        [
+            (TitleSource::CustomTitle, self.custom_title.as_deref()),
+            (TitleSource::AiTitle, self.ai_title.as_deref()),
+            (TitleSource::Summary, self.summary.as_deref()),
+            (TitleSource::FirstPrompt, self.first_prompt.as_deref()),
+        ]
+    }
+}
+
+const CUSTOM_TITLE: &[u8] = b"\"type\":\"custom-title\"";
+const AI_TITLE: &[u8] = b"\"type\":\"ai-title\"";
+/// One search finds both title types, wherever the `type` key sits in the line.
+const TITLE_TYPE: &[u8] = b"-title\"";
+/// Legacy summary records, a fixed old format, start their line with this.
+const SUMMARY_LINE: &[u8] = b"{\"type\":\"summary\"";
+const USER: &[u8] = b"\"type\":\"user\"";
+const TIMESTAMP: &[u8] = b"\"timestamp\":\"";
+const CWD: &[u8] = b"\"cwd\":\"";
+
+/// Whitespace as JavaScript's `\s` and `trim` know it (the titles were first shown by a
+/// JavaScript reader, and a prompt's layout characters must collapse the same way).
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0b}' | '\u{0c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(js_space)
+}
+
+/// A text on one line: runs of whitespace as one space, trimmed, cut to [`TITLE_UNITS`] with an
+/// ellipsis (never inside a character).
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * TITLE_UNITS));
+    let mut space = false;
+    for c in js_trim(text).chars() {
+        if js_space(c) {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.push(c);
+    }
+    if out.encode_utf16().count() <= TITLE_UNITS {
+        return out;
+    }
+    let mut units = 0;
+    let mut end = 0;
+    for (i, c) in out.char_indices() {
+        if units + c.len_utf16() > TITLE_UNITS - 1 {
+            break;
+        }
+        units += c.len_utf16();
+        end = i + c.len_utf8();
+    }
+    let mut cut = out[..end].trim_end_matches(js_space).to_string();
+    cut.push('…');
+    cut
+}
+
+/// A non-empty string field.
+fn text<'v>(r: &'v V, key: &str) -> Option<&'v str> {
+    reparse::as_str(reparse::get(r, key)).filter(|s| !s.is_empty())
+}
+
+fn is_true(r: &V, key: &str) -> bool {
+    matches!(reparse::get(r, key), Some(V::Static(simd_json::StaticNode::Bool(true))))
+}
+
+/// The human text of a user record; None for tool results, meta injections, compaction
+/// summaries, sidechains, slash commands and their output, and injected reminders.
+fn human_text(r: &V) -> Option<String> {
+    if reparse::as_str(reparse::get(r, "type")) != Some("user")
+        || is_true(r, "isMeta")
+        || is_true(r, "isCompactSummary")
+        || reparse::get(r, "toolUseResult").is_some()
+        || is_true(r, "isSidechain")
+    {
+        return None;
+    }
+    let content = reparse::get(r, "message").and_then(|m| reparse::get(m, "content"));
+    let joined;
+    let text: &str = match content {
+        Some(V::String(s)) => s,
+        Some(V::Array(blocks)) => {
+            fn kind(b: &V) -> Option<&str> {
+                reparse::as_str(reparse::get(b, "type"))
+            }
+            if blocks.iter().any(|b| kind(b) == Some("tool_result")) {
+                return None;
+            }
+            joined = blocks
+                .iter()
+                .filter(|b| kind(b) == Some("text"))
+                .filter_map(|b| reparse::as_str(reparse::get(b, "text")))
+                .collect::<Vec<_>>()
+                .join(" ");
+            &joined
+        }
+        _ => return None,
+    };
+    let t = js_trim(text);
+    if t.is_empty() || t.starts_with('<') || t.starts_with("Caveat: The messages below") {
+        return None;
+    }
+    Some(t.to_string())
+}
+
+/// One line as a JSON object; None for a torn or corrupt line, or one that is no object.
+fn parse_object(line: &[u8]) -> Option<V> {
+    let v = reparse::parse_bytes(line).or_else(|| match String::from_utf8_lossy(line) {
+        // bytes that are not UTF-8 read as replacement characters, as a text decoder reads them
+        Cow::Owned(s) => reparse::parse_bytes(s.as_bytes()),
+        Cow::Borrowed(_) => None,
+    })?;
+    matches!(v, V::Object(_)).then_some(v)
+}
+
+/// A window's whole lines as `[start, end)`: a line cut by the window's start (`cut_start`) or
+/// end (`cut_end`) is left out; empty lines are none.
+fn lines(buf: &[u8], cut_start: bool, cut_end: bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    if cut_start {
+        match memchr::memchr(b'\n', buf) {
+            Some(nl) => pos = nl + 1,
+            None => return out,
+        }
+    }
+    while pos < buf.len() {
+        match memchr::memchr(b'\n', &buf[pos..]) {
+            Some(k) => {
+                if k > 0 {
+                    out.push((pos, pos + k));
+                }
+                pos += k + 1;
+            }
+            None => {
+                if !cut_end {
+                    out.push((pos, buf.len())) // a last line without newline: parsing decides
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The index of the line holding byte `at`.
+fn line_at(ls: &[(usize, usize)], at: usize) -> Option<usize> {
+    let i = ls.partition_point(|&(_, e)| e <= at);
+    (i < ls.len() && ls[i].0 <= at).then_some(i)
+}
+
+fn has(line: &[u8], pat: &[u8]) -> bool {
+    memchr::memmem::find(line, pat).is_some()
+}
+
+/// user + assistant records among `lines`, and how the first line read when none is a record.
+fn count_messages(buf: &[u8], ls: &[(usize, usize)]) -> (u64, usize, FirstLine) {
+    let (Some(first), Some(last)) = (ls.first(), ls.last()) else { return (0, 0, FirstLine::Empty) };
+    let s = scan::scan_bytes(&buf[first.0..last.1], Mode::Full);
+    let n = s.records.iter().filter(|r| matches!(s.tables.strings.opt(r.kind), Some("user" | "assistant"))).count();
+    (n as u64, s.records.len(), s.first_line)
+}
+
+struct Builder {
+    counts: bool,
+    f: TranscriptFacts,
+}
+
+impl Builder {
+    /// Reads a window's lines in file order; a `head` window feeds the first-record facts.
+    fn window(&mut self, buf: &[u8], cut_start: bool, cut_end: bool, head: bool) {
+        let ls = lines(buf, cut_start, cut_end);
+        let f = &mut self.f;
+        if self.counts && !ls.is_empty() {
+            let (messages, records, first) = count_messages(buf, &ls);
+            f.messages += messages;
+            if head && !cut_start && records == 0 {
+                if let Some(reason) = first.not_jsonl_reason() {
+                    f.problem = Some(reason);
+                }
+            }
+        }
+        // Title records are rare: their lines are found by a search of the window, in file order.
+        let mut title_lines: Vec<usize> = memchr::memmem::find_iter(buf, TITLE_TYPE)
+            .filter_map(|at| line_at(&ls, at))
+            .filter(|&i| {
+                let line = &buf[ls[i].0..ls[i].1];
+                has(line, CUSTOM_TITLE) || has(line, AI_TITLE)
+            })
+            .collect();
+        title_lines.extend(
+            ls.iter()
+                .enumerate()
+                .filter(|(_, &(s, e))| e - s > SUMMARY_LINE.len() && buf[s..].starts_with(SUMMARY_LINE))
+                .map(|(i, _)| i),
+        );
+        title_lines.sort_unstable();
+        title_lines.dedup();
+        for i in title_lines {
+            let Some(r) = parse_object(&buf[ls[i].0..ls[i].1]) else { continue };
+            match reparse::as_str(reparse::get(&r, "type")) {
+                Some("custom-title") => {
+                    if let Some(t) = text(&r, "customTitle") {
+                        f.custom_title = Some(t.to_string())
+                    }
+                }
+                Some("ai-title") => {
+                    if let Some(t) = text(&r, "aiTitle") {
+                        f.ai_title = Some(t.to_string())
+                    }
+                }
+                Some("summary") => {
+                    if let Some(t) = text(&r, "summary") {
+                        f.summary = Some(t.to_string())
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Head: the first record with a cwd (entrypoint and version from the same), the session
+        // id of the first record that names one, and the first human prompt.
+        if head {
+            for &(s, e) in &ls {
+                if f.cwd.is_some() && f.first_prompt.is_some() {
+                    break;
+                }
+                let line = &buf[s..e];
+                if !((f.cwd.is_none() && has(line, CWD)) || (f.first_prompt.is_none() && has(line, USER))) {
+                    continue;
+                }
+                let Some(r) = parse_object(line) else { continue };
+                if f.cwd.is_none() {
+                    if let Some(cwd) = text(&r, "cwd") {
+                        f.cwd = Some(cwd.to_string());
+                        f.entrypoint = f.entrypoint.take().or_else(|| text(&r, "entrypoint").map(str::to_string));
+                        f.version = f.version.take().or_else(|| text(&r, "version").map(str::to_string));
+                    }
+                }
+                f.session_id = f.session_id.take().or_else(|| text(&r, "sessionId").map(str::to_string));
+                if f.first_prompt.is_none() {
+                    f.first_prompt = human_text(&r);
+                }
+            }
+        }
+        // The last record with a valid timestamp, from the end: usually the last line.
+        for &(s, e) in ls.iter().rev() {
+            let line = &buf[s..e];
+            if !has(line, TIMESTAMP) {
+                continue;
+            }
+            let Some(r) = parse_object(line) else { continue };
+            let Some(stamp) = reparse::as_str(reparse::get(&r, "timestamp")) else { continue };
+            if scan::timestamp::parse_ms(stamp.as_bytes()).is_none() {
+                continue;
+            }
+            f.last_timestamp = Some(stamp.to_string());
+            if let Some(v) = text(&r, "version") {
+                f.version = Some(v.to_string()) // the last version that wrote
+            }
+            f.entrypoint = f.entrypoint.take().or_else(|| text(&r, "entrypoint").map(str::to_string));
+            f.cwd = f.cwd.take().or_else(|| text(&r, "cwd").map(str::to_string));
+            break;
+        }
+    }
+
+    fn finish(mut self, bytes_read: u64, complete: bool) -> TranscriptFacts {
+        self.f.complete = complete;
+        self.f.bytes_read = bytes_read;
+        let won = self.f.title_fields().into_iter().find_map(|(source, t)| {
+            let t = t?;
+            (!js_trim(t).is_empty()).then(|| (source, one_line(t)))
+        });
+        if let Some((source, title)) = won {
+            self.f.title = Some(title);
+            self.f.title_source = Some(source);
+        }
+        self.f
+    }
+}
+
+/// Plans the windows of a file of `size` bytes and builds its facts; `read(pos, len)` gives the
+/// bytes at `pos` (fewer at the file's end). With `counts` false the records are not counted
+/// (`messages` is 0 and `problem` None): counting is most of the cost, and a reader of titles,
+/// cwd and times needs none of it.
+pub fn facts_from<'a>(
+    size: u64,
+    mut read: impl FnMut(u64, u64) -> io::Result<Cow<'a, [u8]>>,
+    counts: bool,
+) -> io::Result<TranscriptFacts> {
+    let mut b = Builder { counts, f: TranscriptFacts::default() };
+    if size <= WHOLE_BYTES {
+        let all = read(0, size)?;
+        b.window(&all, false, false, true);
+        return Ok(b.finish(all.len() as u64, true));
+    }
+    let mut head = read(0, HEAD_BYTES)?;
+    let start = b.f.clone();
+    b.window(&head, false, true, true);
+    let messages = match counts {
+        true => b.f.messages,
+        false => count_messages(&head, &lines(&head, false, true)).0,
+    };
+    if b.f.cwd.is_none() && messages == 0 {
+        // The head held no whole record (a giant first line): look further, once.
+        b.f = start;
+        head = read(0, size.min(WIDE_BYTES))?;
+        b.window(&head, false, (head.len() as u64) < size, true);
+    }
+    let head_end = head.len() as u64;
+    if head_end >= size {
+        return Ok(b.finish(head_end, true));
+    }
+    let mut tail_len = TAIL_BYTES.min(size - head_end);
+    let mut tail = read(size - tail_len, tail_len)?;
+    let after_head = b.f.clone();
+    b.window(&tail, true, false, false);
+    if b.f.last_timestamp == after_head.last_timestamp && size - head_end > tail_len {
+        // No timestamped record in the tail: widen it once.
+        b.f = after_head;
+        tail_len = WIDE_BYTES.min(size - head_end);
+        tail = read(size - tail_len, tail_len)?;
+        b.window(&tail, true, false, false);
+    }
+    // The message count of a partly read file is completed by a whole scan, where wanted.
+    Ok(b.finish(head_end + tail.len() as u64, false))
+}
+
+/// The facts of the transcript at `path`, `size` bytes long when it was listed.
+pub fn facts_of_file(path: &Path, size: u64, counts: bool) -> io::Result<TranscriptFacts> {
+    let file = std::fs::File::open(path)?;
+    facts_from(size, |pos, len| crate::read_range(&file, pos, len).map(Cow::Owned), counts)
+}
+
+/// The facts of a transcript held in memory.
+pub fn facts_of_bytes(bytes: &[u8], counts: bool) -> TranscriptFacts {
+    let at = |pos: u64, len: u64| {
+        let start = (pos as usize).min(bytes.len());
+        let end = start.saturating_add(len as usize).min(bytes.len());
+        Ok(Cow::Borrowed(&bytes[start..end]))
+    };
+    facts_from(bytes.len() as u64, at, counts).expect("reading memory does not fail")
+}
+
+/// The facts of the transcript at `path` and whether its first `pair_head` bytes satisfy
+/// `head_test`, from one read of the head: the dataset's sessions table asks both of every
+/// session.
+pub fn facts_and_head_of_file(
+    path: &Path,
+    size: u64,
+    counts: bool,
+    pair_head: u64,
+    head_test: impl Fn(&[u8]) -> bool,
+) -> io::Result<(TranscriptFacts, bool)> {
+    let file = std::fs::File::open(path)?;
+    // A file read whole by the facts is read once; else the head serves the facts' head window.
+    let head = crate::read_range(&file, 0, if size <= WHOLE_BYTES { size } else { pair_head.min(size) })?;
+    let facts = facts_from(
+        size,
+        |pos, len| match pos + len <= head.len() as u64 {
+            true => Ok(Cow::Borrowed(&head[pos as usize..(pos + len) as usize])),
+            false => crate::read_range(&file, pos, len).map(Cow::Owned),
+        },
+        counts,
+    )?;
+    let pass = head_test(&head[..head.len().min(pair_head as usize)]);
+    Ok((facts, pass))
+}
+
+#[cfg(test)]
+#[path = "transcript_facts_tests.rs"]
+mod tests;
