@@ -100,6 +100,8 @@ interface TableDays {
   rows(day: string): Row[]
   /** The key of every row of the table (any day). */
   keys(): Set<string>
+  /** Frees the rows, once nothing more is asked of them. */
+  release(): void
 }
 
 function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
@@ -116,6 +118,7 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
     encodeAll: () => Promise.all(days.map(({ day }) => encode(table, sortRows(table, byDay.get(day)!)))),
     rows: (day) => byDay.get(day) ?? [],
     keys: () => new Set(all.map((r) => rowKey(table, r))),
+    release: () => byDay.clear(),
   }
 }
 
@@ -129,6 +132,7 @@ function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
     encodeAll: () => files,
     rows: (day) => fromColumns(rows.dayColumns(table.name, day)),
     keys: () => new Set(rows.keys(table.name)),
+    release: () => rows.release(table.name),
   }
 }
 
@@ -675,6 +679,7 @@ async function exportLocked(
       t.unchanged++
       t.rows += manifest.partitions[key].count
     }
+    source.release()
     report.push(t)
   }
   await dest.putMany(puts)

@@ -4,7 +4,7 @@
 //! price table and adds the cost columns ([`COST_COLUMNS`]) from [`RequestRows::pricing`].
 
 use super::schema::Table;
-use super::Values;
+use super::{TextBuilder, Values};
 use crate::estate::EstateScan;
 use crate::read::usage::{self, CountedRequest, CountedToolCall};
 use crate::scan::Scan;
@@ -76,8 +76,8 @@ fn utf16_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// Rows by day, each day's rows by (timestamp or 0, key).
-fn days_of(times: &[Option<i64>], keys: &[String]) -> Vec<(String, Vec<u32>)> {
+/// Rows by day, each day's rows by (timestamp or 0, key of the row).
+fn days_of<'a>(times: &[Option<i64>], key: impl Fn(usize) -> &'a str) -> Vec<(String, Vec<u32>)> {
     let mut by_day: std::collections::BTreeMap<Option<i64>, Vec<u32>> = Default::default();
     for (i, t) in times.iter().enumerate() {
         by_day.entry(t.map(|t| t.div_euclid(86_400_000))).or_default().push(i as u32);
@@ -87,17 +87,13 @@ fn days_of(times: &[Option<i64>], keys: &[String]) -> Vec<(String, Vec<u32>)> {
         .map(|(day, mut rows)| {
             rows.sort_by(|&a, &b| {
                 let (a, b) = (a as usize, b as usize);
-                times[a].unwrap_or(0).cmp(&times[b].unwrap_or(0)).then_with(|| utf16_cmp(&keys[a], &keys[b]))
+                times[a].unwrap_or(0).cmp(&times[b].unwrap_or(0)).then_with(|| utf16_cmp(key(a), key(b)))
             });
             (day.map_or_else(|| "unknown".to_string(), |d| utc_day(Some(d * 86_400_000))), rows)
         })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
-}
-
-fn strings(v: Vec<Option<String>>) -> Values {
-    Values::Strings(v)
 }
 
 fn numbers(v: impl Iterator<Item = f64>) -> Values {
@@ -109,8 +105,15 @@ fn stamp(t: Option<i64>) -> f64 {
 }
 
 /// Text as written; an empty value counts as none (a request id or message id of "").
-fn nonempty(s: Option<&str>) -> Option<String> {
-    s.filter(|s| !s.is_empty()).map(str::to_string)
+fn nonempty(s: Option<&str>) -> Option<&str> {
+    s.filter(|s| !s.is_empty())
+}
+
+/// A column of `n` text values, each of the machine.
+fn repeated(value: &str, n: usize) -> Values {
+    let mut b = TextBuilder::with_capacity(n);
+    (0..n).for_each(|_| b.push(Some(value)));
+    Values::Text(b.finish())
 }
 
 /// The `requests` rows of `reqs` (as [`usage::counted_requests`] gives them) of estate `e`
@@ -123,12 +126,11 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
     };
     let mut p = Pricing::default();
     let mut model_index: std::collections::HashMap<String, u32> = Default::default();
-    let (mut project, mut session_id, mut agent_id) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut key, mut request_id, mut message_id) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut model, mut tier, mut times, mut creation) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let text_column = || TextBuilder::with_capacity(n);
+    let (mut project, mut session_id, mut agent_id) = (text_column(), text_column(), text_column());
+    let (mut key, mut request_id, mut message_id) = (text_column(), text_column(), text_column());
+    let (mut model, mut tier, mut speed) = (text_column(), text_column(), text_column());
+    let (mut times, mut creation) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for c in reqs {
         let (s, r) = rec(c);
         let text = |x| s.tables.strings.opt(x);
@@ -139,27 +141,31 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
         let (w5m, w1h) = usage::cache_writes(&u);
         let rid = nonempty(text(r.request_id));
         let mid = nonempty(text(r.message_id));
-        key.push(
-            rid.clone()
-                .or_else(|| mid.clone())
-                .unwrap_or_else(|| format!("{}:{}", file.path.to_string_lossy(), r.line)),
-        );
-        project.push(Some(session.project.clone()));
-        session_id.push(Some(session.session_id.clone()));
-        agent_id.push(file.agent_id.clone());
+        match rid.or(mid) {
+            Some(k) => key.push(Some(k)),
+            None => key.push(Some(&format!("{}:{}", file.path.to_string_lossy(), r.line))),
+        }
+        project.push(Some(&session.project));
+        session_id.push(Some(&session.session_id));
+        agent_id.push(file.agent_id.as_deref());
         request_id.push(rid);
         message_id.push(mid);
-        let m = text(r.model).unwrap_or("").to_string();
-        let next = model_index.len() as u32;
-        let mi = *model_index.entry(m.clone()).or_insert_with(|| {
-            p.models.push(m.clone());
-            next
-        });
+        let m = text(r.model).unwrap_or("");
+        let mi = match model_index.get(m) {
+            Some(&i) => i,
+            None => {
+                let i = model_index.len() as u32;
+                model_index.insert(m.to_string(), i);
+                p.models.push(m.to_string());
+                i
+            }
+        };
         model.push(Some(m));
         p.model.push(mi);
         p.session.push(si);
         p.speed.push(text(u.speed).map(str::to_string));
-        tier.push(text(u.service_tier).map(str::to_string));
+        speed.push(text(u.speed));
+        tier.push(text(u.service_tier));
         times.push(r.timestamp_ms);
         p.time_ms.push(stamp(r.timestamp_ms));
         p.input.push(u.input as f64);
@@ -170,18 +176,20 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
         p.cache_write_1h.push(w1h as f64);
         p.prompt_band.push(c.prompt_band);
     }
-    let days = days_of(&times, &key);
+    let key = key.finish();
+    let days = days_of(&times, |i| key.get(i).unwrap_or(""));
+    let text = |b: TextBuilder| Values::Text(b.finish());
     let columns = vec![
-        ("machine".to_string(), strings(vec![Some(machine.to_string()); n])),
-        ("project".to_string(), strings(project)),
-        ("session_id".to_string(), strings(session_id)),
-        ("agent_id".to_string(), strings(agent_id)),
-        ("request_key".to_string(), strings(key.into_iter().map(Some).collect())),
-        ("request_id".to_string(), strings(request_id)),
-        ("message_id".to_string(), strings(message_id)),
-        ("model".to_string(), strings(model)),
-        ("speed".to_string(), strings(p.speed.clone())),
-        ("service_tier".to_string(), strings(tier)),
+        ("machine".to_string(), repeated(machine, n)),
+        ("project".to_string(), text(project)),
+        ("session_id".to_string(), text(session_id)),
+        ("agent_id".to_string(), text(agent_id)),
+        ("request_key".to_string(), Values::Text(key)),
+        ("request_id".to_string(), text(request_id)),
+        ("message_id".to_string(), text(message_id)),
+        ("model".to_string(), text(model)),
+        ("speed".to_string(), text(speed)),
+        ("service_tier".to_string(), text(tier)),
         ("timestamp".to_string(), numbers(times.iter().map(|&t| stamp(t)))),
         ("input_tokens".to_string(), Values::Numbers(p.input.clone())),
         ("output_tokens".to_string(), Values::Numbers(p.output.clone())),
@@ -208,16 +216,10 @@ pub fn table_rows(
 /// The `tool_calls` rows of `calls` (as [`usage::counted_tool_calls`] gives them).
 pub fn tool_call_rows(e: &EstateScan, scans: &[&Scan], calls: &[CountedToolCall], machine: &str) -> TableRows {
     let n = calls.len();
-    let (mut project, mut session_id, mut agent_id) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut ids, mut times, mut model, mut tool, mut target, mut error) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
+    let text_column = || TextBuilder::with_capacity(n);
+    let (mut project, mut session_id, mut agent_id) = (text_column(), text_column(), text_column());
+    let (mut ids, mut model, mut tool, mut target) = (text_column(), text_column(), text_column(), text_column());
+    let (mut times, mut error) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut idless: std::collections::HashMap<String, u32> = Default::default();
     for c in calls {
         let s = scans[c.file as usize];
@@ -227,37 +229,39 @@ pub fn tool_call_rows(e: &EstateScan, scans: &[&Scan], calls: &[CountedToolCall]
         let session = &e.sessions[e.session_of_file[c.file as usize] as usize];
         let name = s.str(u.name);
         let id = s.str(u.id);
-        ids.push(if id.is_empty() {
+        if id.is_empty() {
             // A call written without an id is still one call: its session, time, tool and rank
             // among such calls name it, the same on every run (a transcript only grows).
             let time = r.timestamp_ms.map_or_else(|| "NaN".to_string(), |t| t.to_string());
             let place = format!("{}:{time}:{name}", session.session_id);
             let rank = idless.entry(place.clone()).or_insert(0);
             *rank += 1;
-            format!("{place}:{}", *rank - 1)
+            ids.push(Some(&format!("{place}:{}", *rank - 1)));
         } else {
-            id.to_string()
-        });
-        project.push(Some(session.project.clone()));
-        session_id.push(Some(session.session_id.clone()));
-        agent_id.push(file.agent_id.clone());
+            ids.push(Some(id));
+        }
+        project.push(Some(&session.project));
+        session_id.push(Some(&session.session_id));
+        agent_id.push(file.agent_id.as_deref());
         times.push(r.timestamp_ms);
-        model.push(Some(s.tables.strings.opt(r.model).unwrap_or("").to_string()));
-        tool.push(Some(name.to_string()));
-        target.push(s.tables.strings.opt(u.target).map(str::to_string));
+        model.push(Some(s.tables.strings.opt(r.model).unwrap_or("")));
+        tool.push(Some(name));
+        target.push(s.tables.strings.opt(u.target));
         error.push(c.is_error as u8);
     }
-    let days = days_of(&times, &ids);
+    let ids = ids.finish();
+    let days = days_of(&times, |i| ids.get(i).unwrap_or(""));
+    let text = |b: TextBuilder| Values::Text(b.finish());
     let columns = vec![
-        ("machine".to_string(), strings(vec![Some(machine.to_string()); n])),
-        ("project".to_string(), strings(project)),
-        ("session_id".to_string(), strings(session_id)),
-        ("agent_id".to_string(), strings(agent_id)),
-        ("tool_use_id".to_string(), strings(ids.into_iter().map(Some).collect())),
+        ("machine".to_string(), repeated(machine, n)),
+        ("project".to_string(), text(project)),
+        ("session_id".to_string(), text(session_id)),
+        ("agent_id".to_string(), text(agent_id)),
+        ("tool_use_id".to_string(), Values::Text(ids)),
         ("timestamp".to_string(), numbers(times.iter().map(|&t| stamp(t)))),
-        ("model".to_string(), strings(model)),
-        ("tool".to_string(), strings(tool)),
-        ("target".to_string(), strings(target)),
+        ("model".to_string(), text(model)),
+        ("tool".to_string(), text(tool)),
+        ("target".to_string(), text(target)),
         ("is_error".to_string(), Values::Flags(error)),
     ];
     TableRows { table: Table::ToolCalls, columns, days }
@@ -278,15 +282,13 @@ impl TableRows {
 
     /// Adds (or replaces) a column given for every row. Text joined by NUL is split once here,
     /// so that a day's rows are picked from it without splitting it again for every day.
-    pub fn set_column(&mut self, name: String, values: Values) {
-        let values = match values {
-            Values::Joined { .. } => values.clone_strings(),
-            other => other,
-        };
+    pub fn set_column(&mut self, name: String, values: Values) -> Result<(), String> {
+        let values = values.into_text()?;
         match self.columns.iter_mut().find(|(n, _)| *n == name) {
             Some(c) => c.1 = values,
             None => self.columns.push((name, values)),
         }
+        Ok(())
     }
 }
 
@@ -392,7 +394,7 @@ mod tests {
         let times = [Some(5), None, Some(5), Some(86_400_000)];
         let keys = ["b", "z", "a", "c"].map(String::from);
         assert_eq!(
-            days_of(&times, &keys),
+            days_of(&times, |i| keys[i].as_str()),
             [
                 ("1970-01-01".to_string(), vec![2, 0]),
                 ("1970-01-02".to_string(), vec![3]),

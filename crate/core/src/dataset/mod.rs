@@ -32,6 +32,89 @@ pub enum Values {
     },
     Numbers(Vec<f64>),
     Flags(Vec<u8>),
+    /// Text values in one shared buffer ([`TextColumn`]): how the core builds its own columns.
+    Text(TextColumn),
+}
+
+/// Text values held in one buffer, value i being `spans[i]` of it (None for a null): a part
+/// file's values are slices of the buffer rather than a copy each, and a value that repeats
+/// row after row (the machine, a session's project and id, a model) is held once.
+#[derive(Clone, Default)]
+pub struct TextColumn {
+    bytes: bytes::Bytes,
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+impl TextColumn {
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Value `i` (None for a null).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let (start, end) = self.spans[i]?;
+        // SAFETY: the buffer is only ever made of whole `str` values (TextBuilder::push) or of
+        // a `String` cut at NUL bytes (from_joined), and every span is one value's bounds, so
+        // each span is valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(&self.bytes[start..end]) })
+    }
+
+    /// Value `i` as a slice of the shared buffer (no copy), None for a null.
+    fn shared(&self, i: usize) -> Option<bytes::Bytes> {
+        self.spans[i].map(|(start, end)| self.bytes.slice(start..end))
+    }
+
+    /// The values of `rows`, in that order, over the same buffer.
+    fn gather(&self, rows: &[u32]) -> TextColumn {
+        TextColumn { bytes: self.bytes.clone(), spans: rows.iter().map(|&i| self.spans[i as usize]).collect() }
+    }
+
+    /// NUL-joined text (see [`Values::Joined`]) as a column over the same bytes.
+    fn from_joined(text: String, nulls: &[u8]) -> Result<TextColumn, String> {
+        let spans = joined_spans(&text, nulls)?;
+        let spans = spans.into_iter().zip(nulls).map(|(span, &null)| (null == 0).then_some(span)).collect();
+        Ok(TextColumn { bytes: bytes::Bytes::from(text.into_bytes()), spans })
+    }
+}
+
+/// Builds a [`TextColumn`] value by value.
+#[derive(Default)]
+pub struct TextBuilder {
+    bytes: Vec<u8>,
+    spans: Vec<Option<(usize, usize)>>,
+    last: Option<(usize, usize)>,
+}
+
+impl TextBuilder {
+    pub fn with_capacity(values: usize) -> TextBuilder {
+        TextBuilder { spans: Vec::with_capacity(values), ..Default::default() }
+    }
+
+    /// Appends a value (None for a null); one equal to the last value appended shares its bytes.
+    pub fn push(&mut self, value: Option<&str>) {
+        let Some(v) = value else {
+            self.spans.push(None);
+            return;
+        };
+        if let Some((start, end)) = self.last {
+            if &self.bytes[start..end] == v.as_bytes() {
+                self.spans.push(self.last);
+                return;
+            }
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(v.as_bytes());
+        self.last = Some((start, self.bytes.len()));
+        self.spans.push(self.last);
+    }
+
+    pub fn finish(self) -> TextColumn {
+        TextColumn { bytes: bytes::Bytes::from(self.bytes), spans: self.spans }
+    }
 }
 
 impl Values {
@@ -43,6 +126,16 @@ impl Values {
             Values::Joined { .. } => self.clone_strings().gather(rows),
             Values::Numbers(v) => Values::Numbers(rows.iter().map(|i| v[pick(i)]).collect()),
             Values::Flags(v) => Values::Flags(rows.iter().map(|i| v[pick(i)]).collect()),
+            Values::Text(t) => Values::Text(t.gather(rows)),
+        }
+    }
+
+    /// Joined text as a [`TextColumn`] over its bytes (no copy per value); other values as
+    /// they are. Fails when the text holds more or fewer values than `nulls` says.
+    pub fn into_text(self) -> Result<Values, String> {
+        match self {
+            Values::Joined { text, nulls } => Ok(Values::Text(TextColumn::from_joined(text, &nulls)?)),
+            other => Ok(other),
         }
     }
 
@@ -60,6 +153,7 @@ impl Values {
                 )
             }
             Values::Strings(v) => Values::Strings(v.clone()),
+            Values::Text(t) => Values::Strings((0..t.len()).map(|i| t.get(i).map(str::to_string)).collect()),
             Values::Numbers(v) => Values::Numbers(v.clone()),
             Values::Flags(v) => Values::Flags(v.clone()),
         }
@@ -75,6 +169,7 @@ impl Values {
             Values::Joined { nulls, .. } => nulls.len(),
             Values::Numbers(v) => v.len(),
             Values::Flags(v) => v.len(),
+            Values::Text(t) => t.len(),
         }
     }
 }
@@ -217,6 +312,17 @@ fn write_column(
             }
             col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
+        (ColumnType::Utf8, Values::Text(t)) => {
+            let mut data = Vec::with_capacity(n);
+            for i in picked(rows, t.len()) {
+                let v = t.shared(i);
+                present(v.is_some())?;
+                if let Some(v) = v {
+                    data.push(ByteArray::from(v));
+                }
+            }
+            col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+        }
         (ColumnType::Int64 | ColumnType::TimestampMillis, Values::Numbers(v)) => {
             let mut data = Vec::with_capacity(n);
             for i in picked(rows, v.len()) {
@@ -306,7 +412,7 @@ pub fn decode(table: Table, bytes: Vec<u8>) -> Result<Vec<(String, Values)>, Fai
                     Some(Field::Null) | None => None,
                     _ => return Err(wrong()),
                 }),
-                Values::Joined { .. } => unreachable!("decode collects text as strings"),
+                Values::Joined { .. } | Values::Text(_) => unreachable!("decode collects text as strings"),
                 Values::Flags(v) => v.push(match f {
                     Some(Field::Bool(b)) => *b as u8,
                     Some(Field::Null) | None => 2,

@@ -138,3 +138,35 @@ fn some_rows_encode_as_the_file_of_those_rows_alone() {
     assert_eq!(encode_rows(Table::Requests, &cols, Some(&picked)).unwrap(), encode(Table::Requests, alone).unwrap());
     assert!(encode_rows(Table::Requests, &cols, Some(&[4])).unwrap_err().message.contains("no row 4"));
 }
+
+#[test]
+fn a_text_column_holds_a_repeated_value_once_and_encodes_as_separate_strings_do() {
+    let values = [Some("p1"), Some("p1"), None, Some("ünï"), Some("p1"), Some("")];
+    let mut b = TextBuilder::with_capacity(values.len());
+    values.iter().for_each(|v| b.push(*v));
+    let text = b.finish();
+    assert_eq!((0..text.len()).map(|i| text.get(i)).collect::<Vec<_>>(), values);
+    // Row after row the same value: one copy of its bytes ("p1", "ünï", "p1" again, "").
+    assert_eq!(text.bytes.len(), "p1ünïp1".len());
+    let mut separate = filled(Table::Requests, values.len());
+    separate.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 = strings(&values);
+    let mut shared = filled(Table::Requests, values.len());
+    shared.iter_mut().find(|(n, _)| n == "agent_id").unwrap().1 = Values::Text(text);
+    let picked = [4u32, 2, 0];
+    assert_eq!(
+        encode_rows(Table::Requests, &shared, None).unwrap(),
+        encode_rows(Table::Requests, &separate, None).unwrap()
+    );
+    assert_eq!(
+        encode_rows(Table::Requests, &shared, Some(&picked)).unwrap(),
+        encode_rows(Table::Requests, &separate, Some(&picked)).unwrap()
+    );
+    let gathered = shared.iter().find(|(n, _)| n == "agent_id").unwrap().1.gather(&picked);
+    assert!(
+        matches!(gathered.clone_strings(), Values::Strings(v) if v == [Some("p1".into()), None, Some("p1".into())])
+    );
+    // NUL-joined text becomes a column over its own bytes; a miscount is refused.
+    let joined = Values::Joined { text: "a\0\0c".into(), nulls: vec![0, 1, 0] }.into_text().unwrap();
+    assert!(matches!(joined.clone_strings(), Values::Strings(v) if v == [Some("a".into()), None, Some("c".into())]));
+    assert!(Values::Joined { text: "a\0b".into(), nulls: vec![0] }.into_text().is_err());
+}
