@@ -547,12 +547,6 @@ export interface DatasetColumnInfo {
   sqlType: string
 }
 
-/**
- * Whether one transcript's bytes in memory (an archived one, decoded) begin with a compact pair
- * this tool made: the `compressed_by_us` column of `sessions`.
- */
-export declare function datasetCompressedByUsOf(bytes: Uint8Array): boolean
-
 /** A day of a table: its name (`YYYY-MM-DD`, `unknown`) and how many rows it has. */
 export interface DatasetDay {
   day: string
@@ -626,6 +620,9 @@ export interface DatasetSessionFacts {
   facts: TranscriptFactsInfo
   compressedByUs: boolean
 }
+
+/** `DatasetSessionFacts` of one transcript held in memory (an archived one, decoded). */
+export declare function datasetSessionFactsOf(bytes: Uint8Array): DatasetSessionFacts
 
 /** A table of the dataset: its columns in file order, and the column unique across its files. */
 export interface DatasetTableInfo {

@@ -258,11 +258,8 @@ async function estateRows(
     else
       try {
         // an archived transcript, decoded into memory (undecodable since the scan: named by it)
-        const bytes = transcriptBytesAt(main.path)
-        got = {
-          facts: factsFromNative(native.transcriptFactsOf(bytes, false)),
-          compressedByUs: native.datasetCompressedByUsOf(bytes),
-        }
+        const f = native.datasetSessionFactsOf(transcriptBytesAt(main.path))
+        got = { facts: factsFromNative(f.facts), compressedByUs: f.compressedByUs }
       } catch {
         got = undefined
       }

@@ -166,11 +166,11 @@ fn messages_of(bytes: &[u8]) -> Vec<DatasetMessage> {
         .collect()
 }
 
-/// Whether one transcript's bytes in memory (an archived one, decoded) begin with a compact pair
-/// this tool made: the `compressed_by_us` column of `sessions`.
+/// `DatasetSessionFacts` of one transcript held in memory (an archived one, decoded).
 #[napi]
-pub fn dataset_compressed_by_us_of(bytes: &[u8]) -> bool {
-    dataset::compressed_by_us_in(bytes)
+pub fn dataset_session_facts_of(bytes: &[u8]) -> DatasetSessionFacts {
+    let (facts, ours) = dataset::session_facts_of(bytes);
+    DatasetSessionFacts { facts: facts.into(), compressed_by_us: ours }
 }
 
 /// What a person typed and what the model answered in the transcript at `path`, one entry per

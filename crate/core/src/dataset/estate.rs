@@ -109,7 +109,7 @@ fn nonempty(s: Option<&str>) -> Option<&str> {
     s.filter(|s| !s.is_empty())
 }
 
-/// A column of `n` text values, each of the machine.
+/// A text column of `n` values, each `value`.
 fn repeated(value: &str, n: usize) -> Values {
     let mut b = TextBuilder::with_capacity(n);
     (0..n).for_each(|_| b.push(Some(value)));

@@ -123,7 +123,10 @@ impl Values {
         let pick = |i: &u32| *i as usize;
         match self {
             Values::Strings(v) => Values::Strings(rows.iter().map(|i| v[pick(i)].clone()).collect()),
-            Values::Joined { .. } => self.clone_strings().gather(rows),
+            Values::Joined { text, nulls } => match TextColumn::from_joined(text.clone(), nulls) {
+                Ok(t) => Values::Text(t.gather(rows)),
+                Err(_) => self.clone_strings().gather(rows),
+            },
             Values::Numbers(v) => Values::Numbers(rows.iter().map(|i| v[pick(i)]).collect()),
             Values::Flags(v) => Values::Flags(rows.iter().map(|i| v[pick(i)]).collect()),
             Values::Text(t) => Values::Text(t.gather(rows)),
@@ -295,22 +298,10 @@ fn write_column(
             col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
         }
         (ColumnType::Utf8, Values::Joined { text, nulls }) => {
-            let spans = joined_spans(text, nulls)
+            // Every value a slice of one copy of the text.
+            let t = TextColumn::from_joined(text.clone(), nulls)
                 .map_err(|e| bad(format!("table {}: column {} has {e}", table.name(), spec.name)))?;
-            // Every value: slices of one copy of the text; some of them: a copy of each.
-            let whole = rows.is_none().then(|| bytes::Bytes::from(text.clone().into_bytes()));
-            let mut data = Vec::with_capacity(n);
-            for i in picked(rows, nulls.len()) {
-                present(nulls[i] == 0)?;
-                if nulls[i] == 0 {
-                    let (start, end) = spans[i];
-                    data.push(match &whole {
-                        Some(w) => ByteArray::from(w.slice(start..end)),
-                        None => ByteArray::from(text.as_bytes()[start..end].to_vec()),
-                    });
-                }
-            }
-            col.typed::<ByteArrayType>().write_batch(&data, spec.nullable.then_some(&levels), None)
+            return write_column(col, spec, &Values::Text(t), rows, table);
         }
         (ColumnType::Utf8, Values::Text(t)) => {
             let mut data = Vec::with_capacity(n);
@@ -487,11 +478,10 @@ pub fn session_facts(files: &[(String, u64)]) -> Vec<Option<(TranscriptFacts, bo
         .collect()
 }
 
-/// Whether one transcript's bytes in memory begin with a compact pair this tool's compressor
-/// made (the archive's rule, [`crate::archive::history::has_compressor_pair`], over its head):
-/// the `compressed_by_us` column of `sessions`.
-pub fn compressed_by_us_in(bytes: &[u8]) -> bool {
-    crate::archive::history::has_compressor_pair(&bytes[..bytes.len().min(PAIR_HEAD_BYTES as usize)])
+/// [`session_facts`] of one transcript held in memory (an archived one, decoded).
+pub fn session_facts_of(bytes: &[u8]) -> (TranscriptFacts, bool) {
+    let head = &bytes[..bytes.len().min(PAIR_HEAD_BYTES as usize)];
+    (transcript_facts::facts_of_bytes(bytes, false), crate::archive::history::has_compressor_pair(head))
 }
 
 #[cfg(test)]

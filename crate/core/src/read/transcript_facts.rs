@@ -382,11 +382,12 @@ pub fn facts_from<'a>(
     let mut head = read(0, HEAD_BYTES)?;
     let start = b.f.clone();
     b.window(&head, false, true, true);
-    let messages = match counts {
-        true => b.f.messages,
-        false => count_messages(&head, &lines(&head, false, true)).0,
+    // (Without counts, the head's records are counted only when it gave no cwd.)
+    let no_record = || match counts {
+        true => b.f.messages == 0,
+        false => count_messages(&head, &lines(&head, false, true)).0 == 0,
     };
-    if b.f.cwd.is_none() && messages == 0 {
+    if b.f.cwd.is_none() && no_record() {
         // The head held no whole record (a giant first line): look further, once.
         b.f = start;
         head = read(0, size.min(WIDE_BYTES))?;
