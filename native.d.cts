@@ -607,8 +607,9 @@ export declare function datasetPublish(root: string, files: Array<DatasetFile>):
 export declare function datasetSchemaVersion(): number
 
 /**
- * `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read in
- * parallel off the JS thread, each file's head once; null for one that cannot be read.
+ * `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read one
+ * after another on a thread of their own (off the JS thread and off the pool), each file's head
+ * once; null for one that cannot be read.
  */
 export declare function datasetSessionFacts(paths: Array<string>, sizes: Array<number>): Promise<Array<DatasetSessionFacts | null>>
 

@@ -17,7 +17,7 @@ import { scanEstateFiles, unusableFiles } from '../read/estate.js'
 import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
 import { factsFromNative, type TranscriptFacts } from '../read/sessions.js'
-import { discoverFiles } from '../read/session-ref.js'
+import { utcDay } from '../read/days.js'
 import type { DatasetDestination, DatasetObject } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 import { lockMachine } from './lock.js'
@@ -76,17 +76,6 @@ export function machineName(given?: string): string {
   return (h || 'machine').slice(0, 64)
 }
 
-/** The UTC day of an instant (ms), `unknown` when there is none. */
-export function utcDay(ms: number): string {
-  if (!Number.isFinite(ms)) return 'unknown'
-  const n = Math.floor(ms / 86_400_000)
-  let day = DAYS.get(n)
-  if (day === undefined) DAYS.set(n, (day = new Date(n * 86_400_000).toISOString().slice(0, 10)))
-  return day
-}
-/** Day names by day number since the epoch: a few hundred, asked for once per row. */
-const DAYS = new Map<number, string>()
-
 /**
  * One table's rows of today's estate, by UTC day: made in the native core (requests, tool calls)
  * or, for the small tables, as rows here.
@@ -113,9 +102,12 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
     list.push(row)
   }
   const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, rows]) => ({ day, rows: rows.length }))
+  // The files are started at once, off this thread, while the other tables' are made.
+  const files = Promise.all(days.map(({ day }) => encode(table, sortRows(table, byDay.get(day)!))))
+  files.catch(() => {}) // awaited by encodeAll
   return {
     days,
-    encodeAll: () => Promise.all(days.map(({ day }) => encode(table, sortRows(table, byDay.get(day)!)))),
+    encodeAll: () => files,
     rows: (day) => byDay.get(day) ?? [],
     keys: () => new Set(all.map((r) => rowKey(table, r))),
     release: () => byDay.clear(),
@@ -213,24 +205,15 @@ async function estateRows(
   // An archive root is read from its streams: each transcript's bytes decoded into memory when
   // its titles or texts are read, one at a time (nothing written).
   const scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
-  // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
-  // tool's compact pair are read in the core's pool while the scan runs; a file the scan then
-  // finds at another size, or an archived one, is read again below.
-  const scanning = scanEstateFiles(scope, 'usage', undefined, false, true)
-  scanning.catch(() => {}) // awaited just below
-  const listed: { path: string; size: number }[] = []
-  try {
-    for (const f of discoverFiles(scope)) if (f.kind === 'session' && !archivedAt(f.path)) listed.push(f)
-  } catch {
-    // a root or file the scan reports on in its own words, or one gone since the walk
-  }
-  const reading = sessionFacts(listed)
-  reading.catch(() => {}) // awaited after the scan
-  const scanned = await scanning
+  const scanned = await scanEstateFiles(scope, 'usage', undefined, false, true)
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
-  const early = new Map<string, SessionFacts & { size: number }>()
-  ;(await reading).forEach((f, i) => f && early.set(listed[i].path, { ...f, size: listed[i].size }))
   const { scan, files } = scanned
+  // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
+  // tool's compact pair are read on a thread of their own while the requests are grouped here
+  // (which leaves a core idle most of the time); an archived transcript's from its bytes below.
+  const mainFiles = files.filter((f) => f.kind === 'session' && !archivedAt(f.path))
+  const reading = sessionFacts(mainFiles)
+  reading.catch(() => {}) // awaited once the rows are made
   const sessions = scan.sessions()
   const counted = scan.datasetRows(machine, promptThresholds())
   scan.release()
@@ -240,22 +223,18 @@ async function estateRows(
   const perSession = priceRows(counted)
   const requests = nativeDays(table('requests'), counted)
 
-  // Each session's main transcript, with its facts as read early when the file is as it was.
+  // Each session's main transcript, with its facts as read beside the grouping.
+  const early = new Map<string, SessionFacts | undefined>()
+  ;(await reading).forEach((f, i) => early.set(mainFiles[i].path, f))
   const mains = sessions.flatMap((s, si) => {
     // (subagent transcripts whose parent is gone have no main file: no row)
     if (s.mainFile === undefined || s.mainFile === null) return []
-    const main = files[s.mainFile]
-    const known = early.get(main.path)
-    return [{ s, si, main, known: known && known.size === main.size ? known : undefined }]
+    return [{ s, si, main: files[s.mainFile], known: early.get(files[s.mainFile].path) }]
   })
-  const again = mains.filter((m) => !m.known && !archivedAt(m.main.path)).map((m) => m.main)
-  const reread = new Map((await sessionFacts(again)).map((f, i) => [again[i].path, f]))
   const sessionRows: Row[] = []
   for (const { s, si, main, known } of mains) {
-    let got: SessionFacts | undefined
-    if (known) got = known
-    else if (!archivedAt(main.path)) got = reread.get(main.path) ?? undefined
-    else
+    let got: SessionFacts | undefined = known
+    if (archivedAt(main.path))
       try {
         // an archived transcript, decoded into memory (undecodable since the scan: named by it)
         const f = native.datasetSessionFactsOf(transcriptBytesAt(main.path))

@@ -13,6 +13,21 @@ export function parseDay(flag: string, value: string): string {
 }
 
 /**
+ * The UTC day (`YYYY-MM-DD`) of an instant (ms), `unknown` when there is none. Asked for once per
+ * request (a price row is chosen by it, an export row partitioned by it): each day's name is
+ * made once.
+ */
+export function utcDay(ms: number): string {
+  if (!Number.isFinite(ms)) return 'unknown'
+  const n = Math.floor(ms / 86_400_000)
+  let day = UTC_DAYS.get(n)
+  if (day === undefined) UTC_DAYS.set(n, (day = new Date(n * 86_400_000).toISOString().slice(0, 10)))
+  return day
+}
+/** Day names by day number since the epoch: a few hundred in an estate. */
+const UTC_DAYS = new Map<number, string>()
+
+/**
  * A function from epoch ms to the local day (`YYYY-MM-DD`) in `timezone`, 'unknown' for NaN;
  * a usage error for an unknown zone. Days repeat, so each distinct instant is formatted once.
  */

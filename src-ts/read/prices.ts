@@ -17,6 +17,7 @@
  */
 import table from './prices.json' with { type: 'json' }
 import { compareText } from './order.js'
+import { utcDay } from './days.js'
 
 export interface Rates {
   input: number
@@ -202,7 +203,7 @@ export function normalizeModelId(model: string): string {
 /** The row of `rows` in force at `at` (ms; undefined or NaN: the newest). */
 function rowAt(rows: readonly ModelPrice[], at: number | undefined): ModelPrice {
   if (rows.length === 1 || at === undefined || Number.isNaN(at)) return rows[rows.length - 1]!
-  const day = new Date(at).toISOString().slice(0, 10)
+  const day = utcDay(at)
   let pick = rows[0]!
   for (const r of rows) if (!r.from || r.from <= day) pick = r
   return pick

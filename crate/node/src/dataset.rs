@@ -192,8 +192,9 @@ pub struct DatasetSessionFacts {
     pub compressed_by_us: bool,
 }
 
-/// `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read in
-/// parallel off the JS thread, each file's head once; null for one that cannot be read.
+/// `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read one
+/// after another on a thread of their own (off the JS thread and off the pool), each file's head
+/// once; null for one that cannot be read.
 #[napi(ts_return_type = "Promise<Array<DatasetSessionFacts | null>>")]
 pub fn dataset_session_facts(
     paths: Vec<String>,

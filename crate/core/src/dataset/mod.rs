@@ -17,6 +17,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::Field;
+use parquet::schema::types::ColumnPath;
 use schema::{ColumnType, Table};
 use std::sync::Arc;
 
@@ -217,12 +218,24 @@ pub fn encode_rows(table: Table, columns: &[(String, Values)], rows: Option<&[u3
         return Err(bad(format!("table {}: no row {i} (of {len})", table.name())));
     }
     let schema = Arc::new(table.parquet_schema().map_err(parquet_failure)?);
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).map_err(parquet_failure)?))
-            .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION))
-            .build(),
-    );
+    // Each column's compression and encoding as the schema says.
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).map_err(parquet_failure)?);
+    let props = specs
+        .iter()
+        .fold(
+            WriterProperties::builder()
+                .set_compression(zstd)
+                .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION)),
+            |b, c| {
+                let b = match c.zstd {
+                    true => b,
+                    false => b.set_column_compression(ColumnPath::from(c.name), Compression::UNCOMPRESSED),
+                };
+                b.set_column_dictionary_enabled(ColumnPath::from(c.name), c.dictionary)
+            },
+        )
+        .build();
+    let props = Arc::new(props);
     let mut out = Vec::new();
     let mut writer = SerializedFileWriter::new(&mut out, schema, props).map_err(parquet_failure)?;
     let mut group = writer.next_row_group().map_err(parquet_failure)?;
@@ -463,16 +476,17 @@ pub fn read_strings(bytes: Vec<u8>, column: &str) -> Result<Vec<Option<String>>,
 /// writes the pair as the file's first records.
 const PAIR_HEAD_BYTES: u64 = 256 * 1024;
 
-/// What the `sessions` table needs of each main transcript, in parallel, from one read of each
-/// file's head (and tail): its head-and-tail facts without record counts (title, cwd, last
-/// activity) and whether it begins with a compact pair this tool made. None for a file that
-/// cannot be read (vanished since the walk).
+/// What the `sessions` table needs of each main transcript, from one read of each file's head
+/// (and tail): its head-and-tail facts without record counts (title, cwd, last activity) and
+/// whether it begins with a compact pair this tool made. None for a file that cannot be read
+/// (vanished since the walk). The files are read one after another on the caller's thread, not
+/// on the pool: an export reads them while it groups the estate's requests, which leaves a core
+/// idle most of the time but needs the pool's threads whenever it works in parallel.
 pub fn session_facts(files: &[(String, u64)]) -> Vec<Option<(TranscriptFacts, bool)>> {
-    use rayon::prelude::*;
+    let ours = crate::archive::history::has_compressor_pair;
     files
-        .par_iter()
+        .iter()
         .map(|(p, size)| {
-            let ours = crate::archive::history::has_compressor_pair;
             transcript_facts::facts_and_head_of_file(std::path::Path::new(p), *size, false, PAIR_HEAD_BYTES, ours).ok()
         })
         .collect()

@@ -37,6 +37,28 @@ fn every_table_has_a_schema_parquet_accepts_and_encodes_its_rows() {
 }
 
 #[test]
+fn each_column_is_compressed_and_encoded_as_the_schema_says() {
+    use parquet::basic::{Compression as C, Encoding};
+    for t in Table::ALL {
+        let bytes = bytes::Bytes::from(encode(t, filled(t, 50)).unwrap());
+        let reader = SerializedFileReader::new(bytes).unwrap();
+        let group = reader.metadata().row_group(0);
+        for (c, chunk) in t.columns().iter().zip(group.columns()) {
+            let zstd = matches!(chunk.compression(), C::ZSTD(_));
+            assert_eq!(zstd, c.zstd, "{}.{}: {:?}", t.name(), c.name, chunk.compression());
+            assert!(zstd || chunk.compression() == C::UNCOMPRESSED, "{}.{}", t.name(), c.name);
+            let dictionary = chunk.encodings().any(|e| e == Encoding::RLE_DICTIONARY);
+            assert_eq!(dictionary, c.dictionary && c.ty != ColumnType::Bool, "{}.{}", t.name(), c.name);
+        }
+    }
+    // what each rule is for: no boolean is compressed, every unique id is plain
+    assert!(Table::ALL.iter().flat_map(|t| t.columns()).all(|c| c.ty != ColumnType::Bool || !c.zstd));
+    for (t, id) in [(Table::Requests, "request_key"), (Table::ToolCalls, "tool_use_id"), (Table::Messages, "uuid")] {
+        assert!(!t.columns().iter().find(|c| c.name == id).unwrap().dictionary, "{id}");
+    }
+}
+
+#[test]
 fn nulls_are_kept_where_a_column_allows_them_and_refused_where_it_does_not() {
     let mut cols = filled(Table::Requests, 2);
     let agent = cols.iter_mut().find(|(n, _)| n == "agent_id").unwrap();
