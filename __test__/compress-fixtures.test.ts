@@ -24,7 +24,8 @@ const summarize: Summarizer = async (req) => ({
 for (const name of readdirSync(DIR)
   .filter((f) => f.endsWith('.jsonl'))
   .sort()) {
-  test.serial(`${name}: a candidate resumes like the original`, async (t) => {
+  // (side by side: each resume has its own HOME and mock; two run at a time)
+  test(`${name}: a candidate resumes like the original`, async (t) => {
     const input = join(DIR, name)
     const planned = await plan(input, { leafPolicy: 'auto', minRecentRecords: 1, targetRatio: 0.5 })
     if (planned.report.status !== 'valid' || !planned.report.cut || planned.report.summarizedRecords === 0) {

@@ -538,10 +538,38 @@ export async function holdSessionWithRealClient(
   }
 }
 
+/**
+ * How many resumes of one test process run at once (`CLAUDE_JSONL_CLIENT_CONCURRENCY`, default
+ * 2). A resume spends about a third of its time waiting (the client's start, the mock's answer,
+ * its exit), so two side by side keep a 2-core machine busy where one after another leave it
+ * idle; each has its own HOME, mock and port, so they cannot see each other.
+ */
+const CLIENT_SLOTS = Math.max(1, Number(process.env.CLAUDE_JSONL_CLIENT_CONCURRENCY) || 2)
+let clientsRunning = 0
+const clientQueue: (() => void)[] = []
+
+async function withClientSlot<T>(run: () => Promise<T>): Promise<T> {
+  if (clientsRunning >= CLIENT_SLOTS) await new Promise<void>((go) => clientQueue.push(go))
+  else clientsRunning++
+  try {
+    return await run()
+  } finally {
+    // the slot passes to the next waiting resume, or is given back
+    const next = clientQueue.shift()
+    if (next) next()
+    else clientsRunning--
+  }
+}
+
 /** Resumes `transcript` with the real client (`-p continue --resume <id> --output-format json
- * --max-turns 1`) in a throw-away HOME, against a fresh mock; see ResumeResult. */
+ * --max-turns 1`) in a throw-away HOME, against a fresh mock; see ResumeResult. At most
+ * CLIENT_SLOTS run at once. */
 export async function resumeWithRealClient(transcript: Buffer | string, opts: ResumeOptions): Promise<ResumeResult> {
   const bin = await ensureClaudeClient()
+  return withClientSlot(() => resumeIn(bin, transcript, opts))
+}
+
+async function resumeIn(bin: string, transcript: Buffer | string, opts: ResumeOptions): Promise<ResumeResult> {
   const tmp = mkdtempSync(join(tmpdir(), 'cj-client-'))
   const home = join(tmp, 'home')
   const cwd = opts.cwd ?? join(tmp, 'work')

@@ -201,12 +201,15 @@ async function estateRows(
   machine: string,
   tables: DatasetTableInfo[],
   opts: ExportOptions,
+  /** Called once the estate has been read (it exists and holds transcripts), before the rows are made. */
+  read: () => void,
 ): Promise<Map<string, TableDays>> {
   // An archive root is read from its streams: each transcript's bytes decoded into memory when
   // its titles or texts are read, one at a time (nothing written).
   const scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
   const scanned = await scanEstateFiles(scope, 'usage', undefined, false, true)
   unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
+  read()
   const { scan, files } = scanned
   // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
   // tool's compact pair are read on a thread of their own while the requests are grouped here
@@ -427,12 +430,29 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   // written only once the estate has been read (a missing estate leaves no dataset behind).
   const info = await readDatasetInfo(dest)
   const tables = native.datasetTables().filter((t) => t.name !== 'messages' || opts.includeText)
-  const rowsByTable = await estateRows(machine, tables, opts)
   // From reading what this machine wrote before to publishing the merge, no other export of it
-  // runs (one of another machine may: it writes other part files).
-  const release = await lockMachine(dest, machine, opts.env)
+  // runs (one of another machine may: it writes other part files). The lock is taken, and a new
+  // dataset's info written, once the estate has been read, while its rows are made: their disk
+  // flushes are waited for beside that work, not after it.
+  let locking: Promise<() => Promise<void>> | undefined
+  let described: Promise<void> | undefined
+  const read = () => {
+    locking = lockMachine(dest, machine, opts.env)
+    described = info === undefined ? locking.then(() => writeDatasetInfo(dest)) : Promise.resolve()
+    described.catch(() => {}) // awaited below, or the export has failed already
+  }
+  let rowsByTable: Map<string, TableDays>
   try {
-    return await exportLocked(dest, machine, tables, rowsByTable, info !== undefined, opts, started)
+    rowsByTable = await estateRows(machine, tables, opts, read)
+    await described
+  } catch (e) {
+    const taken = await locking?.catch(() => undefined)
+    await taken?.().catch(() => {})
+    throw e
+  }
+  const release = await locking!
+  try {
+    return await exportLocked(dest, machine, tables, rowsByTable, opts, started)
   } finally {
     // A lock left behind (storage that failed meanwhile) is taken over by the next run on this
     // host; the export's own outcome is what is reported.
@@ -445,7 +465,6 @@ async function exportLocked(
   machine: string,
   tables: DatasetTableInfo[],
   rowsByTable: Map<string, TableDays>,
-  infoWritten: boolean,
   opts: ExportOptions,
   started: number,
 ): Promise<ExportReport> {
@@ -459,7 +478,6 @@ async function exportLocked(
   } catch {
     throw new ClaudeJsonlError(`${dest.label}: ${manifestKey} is not valid JSON`, EXIT.input)
   }
-  if (!infoWritten) await writeDatasetInfo(dest)
   // Every table's partitions are published together once all are made: in a folder, all
   // their bytes are made durable at once before any is renamed into place (a disk flush per
   // file was most of an export's time); in object storage, side by side. Each file is whole or
