@@ -594,7 +594,9 @@ export interface DatasetPricingInputs {
   cacheWrite5mTokens: Float64Array
   cacheWrite1hTokens: Float64Array
   cacheReadInputTokens: Float64Array
-  speed: Array<string | undefined | null>
+  /** Index in `speeds` (`usage.speed` as written, null when absent). */
+  speed: Uint32Array
+  speeds: Array<string | undefined | null>
   promptBand: Uint8Array
 }
 

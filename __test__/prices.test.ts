@@ -10,6 +10,8 @@ import {
   isLongContext,
   normalizeModelId,
   priceFor,
+  priceRequest,
+  priceRequests,
   priceResolver,
   promptThresholds,
   type TokenCounts,
@@ -313,6 +315,60 @@ test('an unknown version of a known family is estimated at the family newest rat
   t.is(resolve('claude-fable-9', 0)?.estimated, true)
   t.is(resolve('claude-fable-9', 0)?.price.model, 'claude-fable-5-2')
   t.is(resolve('mystery'), undefined)
+})
+
+test('priceRequests prices each request of its columns as priceRequest does', (t) => {
+  const models = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-fable-9', 'mystery', 'claude-sonnet-4-5']
+  const speeds = [null, 'fast', 'standard', '']
+  const days = [
+    NaN,
+    Date.parse('2026-10-06T23:59:59Z'),
+    Date.parse('2026-10-07T00:00:00Z'),
+    Date.parse('2025-01-02T12:00:00Z'),
+  ]
+  const rows: { model: number; at: number; speed: number; band: number; k: number }[] = []
+  let k = 1
+  for (let m = 0; m < models.length; m++)
+    for (const at of days)
+      for (let sp = 0; sp < speeds.length; sp++)
+        for (const band of [0, 1, 2]) rows.push({ model: m, at, speed: sp, band, k: k++ })
+  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f)
+  const th = promptThresholds()
+  const got = priceRequests(
+    {
+      models,
+      model: col((r) => r.model),
+      timeMs: col((r) => r.at),
+      speeds,
+      speed: col((r) => r.speed),
+      promptBand: col((r) => r.band),
+      inputTokens: col((r) => r.k * 1000),
+      outputTokens: col((r) => r.k * 37),
+      cacheWrite5mTokens: col((r) => r.k * 11),
+      cacheWrite1hTokens: col((r) => (r.k % 3) * 5000),
+      cacheReadInputTokens: col((r) => r.k * 20_000),
+    },
+    th,
+  )
+  const resolve = priceResolver()
+  rows.forEach((r, i) => {
+    const tokens: TokenCounts = {
+      inputTokens: r.k * 1000,
+      outputTokens: r.k * 37,
+      cacheWrite5mTokens: r.k * 11,
+      cacheWrite1hTokens: (r.k % 3) * 5000,
+      cacheReadTokens: r.k * 20_000,
+    }
+    const one = priceRequest(resolve, models[r.model], r.at, tokens, speeds[r.speed] ?? undefined, r.band, th)
+    const at = `row ${i} (${models[r.model]}, ${r.at}, ${speeds[r.speed]}, band ${r.band})`
+    t.is(Number.isNaN(got.cost[i]) ? undefined : got.cost[i], one.costUsd, at)
+    t.is(got.estimated[i], one.estimated ? 1 : 0, at)
+    t.is(got.fast[i], one.fast ? 1 : 0, at)
+    t.is(got.longContext[i], one.longContext ? 1 : 0, at)
+    t.is(got.pricedAs[i], one.pricedAs, at)
+  })
+  // the rule of the day matters: a model priced from a date has rows on both sides of it
+  t.not(got.pricedAs.filter((p) => p === 'claude-sonnet-5-5').length, 0)
 })
 
 test('long-context thresholds come from the table, and a prompt band maps to each model tier', (t) => {

@@ -21,6 +21,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PEER_BIN, PEER_PREFIX, PEER_VERSION, installPeer } from './ccusage-peer.mjs'
+import { formatResults } from './results-section.mjs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const REPO = path.resolve(HERE, '..')
@@ -1171,6 +1172,7 @@ function writeOutputs(run) {
   const kept = ['\n## CLI start-up', '\n## History\n'].map((title) => previous.indexOf(title)).filter((at) => at >= 0)
   const md = renderMarkdown(results, inputs, opts, oursBuilt, peer)
   fs.writeFileSync(RESULTS_MD, kept.length ? md.replace(/\n*$/, '\n') + previous.slice(Math.min(...kept)) : md)
+  formatResults()
   log(`[bench] wrote ${rel(RESULTS_MD)} and ${rel(RESULTS_JSON)}`)
   for (const t of results.targets) log(`[bench] target: ${t.target}: ${t.measured} → ${t.result}`)
   if (run.exitCode || run.prepFailed) loud('benchmark finished with problems (see above and benches/RESULTS.md)')

@@ -15,7 +15,7 @@ import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
 import { scanEstateFiles, unusableFiles } from '../read/estate.js'
 import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
-import { priceRequest, priceResolver, promptThresholds } from '../read/prices.js'
+import { priceRequests, promptThresholds } from '../read/prices.js'
 import { factsFromNative, type TranscriptFacts } from '../read/sessions.js'
 import { utcDay } from '../read/days.js'
 import type { DatasetDestination, DatasetObject } from './destination.js'
@@ -134,59 +134,39 @@ function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
  */
 function priceRows(rows: DatasetRows) {
   const p = rows.pricingInputs()
+  const priced = priceRequests(p, promptThresholds())
   const n = p.session.length
-  const resolve = priceResolver()
-  const thresholds = promptThresholds()
-  const cost = new Float64Array(n)
-  const priced = new Uint8Array(n)
-  const estimated = new Uint8Array(n)
-  const fast = new Uint8Array(n)
-  const long = new Uint8Array(n)
-  const pricedAs = new Array<string>(n)
-  const asNull = new Uint8Array(n)
   const perSession = new Map<number, { requests: number; cost: number; first: number }>()
   for (let i = 0; i < n; i++) {
-    const at = p.timeMs[i]
-    const q = priceRequest(
-      resolve,
-      p.models[p.model[i]],
-      at,
-      {
-        inputTokens: p.inputTokens[i],
-        outputTokens: p.outputTokens[i],
-        cacheWrite5mTokens: p.cacheWrite5mTokens[i],
-        cacheWrite1hTokens: p.cacheWrite1hTokens[i],
-        cacheReadTokens: p.cacheReadInputTokens[i],
-      },
-      p.speed[i] ?? undefined,
-      p.promptBand[i],
-      thresholds,
-    )
-    cost[i] = q.costUsd ?? NaN
-    priced[i] = q.costUsd !== undefined ? 1 : 0
-    estimated[i] = q.estimated ? 1 : 0
-    fast[i] = q.fast ? 1 : 0
-    long[i] = q.longContext ? 1 : 0
-    pricedAs[i] = q.pricedAs ?? ''
-    asNull[i] = q.pricedAs === undefined ? 1 : 0
     const si = p.session[i]
     let s = perSession.get(si)
     if (!s) perSession.set(si, (s = { requests: 0, cost: 0, first: Infinity }))
     s.requests++
-    s.cost += q.costUsd ?? 0
+    const cost = priced.cost[i]
+    if (!Number.isNaN(cost)) s.cost += cost
+    const at = p.timeMs[i]
     if (Number.isFinite(at) && at < s.first) s.first = at
   }
-  const joined = pricedAs.join('\0')
-  const names = pricedAs.some((s) => s.includes('\0'))
-    ? { name: 'priced_as', strings: pricedAs.map((s, i) => (asNull[i] ? null : s)) }
-    : { name: 'priced_as', joined, nulls: asNull }
+  const pricedAs = priced.pricedAs
+  const isPriced = new Uint8Array(n)
+  const asNull = new Uint8Array(n)
+  const names = new Array<string>(n)
+  for (let i = 0; i < n; i++) {
+    const name = pricedAs[i]
+    isPriced[i] = Number.isNaN(priced.cost[i]) ? 0 : 1
+    asNull[i] = name === undefined ? 1 : 0
+    names[i] = name ?? ''
+  }
+  const pricedAsColumn = names.some((s) => s.includes('\0'))
+    ? { name: 'priced_as', strings: pricedAs.map((s) => s ?? null) }
+    : { name: 'priced_as', joined: names.join('\0'), nulls: asNull }
   rows.addColumns('requests', [
-    { name: 'cost_usd', numbers: cost },
-    { name: 'priced', flags: priced },
-    { name: 'price_estimated', flags: estimated },
-    names,
-    { name: 'fast', flags: fast },
-    { name: 'long_context', flags: long },
+    { name: 'cost_usd', numbers: priced.cost },
+    { name: 'priced', flags: isPriced },
+    { name: 'price_estimated', flags: priced.estimated },
+    pricedAsColumn,
+    { name: 'fast', flags: priced.fast },
+    { name: 'long_context', flags: priced.longContext },
   ])
   return perSession
 }

@@ -324,6 +324,86 @@ export function priceRequest(
   return out
 }
 
+/** Requests to price at once, as columns (one value per request). */
+export interface RequestColumns {
+  /** Each request's model, as an index into `models`. */
+  model: ArrayLike<number>
+  models: readonly string[]
+  /** When each was written (ms; NaN: unknown, priced at the newest rates). */
+  timeMs: ArrayLike<number>
+  /** `usage.speed` as an index into `speeds` (undefined or '': not given). */
+  speed: ArrayLike<number>
+  speeds: readonly (string | undefined | null)[]
+  /** How many of `thresholds` each request's prompt exceeds. */
+  promptBand: ArrayLike<number>
+  inputTokens: ArrayLike<number>
+  outputTokens: ArrayLike<number>
+  cacheWrite5mTokens: ArrayLike<number>
+  cacheWrite1hTokens: ArrayLike<number>
+  cacheReadInputTokens: ArrayLike<number>
+}
+
+/** `priceRequest` of each request of `RequestColumns`, as columns. */
+export interface PricedColumns {
+  /** USD; NaN when the model is of no known family. */
+  cost: Float64Array
+  estimated: Uint8Array
+  fast: Uint8Array
+  longContext: Uint8Array
+  /** The table's model whose rates were used; undefined when unpriced. */
+  pricedAs: (string | undefined)[]
+}
+
+/**
+ * Prices every request of `r` exactly as `priceRequest` prices each, resolving a model's rates
+ * once per model and UTC day rather than once per request: an estate's tens of thousands of
+ * requests name a handful of models on a few hundred days.
+ */
+export function priceRequests(r: RequestColumns, thresholds: readonly number[]): PricedColumns {
+  const n = r.timeMs.length
+  const out: PricedColumns = {
+    cost: new Float64Array(n),
+    estimated: new Uint8Array(n),
+    fast: new Uint8Array(n),
+    longContext: new Uint8Array(n),
+    pricedAs: new Array<string | undefined>(n),
+  }
+  const resolve = priceResolver()
+  // by model index and day number (NaN times as one more "day")
+  const matches = new Map<number, PriceMatch | null>()
+  const tokens: TokenCounts = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    cacheReadTokens: 0,
+  }
+  for (let i = 0; i < n; i++) {
+    const at = r.timeMs[i]
+    const day = Number.isFinite(at) ? Math.floor(at / 86_400_000) : 1e9
+    const key = r.model[i] * 4e9 + day
+    let match = matches.get(key)
+    if (match === undefined) matches.set(key, (match = resolve(r.models[r.model[i]], at) ?? null))
+    const fast = r.speeds[r.speed[i]] === 'fast'
+    out.fast[i] = fast ? 1 : 0
+    if (match === null) {
+      out.cost[i] = NaN
+      continue
+    }
+    const longContext = isLongContext(match.price, r.promptBand[i], thresholds)
+    tokens.inputTokens = r.inputTokens[i]
+    tokens.outputTokens = r.outputTokens[i]
+    tokens.cacheWrite5mTokens = r.cacheWrite5mTokens[i]
+    tokens.cacheWrite1hTokens = r.cacheWrite1hTokens[i]
+    tokens.cacheReadTokens = r.cacheReadInputTokens[i]
+    out.cost[i] = costAt(match.price, tokens, longContext, fast)
+    out.estimated[i] = match.estimated ? 1 : 0
+    out.longContext[i] = longContext ? 1 : 0
+    out.pricedAs[i] = match.price.model
+  }
+  return out
+}
+
 /**
  * USD cost of the given tokens on `model`.
  *

@@ -233,7 +233,9 @@ pub struct DatasetPricingInputs {
     #[napi(js_name = "cacheWrite1hTokens")]
     pub cache_write_1h_tokens: Float64Array,
     pub cache_read_input_tokens: Float64Array,
-    pub speed: Vec<Option<String>>,
+    /// Index in `speeds` (`usage.speed` as written, null when absent).
+    pub speed: Uint32Array,
+    pub speeds: Vec<Option<String>>,
     pub prompt_band: Uint8Array,
 }
 
@@ -273,7 +275,8 @@ impl DatasetRows {
             cache_write_5m_tokens: Float64Array::new(p.cache_write_5m.clone()),
             cache_write_1h_tokens: Float64Array::new(p.cache_write_1h.clone()),
             cache_read_input_tokens: Float64Array::new(p.cache_read.clone()),
-            speed: p.speed.clone(),
+            speed: Uint32Array::new(p.speed.clone()),
+            speeds: p.speeds.clone(),
             prompt_band: Uint8Array::new(p.prompt_band.clone()),
         }
     }

@@ -38,8 +38,9 @@ pub struct Pricing {
     pub cache_write_5m: Vec<f64>,
     pub cache_write_1h: Vec<f64>,
     pub cache_read: Vec<f64>,
-    /// `usage.speed` as written, when present.
-    pub speed: Vec<Option<String>>,
+    /// Index of the request's `usage.speed` as written (None when absent) in `speeds`.
+    pub speed: Vec<u32>,
+    pub speeds: Vec<Option<String>>,
     pub prompt_band: Vec<u8>,
 }
 
@@ -163,7 +164,15 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
         model.push(Some(m));
         p.model.push(mi);
         p.session.push(si);
-        p.speed.push(text(u.speed).map(str::to_string));
+        let sp = text(u.speed);
+        let speed_at = match p.speeds.iter().position(|x| x.as_deref() == sp) {
+            Some(i) => i as u32,
+            None => {
+                p.speeds.push(sp.map(str::to_string));
+                (p.speeds.len() - 1) as u32
+            }
+        };
+        p.speed.push(speed_at);
         speed.push(text(u.speed));
         tier.push(text(u.service_tier));
         times.push(r.timestamp_ms);
