@@ -59,8 +59,11 @@ export declare class EstateScan {
    * the counted requests (as `requests`) and the counted tool calls (the calls `usage` counts per
    * tool, each with its tool, target and error), from one grouping, by UTC day, without the
    * requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
+   * Made off the JS thread, which an export needs meanwhile (its lock and the dataset's info
+   * are written then): the scan's estate moves into the work and is freed there, so this scan
+   * is empty afterwards, as after `release()`.
    */
-  datasetRows(machine: string, promptThresholds: Array<number>): DatasetRows
+  datasetRows(machine: string, promptThresholds: Array<number>): Promise<DatasetRows>
   /**
    * Tool calls of the buckets of the last `usage()` call that `included` marks (one byte per
    * bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.

@@ -198,8 +198,8 @@ async function estateRows(
   const reading = sessionFacts(mainFiles)
   reading.catch(() => {}) // awaited once the rows are made
   const sessions = scan.sessions()
-  const counted = scan.datasetRows(machine, promptThresholds())
-  scan.release()
+  // (made off this thread, which meanwhile writes the lock and the dataset's info)
+  const counted = await scan.datasetRows(machine, promptThresholds()).catch((e) => Promise.reject(fromNative(e)))
   const table = (name: string) => tables.find((t) => t.name === name)!
   // The tool calls need no price: their files are made while the requests are priced.
   const toolCalls = nativeDays(table('tool_calls'), counted)

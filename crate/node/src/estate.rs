@@ -296,13 +296,25 @@ impl EstateScan {
     /// the counted requests (as `requests`) and the counted tool calls (the calls `usage` counts per
     /// tool, each with its tool, target and error), from one grouping, by UTC day, without the
     /// requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
-    #[napi]
-    pub fn dataset_rows(&self, machine: String, prompt_thresholds: Vec<f64>) -> crate::dataset::DatasetRows {
+    /// Made off the JS thread, which an export needs meanwhile (its lock and the dataset's info
+    /// are written then): the scan's estate moves into the work and is freed there, so this scan
+    /// is empty afterwards, as after `release()`.
+    #[napi(ts_return_type = "Promise<DatasetRows>")]
+    pub fn dataset_rows(
+        &mut self,
+        machine: String,
+        prompt_thresholds: Vec<f64>,
+    ) -> AsyncTask<Job<crate::dataset::DatasetRows>> {
         use claude_jsonl_core::dataset::estate;
-        let (scans, thresholds) = (self.scans(), thresholds_of(&prompt_thresholds));
-        let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
-        let (requests, calls) = estate::table_rows(&self.estate, &scans, &reqs, &calls, &machine);
-        crate::dataset::DatasetRows::new(vec![requests.rows, calls], requests.pricing)
+        let e = std::mem::take(&mut self.estate);
+        self.tool_targets = None;
+        let thresholds = thresholds_of(&prompt_thresholds);
+        job(move || {
+            let scans = scans_of(&e);
+            let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
+            let (requests, calls) = estate::table_rows(&e, &scans, &reqs, &calls, &machine);
+            Ok(crate::dataset::DatasetRows::new(vec![requests.rows, calls], requests.pricing))
+        })
     }
 }
 
@@ -321,10 +333,15 @@ impl EstateScan {
 
     /// Each file's scan (an empty one for a file that could not be read), in file order.
     fn scans(&self) -> Vec<&Scan> {
-        static EMPTY: std::sync::OnceLock<Scan> = std::sync::OnceLock::new();
-        let empty = EMPTY.get_or_init(Scan::default);
-        self.estate.scans.iter().map(|s| s.as_ref().unwrap_or(empty)).collect()
+        scans_of(&self.estate)
     }
+}
+
+/// Each file's scan of `e` (an empty one for a file that could not be read), in file order.
+fn scans_of(e: &estate::EstateScan) -> Vec<&Scan> {
+    static EMPTY: std::sync::OnceLock<Scan> = std::sync::OnceLock::new();
+    let empty = EMPTY.get_or_init(Scan::default);
+    e.scans.iter().map(|s| s.as_ref().unwrap_or(empty)).collect()
 }
 
 fn request_columns(e: &estate::EstateScan, scans: &[&Scan], reqs: &[usage::CountedRequest]) -> RequestColumns {
