@@ -319,7 +319,8 @@ clientSerial(
 
 // real-06 and real-09 were compacted by the client already: their chain starts at its boundary.
 for (const name of ['real-05.jsonl', 'real-06.jsonl', 'real-08.jsonl', 'real-09.jsonl', 'real-12.jsonl']) {
-  clientSerial(`the real client resumes the candidate of ${name} like the original's recent suffix`, async (t) => {
+  // (side by side: each compresses into its own folder, and each resume has its own HOME and mock)
+  clientTest(`the real client resumes the candidate of ${name} like the original's recent suffix`, async (t) => {
     const dir = tempDir('cj-compress-')
     const out = join(dir, 'candidate.jsonl')
     const report = await compressWith(join(REAL, name), out, fixedSummary)

@@ -65,11 +65,12 @@ test.serial('every kind of damage in a real transcript: the repaired file resume
   t.deepEqual(errors(repaired), [])
 
   const sessionId = sessionOf(original)
-  const [undamagedRun, damagedRun, repairedRun] = [
-    await resumeWithRealClient(expected, { sessionId }),
-    await resumeWithRealClient(damaged, { sessionId }),
-    await resumeWithRealClient(repaired, { sessionId }),
-  ]
+  // (side by side: each resume has its own HOME and mock)
+  const [undamagedRun, damagedRun, repairedRun] = await Promise.all([
+    resumeWithRealClient(expected, { sessionId }),
+    resumeWithRealClient(damaged, { sessionId }),
+    resumeWithRealClient(repaired, { sessionId }),
+  ])
   for (const run of [undamagedRun, damagedRun, repairedRun]) t.is(run.exitCode, 0, run.stderr)
   t.truthy(undamagedRun.history)
   t.notDeepEqual(damagedRun.history, undamagedRun.history, 'the damage hides part of the conversation')
@@ -93,8 +94,10 @@ test.serial(
     )
     t.deepEqual(errors(r.output!), [])
     const sessionId = sessionOf(original)
-    const before = await resumeWithRealClient(original, { sessionId })
-    const after = await resumeWithRealClient(r.output!, { sessionId })
+    const [before, after] = await Promise.all([
+      resumeWithRealClient(original, { sessionId }),
+      resumeWithRealClient(r.output!, { sessionId }),
+    ])
     t.is(after.exitCode, 0, after.stderr)
     t.truthy(before.history)
     t.deepEqual(after.history, before.history)
@@ -150,8 +153,10 @@ test.serial(
       )
       t.true(r.output!.equals(step.expected), 'every other record byte for byte')
       t.deepEqual(errors(r.output!), [])
-      const damagedRun = await resumeWithRealClient(step.damaged, { sessionId })
-      const repairedRun = await resumeWithRealClient(r.output!, { sessionId })
+      const [damagedRun, repairedRun] = await Promise.all([
+        resumeWithRealClient(step.damaged, { sessionId }),
+        resumeWithRealClient(r.output!, { sessionId }),
+      ])
       for (const run of [damagedRun, repairedRun]) t.is(run.exitCode, 0, run.stderr)
       // Measured: the client sends neither the call nor its result for the damaged file (both
       // are in it); the request is valid, the turn is lost.
@@ -215,8 +220,10 @@ test.serial(
     t.true(fragmentResult > 0)
     const spliced = resultOffItsCall(original, fragmentResult).damaged
     t.deepEqual(native.repairTranscript(spliced).mends, [])
-    const splicedRun = await resumeWithRealClient(spliced, { sessionId })
-    const originalRun = await resumeWithRealClient(original, { sessionId })
+    const [splicedRun, originalRun] = await Promise.all([
+      resumeWithRealClient(spliced, { sessionId }),
+      resumeWithRealClient(original, { sessionId }),
+    ])
     t.deepEqual(splicedRun.history, originalRun.history)
   },
 )
@@ -252,8 +259,10 @@ test.serial(
       errors(r.output!).map((f) => f.code),
       ['orphan-tool-result'],
     )
-    const damagedRun = await resumeWithRealClient(damaged, { sessionId })
-    const repairedRun = await resumeWithRealClient(r.output!, { sessionId })
+    const [damagedRun, repairedRun] = await Promise.all([
+      resumeWithRealClient(damaged, { sessionId }),
+      resumeWithRealClient(r.output!, { sessionId }),
+    ])
     for (const run of [damagedRun, repairedRun]) t.is(run.exitCode, 0, run.stderr)
     // Measured: for the damaged file the client resumes only the records after the torn line.
     t.true(repairedRun.history!.length > damagedRun.history!.length + 20)

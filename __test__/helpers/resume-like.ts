@@ -133,10 +133,11 @@ export async function assertResumesLike(
   opts: ResumesLikeOptions = {},
 ): Promise<ResumesLike> {
   const sessionId = opts.sessionId ?? SESSION
-  const [original, compressed] = [
-    await resumeWithRealClient(originalBytes, { sessionId }),
-    await resumeWithRealClient(compressedBytes, { sessionId }),
-  ]
+  // side by side: each resume has its own HOME and mock
+  const [original, compressed] = await Promise.all([
+    resumeWithRealClient(originalBytes, { sessionId }),
+    resumeWithRealClient(compressedBytes, { sessionId }),
+  ])
   for (const [name, r] of [
     ['original', original],
     ['compressed', compressed],
