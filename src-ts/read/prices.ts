@@ -370,7 +370,9 @@ export function priceRequests(r: RequestColumns, thresholds: readonly number[]):
   }
   const resolve = priceResolver()
   // by model index and day number (NaN times as one more "day")
-  const matches = new Map<number, PriceMatch | null>()
+  const matches = new Map<number, PriceMatch | undefined>()
+  let match: PriceMatch | undefined
+  const resolved = () => match
   const tokens: TokenCounts = {
     inputTokens: 0,
     outputTokens: 0,
@@ -380,26 +382,20 @@ export function priceRequests(r: RequestColumns, thresholds: readonly number[]):
   }
   for (let i = 0; i < n; i++) {
     const at = r.timeMs[i]
-    const day = Number.isFinite(at) ? Math.floor(at / 86_400_000) : 1e9
-    const key = r.model[i] * 4e9 + day
-    let match = matches.get(key)
-    if (match === undefined) matches.set(key, (match = resolve(r.models[r.model[i]], at) ?? null))
-    const fast = r.speeds[r.speed[i]] === 'fast'
-    out.fast[i] = fast ? 1 : 0
-    if (match === null) {
-      out.cost[i] = NaN
-      continue
-    }
-    const longContext = isLongContext(match.price, r.promptBand[i], thresholds)
+    const key = r.model[i] * 4e9 + (Number.isFinite(at) ? Math.floor(at / 86_400_000) : 1e9)
+    match = matches.get(key)
+    if (match === undefined && !matches.has(key)) matches.set(key, (match = resolve(r.models[r.model[i]], at)))
     tokens.inputTokens = r.inputTokens[i]
     tokens.outputTokens = r.outputTokens[i]
     tokens.cacheWrite5mTokens = r.cacheWrite5mTokens[i]
     tokens.cacheWrite1hTokens = r.cacheWrite1hTokens[i]
     tokens.cacheReadTokens = r.cacheReadInputTokens[i]
-    out.cost[i] = costAt(match.price, tokens, longContext, fast)
-    out.estimated[i] = match.estimated ? 1 : 0
-    out.longContext[i] = longContext ? 1 : 0
-    out.pricedAs[i] = match.price.model
+    const q = priceRequest(resolved, '', at, tokens, r.speeds[r.speed[i]] ?? undefined, r.promptBand[i], thresholds)
+    out.cost[i] = q.costUsd ?? NaN
+    out.estimated[i] = q.estimated ? 1 : 0
+    out.fast[i] = q.fast ? 1 : 0
+    out.longContext[i] = q.longContext ? 1 : 0
+    out.pricedAs[i] = q.pricedAs
   }
   return out
 }
