@@ -585,24 +585,24 @@ test('HTML: planted scripts, event handlers and javascript:/vbscript:/data: link
 
 test('HTML: the Markdown renderer and highlighter load only for --format html', (t) => {
   const probe = (format: string) => {
+    // The command prints the session on stdout; the probe's answer goes to a file of its own.
     const script = `import { createRequire } from 'node:module'
+import { writeFileSync } from 'node:fs'
 import { runShow } from ${JSON.stringify(join(REPO, 'dist', 'src-ts', 'cli', 'show-command.js'))}
-const out = process.stdout.write.bind(process.stdout)
-process.stdout.write = () => true
 await runShow([process.argv[2], '--format', ${JSON.stringify(format)}])
 const cache = Object.keys(createRequire(import.meta.url).cache)
-out(JSON.stringify({ markdownIt: cache.some((k) => k.includes('/markdown-it/')), hljs: cache.some((k) => k.includes('/highlight.js/')) }))`
-    const f = join(tempDir('cj-show-probe-'), 'probe.mjs')
+writeFileSync(process.argv[3], JSON.stringify({ markdownIt: cache.some((k) => k.includes('/markdown-it/')), hljs: cache.some((k) => k.includes('/highlight.js/')) }))`
+    const dir = tempDir('cj-show-probe-')
+    const f = join(dir, 'probe.mjs')
+    const answer = join(dir, 'answer.json')
     writeFileSync(f, script)
     const r = spawnSync(
       process.execPath,
-      [f, file([human('U1', null, 'hi'), said('A1', 'U1', 'm1', [text('**yes**')])])],
-      {
-        encoding: 'utf8',
-      },
+      [f, file([human('U1', null, 'hi'), said('A1', 'U1', 'm1', [text('**yes**')])]), answer],
+      { encoding: 'utf8' },
     )
     t.is(r.status, 0, r.stderr)
-    return JSON.parse(r.stdout)
+    return JSON.parse(readFileSync(answer, 'utf8'))
   }
   t.deepEqual(probe('text'), { markdownIt: false, hljs: false })
   t.deepEqual(probe('markdown'), { markdownIt: false, hljs: false })

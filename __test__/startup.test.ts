@@ -1,10 +1,12 @@
-// The installed command (bin.cjs, which runs the CLI bundled into bundle.cjs): that the bundle is
-// built from the current modules, that it answers as the unbundled CLI does, and a loose guard on
-// its fixed cost, so that a heavy import on every command's path is caught.
+// The installed command (bin.cjs, which runs the CLI bundled into bundle.<command>.cjs or
+// bundle.cjs): that the bundles are built from the current modules, that it answers as the
+// unbundled CLI does, and a loose guard on its fixed cost, so that a heavy import on every
+// command's path is caught.
 import test from 'ava'
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { COMMANDS } from '../src-ts/cli/registry.js'
 import { median, timeProcess } from './helpers/process-time.js'
 import { CLI, REPO, assistant, tempDir, userText, writeTree } from './helpers/transcripts.js'
 
@@ -17,8 +19,20 @@ function jsFiles(dir: string): string[] {
   )
 }
 
-test('the bundle is built from the compiled modules as they are now', (t) => {
-  const bundled = statSync(BUNDLE).mtimeMs
+/** Every bundle the installed command runs: the whole CLI's and each command's own. */
+const bundles = () =>
+  readdirSync(join(REPO, 'dist', 'src-ts', 'cli'))
+    .filter((f) => /^bundle(\..+)?\.cjs$/.test(f))
+    .map((f) => join(REPO, 'dist', 'src-ts', 'cli', f))
+
+test('each command but mcp and statusline (which run from main.js) has a bundle of its own', (t) => {
+  const names = new Set(bundles().map((f) => /bundle\.(.+)\.cjs$/.exec(f)?.[1]))
+  for (const c of COMMANDS) t.is(names.has(c.name), c.name !== 'mcp' && c.name !== 'statusline', c.name)
+  t.true(bundles().includes(BUNDLE))
+})
+
+test('the bundles are built from the compiled modules as they are now', (t) => {
+  const bundled = Math.min(...bundles().map((f) => statSync(f).mtimeMs))
   const newer = jsFiles(join(REPO, 'dist', 'src-ts')).filter((f) => statSync(f).mtimeMs > bundled)
   t.deepEqual(newer, [], 'compiled after the bundle was made: run `node scripts/bundle-cli.mjs` (npm run build:ts)')
 })

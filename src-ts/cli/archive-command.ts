@@ -6,6 +6,7 @@ import { defineCommand, flag, text } from './command.js'
 import { JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 const ratio = (r: number | null) => (r === null ? '-' : `${r.toFixed(2)}x`)
 
@@ -57,10 +58,10 @@ an archive, or another archive run holds DIR.`,
         onProgress,
       }),
     )
-    for (const f of report.failures) process.stderr.write(`claude-jsonl: ${f.message}\n`)
-    for (const f of report.skipped) process.stderr.write(`claude-jsonl: skipped: ${f.message}\n`)
-    for (const f of report.notTranscripts) process.stderr.write(`claude-jsonl: left out: ${f.message}\n`)
-    for (const h of report.healed) process.stderr.write(`claude-jsonl: warning: ${h}\n`)
+    for (const f of report.failures) writeStderr(`claude-jsonl: ${f.message}\n`)
+    for (const f of report.skipped) writeStderr(`claude-jsonl: skipped: ${f.message}\n`)
+    for (const f of report.notTranscripts) writeStderr(`claude-jsonl: left out: ${f.message}\n`)
+    for (const h of report.healed) writeStderr(`claude-jsonl: warning: ${h}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderArchive(report))
     return report.failures.length > 0 || report.healed.length > 0 ? EXIT.flagged : EXIT.ok
   },

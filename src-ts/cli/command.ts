@@ -5,6 +5,7 @@
 // only ever sees values that passed.
 import { parseArgs } from 'node:util'
 import { usageError } from '../errors.js'
+import { writeStdout } from '../terminal/output.cjs'
 
 interface OptionBase {
   /** One line for --help. */
@@ -280,7 +281,7 @@ export type Write = (text: string) => void
 export async function runCommand<O extends Options>(
   command: Command<O>,
   args: string[],
-  write: Write = (s) => void process.stdout.write(s),
+  write: Write = writeStdout,
 ): Promise<number> {
   const print = (text: string) => write(text.endsWith('\n') ? text : text + '\n')
   const { help, values, positionals } = parseCommandLine(command, args)

@@ -15,6 +15,7 @@ import { choice, decimal, defineCommand, flag, text, wholeNumber, type Values } 
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
 import { BUDGET_OPTIONS, budgetOptions, PACK_BUDGET_OPTIONS } from './topology-options.js'
 import { batchMode, committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 /** Skipped and failed sessions listed by name in the batch's text output, unless --verbose. */
 const LISTED_SESSIONS = 20
@@ -130,11 +131,11 @@ async function runInPlace(
   const { result, report, reportPath } = await compressInPlace(input, {
     ...options,
     ...o,
-    onRecovered: (r) => process.stderr.write(`claude-jsonl: ${r.message}\n`),
+    onRecovered: (r) => writeStderr(`claude-jsonl: ${r.message}\n`),
   })
   if (result.operationState === 'committed-report-failed') {
     print(committedReportFailed(result, 'operation_state'))
-    process.stderr.write(`claude-jsonl: ${result.error!.message}\n`)
+    writeStderr(`claude-jsonl: ${result.error!.message}\n`)
     return EXIT.input
   }
   if (result.operationState !== 'committed') throw result.error!
@@ -176,7 +177,7 @@ async function runBatch(values: CompressValues, positionals: string[], print: (t
   const mode = batchMode('compress', values)
   const { compressEstate, readSessionList } = await import('../compress/batch.js')
   const { createProgress } = await import('../terminal/progress.js')
-  const bar = createProgress(process.stderr)
+  const bar = createProgress()
   try {
     const report = await compressEstate({
       paths: positionals,

@@ -9,6 +9,7 @@ import { defineCommand, flag, runCommand, text, wholeNumber } from './command.js
 import { ARCHIVE_STATE, JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 function age(ms: number): string {
   const s = ms / 1000
@@ -103,8 +104,7 @@ export function renderFind(r: FindReport): string {
 
 /** An estate with no transcript says on stderr where it looked and how to point elsewhere. */
 function emptyEstate(s: FindReport['scope'] | FindExactReport['scope']): void {
-  if (s.filesTotal === 0)
-    process.stderr.write(`claude-jsonl: ${emptyEstateNotice({ roots: s.roots, source: s.rootsSource })}\n`)
+  if (s.filesTotal === 0) writeStderr(`claude-jsonl: ${emptyEstateNotice({ roots: s.roots, source: s.rootsSource })}\n`)
 }
 
 export const command = defineCommand({

@@ -4,12 +4,13 @@
 // nothing is ever written into the estate.
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { runCommand } from './command.js'
+import { writeStdout, writeStderr } from '../terminal/output.cjs'
 import { COMMANDS, globalHelp } from './registry.js'
 import { asksVersion, versionLine } from './version.cjs'
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
-  const print = (text: string) => void process.stdout.write(text + '\n')
+  const print = (text: string) => writeStdout(text + '\n')
   if (asksVersion(argv)) {
     const { default: native } = await import('../native.js')
     return (print(versionLine(native.version())), EXIT.ok)
@@ -21,22 +22,17 @@ export async function main(argv: string[]): Promise<number> {
   return runCommand((await entry.load()).command, rest)
 }
 
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  // `claude-jsonl stats | head` closes the pipe early: not an error worth a trace.
-  if (e.code === 'EPIPE') process.exit(EXIT.ok)
-})
-
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code
   },
   (e: unknown) => {
     if (e instanceof ClaudeJsonlError) {
-      process.stderr.write(`claude-jsonl: ${e.message}\n`)
+      writeStderr(`claude-jsonl: ${e.message}\n`)
       process.exitCode = e.exitCode
     } else {
       const msg = e instanceof Error ? e.message.split('\n')[0] : String(e)
-      process.stderr.write(`claude-jsonl: internal error: ${msg}\n`)
+      writeStderr(`claude-jsonl: internal error: ${msg}\n`)
       process.exitCode = EXIT.internal
     }
   },

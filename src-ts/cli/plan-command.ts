@@ -6,6 +6,7 @@ import { defineCommand } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { renderPlan } from './plan-render.js'
 import { TOPOLOGY_OPTIONS, topologyOptions } from './topology-options.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 export const command = defineCommand({
   name: 'plan',
@@ -20,7 +21,7 @@ export const command = defineCommand({
     const { report } = await plan(file, topologyOptions(values))
     if (values.json) print(JSON.stringify(report, null, 2))
     else if (report.valid) print(renderPlan(report, file))
-    if (!report.valid && !values.json) process.stderr.write(`claude-jsonl: ${file}: ${stopMessage(report)}\n`)
+    if (!report.valid && !values.json) writeStderr(`claude-jsonl: ${file}: ${stopMessage(report)}\n`)
     return report.valid ? EXIT.ok : EXIT.flagged
   },
 })

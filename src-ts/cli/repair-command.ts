@@ -13,6 +13,7 @@ import { sessionFileFor } from '../archive/in-memory.js'
 import { defineCommand, flag, text, wholeNumber, type Values } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS } from './common-options.js'
 import { batchMode, committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 const BATCH_OPTIONS = {
   all: flag('repair every session of the estate (PATH folders, --projects, $CLAUDE_CONFIG_DIR or ~/.claude)'),
@@ -76,7 +77,7 @@ a source changed during the run, or operationState committed-report-failed, 4 in
     const r = await repairTranscript(session.path, { out: values.out, force: values.force, inPlace, dryRun })
     if (r.transaction?.operationState === 'committed-report-failed') {
       print(committedReportFailed(r.transaction, 'operationState'))
-      process.stderr.write(`claude-jsonl: ${r.transaction.error!.message}\n`)
+      writeStderr(`claude-jsonl: ${r.transaction.error!.message}\n`)
       return EXIT.input
     }
     if (values.json) return (print(JSON.stringify(r.report, null, 2)), EXIT.ok)
@@ -119,7 +120,7 @@ async function runBatch(values: RepairValues, positionals: string[], print: (tex
   const mode = batchMode('repair', values)
   const { compressEstate, readSessionList } = await import('../compress/batch.js')
   const { createProgress } = await import('../terminal/progress.js')
-  const bar = createProgress(process.stderr)
+  const bar = createProgress()
   try {
     const report = await compressEstate({
       operation: 'repair',

@@ -5,6 +5,7 @@ import { EXIT } from '../errors.js'
 import { choice, defineCommand, flag, text } from './command.js'
 import { JSON_OUTPUT, ONE_SESSION, PROJECTS, SESSION_HELP } from './common-options.js'
 import { committedReportFailed, IN_PLACE_OPTIONS, inPlaceSettings } from './in-place-options.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 export const command = defineCommand({
   name: 'repair-read-pages',
@@ -40,7 +41,7 @@ changed during the run, or operationState committed-report-failed (replaced, rep
     })
     if (r.transaction?.operationState === 'committed-report-failed') {
       print(committedReportFailed(r.transaction, 'operationState'))
-      process.stderr.write(`claude-jsonl: ${r.transaction.error!.message}\n`)
+      writeStderr(`claude-jsonl: ${r.transaction.error!.message}\n`)
       return EXIT.input
     }
     const rep = r.report

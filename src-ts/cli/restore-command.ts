@@ -6,6 +6,7 @@ import { decimal, defineCommand, flag, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT } from './common-options.js'
 import { withProgress } from '../terminal/progress.js'
 import { formatBytes, formatInt, count } from '../terminal/format.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 /** `restore --list`: per session, every generation of its transcript. */
 export function renderHistory(sessions: SessionHistory[]): string {
@@ -127,8 +128,8 @@ not archived yet at DATE (one line per session naming what it has; nothing writt
         onProgress,
       }),
     )
-    for (const f of report.files) if (f.error) process.stderr.write(`claude-jsonl: ${f.error}\n`)
-    for (const w of report.warnings) process.stderr.write(`claude-jsonl: warning: ${w}\n`)
+    for (const f of report.files) if (f.error) writeStderr(`claude-jsonl: ${f.error}\n`)
+    for (const w of report.warnings) writeStderr(`claude-jsonl: warning: ${w}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderRestore(report))
     return report.failed > 0 || report.warnings.length > 0 ? EXIT.flagged : EXIT.ok
   },

@@ -4,6 +4,7 @@ import { startServer } from '../serve/server.js'
 import { ClaudeJsonlError, EXIT, usageError } from '../errors.js'
 import { defineCommand, runCommand, text, wholeNumber, type Write } from './command.js'
 import { PROJECTS } from './common-options.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
 
@@ -51,7 +52,7 @@ interrupted (Ctrl-C).`,
       throw err
     }
     if (!LOOPBACK.has(host))
-      process.stderr.write(
+      writeStderr(
         `claude-jsonl serve: listening on ${host}: anyone who can reach this address can read these transcripts\n`,
       )
     const snap = await running.model.snapshot()

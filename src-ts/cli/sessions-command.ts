@@ -6,6 +6,7 @@ import { defineCommand, flag, runCommand, text, wholeNumber, type Write } from '
 import { ARCHIVE_STATE, JSON_OUTPUT, PROJECTS } from './common-options.js'
 import { count, formatBytes, formatInt, localTime } from '../terminal/format.js'
 import { renderTable, terminalWidth } from '../terminal/table.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 const right = 'right' as const
 
@@ -87,9 +88,7 @@ sessions listed are read whole.`,
       timezone: v.timezone,
     })
     if (listing.scope.sessions === 0 && listing.scope.subagentFiles === 0)
-      process.stderr.write(
-        `claude-jsonl: ${emptyEstateNotice({ roots: listing.roots, source: listing.rootsSource })}\n`,
-      )
+      writeStderr(`claude-jsonl: ${emptyEstateNotice({ roots: listing.roots, source: listing.rootsSource })}\n`)
     print(v.json ? JSON.stringify(listing, null, 2) : renderSessions(listing, { width: terminalWidth(v.wide) }))
     return EXIT.ok
   },

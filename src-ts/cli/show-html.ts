@@ -6,7 +6,6 @@
 //
 // markdown-it and highlight.js are required on the first page rendered, never at start-up, so
 // the other commands and formats do not pay for them.
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type markdownItFactory from 'markdown-it'
@@ -139,7 +138,10 @@ const apply=()=>{const v=q.value.trim().toLowerCase();let k=0;turns.forEach((s,i
 s.hidden=!on;if(items[i])items[i].hidden=!on;k+=on?1:0});n.textContent=v?k+' of '+turns.length+' turns':''};
 q.addEventListener('input',apply);const p=new URLSearchParams(location.search).get('q');if(p){q.value=p;apply()}})()`
 
-const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
+/** The script's hash for the page's CSP: node:crypto is loaded only to write a page (it loads the
+ * stream modules, a few milliseconds that `show` in text would pay at start-up). */
+const scriptHash = () =>
+  (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(SCRIPT).digest('base64')
 
 /** A slash command or a background-task notice, shown as what it is instead of its tags. */
 function htmlMarkup(m: ClientMarkup, line: number): string {
@@ -210,7 +212,7 @@ export function renderHtml(r: ShowResult, page: HtmlPageOptions = {}): string {
   const list = r.turns.map((t, i) => `<li><a href="#turn-${i + 1}">${e(turnLabel(t))}</a></li>`).join('')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash()}'; base-uri 'none'; form-action 'none'">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${e(`Session ${r.sessionId}`)}</title>
 <style>${CSS}${md.css}pre.hljs{background:var(--tool)}</style></head>

@@ -9,6 +9,7 @@ import { defineCommand, flag, text, wholeNumber } from './command.js'
 import { JSON_OUTPUT, PROJECTS, ARCHIVE_STATE } from './common-options.js'
 import { formatBytes, formatInt, formatUsd, count } from '../terminal/format.js'
 import { renderTable } from '../terminal/table.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 const right = 'right' as const
 
@@ -206,7 +207,7 @@ UTC). Nothing is written.`,
         onProgress,
       }),
     )
-    for (const line of statsNotices(report)) process.stderr.write(`claude-jsonl: ${line}\n`)
+    for (const line of statsNotices(report)) writeStderr(`claude-jsonl: ${line}\n`)
     print(values.json ? JSON.stringify(report, null, 2) : renderStats(report))
     return EXIT.ok
   },

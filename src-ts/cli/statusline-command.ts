@@ -7,6 +7,7 @@ import { defineCommand } from './command.js'
 import { PROJECTS } from './common-options.js'
 import { parseInput, renderLine, takeConsumedInput } from '../integrations/statusline-cache.cjs'
 import { statusline } from '../integrations/statusline.js'
+import { writeStderr } from '../terminal/output.cjs'
 
 export const command = defineCommand({
   name: 'statusline',
@@ -33,7 +34,7 @@ last line at once. Settings: "statusLine": {"type": "command", "command": "claud
       line = await statusline(input, { projects: values.projects })
     } catch (e) {
       // A statusline must not fail the prompt: the line without the counted figures, and why on stderr.
-      process.stderr.write(`claude-jsonl: statusline: ${(e as Error).message.split('\n')[0]}\n`)
+      writeStderr(`claude-jsonl: statusline: ${(e as Error).message.split('\n')[0]}\n`)
       line = renderLine(input, {})
     }
     print(line)

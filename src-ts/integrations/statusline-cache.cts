@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join } from 'node:path'
+import { writeStdout } from '../terminal/output.cjs'
 
 /** The part of the statusline JSON the line uses (the client sends more). */
 export interface StatuslineInput {
@@ -233,6 +234,6 @@ export function statuslineFastPath(argv: string[]): boolean {
   const line = input && cachedLine(input, { projects })
   consumed = text // stdin is read: the full command takes the input from here
   if (line === undefined) return false
-  process.stdout.write(line + '\n')
+  writeStdout(line + '\n')
   return true
 }

@@ -206,7 +206,7 @@ const emptyTokens = () => ({ inputTokens: 0, cacheCreationInputTokens: 0, cacheR
  * the records read here. Shared state dedupes tool calls and requests.
  */
 class TurnBuilder {
-  /** record index → turn it landed in */
+  /** the turn each record (by index) landed in */
   turnOf = new Map<number, Turn>()
   private plan: ChainTurns
   /** The turns built, by the core's number. */

@@ -6,6 +6,7 @@
  */
 
 import { formatBytes } from './format.js'
+import { isTerminal } from './output.cjs'
 
 export interface ProgressState {
   bytesDone: number
@@ -39,8 +40,10 @@ const NOOP: Progress = Object.freeze({
   done(): void {},
 })
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr, opts: ProgressOptions = {}): Progress {
-  if (stream.isTTY !== true) return NOOP
+/** A bar on `stream`, by default stderr (looked at only when it is a terminal: output.cts says why). */
+export function createProgress(to?: NodeJS.WriteStream, opts: ProgressOptions = {}): Progress {
+  const stream = to ?? (isTerminal(2) ? process.stderr : undefined)
+  if (stream?.isTTY !== true) return NOOP
 
   const now = opts.now ?? (() => performance.now())
   const interval = opts.intervalMs ?? 80
@@ -92,7 +95,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, opts
 /** Runs `work` with a progress bar on `stream` (drawn only on a terminal), cleared when it ends. */
 export async function withProgress<T>(
   work: (onProgress: (p: ProgressState) => void) => Promise<T>,
-  stream: NodeJS.WriteStream = process.stderr,
+  stream?: NodeJS.WriteStream,
 ): Promise<T> {
   const bar = createProgress(stream)
   try {

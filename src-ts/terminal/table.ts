@@ -2,6 +2,7 @@
 // columns, escapes none).
 import { createRequire } from 'node:module'
 import { stripVTControlCharacters } from 'node:util'
+import { isTerminal } from './output.cjs'
 
 export interface Column {
   header: string
@@ -37,7 +38,7 @@ export function truncate(s: string, width: number): string {
  * (a pipe or a file gets every character); `wide` asks for none.
  */
 export function terminalWidth(wide = false): number | undefined {
-  if (wide || !process.stdout.isTTY) return undefined
+  if (wide || !isTerminal(1)) return undefined
   return process.stdout.columns || Number(process.env.COLUMNS) || 80
 }
 
