@@ -26,7 +26,6 @@ import {
 } from 'node:fs'
 import { promisify } from 'node:util'
 import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { isMainThread } from 'node:worker_threads'
 import native from './native.js'
 import { ClaudeJsonlError, EXIT, inputError } from './errors.js'
@@ -207,7 +206,9 @@ export async function publishFile(
 ): Promise<boolean> {
   const dir = dirname(target)
   if (options.within !== undefined) checkWithin(target, options.within)
-  const temp = join(dir, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
+  // (Math.random, not node:crypto, which costs a command a few milliseconds to load: the name
+  // need only differ from another writer's, and the file is created exclusively)
+  const temp = join(dir, `.${basename(target)}.tmp-${process.pid}-${Math.random().toString(16).slice(2, 10)}`)
   let fd: number
   try {
     fd = openSync(temp, 'wx', options.mode ?? 0o644)

@@ -83,6 +83,8 @@ export function rememberArchived(path: string, file: ArchivedFile): void {
 
 /** The archived file listed at `path` in this process, if it is one. */
 export function archivedAt(path: string): ArchivedFile | undefined {
+  // (asked of every file of an estate: no path is resolved when no archive was listed)
+  if (listed.size === 0) return undefined
   return listed.get(path) ?? listed.get(resolve(path))
 }
 

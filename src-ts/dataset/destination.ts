@@ -2,7 +2,7 @@
 // `/`-separated paths below the dataset's root. A put is atomic: a reader sees the old object
 // or the whole new one, never part of it (a folder: temp file, fsync, rename).
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import { checkWithin, publishFile } from '../durable-files.js'
 import { fromNative, inputError } from '../errors.js'
 import native from '../native.js'
@@ -67,7 +67,10 @@ export class FolderDestination implements DatasetDestination {
   }
 
   private path(key: string): string {
-    return join(this.root, ...checkKey(key).split('/'))
+    // What join(root, ...parts) gives, without its normalisation (an export names hundreds of
+    // files): the root is resolved, and checkKey leaves no empty, `.` or `..` part.
+    const rel = checkKey(key).split('/').join(sep)
+    return this.root.endsWith(sep) ? this.root + rel : this.root + sep + rel
   }
 
   async list(prefix: string): Promise<string[]> {

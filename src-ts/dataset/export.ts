@@ -7,7 +7,6 @@
 // transcripts Claude Code's cleanup deleted since stay in the dataset. Several machines write into
 // one dataset, each its own part file of a day: a request (or tool call) another machine's part
 // already holds is left out of this machine's, so a session copied to two machines counts once.
-import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
 import native from '../native.js'
 import type { DatasetColumn, DatasetRows, DatasetTableInfo } from '../native.js'
@@ -136,17 +135,24 @@ function priceRows(rows: DatasetRows) {
   const p = rows.pricingInputs()
   const priced = priceRequests(p, promptThresholds())
   const n = p.session.length
-  const perSession = new Map<number, { requests: number; cost: number; first: number }>()
+  // Summed by session index into typed arrays (tens of thousands of requests, a few hundred
+  // sessions), then kept for the sessions that have requests.
+  let sessions = 0
+  for (let i = 0; i < n; i++) if (p.session[i] >= sessions) sessions = p.session[i] + 1
+  const requestsOf = new Uint32Array(sessions)
+  const costOf = new Float64Array(sessions)
+  const firstOf = new Float64Array(sessions).fill(Infinity)
   for (let i = 0; i < n; i++) {
     const si = p.session[i]
-    let s = perSession.get(si)
-    if (!s) perSession.set(si, (s = { requests: 0, cost: 0, first: Infinity }))
-    s.requests++
+    requestsOf[si]++
     const cost = priced.cost[i]
-    if (!Number.isNaN(cost)) s.cost += cost
+    if (!Number.isNaN(cost)) costOf[si] += cost
     const at = p.timeMs[i]
-    if (Number.isFinite(at) && at < s.first) s.first = at
+    if (Number.isFinite(at) && at < firstOf[si]) firstOf[si] = at
   }
+  const perSession = new Map<number, { requests: number; cost: number; first: number }>()
+  for (let si = 0; si < sessions; si++)
+    if (requestsOf[si] > 0) perSession.set(si, { requests: requestsOf[si], cost: costOf[si], first: firstOf[si] })
   const pricedAs = priced.pricedAs
   const isPriced = new Uint8Array(n)
   const asNull = new Uint8Array(n)
@@ -383,7 +389,7 @@ function sortRows(table: DatasetTableInfo, rows: Row[]): Row[] {
   return rows.sort((a, b) => ts(a) - ts(b) || (rowKey(table, a) < rowKey(table, b) ? -1 : 1))
 }
 
-const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex')
+const sha256 = (bytes: Uint8Array) => native.sha256(bytes)
 
 /** The machine's record of what it wrote: per partition key, a hash of the estate's rows then. */
 interface MachineManifest {
