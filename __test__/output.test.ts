@@ -1,7 +1,7 @@
 // The command line writes its output to the descriptors synchronously (terminal/output.cts): a
 // reader that closes early must still end the command with success, a non-blocking pipe that
 // fills must still get the whole output in order, and a small command must not load Node's stream,
-// crypto or perf_hooks modules to print a table or a notice.
+// crypto, perf_hooks, worker or child-process modules to print a table or a notice.
 import test from 'ava'
 import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -51,26 +51,29 @@ test('a full non-blocking stdout still gets the whole output, in order', async (
   t.true(r.stdout === whole.stdout, 'the same output, byte for byte')
 })
 
-// Each of these modules costs a small command a millisecond or more of start-up.
-test('stats, sessions, find and show on an empty estate load none of the stream, crypto or perf_hooks modules node -e 0 does not', (t) => {
+// Each of these modules costs a small command a millisecond or more of start-up. (A command's
+// help loads every module the command imports: what their top levels load shows there.)
+test('stats, sessions, find and show on an empty estate, and export and hook, load none of the stream, crypto, perf_hooks, worker or child-process modules node -e 0 does not', (t) => {
   const projects = join(writeTree({ 'projects/.keep': '' }), 'projects')
   const report = `process.on('exit', () => require('node:fs').writeSync(2, '\\n' + JSON.stringify(process.moduleLoadList)));`
   const loaded = (r: { stderr: string }) => JSON.parse(r.stderr.trim().split('\n').at(-1)!) as string[]
   const bare = new Set(loaded(spawnSync(process.execPath, ['-e', report], { encoding: 'utf8' })))
   const cases: Array<[string[], number]> = [
-    [['stats'], 0],
-    [['stats', '--json'], 0],
-    [['sessions'], 0],
-    [['find', 'word'], 0],
-    [['show', '0123abcd'], 3],
-    [['timeline', '0123abcd'], 3],
+    [['stats', '--projects', projects], 0],
+    [['stats', '--json', '--projects', projects], 0],
+    [['sessions', '--projects', projects], 0],
+    [['find', 'word', '--projects', projects], 0],
+    [['show', '0123abcd', '--projects', projects], 3],
+    [['timeline', '0123abcd', '--projects', projects], 3],
+    [['export', '--help'], 0],
+    [['hook', '--help'], 0],
   ]
   for (const [args, status] of cases) {
     const probe = `${report}require(${JSON.stringify(CLI)})`
-    const r = spawnSync(process.execPath, ['-e', probe, 'x', ...args, '--projects', projects], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['-e', probe, 'x', ...args], { encoding: 'utf8' })
     t.is(r.status, status, `${args.join(' ')}: ${r.stderr}`)
     t.true(r.stdout.length > 0 || status !== 0, `${args.join(' ')} printed its report`)
-    const heavy = loaded(r).filter((m) => /stream|crypto|perf/.test(m) && !bare.has(m))
+    const heavy = loaded(r).filter((m) => /stream|crypto|perf|worker|child_process/.test(m) && !bare.has(m))
     t.deepEqual(heavy, [], `${args.join(' ')} loaded these`)
   }
 })

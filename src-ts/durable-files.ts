@@ -26,10 +26,10 @@ import {
 } from 'node:fs'
 import { promisify } from 'node:util'
 import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path'
-import { isMainThread } from 'node:worker_threads'
 import native from './native.js'
 import { ClaudeJsonlError, EXIT, inputError } from './errors.js'
 import { acquireLock, lockHolder, ownerAlive, ownerTag, unlock } from './durable-lock.cjs'
+import { createRequire } from 'node:module'
 
 /** The errno code of a file-system error (or its message when it has none). */
 export const errno = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message
@@ -57,7 +57,10 @@ export function faultPoint(step: string, env: NodeJS.ProcessEnv = process.env): 
   // the kernel, and the main thread may wait to be scheduled first: a worker thread would run on
   // past the step meanwhile. It waits (in the kernel, where the stop reaches it) until the
   // process shows as stopped.
-  if (!isMainThread) untilProcessStopped()
+  // (node:worker_threads loaded only here: it loads the stream modules, a few milliseconds of
+  // every command's start-up)
+  if (!(createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads')).isMainThread)
+    untilProcessStopped()
 }
 
 function untilProcessStopped(): void {

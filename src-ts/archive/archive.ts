@@ -13,6 +13,7 @@ import { fromNative, usageError } from '../errors.js'
 import { insideClaudeTree } from '../claude-tree.js'
 import { filesAsOf, listArchive, listArchiveAll, selectSessions } from './generations.js'
 import { DIFFERS, recoverTargets, replaceWithArchived } from './replace.js'
+import { monotonicMs } from '../monotonic.js'
 
 export type { ArchivedFile, ArchiveListing }
 export { archiveHistory, listArchive, listArchiveAll, selectSessions } from './generations.js'
@@ -57,7 +58,7 @@ export interface ArchiveReport extends Omit<
 
 /** Mirrors every transcript under the estate roots (same rules as `stats`) into `opts.to`. */
 export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
-  const started = performance.now()
+  const started = monotonicMs()
   const roots = resolveRoots(opts)
   refuseArchiveRoots(roots.roots, 'archive', 'its generations are kept already; restore one to archive it elsewhere')
   const to = resolve(opts.to)
@@ -87,7 +88,7 @@ export async function archive(opts: ArchiveOptions): Promise<ArchiveReport> {
       ratio: ratio(archivedBytes, storeBytes),
       format,
     },
-    elapsedMs: Math.round(performance.now() - started),
+    elapsedMs: Math.round(monotonicMs() - started),
   }
 }
 
@@ -271,7 +272,7 @@ function reportOf(
     replaced: out.filter((f) => f.status === 'replaced').length,
     failed: out.filter((f) => f.status === 'failed').length,
     bytes: out.reduce((n, f) => n + f.bytes, 0),
-    elapsedMs: Math.round(performance.now() - started),
+    elapsedMs: Math.round(monotonicMs() - started),
   }
 }
 
@@ -327,7 +328,7 @@ function unreadableOf(listing: ArchiveListing, to: string) {
 /** Writes archived transcripts back, byte-identical (SHA-256 checked against the hash recorded
  * at archive time), as `<to>/<project>/<file>`; never replaces a different existing file. */
 export async function restore(root: string, opts: RestoreOptions): Promise<RestoreReport> {
-  const started = performance.now()
+  const started = monotonicMs()
   const env = opts.env ?? process.env
   if (!opts.all && !(opts.sessions && opts.sessions.length > 0))
     throw usageError('restore: name the sessions to restore, or --all')

@@ -23,6 +23,7 @@ import { checkWithin, errno, releaseLock, takeLock } from '../durable-files.js'
 import { recoverInterrupted, type Recovery } from './transaction.js'
 import { ownCandidate } from './in-place.js'
 import { insideClaudeTree, resolvedPath } from './paths.js'
+import { monotonicMs } from '../monotonic.js'
 
 export interface BatchSelection {
   /** Sessions smaller than this many bytes are skipped as too small (not read). */
@@ -295,7 +296,7 @@ function checkOptions(o: BatchOptions, roots: string[]): void {
  * session's outcome; throws only for bad options (exit 2) or a missing estate root (exit 3).
  */
 export async function compressEstate(o: BatchOptions): Promise<BatchReport> {
-  const started = performance.now()
+  const started = monotonicMs()
   const now = o.now ?? Date.now()
   const estate = { paths: o.paths, projects: o.projects, env: o.env }
   const { roots } = resolveRoots(estate)
@@ -492,7 +493,7 @@ async function runBatch(
     subagentFiles: sel.subagentFiles,
     recovered,
     totals: totalsOf(sessions),
-    elapsedMs: Math.round(performance.now() - started),
+    elapsedMs: Math.round(monotonicMs() - started),
   }
 }
 

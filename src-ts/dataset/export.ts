@@ -21,6 +21,7 @@ import type { DatasetDestination, DatasetObject } from './destination.js'
 import { readDatasetInfo, writeDatasetInfo, MACHINES_PREFIX } from './info.js'
 import { lockMachine } from './lock.js'
 import { faultPoint } from '../durable-files.js'
+import { monotonicMs } from '../monotonic.js'
 
 /** A row: column name to value (null for a null). */
 export type Row = Record<string, string | number | boolean | null>
@@ -410,7 +411,7 @@ function neighbours(day: string): string[] {
 
 /** Writes the estate into the dataset at `dest` as machine `opts.machine`. */
 export async function exportDataset(dest: DatasetDestination, opts: ExportOptions = {}): Promise<ExportReport> {
-  const started = performance.now()
+  const started = monotonicMs()
   const machine = machineName(opts.machine)
   // Another schema version is refused before the estate is read; a new dataset's info is
   // written only once the estate has been read (a missing estate leaves no dataset behind).
@@ -672,7 +673,7 @@ async function exportLocked(
     machine,
     schemaVersion: native.datasetSchemaVersion(),
     tables: report,
-    ms: performance.now() - started,
+    ms: monotonicMs() - started,
   }
 }
 

@@ -3,8 +3,8 @@
 // worker runs per archive (a lock beside it); a hook that finds one running only adds to the
 // queue, which that worker drains before it lets go, so sessions ending together coalesce
 // into one archive run and processes never pile up.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hookLogPath, hookStateDir, logLine } from './archive-target.js'
@@ -40,6 +40,9 @@ export async function enqueue(archive: string, entry: QueueEntry): Promise<void>
 export function startWorker(archive: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (isLocked(lockPath(archive))) return false
   const script = join(dirname(fileURLToPath(import.meta.url)), 'archive-worker.js')
+  // node:child_process is loaded only to start a worker: it loads the net and stream modules, a
+  // few milliseconds of every hook call.
+  const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process')
   const child = spawn(process.execPath, [script, archive], { detached: true, stdio: 'ignore', env })
   child.on('error', (e) => logLine(hookLogPath(archive), `cannot start the archive worker: ${e.message}`))
   child.unref()

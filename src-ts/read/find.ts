@@ -14,10 +14,7 @@ import type { EstateOptions, Roots } from './estate.js'
 import { inputError, usageError } from '../errors.js'
 import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
 import { parseDay } from './days.js'
-
-/** A monotonic clock in milliseconds: the global `performance` loads ten of Node's modules on
- * first use, a millisecond of a search's start-up. */
-const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6
+import { monotonicMs } from '../monotonic.js'
 
 /** What ranked search (`find`) searches, how many hits it returns, and where it keeps its index. */
 export interface FindOptions extends Omit<EstateOptions, 'paths'> {
