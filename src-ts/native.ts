@@ -10,6 +10,7 @@ export type {
   DatasetTableInfo,
   DiscoveredFile,
   EstateFileInfo,
+  EstateFileTotals,
   EstateScan,
   RecordInfo,
   RequestColumns,

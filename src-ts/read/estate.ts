@@ -4,7 +4,7 @@ import { readFileSync, statSync, type BigIntStats, type Stats } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import native from '../native.js'
-import type { DiscoveredFile, EstateFileInfo, EstateScan, ScanMode } from '../native.js'
+import type { DiscoveredFile, EstateFileInfo, EstateFileTotals, EstateScan, ScanMode } from '../native.js'
 import type { ArchivedFile } from '#native'
 import { fromNative, inputError, usageError } from '../errors.js'
 import { withNativeProgress, type LongOperationOptions } from '../native-progress.js'
@@ -224,6 +224,38 @@ export async function scanEstateFiles(
   /** In usage mode, also keep the tool results written as errors (for `scan.datasetRows()`). */
   toolErrors = false,
 ): Promise<ScannedEstate> {
+  const scanned = await scanOnly(opts, mode, minMtimeMs, toolErrors)
+  const files = scanned.scan.files(summaries)
+  warnUndecodable(files, scanned.archived, opts)
+  return { ...scanned, files }
+}
+
+/** `scanEstateFiles` without an entry per file: the files in sum, and the entries of those in
+ * which `fileProblem` can find a problem (what `stats` needs, a JS object for each of a few files
+ * rather than for each of thousands). */
+export async function scanEstateTotals(
+  opts: EstateOptions,
+  mode: ScanMode,
+  minMtimeMs?: number,
+): Promise<Omit<ScannedEstate, 'files'> & { totals: EstateFileTotals }> {
+  const scanned = await scanOnly(opts, mode, minMtimeMs, false)
+  const totals = scanned.scan.fileTotals()
+  warnUndecodable(totals.unread, scanned.archived, opts)
+  return { ...scanned, totals }
+}
+
+/** An archived file that does not decode (a damaged frame), named as the read view names it. */
+function warnUndecodable(files: EstateFileInfo[], archived: Map<string, ArchivedFile>, opts: EstateOptions): void {
+  if (archived.size > 0)
+    for (const f of files) if (f.error && archived.has(f.path)) (opts.warn ?? warnToStderr)(`${f.error} (skipped)`)
+}
+
+async function scanOnly(
+  opts: EstateOptions,
+  mode: ScanMode,
+  minMtimeMs: number | undefined,
+  toolErrors: boolean,
+): Promise<Omit<ScannedEstate, 'files'>> {
   // an archive root is read from its streams in memory (nothing written), not through a view
   const roots = rootsOf(opts, (r) => r)
   const archiveRoots = roots.roots.filter((r) => isArchiveRoot(r))
@@ -250,11 +282,7 @@ export async function scanEstateFiles(
         : ` (estate root from ${roots.source === 'projects' ? '--projects' : roots.source === 'home' ? '~/.claude' : '$CLAUDE_CONFIG_DIR'})`
     throw inputError(failure.path, failure.message + hint)
   }
-  const files = scan.files(summaries)
-  // an archived file that does not decode (a damaged frame) is named as the read view named it
-  if (archived.size > 0)
-    for (const f of files) if (f.error && archived.has(f.path)) (opts.warn ?? warnToStderr)(`${f.error} (skipped)`)
-  return { roots, scan, files, archived }
+  return { roots, scan, archived }
 }
 
 /** Why a scanned file cannot be used, or undefined when it is a readable transcript. */

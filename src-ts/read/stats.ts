@@ -3,7 +3,7 @@
 import { compareText } from './order.js'
 import { PRICE_TABLE_DATE, priceRequest, priceResolver, promptThresholds } from './prices.js'
 import type { ToolTargetsInfo, UsageColumns } from '../native.js'
-import { EstateOptions, scanEstateFiles, unusableFiles, type Roots } from './estate.js'
+import { EstateOptions, scanEstateTotals, unusableFiles, type Roots } from './estate.js'
 import { usageError } from '../errors.js'
 import { dayWindow } from './days.js'
 
@@ -274,9 +274,9 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     throw usageError(`by expects day, session, project or model, got '${opts.by}'`)
   }
 
-  const { roots, scan, files } = await scanEstateFiles(opts, 'usage', minMtimeMs, false)
+  const { roots, scan, totals: fileTotals } = await scanEstateTotals(opts, 'usage', minMtimeMs)
   // A file named on the command line must be usable; one found by walking is reported and skipped.
-  const skipped = unusableFiles(roots, files)
+  const skipped = unusableFiles(roots, fileTotals.unread)
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
   // Targets are counted only for --tools (a third of the native aggregation's work otherwise).
@@ -354,11 +354,11 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
     scope: {
       roots: roots.roots,
       rootsSource: roots.source,
-      files: files.length,
+      files: fileTotals.files,
       sessions: sessions.filter((s) => s.mainFile !== undefined && s.mainFile !== null).length,
-      subagentFiles: files.filter((f) => f.kind === 'subagent').length,
-      bytes: files.reduce((a, f) => a + f.size, 0),
-      prunedByMtime: files.filter((f) => f.pruned).length,
+      subagentFiles: fileTotals.subagentFiles,
+      bytes: fileTotals.bytes,
+      prunedByMtime: fileTotals.pruned,
       skipped,
       since,
       until,
