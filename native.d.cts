@@ -37,6 +37,10 @@ export declare class EstateScan {
    * costs a JS object per record type and per file; `stats` does without.
    */
   files(summaries?: boolean | undefined | null): Array<EstateFileInfo>
+  /** The entries (without summary) of the files at `indices`, in that order. */
+  filesAt(indices: Array<number>): Array<EstateFileInfo>
+  /** Every file's size in bytes, in file order. */
+  fileSizes(): Float64Array
   /**
    * What `files(false)` would say in sum, without a JS object per file (a few milliseconds
    * of `stats` on a large estate): the counts, and the entries of the files the scan kept no

@@ -12,7 +12,7 @@ import native from '../native.js'
 import type { DatasetColumn, DatasetRows, DatasetTableInfo } from '../native.js'
 import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
-import { scanEstateFiles, unusableFiles } from '../read/estate.js'
+import { scanEstateTotals, unusableFiles } from '../read/estate.js'
 import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
 import { priceRequests, promptThresholds } from '../read/prices.js'
 import { factsFromNative, type TranscriptFacts } from '../read/sessions.js'
@@ -194,17 +194,25 @@ async function estateRows(
   // An archive root is read from its streams: each transcript's bytes decoded into memory when
   // its titles or texts are read, one at a time (nothing written).
   const scope: EstateOptions = { projects: opts.projects, paths: opts.paths, env: opts.env }
-  const scanned = await scanEstateFiles(scope, 'usage', undefined, false, true)
-  unusableFiles(scanned.roots, scanned.files) // a named file that is not a transcript: exit 3
+  // (the files in sum, and an entry only for each session's main transcript: an estate has
+  // thousands of files, and a JS object for each costs its milliseconds)
+  const scanned = await scanEstateTotals(scope, 'usage', undefined, true)
+  unusableFiles(scanned.roots, scanned.totals.unread) // a named file that is not a transcript: exit 3
   read()
-  const { scan, files } = scanned
+  const { scan } = scanned
+  const sessions = scan.sessions()
+  const mainAt = sessions.flatMap((s) => (s.mainFile === undefined || s.mainFile === null ? [] : [s.mainFile]))
+  const mainEntries = scan.filesAt(mainAt)
+  const mainOf = new Map(mainAt.map((fi, k) => [fi, mainEntries[k]]))
+  const sizes = scan.fileSizes()
   // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
   // tool's compact pair are read on a thread of their own while the requests are grouped here
   // (which leaves a core idle most of the time); an archived transcript's from its bytes below.
-  const mainFiles = files.filter((f) => f.kind === 'session' && !archivedAt(f.path))
+  const mainFiles = mainEntries.filter((f) => !archivedAt(f.path))
   const reading = sessionFacts(mainFiles)
   reading.catch(() => {}) // awaited once the rows are made
-  const sessions = scan.sessions()
+  // With the text, every file's entry (read before the rows take the scan's estate).
+  const files = opts.includeText ? scan.files(false) : []
   // (made off this thread, which meanwhile writes the lock and the dataset's info)
   const counted = await scan.datasetRows(machine, promptThresholds()).catch((e) => Promise.reject(fromNative(e)))
   const table = (name: string) => tables.find((t) => t.name === name)!
@@ -219,7 +227,8 @@ async function estateRows(
   const mains = sessions.flatMap((s, si) => {
     // (subagent transcripts whose parent is gone have no main file: no row)
     if (s.mainFile === undefined || s.mainFile === null) return []
-    return [{ s, si, main: files[s.mainFile], known: early.get(files[s.mainFile].path) }]
+    const main = mainOf.get(s.mainFile)!
+    return [{ s, si, main, known: early.get(main.path) }]
   })
   const sessionRows: Row[] = []
   for (const { s, si, main, known } of mains) {
@@ -247,7 +256,7 @@ async function estateRows(
       requests: agg?.requests ?? 0,
       cost_usd: agg?.cost ?? 0,
       compressed_by_us: compressedByUs,
-      bytes: s.files.reduce((n, fi) => n + files[fi].size, 0),
+      bytes: s.files.reduce((n, fi) => n + sizes[fi], 0),
     })
   }
   const out = new Map<string, TableDays>([

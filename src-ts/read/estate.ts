@@ -237,8 +237,10 @@ export async function scanEstateTotals(
   opts: EstateOptions,
   mode: ScanMode,
   minMtimeMs?: number,
+  /** As for `scanEstateFiles`. */
+  toolErrors = false,
 ): Promise<Omit<ScannedEstate, 'files'> & { totals: EstateFileTotals }> {
-  const scanned = await scanOnly(opts, mode, minMtimeMs, false)
+  const scanned = await scanOnly(opts, mode, minMtimeMs, toolErrors)
   const totals = scanned.scan.fileTotals()
   warnUndecodable(totals.unread, scanned.archived, opts)
   return { ...scanned, totals }
