@@ -9,6 +9,7 @@ pub mod exchange;
 pub mod writer_lock;
 
 use crate::failure::{Code, Failure};
+use rayon::prelude::*;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -269,57 +270,55 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
         }
         Ok(())
     };
-    let mut temps: Vec<PathBuf> = Vec::with_capacity(files.len());
+    // The folders first, one after another (entries made in one folder wait for its lock anyway).
     let mut dirs: Vec<PathBuf> = Vec::new();
-    let written = (|| {
-        for f in files {
-            refuse_links(&f.target)?;
-            let dir = f.target.parent().unwrap_or(root);
-            if !dirs.iter().any(|d| d == dir) {
-                make_public_dirs(dir, root, dir_mode, &mut dirs)?;
-                dirs.push(dir.to_path_buf());
-            }
-            // Made after the folders: a link put in their place meanwhile is still refused.
-            refuse_links(&f.target)?;
-            let name = f.target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            loop {
-                let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-                let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
-                let mut o = OpenOptions::new();
-                o.write(true).create_new(true);
-                #[cfg(target_os = "linux")]
-                std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW);
-                #[cfg(unix)]
-                std::os::unix::fs::OpenOptionsExt::mode(&mut o, f.mode);
-                match o.open(&tmp) {
-                    Ok(mut file) => {
-                        temps.push(tmp.clone());
-                        file.write_all(&f.bytes).map_err(|e| Failure::io(&tmp, &e))?;
-                        // The disk starts on this file while the next ones are written.
-                        start_writeback(&file);
-                        break;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                    Err(e) => return Err(Failure::io(&tmp, &e)),
-                }
-            }
+    for f in files {
+        refuse_links(&f.target)?;
+        let dir = f.target.parent().unwrap_or(root);
+        if !dirs.iter().any(|d| d == dir) {
+            make_public_dirs(dir, root, dir_mode, &mut dirs)?;
+            dirs.push(dir.to_path_buf());
         }
-        let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
-        sync_all(root, &temp_refs, &[])
-    })();
-    let renamed = written.and_then(|()| {
-        let mut done = 0;
-        let r = (|| {
-            for (f, tmp) in files.iter().zip(&temps) {
-                refuse_links(&f.target)?;
-                fs::rename(tmp, &f.target).map_err(|e| Failure::io(&f.target, &e))?;
-                done += 1;
-            }
-            Ok(())
-        })();
-        temps.drain(..done);
-        r
-    });
+    }
+    // Then the files, on the pool: most lie in folders of their own, so the kernel makes them
+    // side by side (an export publishes hundreds, and nothing else runs meanwhile).
+    let written: Vec<Result<PathBuf, Failure>> = files
+        .par_iter()
+        .map(|f| {
+            // Checked after the folders were made: a link put in their place meanwhile is refused.
+            refuse_links(&f.target)?;
+            write_temp_beside(f)
+        })
+        .collect();
+    let mut temps: Vec<PathBuf> = written.iter().filter_map(|w| w.as_ref().ok().cloned()).collect();
+    let all_written = match written.into_iter().find_map(Result::err) {
+        Some(e) => Err(e),
+        None => {
+            let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
+            sync_all(root, &temp_refs, &[])
+        }
+    };
+    let renamed = match all_written {
+        Err(e) => Err(e),
+        Ok(()) => {
+            let outcomes: Vec<Result<(), Failure>> = files
+                .par_iter()
+                .zip(&temps)
+                .map(|(f, tmp)| {
+                    refuse_links(&f.target)?;
+                    fs::rename(tmp, &f.target).map_err(|e| Failure::io(&f.target, &e))
+                })
+                .collect();
+            // The temp files renamed are gone; the others are removed below.
+            temps = std::mem::take(&mut temps)
+                .into_iter()
+                .zip(&outcomes)
+                .filter(|(_, o)| o.is_err())
+                .map(|(t, _)| t)
+                .collect();
+            outcomes.into_iter().find_map(Result::err).map_or(Ok(()), Err)
+        }
+    };
     for tmp in &temps {
         let _ = fs::remove_file(tmp);
     }
@@ -327,6 +326,36 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
     let mut all_dirs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
     all_dirs.push(root);
     sync_all(root, &[], &all_dirs)
+}
+
+/// Writes `f`'s bytes to a fresh temp file beside its target (created exclusively, never through
+/// a link), starting its write-back; returns the temp file's path.
+fn write_temp_beside(f: &BatchFile) -> Result<PathBuf, Failure> {
+    let dir = f.target.parent().unwrap_or(Path::new("."));
+    let name = f.target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    loop {
+        let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+        let mut o = OpenOptions::new();
+        o.write(true).create_new(true);
+        #[cfg(target_os = "linux")]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, f.mode);
+        match o.open(&tmp) {
+            Ok(mut file) => {
+                if let Err(e) = file.write_all(&f.bytes) {
+                    let _ = fs::remove_file(&tmp);
+                    return Err(Failure::io(&tmp, &e));
+                }
+                // The disk starts on this file while the others are written.
+                start_writeback(&file);
+                return Ok(tmp);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Failure::io(&tmp, &e)),
+        }
+    }
 }
 
 /// Creates `dir` and its missing parents below `root` with `mode` (the umask applies), adding
