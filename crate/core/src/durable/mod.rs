@@ -270,16 +270,38 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
         }
         Ok(())
     };
-    // The folders first, one after another (entries made in one folder wait for its lock anyway).
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    // The folders first: those below one top folder one after another (entries made in one
+    // folder wait for its lock anyway), the top folders' side by side.
+    let mut by_top: Vec<(&Path, Vec<&BatchFile>)> = Vec::new();
     for f in files {
-        refuse_links(&f.target)?;
-        let dir = f.target.parent().unwrap_or(root);
-        if !dirs.iter().any(|d| d == dir) {
-            make_public_dirs(dir, root, dir_mode, &mut dirs)?;
-            dirs.push(dir.to_path_buf());
+        let top = f.target.strip_prefix(root).ok().and_then(|r| r.components().next()).map(|c| c.as_os_str());
+        let top = top.map_or(root, |t| Path::new(t));
+        match by_top.iter_mut().find(|(t, _)| *t == top) {
+            Some((_, group)) => group.push(f),
+            None => by_top.push((top, vec![f])),
         }
     }
+    let made: Vec<Result<Vec<PathBuf>, Failure>> = by_top
+        .par_iter()
+        .map(|(_, group)| {
+            let mut dirs: Vec<PathBuf> = Vec::new();
+            for f in group {
+                refuse_links(&f.target)?;
+                let dir = f.target.parent().unwrap_or(root);
+                if !dirs.iter().any(|d| d == dir) {
+                    make_public_dirs(dir, root, dir_mode, &mut dirs)?;
+                    dirs.push(dir.to_path_buf());
+                }
+            }
+            Ok(dirs)
+        })
+        .collect();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for m in made {
+        dirs.extend(m?);
+    }
+    dirs.sort();
+    dirs.dedup();
     // Then the files, on the pool: most lie in folders of their own, so the kernel makes them
     // side by side (an export publishes hundreds, and nothing else runs meanwhile).
     let written: Vec<Result<PathBuf, Failure>> = files
