@@ -14,8 +14,9 @@
 // own modules' top level (the price table included). The native addon and the npm dependencies
 // stay outside the bundles and load as before, only when used. The unbundled modules are kept:
 // they are the library's entry points, and the batch worker thread loads its own module from them.
-// Bundles are ASCII, so that Node reads them into one-byte strings (half the work of a file with
-// any other character).
+// esbuild writes other characters as escapes where it can (`charset: 'ascii'`), so that Node reads
+// a bundle into a one-byte string, half the work of a file with any other character; a regular
+// expression of other scripts' words stays as written (compress's summary cues).
 //
 //   node scripts/bundle-cli.mjs          (run by `npm run build:ts`, after tsc)
 import { build } from 'esbuild'

@@ -100,15 +100,26 @@ pub(super) fn no_follow(o: &mut OpenOptions) -> &mut OpenOptions {
 }
 
 /// A fresh temp file beside `target` (`.<name>.tmp-<pid>-<n>`, one leading dot only, so the
-/// index's temp file still starts with the index's name), created exclusively.
+/// index's temp file still starts with the index's name), created exclusively and private.
 pub fn temp_beside(target: &Path) -> Result<(PathBuf, File), Failure> {
+    temp_beside_with_mode(target, 0o600)
+}
+
+/// [`temp_beside`], created with permission bits `mode` (the umask applies).
+pub fn temp_beside_with_mode(target: &Path, mode: u32) -> Result<(PathBuf, File), Failure> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let dotted = if name.starts_with('.') { name } else { format!(".{name}") };
     loop {
         let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!("{dotted}.tmp-{}-{n}", std::process::id()));
-        match no_follow(OpenOptions::new().read(true).write(true).create_new(true)).open(&tmp) {
+        let mut o = OpenOptions::new();
+        no_follow(o.read(true).write(true).create_new(true));
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut o, mode);
+        #[cfg(not(unix))]
+        let _ = mode;
+        match o.open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Failure::io(&tmp, &e)),
@@ -350,34 +361,17 @@ pub fn publish_batch(root: &Path, files: &[BatchFile], dir_mode: u32) -> Result<
     sync_all(root, &[], &all_dirs)
 }
 
-/// Writes `f`'s bytes to a fresh temp file beside its target (created exclusively, never through
-/// a link), starting its write-back; returns the temp file's path.
+/// Writes `f`'s bytes to a fresh temp file beside its target ([`temp_beside_with_mode`]),
+/// starting its write-back; returns the temp file's path.
 fn write_temp_beside(f: &BatchFile) -> Result<PathBuf, Failure> {
-    let dir = f.target.parent().unwrap_or(Path::new("."));
-    let name = f.target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    loop {
-        let n = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
-        let mut o = OpenOptions::new();
-        o.write(true).create_new(true);
-        #[cfg(target_os = "linux")]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NOFOLLOW);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut o, f.mode);
-        match o.open(&tmp) {
-            Ok(mut file) => {
-                if let Err(e) = file.write_all(&f.bytes) {
-                    let _ = fs::remove_file(&tmp);
-                    return Err(Failure::io(&tmp, &e));
-                }
-                // The disk starts on this file while the others are written.
-                start_writeback(&file);
-                return Ok(tmp);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Failure::io(&tmp, &e)),
-        }
+    let (tmp, mut file) = temp_beside_with_mode(&f.target, f.mode)?;
+    if let Err(e) = file.write_all(&f.bytes) {
+        let _ = fs::remove_file(&tmp);
+        return Err(Failure::io(&tmp, &e));
     }
+    // The disk starts on this file while the others are written.
+    start_writeback(&file);
+    Ok(tmp)
 }
 
 /// Creates `dir` and its missing parents below `root` with `mode` (the umask applies), adding
