@@ -8,10 +8,13 @@
  * cost columns, then asks for each day's file.
  */
 export declare class DatasetRows {
-  /** The requests' pricing inputs, in row order (the order `addColumns` takes values in). */
+  /** The requests' pricing inputs, in row order (the order `addPriced` takes costs in). */
   pricingInputs(): DatasetPricingInputs
-  /** Adds columns of `table`, one value per row in row order (for `requests`: the cost columns). */
-  addColumns(tableName: string, columns: Array<DatasetColumn>): void
+  /**
+   * Adds the requests' cost columns: `cost` of each request in row order (NaN: unpriced),
+   * the rest from its key's `per_key`. Returns each session's sums.
+   */
+  addPriced(cost: Float64Array, perKey: DatasetKeyPricing): DatasetSessionSums
   /** The days `table` has rows in, ascending. */
   days(tableName: string): Array<DatasetDay>
   /** The rows of `day` of `table`, in the order a part file holds them. */
@@ -576,6 +579,15 @@ export interface DatasetFile {
   private: boolean
 }
 
+/** How the price table prices each price key (one value per key: 0 or 1 for the flags). */
+export interface DatasetKeyPricing {
+  estimated: Uint8Array
+  fast: Uint8Array
+  longContext: Uint8Array
+  /** The table's model whose rates were used; null when unpriced. */
+  pricedAs: Array<string | undefined | null>
+}
+
 /** One record's text for the `messages` table. */
 export interface DatasetMessage {
   uuid: string
@@ -595,22 +607,34 @@ export declare function datasetMessages(path: string): Promise<Array<DatasetMess
 /** `datasetMessages` of a transcript's bytes in memory (an archived one, decoded). */
 export declare function datasetMessagesOf(bytes: Uint8Array): Array<DatasetMessage>
 
-/** What the price table needs of each request, in row order. */
-export interface DatasetPricingInputs {
-  session: Uint32Array
-  /** Index in `models`. */
+/**
+ * The price keys, as columns: each one's model (index in `models`), speed (index in
+ * `speeds`), prompt band, and its first request's time (ms, NaN when none).
+ */
+export interface DatasetPriceKeys {
   model: Uint32Array
-  models: Array<string>
+  speed: Uint32Array
+  promptBand: Uint8Array
   timeMs: Float64Array
+}
+
+/**
+ * What the price table needs of the requests: their price keys (what decides a request's
+ * price besides its tokens: model, speed, prompt band and day), and each request's key and
+ * tokens, in row order.
+ */
+export interface DatasetPricingInputs {
+  keys: DatasetPriceKeys
+  /** Index of each request's key in `keys`. */
+  key: Uint32Array
+  models: Array<string>
+  /** `usage.speed` as written, null when absent. */
+  speeds: Array<string | undefined | null>
   inputTokens: Float64Array
   outputTokens: Float64Array
   cacheWrite5mTokens: Float64Array
   cacheWrite1hTokens: Float64Array
   cacheReadInputTokens: Float64Array
-  /** Index in `speeds` (`usage.speed` as written, null when absent). */
-  speed: Uint32Array
-  speeds: Array<string | undefined | null>
-  promptBand: Uint8Array
 }
 
 /**
@@ -639,6 +663,17 @@ export interface DatasetSessionFacts {
 
 /** `DatasetSessionFacts` of one transcript held in memory (an archived one, decoded). */
 export declare function datasetSessionFactsOf(bytes: Uint8Array): DatasetSessionFacts
+
+/**
+ * Each session that has requests (its index in the scan's sessions): their count, their cost
+ * (summed in row order, unpriced ones left out) and the first one's time (ms; Infinity: none).
+ */
+export interface DatasetSessionSums {
+  session: Uint32Array
+  requests: Uint32Array
+  cost: Float64Array
+  firstMs: Float64Array
+}
 
 /** A table of the dataset: its columns in file order, and the column unique across its files. */
 export interface DatasetTableInfo {

@@ -10,8 +10,9 @@ import {
   isLongContext,
   normalizeModelId,
   priceFor,
+  costsOf,
+  priceKeys,
   priceRequest,
-  priceRequests,
   priceResolver,
   promptThresholds,
   type TokenCounts,
@@ -317,7 +318,7 @@ test('an unknown version of a known family is estimated at the family newest rat
   t.is(resolve('mystery'), undefined)
 })
 
-test('priceRequests prices each request of its columns as priceRequest does', (t) => {
+test('priceKeys and costsOf price each request of its key as priceRequest does', (t) => {
   const models = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-fable-9', 'mystery', 'claude-sonnet-4-5']
   const speeds = [null, 'fast', 'standard', '']
   const days = [
@@ -326,49 +327,59 @@ test('priceRequests prices each request of its columns as priceRequest does', (t
     Date.parse('2026-10-07T00:00:00Z'),
     Date.parse('2025-01-02T12:00:00Z'),
   ]
-  const rows: { model: number; at: number; speed: number; band: number; k: number }[] = []
-  let k = 1
+  const keys: { model: number; at: number; speed: number; band: number }[] = []
   for (let m = 0; m < models.length; m++)
     for (const at of days)
       for (let sp = 0; sp < speeds.length; sp++)
-        for (const band of [0, 1, 2]) rows.push({ model: m, at, speed: sp, band, k: k++ })
-  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f)
+        for (const band of [0, 1, 2]) keys.push({ model: m, at, speed: sp, band })
+  // three requests of each key, with tokens of their own, the keys met out of order
+  const requests: { key: number; k: number }[] = []
+  for (let round = 0; round < 3; round++)
+    for (let key = 0; key < keys.length; key++) requests.push({ key: (key * 7) % keys.length, k: requests.length + 1 })
   const th = promptThresholds()
-  const got = priceRequests(
+  const pricing = priceKeys(
     {
       models,
-      model: col((r) => r.model),
-      timeMs: col((r) => r.at),
+      model: keys.map((r) => r.model),
+      timeMs: keys.map((r) => r.at),
       speeds,
-      speed: col((r) => r.speed),
-      promptBand: col((r) => r.band),
-      inputTokens: col((r) => r.k * 1000),
-      outputTokens: col((r) => r.k * 37),
-      cacheWrite5mTokens: col((r) => r.k * 11),
-      cacheWrite1hTokens: col((r) => (r.k % 3) * 5000),
-      cacheReadInputTokens: col((r) => r.k * 20_000),
+      speed: keys.map((r) => r.speed),
+      promptBand: keys.map((r) => r.band),
     },
     th,
   )
-  const resolve = priceResolver()
-  rows.forEach((r, i) => {
-    const tokens: TokenCounts = {
-      inputTokens: r.k * 1000,
-      outputTokens: r.k * 37,
-      cacheWrite5mTokens: r.k * 11,
-      cacheWrite1hTokens: (r.k % 3) * 5000,
-      cacheReadTokens: r.k * 20_000,
-    }
-    const one = priceRequest(resolve, models[r.model], r.at, tokens, speeds[r.speed] ?? undefined, r.band, th)
-    const at = `row ${i} (${models[r.model]}, ${r.at}, ${speeds[r.speed]}, band ${r.band})`
-    t.is(Number.isNaN(got.cost[i]) ? undefined : got.cost[i], one.costUsd, at)
-    t.is(got.estimated[i], one.estimated ? 1 : 0, at)
-    t.is(got.fast[i], one.fast ? 1 : 0, at)
-    t.is(got.longContext[i], one.longContext ? 1 : 0, at)
-    t.is(got.pricedAs[i], one.pricedAs, at)
+  const col = (f: (r: (typeof requests)[number]) => number) => requests.map(f)
+  const tokensOf = (k: number): TokenCounts => ({
+    inputTokens: k * 1000,
+    outputTokens: k * 37,
+    cacheWrite5mTokens: k * 11,
+    cacheWrite1hTokens: (k % 3) * 5000,
+    cacheReadTokens: k * 20_000,
   })
-  // the rule of the day matters: a model priced from a date has rows on both sides of it
-  t.not(got.pricedAs.filter((p) => p === 'claude-sonnet-5-5').length, 0)
+  const cost = costsOf(
+    pricing,
+    col((r) => r.key),
+    {
+      inputTokens: col((r) => tokensOf(r.k).inputTokens),
+      outputTokens: col((r) => tokensOf(r.k).outputTokens),
+      cacheWrite5mTokens: col((r) => tokensOf(r.k).cacheWrite5mTokens),
+      cacheWrite1hTokens: col((r) => tokensOf(r.k).cacheWrite1hTokens),
+      cacheReadInputTokens: col((r) => tokensOf(r.k).cacheReadTokens),
+    },
+  )
+  const resolve = priceResolver()
+  requests.forEach((req, i) => {
+    const r = keys[req.key]
+    const one = priceRequest(resolve, models[r.model], r.at, tokensOf(req.k), speeds[r.speed] ?? undefined, r.band, th)
+    const at = `request ${i} (${models[r.model]}, ${r.at}, ${speeds[r.speed]}, band ${r.band})`
+    t.is(Number.isNaN(cost[i]) ? undefined : cost[i], one.costUsd, at)
+    t.is(pricing.estimated[req.key], one.estimated ? 1 : 0, at)
+    t.is(pricing.fast[req.key], one.fast ? 1 : 0, at)
+    t.is(pricing.longContext[req.key], one.longContext ? 1 : 0, at)
+    t.is(pricing.pricedAs[req.key], one.pricedAs, at)
+  })
+  // the rule of the day matters: a model priced from a date has keys on both sides of it
+  t.not(pricing.pricedAs.filter((p) => p === 'claude-sonnet-5-5').length, 0)
 })
 
 test('long-context thresholds come from the table, and a prompt band maps to each model tier', (t) => {

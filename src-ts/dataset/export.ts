@@ -14,7 +14,7 @@ import { ClaudeJsonlError, EXIT, fromNative, usageError } from '../errors.js'
 import type { EstateOptions } from '../read/estate.js'
 import { scanEstateTotals, unusableFiles } from '../read/estate.js'
 import { archivedAt, transcriptBytesAt } from '../archive/in-memory.js'
-import { priceRequests, promptThresholds } from '../read/prices.js'
+import { costsOf, priceKeys, promptThresholds } from '../read/prices.js'
 import { factsFromNative, type TranscriptFacts } from '../read/sessions.js'
 import { utcDay } from '../read/days.js'
 import type { DatasetDestination, DatasetObject } from './destination.js'
@@ -129,52 +129,23 @@ function nativeDays(table: DatasetTableInfo, rows: DatasetRows): TableDays {
 }
 
 /**
- * The requests' cost columns, from the price table (the one owner of pricing), and each
- * session's request count, cost and first request, summed in the requests' order.
+ * The requests' cost columns, from the price table (the one owner of pricing): each price key
+ * priced once, then each request's tokens at its key's rates. Returns each session's request
+ * count, cost and first request, summed in the requests' order.
  */
 function priceRows(rows: DatasetRows) {
   const p = rows.pricingInputs()
-  const priced = priceRequests(p, promptThresholds())
-  const n = p.session.length
-  // Summed by session index into typed arrays (tens of thousands of requests, a few hundred
-  // sessions), then kept for the sessions that have requests.
-  let sessions = 0
-  for (let i = 0; i < n; i++) if (p.session[i] >= sessions) sessions = p.session[i] + 1
-  const requestsOf = new Uint32Array(sessions)
-  const costOf = new Float64Array(sessions)
-  const firstOf = new Float64Array(sessions).fill(Infinity)
-  for (let i = 0; i < n; i++) {
-    const si = p.session[i]
-    requestsOf[si]++
-    const cost = priced.cost[i]
-    if (!Number.isNaN(cost)) costOf[si] += cost
-    const at = p.timeMs[i]
-    if (Number.isFinite(at) && at < firstOf[si]) firstOf[si] = at
-  }
+  const pricing = priceKeys({ ...p.keys, models: p.models, speeds: p.speeds }, promptThresholds())
+  const cost = costsOf(pricing, p.key, p)
+  const sums = rows.addPriced(cost, {
+    estimated: pricing.estimated,
+    fast: pricing.fast,
+    longContext: pricing.longContext,
+    pricedAs: pricing.pricedAs.map((s) => s ?? null),
+  })
   const perSession = new Map<number, { requests: number; cost: number; first: number }>()
-  for (let si = 0; si < sessions; si++)
-    if (requestsOf[si] > 0) perSession.set(si, { requests: requestsOf[si], cost: costOf[si], first: firstOf[si] })
-  const pricedAs = priced.pricedAs
-  const isPriced = new Uint8Array(n)
-  const asNull = new Uint8Array(n)
-  const names = new Array<string>(n)
-  for (let i = 0; i < n; i++) {
-    const name = pricedAs[i]
-    isPriced[i] = Number.isNaN(priced.cost[i]) ? 0 : 1
-    asNull[i] = name === undefined ? 1 : 0
-    names[i] = name ?? ''
-  }
-  const pricedAsColumn = names.some((s) => s.includes('\0'))
-    ? { name: 'priced_as', strings: pricedAs.map((s) => s ?? null) }
-    : { name: 'priced_as', joined: names.join('\0'), nulls: asNull }
-  rows.addColumns('requests', [
-    { name: 'cost_usd', numbers: priced.cost },
-    { name: 'priced', flags: isPriced },
-    { name: 'price_estimated', flags: priced.estimated },
-    pricedAsColumn,
-    { name: 'fast', flags: priced.fast },
-    { name: 'long_context', flags: priced.longContext },
-  ])
+  for (let k = 0; k < sums.session.length; k++)
+    perSession.set(sums.session[k], { requests: sums.requests[k], cost: sums.cost[k], first: sums.firstMs[k] })
   return perSession
 }
 

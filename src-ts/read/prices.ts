@@ -268,15 +268,31 @@ export function isLongContext(price: ModelPrice, band: number, thresholds: reado
 
 /** USD cost of `tokens` at `price`, with the long-context tier and fast mode as given. */
 export function costAt(price: ModelPrice, tokens: TokenCounts, longContext: boolean, fast: boolean): number {
-  const r = longContext && price.longContext ? price.longContext : price
-  const k = fast && price.fastMultiplier !== undefined ? price.fastMultiplier : 1
+  return costWith(appliedRates(price, longContext, fast), tokens)
+}
+
+/** The rates a request is billed at, and the multiplier over them (fast mode's, else 1). */
+export interface AppliedRates {
+  rates: Rates
+  multiplier: number
+}
+
+function appliedRates(price: ModelPrice, longContext: boolean, fast: boolean): AppliedRates {
+  return {
+    rates: longContext && price.longContext ? price.longContext : price,
+    multiplier: fast && price.fastMultiplier !== undefined ? price.fastMultiplier : 1,
+  }
+}
+
+function costWith(q: AppliedRates, tokens: TokenCounts): number {
+  const r = q.rates
   const micro =
     n(tokens.inputTokens) * r.input +
     n(tokens.outputTokens) * r.output +
     n(tokens.cacheWrite5mTokens) * r.cacheWrite5m +
     n(tokens.cacheWrite1hTokens) * r.cacheWrite1h +
     n(tokens.cacheReadTokens) * r.cacheRead
-  return (micro * k) / 1_000_000
+  return (micro * q.multiplier) / 1_000_000
 }
 
 /** How one request (or a bucket of requests alike) is priced. */
@@ -324,29 +340,28 @@ export function priceRequest(
   return out
 }
 
-/** Requests to price at once, as columns (one value per request). */
-export interface RequestColumns {
-  /** Each request's model, as an index into `models`. */
+/**
+ * Price keys, as columns (one value per key). A key is what decides a request's price besides
+ * its tokens: its model, speed, prompt band and UTC day (rates change from one day to the next
+ * at most), so every request of a key is priced alike.
+ */
+export interface PriceKeyColumns {
+  /** Each key's model, as an index into `models`. */
   model: ArrayLike<number>
   models: readonly string[]
-  /** When each was written (ms; NaN: unknown, priced at the newest rates). */
-  timeMs: ArrayLike<number>
   /** `usage.speed` as an index into `speeds` (undefined or '': not given). */
   speed: ArrayLike<number>
   speeds: readonly (string | undefined | null)[]
-  /** How many of `thresholds` each request's prompt exceeds. */
+  /** How many of `thresholds` the prompts of the key's requests exceed. */
   promptBand: ArrayLike<number>
-  inputTokens: ArrayLike<number>
-  outputTokens: ArrayLike<number>
-  cacheWrite5mTokens: ArrayLike<number>
-  cacheWrite1hTokens: ArrayLike<number>
-  cacheReadInputTokens: ArrayLike<number>
+  /** A time on the key's day (ms; NaN: unknown, priced at the newest rates). */
+  timeMs: ArrayLike<number>
 }
 
-/** `priceRequest` of each request of `RequestColumns`, as columns. */
-export interface PricedColumns {
-  /** USD; NaN when the model is of no known family. */
-  cost: Float64Array
+/** How each price key is priced (`priceKeys`), as columns. */
+export interface KeyPricing {
+  /** The rates applied; undefined when the model is of no known family (unpriced). */
+  applied: (AppliedRates | undefined)[]
   estimated: Uint8Array
   fast: Uint8Array
   longContext: Uint8Array
@@ -354,25 +369,53 @@ export interface PricedColumns {
   pricedAs: (string | undefined)[]
 }
 
-/**
- * Prices every request of `r` exactly as `priceRequest` prices each, resolving a model's rates
- * once per model and UTC day rather than once per request: an estate's tens of thousands of
- * requests name a handful of models on a few hundred days.
- */
-export function priceRequests(r: RequestColumns, thresholds: readonly number[]): PricedColumns {
-  const n = r.timeMs.length
-  const out: PricedColumns = {
-    cost: new Float64Array(n),
+/** Prices each key as `priceRequest` prices a request of it, each model resolved once. */
+export function priceKeys(k: PriceKeyColumns, thresholds: readonly number[]): KeyPricing {
+  const n = k.model.length
+  const out: KeyPricing = {
+    applied: new Array<AppliedRates | undefined>(n),
     estimated: new Uint8Array(n),
     fast: new Uint8Array(n),
     longContext: new Uint8Array(n),
     pricedAs: new Array<string | undefined>(n),
   }
   const resolve = priceResolver()
-  // by model index and day number (NaN times as one more "day")
-  const matches = new Map<number, PriceMatch | undefined>()
-  let match: PriceMatch | undefined
-  const resolved = () => match
+  const none: TokenCounts = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    cacheReadTokens: 0,
+  }
+  for (let i = 0; i < n; i++) {
+    const at = k.timeMs[i]
+    const match = resolve(k.models[k.model[i]], at)
+    const q = priceRequest(() => match, '', at, none, k.speeds[k.speed[i]] ?? undefined, k.promptBand[i], thresholds)
+    out.applied[i] = match && appliedRates(match.price, q.longContext, q.fast)
+    out.estimated[i] = q.estimated ? 1 : 0
+    out.fast[i] = q.fast ? 1 : 0
+    out.longContext[i] = q.longContext ? 1 : 0
+    out.pricedAs[i] = q.pricedAs
+  }
+  return out
+}
+
+/** Each request's tokens, as columns (one value per request). */
+export interface TokenColumns {
+  inputTokens: ArrayLike<number>
+  outputTokens: ArrayLike<number>
+  cacheWrite5mTokens: ArrayLike<number>
+  cacheWrite1hTokens: ArrayLike<number>
+  cacheReadInputTokens: ArrayLike<number>
+}
+
+/**
+ * Each request's cost (USD; NaN when unpriced), `key[i]` being request i's price key in
+ * `pricing`: exactly what `priceRequest` gives it.
+ */
+export function costsOf(pricing: KeyPricing, key: ArrayLike<number>, t: TokenColumns): Float64Array {
+  const n = key.length
+  const cost = new Float64Array(n)
   const tokens: TokenCounts = {
     inputTokens: 0,
     outputTokens: 0,
@@ -381,23 +424,19 @@ export function priceRequests(r: RequestColumns, thresholds: readonly number[]):
     cacheReadTokens: 0,
   }
   for (let i = 0; i < n; i++) {
-    const at = r.timeMs[i]
-    const key = r.model[i] * 4e9 + (Number.isFinite(at) ? Math.floor(at / 86_400_000) : 1e9)
-    match = matches.get(key)
-    if (match === undefined && !matches.has(key)) matches.set(key, (match = resolve(r.models[r.model[i]], at)))
-    tokens.inputTokens = r.inputTokens[i]
-    tokens.outputTokens = r.outputTokens[i]
-    tokens.cacheWrite5mTokens = r.cacheWrite5mTokens[i]
-    tokens.cacheWrite1hTokens = r.cacheWrite1hTokens[i]
-    tokens.cacheReadTokens = r.cacheReadInputTokens[i]
-    const q = priceRequest(resolved, '', at, tokens, r.speeds[r.speed[i]] ?? undefined, r.promptBand[i], thresholds)
-    out.cost[i] = q.costUsd ?? NaN
-    out.estimated[i] = q.estimated ? 1 : 0
-    out.fast[i] = q.fast ? 1 : 0
-    out.longContext[i] = q.longContext ? 1 : 0
-    out.pricedAs[i] = q.pricedAs
+    const applied = pricing.applied[key[i]]
+    if (applied === undefined) {
+      cost[i] = NaN
+      continue
+    }
+    tokens.inputTokens = t.inputTokens[i]
+    tokens.outputTokens = t.outputTokens[i]
+    tokens.cacheWrite5mTokens = t.cacheWrite5mTokens[i]
+    tokens.cacheWrite1hTokens = t.cacheWrite1hTokens[i]
+    tokens.cacheReadTokens = t.cacheReadInputTokens[i]
+    cost[i] = costWith(applied, tokens)
   }
-  return out
+  return cost
 }
 
 /**

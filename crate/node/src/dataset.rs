@@ -218,14 +218,17 @@ pub struct DatasetRows {
     pub(crate) pricing: estate::Pricing,
 }
 
-/// What the price table needs of each request, in row order.
+/// What the price table needs of the requests: their price keys (what decides a request's
+/// price besides its tokens: model, speed, prompt band and day), and each request's key and
+/// tokens, in row order.
 #[napi(object)]
 pub struct DatasetPricingInputs {
-    pub session: Uint32Array,
-    /// Index in `models`.
-    pub model: Uint32Array,
+    pub keys: DatasetPriceKeys,
+    /// Index of each request's key in `keys`.
+    pub key: Uint32Array,
     pub models: Vec<String>,
-    pub time_ms: Float64Array,
+    /// `usage.speed` as written, null when absent.
+    pub speeds: Vec<Option<String>>,
     pub input_tokens: Float64Array,
     pub output_tokens: Float64Array,
     #[napi(js_name = "cacheWrite5mTokens")]
@@ -233,10 +236,36 @@ pub struct DatasetPricingInputs {
     #[napi(js_name = "cacheWrite1hTokens")]
     pub cache_write_1h_tokens: Float64Array,
     pub cache_read_input_tokens: Float64Array,
-    /// Index in `speeds` (`usage.speed` as written, null when absent).
+}
+
+/// The price keys, as columns: each one's model (index in `models`), speed (index in
+/// `speeds`), prompt band, and its first request's time (ms, NaN when none).
+#[napi(object)]
+pub struct DatasetPriceKeys {
+    pub model: Uint32Array,
     pub speed: Uint32Array,
-    pub speeds: Vec<Option<String>>,
     pub prompt_band: Uint8Array,
+    pub time_ms: Float64Array,
+}
+
+/// How the price table prices each price key (one value per key: 0 or 1 for the flags).
+#[napi(object)]
+pub struct DatasetKeyPricing {
+    pub estimated: Uint8Array,
+    pub fast: Uint8Array,
+    pub long_context: Uint8Array,
+    /// The table's model whose rates were used; null when unpriced.
+    pub priced_as: Vec<Option<String>>,
+}
+
+/// Each session that has requests (its index in the scan's sessions): their count, their cost
+/// (summed in row order, unpriced ones left out) and the first one's time (ms; Infinity: none).
+#[napi(object)]
+pub struct DatasetSessionSums {
+    pub session: Uint32Array,
+    pub requests: Uint32Array,
+    pub cost: Float64Array,
+    pub first_ms: Float64Array,
 }
 
 /// A day of a table: its name (`YYYY-MM-DD`, `unknown`) and how many rows it has.
@@ -261,39 +290,58 @@ fn poisoned() -> Error {
 
 #[napi]
 impl DatasetRows {
-    /// The requests' pricing inputs, in row order (the order `addColumns` takes values in).
+    /// The requests' pricing inputs, in row order (the order `addPriced` takes costs in).
     #[napi]
     pub fn pricing_inputs(&self) -> DatasetPricingInputs {
         let p = &self.pricing;
+        let keys = &p.keys;
         DatasetPricingInputs {
-            session: Uint32Array::new(p.session.clone()),
-            model: Uint32Array::new(p.model.clone()),
+            keys: DatasetPriceKeys {
+                model: Uint32Array::new(keys.iter().map(|k| k.model).collect()),
+                speed: Uint32Array::new(keys.iter().map(|k| k.speed).collect()),
+                prompt_band: Uint8Array::new(keys.iter().map(|k| k.prompt_band).collect()),
+                time_ms: Float64Array::new(keys.iter().map(|k| k.time_ms).collect()),
+            },
+            key: Uint32Array::new(p.key.clone()),
             models: p.models.clone(),
-            time_ms: Float64Array::new(p.time_ms.clone()),
+            speeds: p.speeds.clone(),
             input_tokens: Float64Array::new(p.input.clone()),
             output_tokens: Float64Array::new(p.output.clone()),
             cache_write_5m_tokens: Float64Array::new(p.cache_write_5m.clone()),
             cache_write_1h_tokens: Float64Array::new(p.cache_write_1h.clone()),
             cache_read_input_tokens: Float64Array::new(p.cache_read.clone()),
-            speed: Uint32Array::new(p.speed.clone()),
-            speeds: p.speeds.clone(),
-            prompt_band: Uint8Array::new(p.prompt_band.clone()),
         }
     }
 
-    /// Adds columns of `table`, one value per row in row order (for `requests`: the cost columns).
+    /// Adds the requests' cost columns: `cost` of each request in row order (NaN: unpriced),
+    /// the rest from its key's `per_key`. Returns each session's sums.
     #[napi]
-    pub fn add_columns(&self, table_name: String, columns: Vec<DatasetColumn>) -> Result<()> {
-        let rows = self.of(&table_name)?;
+    pub fn add_priced(&self, cost: Float64Array, per_key: DatasetKeyPricing) -> Result<DatasetSessionSums> {
+        let per_key = estate::KeyPricing {
+            estimated: per_key.estimated.to_vec(),
+            fast: per_key.fast.to_vec(),
+            long_context: per_key.long_context.to_vec(),
+            priced_as: per_key.priced_as,
+        };
+        let cost = cost.to_vec();
+        let sums = self.pricing.session_sums(&cost);
+        let columns = self.pricing.cost_columns(cost, &per_key).map_err(|e| {
+            js_error(Failure::new(Code::InvalidArgument, format!("table requests: the pricing has {e}")))
+        })?;
+        let rows = self.of("requests")?;
         let mut rows = rows.write().map_err(|_| poisoned())?;
-        for c in columns {
-            let (name, values) = values_of(c)?;
+        for (name, values) in columns {
             let column = name.clone();
             rows.set_column(name, values).map_err(|e| {
-                js_error(Failure::new(Code::InvalidArgument, format!("table {table_name}: column {column} has {e}")))
+                js_error(Failure::new(Code::InvalidArgument, format!("table requests: column {column} has {e}")))
             })?;
         }
-        Ok(())
+        Ok(DatasetSessionSums {
+            session: Uint32Array::new(sums.session),
+            requests: Uint32Array::new(sums.requests),
+            cost: Float64Array::new(sums.cost),
+            first_ms: Float64Array::new(sums.first_ms),
+        })
     }
 
     /// The days `table` has rows in, ascending.

@@ -1,7 +1,8 @@
 //! The `requests` and `tool_calls` tables of an estate scan, as columns, split by UTC day: one row
 //! per request and per tool call `stats` counts ([`crate::read::usage`]'s grouping, dedupe and
 //! targets), in the order a part file holds them. Pricing is not decided here: the caller owns the
-//! price table and adds the cost columns ([`COST_COLUMNS`]) from [`RequestRows::pricing`].
+//! price table, prices each [`PriceKey`] of [`RequestRows::pricing`] and each request's tokens,
+//! and the cost columns ([`COST_COLUMNS`]) are made from that ([`Pricing::cost_columns`]).
 
 use super::schema::Table;
 use super::{TextBuilder, Values};
@@ -28,9 +29,9 @@ pub struct TableRows {
 pub struct Pricing {
     /// Index of the request's session in the scan's sessions.
     pub session: Vec<u32>,
-    /// Index of the request's model in `models`.
-    pub model: Vec<u32>,
+    /// The models and speeds (`usage.speed` as written, None when absent) that price keys name.
     pub models: Vec<String>,
+    pub speeds: Vec<Option<String>>,
     /// ms since the epoch, NaN when the entry has none.
     pub time_ms: Vec<f64>,
     pub input: Vec<f64>,
@@ -38,10 +39,101 @@ pub struct Pricing {
     pub cache_write_5m: Vec<f64>,
     pub cache_write_1h: Vec<f64>,
     pub cache_read: Vec<f64>,
-    /// Index of the request's `usage.speed` as written (None when absent) in `speeds`.
-    pub speed: Vec<u32>,
-    pub speeds: Vec<Option<String>>,
-    pub prompt_band: Vec<u8>,
+    /// Index of the request's price key in `keys`.
+    pub key: Vec<u32>,
+    /// Every price key the requests have, in the order first met.
+    pub keys: Vec<PriceKey>,
+}
+
+/// What decides a request's price besides its tokens: its model, speed and prompt band, and its
+/// UTC day (the price table's rates change from one day to the next at most). The requests that
+/// share one are priced alike: the price table is asked once per key, not once per request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PriceKey {
+    /// Index in [`Pricing::models`] and [`Pricing::speeds`].
+    pub model: u32,
+    pub speed: u32,
+    pub prompt_band: u8,
+    /// The time of the first request of the key (ms, NaN when it has none): any time of the
+    /// day prices alike.
+    pub time_ms: f64,
+}
+
+/// How the price table prices each [`PriceKey`] (one value per key), beside each request's cost.
+pub struct KeyPricing {
+    pub estimated: Vec<u8>,
+    pub fast: Vec<u8>,
+    pub long_context: Vec<u8>,
+    /// The table's model whose rates were used; None when unpriced.
+    pub priced_as: Vec<Option<String>>,
+}
+
+/// Each session's requests, their cost and the first one's time, for the sessions that have
+/// requests (ascending session index).
+#[derive(Debug, Default, PartialEq)]
+pub struct SessionSums {
+    pub session: Vec<u32>,
+    pub requests: Vec<u32>,
+    /// Summed in row order; an unpriced request adds nothing.
+    pub cost: Vec<f64>,
+    /// The earliest request's time (ms); infinity when none has one.
+    pub first_ms: Vec<f64>,
+}
+
+impl Pricing {
+    /// The [`COST_COLUMNS`] of the requests: `cost` per request (NaN: unpriced; `priced` says
+    /// whether it is a number), the others from its key's `per_key`.
+    pub fn cost_columns(&self, cost: Vec<f64>, per_key: &KeyPricing) -> Result<Vec<(String, Values)>, String> {
+        let n = self.key.len();
+        let keys = self.keys.len();
+        if cost.len() != n {
+            return Err(format!("{} costs for {n} requests", cost.len()));
+        }
+        let lens = [per_key.estimated.len(), per_key.fast.len(), per_key.long_context.len(), per_key.priced_as.len()];
+        if lens.iter().any(|&l| l != keys) {
+            return Err(format!("pricing of {lens:?} keys for {keys} keys"));
+        }
+        let of_key = |v: &[u8]| Values::Flags(self.key.iter().map(|&k| v[k as usize]).collect());
+        let mut priced_as = TextBuilder::with_capacity(n);
+        for &k in &self.key {
+            priced_as.push(per_key.priced_as[k as usize].as_deref());
+        }
+        let priced = Values::Flags(cost.iter().map(|c| !c.is_nan() as u8).collect());
+        Ok(vec![
+            ("cost_usd".to_string(), Values::Numbers(cost)),
+            ("priced".to_string(), priced),
+            ("price_estimated".to_string(), of_key(&per_key.estimated)),
+            ("priced_as".to_string(), Values::Text(priced_as.finish())),
+            ("fast".to_string(), of_key(&per_key.fast)),
+            ("long_context".to_string(), of_key(&per_key.long_context)),
+        ])
+    }
+
+    /// [`SessionSums`] of the requests, `cost` being each request's (as for `cost_columns`).
+    pub fn session_sums(&self, cost: &[f64]) -> SessionSums {
+        let sessions = self.session.iter().map(|&s| s as usize + 1).max().unwrap_or(0);
+        let (mut requests, mut sum, mut first) =
+            (vec![0u32; sessions], vec![0f64; sessions], vec![f64::INFINITY; sessions]);
+        for (i, &s) in self.session.iter().enumerate() {
+            let s = s as usize;
+            requests[s] += 1;
+            if let Some(&c) = cost.get(i).filter(|c| !c.is_nan()) {
+                sum[s] += c;
+            }
+            let at = self.time_ms[i];
+            if at.is_finite() && at < first[s] {
+                first[s] = at;
+            }
+        }
+        let mut out = SessionSums::default();
+        for s in (0..sessions).filter(|&s| requests[s] > 0) {
+            out.session.push(s as u32);
+            out.requests.push(requests[s]);
+            out.cost.push(sum[s]);
+            out.first_ms.push(first[s]);
+        }
+        out
+    }
 }
 
 pub struct RequestRows {
@@ -112,9 +204,7 @@ fn nonempty(s: Option<&str>) -> Option<&str> {
 
 /// A text column of `n` values, each `value`.
 fn repeated(value: &str, n: usize) -> Values {
-    let mut b = TextBuilder::with_capacity(n);
-    (0..n).for_each(|_| b.push(Some(value)));
-    Values::Text(b.finish())
+    Values::Text(TextBuilder::repeated(value, n))
 }
 
 /// The `requests` rows of `reqs` (as [`usage::counted_requests`] gives them) of estate `e`
@@ -126,10 +216,12 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
         (s, &s.records[c.record as usize])
     };
     let mut p = Pricing::default();
-    let mut model_index: std::collections::HashMap<String, u32> = Default::default();
+    let mut model_index: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    let mut key_index: rustc_hash::FxHashMap<(u32, u32, u8, Option<i64>), u32> = Default::default();
     let text_column = || TextBuilder::with_capacity(n);
+    let unique = || TextBuilder::for_unique(n);
     let (mut project, mut session_id, mut agent_id) = (text_column(), text_column(), text_column());
-    let (mut key, mut request_id, mut message_id) = (text_column(), text_column(), text_column());
+    let (mut key, mut request_id, mut message_id) = (unique(), unique(), unique());
     let (mut model, mut tier, mut speed) = (text_column(), text_column(), text_column());
     let (mut times, mut creation) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for c in reqs {
@@ -156,13 +248,12 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
             Some(&i) => i,
             None => {
                 let i = model_index.len() as u32;
-                model_index.insert(m.to_string(), i);
+                model_index.insert(m, i);
                 p.models.push(m.to_string());
                 i
             }
         };
         model.push(Some(m));
-        p.model.push(mi);
         p.session.push(si);
         let sp = text(u.speed);
         let speed_at = match p.speeds.iter().position(|x| x.as_deref() == sp) {
@@ -172,7 +263,6 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
                 (p.speeds.len() - 1) as u32
             }
         };
-        p.speed.push(speed_at);
         speed.push(text(u.speed));
         tier.push(text(u.service_tier));
         times.push(r.timestamp_ms);
@@ -183,7 +273,14 @@ pub fn request_rows(e: &EstateScan, scans: &[&Scan], reqs: &[CountedRequest], ma
         p.cache_read.push(u.cache_read as f64);
         p.cache_write_5m.push(w5m as f64);
         p.cache_write_1h.push(w1h as f64);
-        p.prompt_band.push(c.prompt_band);
+        let day = r.timestamp_ms.map(|t| t.div_euclid(86_400_000));
+        let next = p.keys.len() as u32;
+        let k = *key_index.entry((mi, speed_at, c.prompt_band, day)).or_insert_with(|| {
+            let time_ms = stamp(r.timestamp_ms);
+            p.keys.push(PriceKey { model: mi, speed: speed_at, prompt_band: c.prompt_band, time_ms });
+            next
+        });
+        p.key.push(k);
     }
     let key = key.finish();
     let days = days_of(&times, |i| key.get(i).unwrap_or(""));
@@ -227,9 +324,10 @@ pub fn tool_call_rows(e: &EstateScan, scans: &[&Scan], calls: &[CountedToolCall]
     let n = calls.len();
     let text_column = || TextBuilder::with_capacity(n);
     let (mut project, mut session_id, mut agent_id) = (text_column(), text_column(), text_column());
-    let (mut ids, mut model, mut tool, mut target) = (text_column(), text_column(), text_column(), text_column());
+    let (mut ids, mut model, mut tool, mut target) =
+        (TextBuilder::for_unique(n), text_column(), text_column(), text_column());
     let (mut times, mut error) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut idless: std::collections::HashMap<String, u32> = Default::default();
+    let mut idless: rustc_hash::FxHashMap<String, u32> = Default::default();
     for c in calls {
         let s = scans[c.file as usize];
         let r = &s.records[c.record as usize];
@@ -383,6 +481,46 @@ mod tests {
         ids.sort();
         assert_eq!(ids, ["s1:1772359200000:Bash:0", "t1"]);
         assert_eq!(text(&t, "target"), vec![Some("ls".to_string()); 2]);
+    }
+
+    #[test]
+    fn requests_of_one_model_day_speed_and_band_share_a_price_key() {
+        let (e, scans) = estate(&[
+            entry(Some("r1"), "m1", "2026-03-01T08:00:00.000Z", 5, None),
+            entry(Some("r2"), "m2", "2026-03-01T20:00:00.000Z", 5, None),
+            entry(Some("r3"), "m3", "2026-03-02T08:00:00.000Z", 5, None),
+            entry(Some("r4"), "m4", "2026-03-02T09:00:00.000Z", 5, None),
+        ]);
+        let refs: Vec<&Scan> = scans.iter().collect();
+        let (reqs, _) = usage::counted_requests_and_tool_calls(&refs, &[200_000]);
+        let r = request_rows(&e, &refs, &reqs, "laptop");
+        let p = &r.pricing;
+        // in time order: two keys, one per day, each with its first request's time
+        assert_eq!(p.key, [0, 0, 1, 1]);
+        assert_eq!(p.keys.len(), 2);
+        assert_eq!(p.keys[1].time_ms, p.time_ms[2]);
+        assert_eq!((p.keys[0].model, p.keys[0].prompt_band), (0, 0));
+
+        let per_key = KeyPricing {
+            estimated: vec![0, 1],
+            fast: vec![0, 0],
+            long_context: vec![1, 0],
+            priced_as: vec![Some("claude-sonnet-4-5".into()), None],
+        };
+        let cost = vec![0.5, 0.25, f64::NAN, 1.0];
+        let cols = p.cost_columns(cost.clone(), &per_key).unwrap();
+        let col = |name: &str| cols.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone_strings()).unwrap();
+        assert!(matches!(col("priced"), Values::Flags(f) if f == [1, 1, 0, 1]));
+        assert!(matches!(col("price_estimated"), Values::Flags(f) if f == [0, 0, 1, 1]));
+        assert!(matches!(col("long_context"), Values::Flags(f) if f == [1, 1, 0, 0]));
+        let sonnet = Some("claude-sonnet-4-5".to_string());
+        assert!(matches!(col("priced_as"), Values::Strings(s) if s == [sonnet.clone(), sonnet, None, None]));
+        assert!(p.cost_columns(vec![0.0], &per_key).is_err(), "one cost per request");
+
+        // one session: every request, the priced ones' cost, the first time
+        let sums = p.session_sums(&cost);
+        assert_eq!((sums.session, sums.requests, sums.cost), (vec![0], vec![4], vec![1.75]));
+        assert_eq!(sums.first_ms, [p.time_ms[0]]);
     }
 
     #[test]

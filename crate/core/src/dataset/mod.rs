@@ -88,11 +88,25 @@ pub struct TextBuilder {
     bytes: Vec<u8>,
     spans: Vec<Option<(usize, usize)>>,
     last: Option<(usize, usize)>,
+    /// Values are not compared with the last one (they do not repeat).
+    unique: bool,
 }
 
 impl TextBuilder {
     pub fn with_capacity(values: usize) -> TextBuilder {
         TextBuilder { spans: Vec::with_capacity(values), ..Default::default() }
+    }
+
+    /// For values that do not repeat one another (ids unique to their row): each is copied
+    /// without first being compared with the last.
+    pub fn for_unique(values: usize) -> TextBuilder {
+        TextBuilder { unique: true, ..TextBuilder::with_capacity(values) }
+    }
+
+    /// `n` values, each `value`: one copy of its bytes.
+    pub fn repeated(value: &str, n: usize) -> TextColumn {
+        let span = Some((0, value.len()));
+        TextColumn { bytes: bytes::Bytes::copy_from_slice(value.as_bytes()), spans: vec![span; n] }
     }
 
     /// Appends a value (None for a null); one equal to the last value appended shares its bytes.
@@ -101,7 +115,7 @@ impl TextBuilder {
             self.spans.push(None);
             return;
         };
-        if let Some((start, end)) = self.last {
+        if let (Some((start, end)), false) = (self.last, self.unique) {
             if &self.bytes[start..end] == v.as_bytes() {
                 self.spans.push(self.last);
                 return;

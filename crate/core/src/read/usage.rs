@@ -345,28 +345,31 @@ pub fn counted_requests_and_tool_calls(
 ) -> (Vec<CountedRequest>, Vec<CountedToolCall>) {
     let mut report = UsageReport::default();
     let g = group(scans, &mut report);
-    (requests_of(&g, scans, prompt_thresholds), calls_of(&g, scans))
+    rayon::join(|| requests_of(&g, scans, prompt_thresholds), || calls_of(&g, scans))
 }
 
 fn requests_of(g: &Grouping, scans: &[&Scan], prompt_thresholds: &[u64]) -> Vec<CountedRequest> {
-    let mut out: Vec<CountedRequest> = g
+    // Sorted on keys read once each (a record looked up per comparison costs more than the sort).
+    let mut keyed: Vec<((i64, u32, u32), CountedRequest)> = g
         .groups
         .iter()
         .zip(&g.dropped)
         .filter(|(_, d)| !**d)
         .map(|(gr, _)| {
             let row = &g.files[gr.file as usize].rows[gr.row as usize];
-            CountedRequest {
+            let time = scans[gr.file as usize].records[row.rec as usize].timestamp_ms.unwrap_or(i64::MAX);
+            let c = CountedRequest {
                 file: gr.file,
                 record: row.rec,
                 prompt_band: prompt_band(&row.usage, prompt_thresholds),
                 lane: row.lane,
-            }
+            };
+            ((time, gr.file, row.rec), c)
         })
         .collect();
-    let time = |c: &CountedRequest| scans[c.file as usize].records[c.record as usize].timestamp_ms.unwrap_or(i64::MAX);
-    out.sort_by_key(|c| (time(c), c.file, c.record));
-    out
+    // (keys are unique: one counted entry per record)
+    keyed.sort_unstable_by_key(|(k, _)| *k);
+    keyed.into_iter().map(|(_, c)| c).collect()
 }
 
 /// One counted tool call (as [`aggregate`] counts them): where its `tool_use` block is.
