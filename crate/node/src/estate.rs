@@ -324,8 +324,9 @@ impl EstateScan {
     /// tool, each with its tool, target and error), from one grouping, by UTC day, without the
     /// requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
     /// Made off the JS thread, which an export needs meanwhile (its lock and the dataset's info
-    /// are written then): the scan's estate moves into the work and is freed there, so this scan
-    /// is empty afterwards, as after `release()`.
+    /// are written then): the scan's estate moves into the work, so this scan is empty afterwards,
+    /// as after `release()`, and is freed on a thread of its own once the rows are made (freeing
+    /// a large estate's scans takes milliseconds the export would wait for).
     #[napi(ts_return_type = "Promise<DatasetRows>")]
     pub fn dataset_rows(
         &mut self,
@@ -340,6 +341,8 @@ impl EstateScan {
             let scans = scans_of(&e);
             let (reqs, calls) = usage::counted_requests_and_tool_calls(&scans, &thresholds);
             let (requests, calls) = estate::table_rows(&e, &scans, &reqs, &calls, &machine);
+            drop(scans);
+            std::thread::spawn(move || drop(e));
             Ok(crate::dataset::DatasetRows::new(vec![requests.rows, calls], requests.pricing))
         })
     }
