@@ -60,8 +60,10 @@ export declare class EstateScan {
    * `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
    * `targets` (default true) also counts tool calls by target now, for `toolTargets`; with
    * false, a later `toolTargets` call counts them then (the report is the same either way).
+   * `by_day` (default false): buckets by UTC day only, all sessions in one (`session` is
+   * 4294967295, `slotMs` a day's start): enough for totals, in a fraction of the buckets.
    */
-  usage(promptThresholds: Array<number>, targets?: boolean | undefined | null): UsageColumns
+  usage(promptThresholds: Array<number>, targets?: boolean | undefined | null, byDay?: boolean | undefined | null): UsageColumns
   /**
    * The counted requests (the ones `usage` sums), with what each one's entry says.
    * `prompt_thresholds` as for `usage`.
@@ -73,8 +75,9 @@ export declare class EstateScan {
    * tool, each with its tool, target and error), from one grouping, by UTC day, without the
    * requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
    * Made off the JS thread, which an export needs meanwhile (its lock and the dataset's info
-   * are written then): the scan's estate moves into the work and is freed there, so this scan
-   * is empty afterwards, as after `release()`.
+   * are written then): the scan's estate moves into the work, so this scan is empty afterwards,
+   * as after `release()`, and is freed on a thread of its own once the rows are made (freeing
+   * a large estate's scans takes milliseconds the export would wait for).
    */
   datasetRows(machine: string, promptThresholds: Array<number>): Promise<DatasetRows>
   /**

@@ -280,7 +280,10 @@ export async function stats(opts: StatsOptions = {}): Promise<StatsReport> {
   const sessions = scan.sessions()
   const thresholds = promptThresholds()
   // Targets are counted only for --tools (a third of the native aggregation's work otherwise).
-  const u = scan.usage(thresholds, opts.tools === true)
+  // Totals alone (no groups, no day window) need buckets by UTC day only, not by session and
+  // 15-minute slot: a seventh of the buckets to price and sum here.
+  const totalsOnly = !opts.by && since === undefined && until === undefined
+  const u = scan.usage(thresholds, opts.tools === true, totalsOnly)
 
   const totals = emptyTotals()
   const subagents = emptyTotals()

@@ -27,6 +27,11 @@ fn main() {
     let flat: Vec<&scan::Scan> = refs.iter().map(|s| s.unwrap_or(&empty)).collect();
     let subagent: Vec<bool> = files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
     let t3 = Instant::now();
+    // USAGE_DETAIL=days: buckets by UTC day only, as `stats` asks for its totals.
+    let detail = match std::env::var("USAGE_DETAIL").as_deref() {
+        Ok("days") => claude_jsonl_core::read::usage::Detail::Days,
+        _ => claude_jsonl_core::read::usage::Detail::Slots,
+    };
     let repeat: usize = std::env::var("AGG_REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     // The prompt thresholds the price table holds today (stats passes them from prices.json).
     let thresholds = [100_000, 200_000];
@@ -36,6 +41,7 @@ fn main() {
         &subagent,
         &thresholds,
         claude_jsonl_core::read::usage::Targets::Count,
+        detail,
     );
     for _ in 1..repeat {
         report = claude_jsonl_core::read::usage::aggregate(
@@ -44,6 +50,7 @@ fn main() {
             &subagent,
             &thresholds,
             claude_jsonl_core::read::usage::Targets::Count,
+            detail,
         );
     }
     let t_usage = t3.elapsed();

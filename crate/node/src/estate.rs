@@ -217,10 +217,10 @@ pub struct EstateScan {
 }
 
 /// The last `usage` call's tool calls by target: counted then, or to count when first asked
-/// (with the prompt thresholds of that call, which set its buckets).
+/// (with the prompt thresholds and the detail of that call, which set its buckets).
 pub(crate) enum ToolTargets {
     Counted(claude_jsonl_core::read::tool_targets::TargetCounts, Vec<String>),
-    Pending(Vec<u64>),
+    Pending(Vec<u64>, usage::Detail),
 }
 
 #[napi]
@@ -299,13 +299,16 @@ impl EstateScan {
     /// `prompt_thresholds`: the prompt sizes (tokens) that split requests into `promptBand`s.
     /// `targets` (default true) also counts tool calls by target now, for `toolTargets`; with
     /// false, a later `toolTargets` call counts them then (the report is the same either way).
+    /// `by_day` (default false): buckets by UTC day only, all sessions in one (`session` is
+    /// 4294967295, `slotMs` a day's start): enough for totals, in a fraction of the buckets.
     #[napi]
-    pub fn usage(&mut self, prompt_thresholds: Vec<f64>, targets: Option<bool>) -> UsageColumns {
+    pub fn usage(&mut self, prompt_thresholds: Vec<f64>, targets: Option<bool>, by_day: Option<bool>) -> UsageColumns {
         let thresholds = thresholds_of(&prompt_thresholds);
-        let mut r = self.aggregate(&thresholds, targets.unwrap_or(true));
+        let detail = if by_day == Some(true) { usage::Detail::Days } else { usage::Detail::Slots };
+        let mut r = self.aggregate(&thresholds, targets.unwrap_or(true), detail);
         self.tool_targets = Some(match targets.unwrap_or(true) {
             true => ToolTargets::Counted(std::mem::take(&mut r.tool_targets), r.tool_names.clone()),
-            false => ToolTargets::Pending(thresholds),
+            false => ToolTargets::Pending(thresholds, detail),
         });
         r.into()
     }
@@ -375,11 +378,11 @@ impl EstateScan {
     }
 
     /// The usage report over every file, by [`usage::aggregate`].
-    pub(crate) fn aggregate(&self, thresholds: &[u64], targets: bool) -> usage::UsageReport {
+    pub(crate) fn aggregate(&self, thresholds: &[u64], targets: bool, detail: usage::Detail) -> usage::UsageReport {
         let e = &self.estate;
         let subagent: Vec<bool> = e.files.iter().map(|f| f.kind == estate::FileKind::Subagent).collect();
         let targets = if targets { usage::Targets::Count } else { usage::Targets::Skip };
-        usage::aggregate(&self.scans(), &e.session_of_file, &subagent, thresholds, targets)
+        usage::aggregate(&self.scans(), &e.session_of_file, &subagent, thresholds, targets, detail)
     }
 
     /// Each file's scan (an empty one for a file that could not be read), in file order.

@@ -80,8 +80,8 @@ impl EstateScan {
     /// bucket, nonzero = counted; empty = all), with each tool's `limit` most frequent targets.
     #[napi]
     pub fn tool_targets(&mut self, included: Uint8Array, limit: u32) -> Result<Vec<ToolTargetsInfo>> {
-        if let Some(ToolTargets::Pending(thresholds)) = &self.tool_targets {
-            let mut r = self.aggregate(thresholds, true);
+        if let Some(ToolTargets::Pending(thresholds, detail)) = &self.tool_targets {
+            let mut r = self.aggregate(thresholds, true, *detail);
             self.tool_targets = Some(ToolTargets::Counted(std::mem::take(&mut r.tool_targets), r.tool_names));
         }
         let Some(ToolTargets::Counted(counts, names)) = &self.tool_targets else {

@@ -1,6 +1,8 @@
+use rayon::prelude::*;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::UNIX_EPOCH;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,8 +105,11 @@ fn dir_key(_m: &fs::Metadata) -> (u64, u64) {
     (0, 0)
 }
 
-fn walk(dir: &Path, seen: &mut HashSet<(u64, u64)>, out: &mut Vec<EstateFile>) -> Result<(), DiscoverError> {
+/// The transcripts under `dir`. `seen` holds the folders already walked (a link back up the tree
+/// is walked once).
+fn walk(dir: &Path, seen: &Mutex<HashSet<(u64, u64)>>) -> Result<Vec<EstateFile>, DiscoverError> {
     let entries = fs::read_dir(dir).map_err(|e| io_error(dir, e))?;
+    let mut out = Vec::new();
     let mut subdirs = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| io_error(dir, e))?;
@@ -121,29 +126,34 @@ fn walk(dir: &Path, seen: &mut HashSet<(u64, u64)>, out: &mut Vec<EstateFile>) -
             continue;
         };
         if meta.is_dir() {
-            if seen.insert(dir_key(&meta)) || !cfg!(unix) {
+            let new = seen.lock().unwrap_or_else(|e| e.into_inner()).insert(dir_key(&meta));
+            if new || !cfg!(unix) {
                 subdirs.push(path);
             }
         } else if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
             out.push(classify(path, &meta));
         }
     }
-    for d in subdirs {
-        walk(&d, seen, out)?;
+    // Folders are walked side by side: an estate has hundreds (one per project, one per session
+    // with subagents), every entry costs a stat, and the scan cannot start before the walk ends.
+    // The first failure in path order fails the walk, as it would one folder after another.
+    let nested: Vec<Result<Vec<EstateFile>, DiscoverError>> = subdirs.par_iter().map(|d| walk(d, seen)).collect();
+    for files in nested {
+        out.extend(files?);
     }
-    Ok(())
+    Ok(out)
 }
 
 /// Finds transcript files under the given paths. A folder is walked recursively for `*.jsonl`;
 /// a file is taken as given. Results are sorted by path and free of duplicates.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<EstateFile>, DiscoverError> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let seen = Mutex::new(HashSet::new());
     for p in paths {
         let meta = fs::metadata(p).map_err(|e| io_error(p, e))?;
         if meta.is_dir() {
-            seen.insert(dir_key(&meta));
-            walk(p, &mut seen, &mut out)?;
+            seen.lock().unwrap_or_else(|e| e.into_inner()).insert(dir_key(&meta));
+            out.extend(walk(p, &seen)?);
         } else if let Some(what) = crate::special_file(&meta) {
             return Err(DiscoverError { path: p.clone(), message: what.into() });
         } else {

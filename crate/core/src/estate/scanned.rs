@@ -30,8 +30,10 @@ pub fn scan_estate(
 ) -> Result<EstateScan, DiscoverError> {
     let files = discover(paths)?;
     let pruned: Vec<bool> = files.iter().map(|f| min_mtime_ms.is_some_and(|m| f.mtime_ms < m)).collect();
-    let kept: Vec<PathBuf> = files.iter().zip(&pruned).filter(|(_, p)| !**p).map(|(f, _)| f.path.clone()).collect();
-    let mut scanned = scan::scan_paths(&kept, mode, progress).into_iter();
+    // (the walk has just stat'ed each file: its size is taken from there)
+    let kept: Vec<(&std::path::Path, u64)> =
+        files.iter().zip(&pruned).filter(|(_, p)| !**p).map(|(f, _)| (f.path.as_path(), f.size)).collect();
+    let mut scanned = scan::scan_sized(&kept, mode, progress).into_iter();
     let scans: Vec<Result<Scan, String>> = pruned
         .iter()
         .map(|&p| match p {

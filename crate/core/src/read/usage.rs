@@ -26,6 +26,24 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 /// buckets into local days exactly.
 pub const SLOT_MS: i64 = 15 * 60 * 1000;
 
+/// How finely [`aggregate`] splits the requests into buckets. Every bucket is of one model,
+/// speed, prompt band and lane, subagent or not, within one UTC day (what pricing needs);
+/// beyond that:
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// by session and by [`SLOT_MS`] slot: what a report by session, project, model or local
+    /// day needs;
+    Slots,
+    /// nothing more: [`BucketKey::session`] is [`ALL_SESSIONS`] and the slot a UTC day's start,
+    /// a fraction of the buckets, for totals over the whole estate.
+    Days,
+}
+
+/// [`BucketKey::session`] of a bucket that holds every session's requests ([`Detail::Days`]).
+pub const ALL_SESSIONS: u32 = u32::MAX;
+
+const DAY_MS: i64 = 86_400_000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lane {
     None = 0,
@@ -549,12 +567,19 @@ pub fn aggregate(
     subagent_file: &[bool],
     prompt_thresholds: &[u64],
     targets: Targets,
+    detail: Detail,
 ) -> UsageReport {
     let mut report = UsageReport::default();
     let g = group(scans, &mut report);
     let key_of = |fi: usize, row: &Row, w: &Row| HashedKey {
-        session: session_of_file[fi],
-        slot: row.slot,
+        session: match detail {
+            Detail::Slots => session_of_file[fi],
+            Detail::Days => ALL_SESSIONS,
+        },
+        slot: match detail {
+            Detail::Days if row.slot != i64::MIN => row.slot.div_euclid(DAY_MS) * DAY_MS,
+            _ => row.slot,
+        },
         model: row.model,
         subagent: subagent_file[fi],
         // Lane, prompt band and speed are the counted entry's: a request has one of each.

@@ -252,3 +252,32 @@ fn a_file_in_memory_is_cut_into_the_units_read_from_disk() {
     assert_eq!(memory, disk);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn a_listed_file_that_is_a_fifo_by_the_time_it_is_read_does_not_block_the_scan() {
+    let dir = std::env::temp_dir().join(format!("cj-fifo-swap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("a.jsonl");
+    std::fs::write(&good, format!("{A1}\n")).unwrap();
+    let fifo = dir.join("b.jsonl");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a plain mkfifo of a fresh path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // listed with the size it had as a regular file; no writer ever opens the FIFO
+    let size = std::fs::metadata(&good).unwrap().len();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (a, b) = (good.clone(), fifo.clone());
+    std::thread::spawn(move || {
+        let _ = tx.send(crate::scan::scan_sized(
+            &[(a.as_path(), size), (b.as_path(), 4096)],
+            Mode::Full,
+            &Default::default(),
+        ));
+    });
+    // (a blocking open would wait for a writer forever: fail instead of hanging the run)
+    let got = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the scan ended");
+    assert_eq!(got[0].as_ref().unwrap().records.len(), 1);
+    assert!(got[1].as_ref().map_or(true, |s| s.records.is_empty()), "the FIFO reads as nothing");
+    std::fs::remove_dir_all(&dir).ok();
+}

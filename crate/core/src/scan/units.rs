@@ -115,6 +115,17 @@ impl ReadBuf {
     }
 }
 
+/// Opens a file a unit of work reads. Non-blocking: a file that was a regular one when listed and
+/// is a FIFO by now is read as empty instead of waiting for a writer (reads of a regular file
+/// never block anyway).
+fn open_unit(path: &Path) -> io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_NONBLOCK);
+    o.open(path)
+}
+
 /// Reads bytes `[from, to)` of a file into a fresh vector (fewer if the file is shorter now).
 pub fn read_span(f: &File, from: u64, to: u64) -> io::Result<Vec<u8>> {
     let mut buf = ReadBuf::default();
@@ -187,7 +198,7 @@ pub fn run<T: Send, R: Send>(
         } else {
             READ.with(|cell| {
                 let buf = &mut *cell.borrow_mut();
-                let r = File::open(job.path).and_then(|f| {
+                let r = open_unit(job.path).and_then(|f| {
                     Ok(match buf.read_unit(&f, u.start, u.end, job.size)? {
                         Some(base) => {
                             let owned = buf.owned();
@@ -319,8 +330,27 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
     }
     progress.files_total.fetch_add(errors.iter().filter(|e| e.is_some()).count() as u64, Ordering::Relaxed);
     progress.files_done.fetch_add(errors.iter().filter(|e| e.is_some()).count() as u64, Ordering::Relaxed);
-    let scanned = run(
-        &jobs,
+    let mut scanned = scan_jobs(&jobs, mode, progress).into_iter();
+    errors
+        .into_iter()
+        .map(|e| match e {
+            Some(e) => Err(e),
+            None => scanned.next().expect("one result per readable file"),
+        })
+        .collect()
+}
+
+/// [`scan_paths`] of regular files whose sizes are known (a walk that listed them has just
+/// stat'ed each): each is read up to that size, with no second stat of every file before the
+/// parallel work can start.
+pub fn scan_sized(files: &[(&Path, u64)], mode: Mode, progress: &Progress) -> Vec<io::Result<Scan>> {
+    let jobs: Vec<Job> = files.iter().map(|&(path, size)| Job { path, from: 0, size }).collect();
+    scan_jobs(&jobs, mode, progress)
+}
+
+fn scan_jobs(jobs: &[Job], mode: Mode, progress: &Progress) -> Vec<io::Result<Scan>> {
+    run(
+        jobs,
         progress,
         |_, unit| match unit {
             Some((owned, at)) => PARSER.with(|cell| {
@@ -332,15 +362,7 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
             None => Scan::default(),
         },
         |_, parts| Ok(Scan::concat(parts)),
-    );
-    let mut scanned = scanned.into_iter();
-    errors
-        .into_iter()
-        .map(|e| match e {
-            Some(e) => Err(e),
-            None => scanned.next().expect("one result per readable file"),
-        })
-        .collect()
+    )
 }
 
 /// Scans one buffer held in memory, cut after a newline about every [`UNIT_BYTES`] and scanned

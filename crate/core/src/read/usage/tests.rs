@@ -30,7 +30,7 @@ fn run_with(files: &[String], subagent: &[bool], thresholds: &[u64]) -> UsageRep
     let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
     let refs: Vec<&Scan> = scans.iter().collect();
     let sessions: Vec<u32> = vec![0; files.len()];
-    aggregate(&refs, &sessions, subagent, thresholds, Targets::Count)
+    aggregate(&refs, &sessions, subagent, thresholds, Targets::Count, Detail::Slots)
 }
 
 fn totals(r: &UsageReport) -> Tokens {
@@ -215,7 +215,7 @@ fn counted_requests_are_the_ones_aggregate_sums_in_time_order() {
     let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
     let refs: Vec<&Scan> = scans.iter().collect();
     let (reqs, report) = counted_requests(&refs, &[200_000]);
-    let summed = totals(&aggregate(&refs, &[0, 0], &[false, true], &[200_000], Targets::Count));
+    let summed = totals(&aggregate(&refs, &[0, 0], &[false, true], &[200_000], Targets::Count, Detail::Slots));
     assert_eq!(reqs.len() as u64, summed.requests);
     assert_eq!(report.sidechain_replays, 1);
     let usage = |c: &CountedRequest| refs[c.file as usize].records[c.record as usize].usage.unwrap();
@@ -275,7 +275,7 @@ fn counted_tool_calls_are_the_calls_aggregate_counts_with_their_errors() {
             .collect();
         assert_eq!(names, ["t1", "t2", "t3"], "{mode:?}");
         assert_eq!(calls.iter().map(|c| c.is_error).collect::<Vec<_>>(), errors, "{mode:?}");
-        let r = aggregate(&[&scan], &[0], &[false], &[], Targets::Count);
+        let r = aggregate(&[&scan], &[0], &[false], &[], Targets::Count, Detail::Slots);
         assert_eq!(r.tools.iter().map(|t| t.2).sum::<u64>(), calls.len() as u64);
     }
     // A usage scan keeps no tool results: no call is known to have failed.
@@ -356,7 +356,7 @@ fn the_report_is_the_same_whatever_the_number_of_parallel_parts() {
     let subagent: Vec<bool> = (0..files.len()).map(|f| f % 4 == 3).collect();
     let report = |threads: usize, targets: Targets| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let r = pool.install(|| aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], targets));
+        let r = pool.install(|| aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], targets, Detail::Slots));
         format!("{r:?}")
     };
     let one = report(1, Targets::Count);
@@ -365,10 +365,52 @@ fn the_report_is_the_same_whatever_the_number_of_parallel_parts() {
         assert_eq!(report(threads, Targets::Count), one, "{threads} threads");
     }
     // Without targets: the same report but for the per-target counts.
-    let skipped = aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], Targets::Skip);
-    let mut counted = aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], Targets::Count);
+    let skipped = aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], Targets::Skip, Detail::Slots);
+    let mut counted = aggregate(&refs, &sessions, &subagent, &[100_000, 200_000], Targets::Count, Detail::Slots);
     assert!(!counted.tool_targets.counts.is_empty());
     assert!(skipped.tool_targets.counts.is_empty() && skipped.tool_targets.targets.is_empty());
     counted.tool_targets = TargetCounts::default();
     assert_eq!(format!("{skipped:?}"), format!("{counted:?}"));
+}
+
+#[test]
+fn buckets_by_day_sum_to_the_same_totals_in_fewer_buckets_priced_alike() {
+    let files = mixed_estate();
+    let scans: Vec<Scan> = files.iter().map(|f| scan_bytes(f.as_bytes(), Mode::Usage)).collect();
+    let refs: Vec<&Scan> = scans.iter().collect();
+    let sessions: Vec<u32> = (0..files.len() as u32).map(|f| f / 4).collect();
+    let subagent: Vec<bool> = (0..files.len()).map(|f| f % 4 == 3).collect();
+    let th = [100_000, 200_000];
+    let fine = aggregate(&refs, &sessions, &subagent, &th, Targets::Count, Detail::Slots);
+    let days = aggregate(&refs, &sessions, &subagent, &th, Targets::Count, Detail::Days);
+    assert_eq!(totals(&days), totals(&fine));
+    assert!(days.buckets.len() < fine.buckets.len(), "{} buckets by day", days.buckets.len());
+    assert!(days.buckets.iter().all(|(k, _)| k.session == ALL_SESSIONS && k.slot.rem_euclid(86_400_000) == 0));
+    // What pricing reads of a bucket is kept: the sums by (UTC day, model, speed, band, lane,
+    // subagent) are the same either way.
+    let by_price = |r: &UsageReport| {
+        let mut m = std::collections::BTreeMap::<(i64, String, String, u8, Lane, bool), Tokens>::new();
+        for (k, t) in &r.buckets {
+            let key = (
+                k.slot.div_euclid(86_400_000),
+                r.models[k.model as usize].clone(),
+                r.speeds[k.speed as usize].clone(),
+                k.prompt_band,
+                k.lane,
+                k.subagent,
+            );
+            *m.entry(key).or_default() += t;
+        }
+        m
+    };
+    assert_eq!(by_price(&days), by_price(&fine));
+    // Tool calls: the same counts per tool.
+    let per_tool = |r: &UsageReport| {
+        let mut m = std::collections::BTreeMap::<String, u64>::new();
+        for &(_, name, calls) in &r.tools {
+            *m.entry(r.tool_names[name as usize].clone()).or_default() += calls;
+        }
+        m
+    };
+    assert_eq!(per_tool(&days), per_tool(&fine));
 }
