@@ -118,13 +118,16 @@ lines.push(
   '',
 )
 
-/** Paired ours/peer runs on `root` (a folder holding projects/): per-pair ratios and both sides. */
-function paired(root, n) {
+/**
+ * Paired ours/peer runs on `root` (a folder holding projects/): per-pair ratios and both sides.
+ * `env` is ours (default: this process's, less CLAUDE_CONFIG_DIR).
+ */
+function paired(root, n, env = oursEnv) {
   const rows = [
     {
       name: 'claude-jsonl stats --json',
       argv: [process.execPath, BIN, 'stats', '--json', '--projects', path.join(root, 'projects')],
-      env: oursEnv,
+      env,
     },
     {
       name: `ccusage ${PEER_VERSION} daily --json --offline`,
@@ -181,6 +184,20 @@ if (withEstate) {
       3,
     ),
   )
+  if (process.env.NODE_EXTRA_CA_CERTS) {
+    // The same pairs with our process spared the certificates Node parses before any script
+    // (ccusage's binary never reads them): what the comparison is where the variable is unset.
+    const withoutCa = { ...oursEnv }
+    delete withoutCa.NODE_EXTRA_CA_CERTS
+    const bare = paired(ESTATE, estatePairs, withoutCa)
+    lines.push(
+      ...pairedTable(
+        `### The 1 GB bench estate, \`NODE_EXTRA_CA_CERTS\` unset for our process (${estatePairs} pairs; load average ${bare.before} at the start, ${bare.after} at the end)`,
+        bare,
+        3,
+      ),
+    )
+  }
 }
 fs.rmSync(empty, { recursive: true, force: true })
 const section = lines.join('\n') + '\n'
