@@ -198,7 +198,6 @@ fn file_rows(scan: &Scan) -> FileRows {
     out
 }
 
-#[derive(Clone, Copy)]
 struct Group {
     file: u32,
     row: u32,
@@ -218,117 +217,66 @@ struct Grouping {
     dropped: Vec<bool>,
 }
 
-/// The grouping's hash tables are split by key hash into this many partitions, built side by side
-/// and each small enough to stay in cache (one table of every request's key missed the cache on
-/// nearly every lookup); a power of two.
-const PARTITIONS: usize = 16;
-
-fn partition_of(hash: u128) -> usize {
-    // (the keys are xxh3 hashes: their low bits are as good as any)
-    hash as usize & (PARTITIONS - 1)
-}
-
-/// What the grouping reads of a keyed entry, copied into its partition in estate order.
-struct Keyed {
-    key: u128,
-    output: u64,
-    file: u32,
-    row: u32,
-    sidechain: bool,
-}
-
 fn group(scans: &[&Scan], report: &mut UsageReport) -> Grouping {
     let files: Vec<FileRows> = scans.par_iter().map(|s| file_rows(s)).collect();
-    // The entries with a key and the main chain's message ids, by partition, in estate order
-    // (files in path order, entries as written).
-    let mut keyed: Vec<Vec<Keyed>> = (0..PARTITIONS).map(|_| Vec::new()).collect();
-    let mut messages: Vec<Vec<u128>> = (0..PARTITIONS).map(|_| Vec::new()).collect();
+    let mut groups: Vec<Group> = Vec::new();
+    let rows: usize = files.iter().map(|f| f.rows.len()).sum();
+    let mut by_key: HashMap<u128, u32> = HashMap::with_capacity_and_hasher(rows, Default::default());
+    let mut main_chain_messages: HashSet<u128> = HashSet::with_capacity_and_hasher(rows, Default::default());
+    let mut group_of: Vec<Vec<u32>> = Vec::with_capacity(files.len());
+
     for (fi, f) in files.iter().enumerate() {
         report.synthetic_entries += f.synthetic;
         report.malformed_usage_entries += f.malformed;
         report.assistant_entries += f.rows.len() as u64;
-        for (ri, row) in f.rows.iter().enumerate() {
-            if !row.sidechain && row.message != 0 {
-                messages[partition_of(row.message)].push(row.message);
-            }
-            if row.key != 0 {
-                keyed[partition_of(row.key)].push(Keyed {
-                    key: row.key,
-                    output: row.usage.output,
-                    file: fi as u32,
-                    row: ri as u32,
-                    sidechain: row.sidechain,
-                });
-            }
-        }
-    }
-    // Each partition's groups, in the order its entries first meet them, and each entry's group
-    // among them. Its entries keep the estate's order, so a group's counted entry (the most
-    // output, the first on ties), its sidechain flag and its count are those of one walk.
-    let partitions: Vec<(Vec<Group>, Vec<u32>)> = keyed
-        .par_iter()
-        .map(|entries| {
-            let mut by_key: HashMap<u128, u32> = HashMap::with_capacity_and_hasher(entries.len(), Default::default());
-            let (mut groups, mut of_entry) = (Vec::<Group>::new(), Vec::with_capacity(entries.len()));
-            let mut outputs: Vec<u64> = Vec::new();
-            for e in entries {
-                let gi = *by_key.entry(e.key).or_insert_with(|| {
-                    groups.push(Group { file: e.file, row: e.row, all_sidechain: true, entries: 0 });
-                    outputs.push(e.output);
-                    (groups.len() - 1) as u32
-                });
-                let g = &mut groups[gi as usize];
-                if g.entries > 0 && e.output > outputs[gi as usize] {
-                    (g.file, g.row) = (e.file, e.row);
-                    outputs[gi as usize] = e.output;
-                }
-                g.all_sidechain &= e.sidechain;
-                g.entries += 1;
-                of_entry.push(gi);
-            }
-            (groups, of_entry)
-        })
-        .collect();
-    let main_chain_messages: Vec<HashSet<u128>> =
-        messages.into_par_iter().map(|m| m.into_iter().collect::<HashSet<u128>>()).collect();
-
-    // The estate's groups numbered in the order a walk first meets them (an entry without a key
-    // is a group of its own), each entry's group, and each group's opener: the entry that met it
-    // first, whose message id the group keeps (all its entries share the key, and a replay's key
-    // is its own new requestId).
-    let rows: usize = files.iter().map(|f| f.rows.len()).sum();
-    let mut groups: Vec<Group> = Vec::with_capacity(rows);
-    let mut opener: Vec<u128> = Vec::with_capacity(rows);
-    let mut numbered: Vec<Vec<u32>> = partitions.iter().map(|(g, _)| vec![u32::MAX; g.len()]).collect();
-    let mut next = [0usize; PARTITIONS];
-    let mut group_of: Vec<Vec<u32>> = Vec::with_capacity(files.len());
-    for (fi, f) in files.iter().enumerate() {
         let mut of_row = Vec::with_capacity(f.rows.len());
         for (ri, row) in f.rows.iter().enumerate() {
-            let gi = if row.key == 0 {
-                groups.push(Group { file: fi as u32, row: ri as u32, all_sidechain: row.sidechain, entries: 1 });
-                opener.push(row.message);
-                (groups.len() - 1) as u32
-            } else {
-                let p = partition_of(row.key);
-                let local = partitions[p].1[next[p]] as usize;
-                next[p] += 1;
-                let global = &mut numbered[p][local];
-                if *global == u32::MAX {
-                    *global = groups.len() as u32;
-                    groups.push(partitions[p].0[local]);
-                    opener.push(row.message);
+            if !row.sidechain && row.message != 0 {
+                main_chain_messages.insert(row.message);
+            }
+            let existing = if row.key == 0 { None } else { by_key.get(&row.key).copied() };
+            let gi = match existing {
+                Some(gi) => {
+                    let g = &mut groups[gi as usize];
+                    if row.usage.output > files[g.file as usize].rows[g.row as usize].usage.output {
+                        (g.file, g.row) = (fi as u32, ri as u32);
+                    }
+                    g.all_sidechain &= row.sidechain;
+                    g.entries += 1;
+                    gi
                 }
-                *global
+                None => {
+                    groups.push(Group { file: fi as u32, row: ri as u32, all_sidechain: row.sidechain, entries: 1 });
+                    let gi = (groups.len() - 1) as u32;
+                    if row.key != 0 {
+                        by_key.insert(row.key, gi);
+                    }
+                    gi
+                }
             };
             of_row.push(gi);
         }
         group_of.push(of_row);
     }
+
+    // A group keeps the message id of the entry that opened it: all its entries share the key,
+    // and a replay's key is its own new requestId.
+    let opener: Vec<u128> = {
+        let mut m = vec![0u128; groups.len()];
+        let mut seen = vec![false; groups.len()];
+        for (fi, rows) in group_of.iter().enumerate() {
+            for (ri, &gi) in rows.iter().enumerate() {
+                if !std::mem::replace(&mut seen[gi as usize], true) {
+                    m[gi as usize] = files[fi].rows[ri].message;
+                }
+            }
+        }
+        m
+    };
     let dropped: Vec<bool> = groups
-        .par_iter()
+        .iter()
         .zip(&opener)
-        .map(|(g, &m)| g.all_sidechain && m != 0 && main_chain_messages[partition_of(m)].contains(&m))
+        .map(|(g, &m)| g.all_sidechain && m != 0 && main_chain_messages.contains(&m))
         .collect();
     report.sidechain_replays = dropped.iter().filter(|d| **d).count() as u64;
     Grouping { files, groups, group_of, dropped }
