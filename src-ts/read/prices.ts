@@ -380,13 +380,7 @@ export function priceKeys(k: PriceKeyColumns, thresholds: readonly number[]): Ke
     pricedAs: new Array<string | undefined>(n),
   }
   const resolve = priceResolver()
-  const none: TokenCounts = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    cacheReadTokens: 0,
-  }
+  const none = noTokens()
   for (let i = 0; i < n; i++) {
     const at = k.timeMs[i]
     const match = resolve(k.models[k.model[i]], at)
@@ -398,6 +392,10 @@ export function priceKeys(k: PriceKeyColumns, thresholds: readonly number[]): Ke
     out.pricedAs[i] = q.pricedAs
   }
   return out
+}
+
+function noTokens(): TokenCounts {
+  return { inputTokens: 0, outputTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 }
 }
 
 /** Each request's tokens, as columns (one value per request). */
@@ -416,13 +414,8 @@ export interface TokenColumns {
 export function costsOf(pricing: KeyPricing, key: ArrayLike<number>, t: TokenColumns): Float64Array {
   const n = key.length
   const cost = new Float64Array(n)
-  const tokens: TokenCounts = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    cacheReadTokens: 0,
-  }
+  // (one object, its counts set for each request in turn)
+  const tokens = noTokens()
   for (let i = 0; i < n; i++) {
     const applied = pricing.applied[key[i]]
     if (applied === undefined) {
