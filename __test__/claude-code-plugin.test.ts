@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { clientEnv, CLIENT_MODEL, ensureClaudeClient, runProcess, startMockApi } from './helpers/claude-client.js'
 import { CLI, REPO } from './helpers/transcripts.js'
+import { isLocked } from '../src-ts/durable-lock.cjs'
 
 const PLUGIN = join(REPO, 'plugin')
 const SEARCH_TOOL = 'mcp__plugin_session-keeper_sessions__search_sessions'
@@ -19,9 +20,15 @@ const PROMPT = 'what did we plan before?'
 /** A throw-away HOME whose estate holds one earlier session that mentions PHRASE. */
 
 /** The detached archive worker the SessionEnd hook started may still be letting go of its queue
- * and lock after it logged the session: removing the folder retries while it does. */
-function removeHome(tmp: string): void {
-  rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+ * and lock after it logged the session (on a loaded machine, seconds later): the folder is removed
+ * once no worker holds an archive in it, retrying while one lets go. */
+async function removeHome(tmp: string): Promise<void> {
+  const locks = readdirSync(tmp)
+    .filter((d) => d.endsWith('.hook'))
+    .map((d) => join(tmp, d, 'worker.lock'))
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline && locks.some(isLocked);)
+    await new Promise((r) => setTimeout(r, 100))
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 })
 }
 
 function home(): { tmp: string; home: string; env: Record<string, string>; archive: string } {
@@ -83,7 +90,7 @@ test('claude plugin validate passes on the plugin and the marketplace; plugin de
     t.regex(details.stdout, /MCP servers \(1\)\s+sessions/)
     t.regex(details.stdout, /Skills \(3\)\s+archive-then-compress, recall-past-sessions, usage-report/)
   } finally {
-    removeHome(h.tmp)
+    await removeHome(h.tmp)
   }
 })
 
@@ -155,7 +162,7 @@ test('with --plugin-dir, the model calls search_sessions and gets the other sess
     t.log(`hook log: ${readFileSync(log, 'utf8').trim()}`)
   } finally {
     await mock.close()
-    removeHome(h.tmp)
+    await removeHome(h.tmp)
   }
 })
 
@@ -197,6 +204,6 @@ test("the plugin's archive_dir option (userConfig, set in settings.json's plugin
     t.false(existsSync(join(h.home, '.local', 'share', 'claude-jsonl', 'archive')), 'not in the default archive')
   } finally {
     await mock.close()
-    removeHome(h.tmp)
+    await removeHome(h.tmp)
   }
 })

@@ -105,9 +105,20 @@ fn dir_key(_m: &fs::Metadata) -> (u64, u64) {
     (0, 0)
 }
 
-/// The transcripts under `dir`. `seen` holds the folders already walked (a link back up the tree
-/// is walked once).
-fn walk(dir: &Path, seen: &Mutex<HashSet<(u64, u64)>>) -> Result<Vec<EstateFile>, DiscoverError> {
+/// How one walk of the folders goes.
+struct Walk {
+    /// The folders already walked: one met again (through a link, or a link back up the tree) is
+    /// not walked twice.
+    seen: Mutex<HashSet<(u64, u64)>>,
+    /// Walk the folders of a folder side by side.
+    parallel: bool,
+    /// Some folder was met a second time. Side by side, which of its paths was walked depends on
+    /// which walk got there first, so the caller walks once more, one folder after another.
+    met_again: std::sync::atomic::AtomicBool,
+}
+
+/// The transcripts under `dir`.
+fn walk(dir: &Path, w: &Walk) -> Result<Vec<EstateFile>, DiscoverError> {
     let entries = fs::read_dir(dir).map_err(|e| io_error(dir, e))?;
     let mut out = Vec::new();
     let mut subdirs = Vec::new();
@@ -126,9 +137,11 @@ fn walk(dir: &Path, seen: &Mutex<HashSet<(u64, u64)>>) -> Result<Vec<EstateFile>
             continue;
         };
         if meta.is_dir() {
-            let new = seen.lock().unwrap_or_else(|e| e.into_inner()).insert(dir_key(&meta));
+            let new = w.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(dir_key(&meta));
             if new || !cfg!(unix) {
                 subdirs.push(path);
+            } else {
+                w.met_again.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         } else if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
             out.push(classify(path, &meta));
@@ -137,7 +150,10 @@ fn walk(dir: &Path, seen: &Mutex<HashSet<(u64, u64)>>) -> Result<Vec<EstateFile>
     // Folders are walked side by side: an estate has hundreds (one per project, one per session
     // with subagents), every entry costs a stat, and the scan cannot start before the walk ends.
     // The first failure in path order fails the walk, as it would one folder after another.
-    let nested: Vec<Result<Vec<EstateFile>, DiscoverError>> = subdirs.par_iter().map(|d| walk(d, seen)).collect();
+    let nested: Vec<Result<Vec<EstateFile>, DiscoverError>> = match w.parallel {
+        true => subdirs.par_iter().map(|d| walk(d, w)).collect(),
+        false => subdirs.iter().map(|d| walk(d, w)).collect(),
+    };
     for files in nested {
         out.extend(files?);
     }
@@ -147,13 +163,22 @@ fn walk(dir: &Path, seen: &Mutex<HashSet<(u64, u64)>>) -> Result<Vec<EstateFile>
 /// Finds transcript files under the given paths. A folder is walked recursively for `*.jsonl`;
 /// a file is taken as given. Results are sorted by path and free of duplicates.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<EstateFile>, DiscoverError> {
+    match discover_with(paths, true)? {
+        (out, false) => Ok(out),
+        // (a folder reachable by two paths: the one a sequential walk meets first is the one kept)
+        (_, true) => discover_with(paths, false).map(|(out, _)| out),
+    }
+}
+
+/// [`discover`], the folders walked side by side or not; also whether a folder was met again.
+fn discover_with(paths: &[PathBuf], parallel: bool) -> Result<(Vec<EstateFile>, bool), DiscoverError> {
     let mut out = Vec::new();
-    let seen = Mutex::new(HashSet::new());
+    let w = Walk { seen: Mutex::new(HashSet::new()), parallel, met_again: Default::default() };
     for p in paths {
         let meta = fs::metadata(p).map_err(|e| io_error(p, e))?;
         if meta.is_dir() {
-            seen.lock().unwrap_or_else(|e| e.into_inner()).insert(dir_key(&meta));
-            out.extend(walk(p, &seen)?);
+            w.seen.lock().unwrap_or_else(|e| e.into_inner()).insert(dir_key(&meta));
+            out.extend(walk(p, &w)?);
         } else if let Some(what) = crate::special_file(&meta) {
             return Err(DiscoverError { path: p.clone(), message: what.into() });
         } else {
@@ -162,7 +187,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<EstateFile>, DiscoverError> {
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
-    Ok(out)
+    Ok((out, w.met_again.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
 #[cfg(test)]
@@ -204,5 +229,35 @@ mod tests {
         let err = discover(&[root.join("missing")]).unwrap_err();
         assert_eq!(err.message, "no such file or directory");
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_reachable_by_two_paths_is_listed_as_one_walk_after_another_lists_it() {
+        let base = std::env::temp_dir().join(format!("cj-discover-twice-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        // one folder outside the root, linked from two projects' folders: side by side, which
+        // link is met first is a race
+        let real = base.join("elsewhere");
+        fs::create_dir_all(&real).unwrap();
+        fs::write(real.join("s1.jsonl"), "{}\n").unwrap();
+        let root = base.join("projects");
+        for p in ["-p1", "-p2"] {
+            fs::create_dir_all(root.join(p)).unwrap();
+            std::os::unix::fs::symlink(&real, root.join(p).join("linked")).unwrap();
+        }
+        let paths = |files: &[EstateFile]| files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+        // the walk side by side notices, and discover then walks one folder after another
+        let (_, again) = discover_with(std::slice::from_ref(&root), true).unwrap();
+        assert!(again, "a folder met twice is noticed");
+        let (want, _) = discover_with(std::slice::from_ref(&root), false).unwrap();
+        assert_eq!(want.len(), 1, "{:?}", paths(&want));
+        assert_eq!(paths(&discover(std::slice::from_ref(&root)).unwrap()), paths(&want));
+        // a plain estate is walked once, side by side
+        let plain = base.join("plain");
+        fs::create_dir_all(plain.join("-p3")).unwrap();
+        fs::write(plain.join("-p3").join("s2.jsonl"), "{}\n").unwrap();
+        assert!(!discover_with(std::slice::from_ref(&plain), true).unwrap().1);
+        fs::remove_dir_all(&base).unwrap();
     }
 }
