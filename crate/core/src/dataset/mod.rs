@@ -8,18 +8,25 @@
 pub mod estate;
 pub mod messages;
 pub mod schema;
+mod zstd_pages;
 
 use crate::failure::{Code, Failure};
 use crate::read::transcript_facts::{self, TranscriptFacts};
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::Compression;
+use parquet::column::page::PageWriter;
+use parquet::column::writer::get_column_writer;
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use parquet::file::writer::SerializedFileWriter;
+use parquet::file::writer::{
+    OnCloseColumnChunk, SerializedColumnWriter, SerializedFileWriter, SerializedPageWriter, TrackedWrite,
+};
 use parquet::record::Field;
 use parquet::schema::types::ColumnPath;
 use schema::{ColumnType, Table};
+use std::io::Write;
 use std::sync::Arc;
+use zstd_pages::ZstdPages;
 
 /// The values of one column as they cross from the caller: strings (null allowed), numbers
 /// (integers, doubles and timestamps in ms; NaN is null) or flags (0 false, 1 true, 2 null).
@@ -232,33 +239,49 @@ pub fn encode_rows(table: Table, columns: &[(String, Values)], rows: Option<&[u3
         return Err(bad(format!("table {}: no row {i} (of {len})", table.name())));
     }
     let schema = Arc::new(table.parquet_schema().map_err(parquet_failure)?);
-    // Each column's compression and encoding as the schema says.
-    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).map_err(parquet_failure)?);
+    // Each column's encoding as the schema says; the pages of the columns it compresses are
+    // compressed by `ZstdPages`, so the column writer itself is told to compress none.
     let props = specs
         .iter()
         .fold(
             WriterProperties::builder()
-                .set_compression(zstd)
+                .set_writer_version(WriterVersion::PARQUET_1_0)
+                .set_compression(Compression::UNCOMPRESSED)
                 .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION)),
-            |b, c| {
-                let b = match c.zstd {
-                    true => b,
-                    false => b.set_column_compression(ColumnPath::from(c.name), Compression::UNCOMPRESSED),
-                };
-                b.set_column_dictionary_enabled(ColumnPath::from(c.name), c.dictionary)
-            },
+            |b, c| b.set_column_dictionary_enabled(ColumnPath::from(c.name), c.dictionary),
         )
         .build();
     let props = Arc::new(props);
     let mut out = Vec::new();
-    let mut writer = SerializedFileWriter::new(&mut out, schema, props).map_err(parquet_failure)?;
+    let mut writer = SerializedFileWriter::new(&mut out, schema, props.clone()).map_err(parquet_failure)?;
+    let descriptors = writer.schema_descr().columns().to_vec();
     let mut group = writer.next_row_group().map_err(parquet_failure)?;
-    let mut i = 0;
-    while let Some(mut col) = group.next_column().map_err(parquet_failure)? {
-        let spec = &specs[i];
-        write_column(&mut col, spec, ordered[i], rows, table)?;
-        col.close().map_err(parquet_failure)?;
-        i += 1;
+    for ((spec, values), descriptor) in specs.iter().zip(&ordered).zip(descriptors) {
+        // The chunk is written into a buffer of its own, then appended to the row group.
+        let mut chunk = Vec::new();
+        let mut closed = None;
+        {
+            let mut sink = TrackedWrite::new(&mut chunk);
+            let pages = SerializedPageWriter::new(&mut sink);
+            let pages: Box<dyn PageWriter> = match spec.zstd {
+                true => Box::new(ZstdPages { inner: pages }),
+                false => Box::new(pages),
+            };
+            let on_close: OnCloseColumnChunk<'_> = Box::new(|c| {
+                closed = Some(c);
+                Ok(())
+            });
+            let mut col =
+                SerializedColumnWriter::new(get_column_writer(descriptor, props.clone(), pages), Some(on_close));
+            write_column(&mut col, spec, values, rows, table)?;
+            col.close().map_err(parquet_failure)?;
+            sink.flush().map_err(|e| parquet_failure(e.into()))?;
+        }
+        let mut closed = closed.ok_or_else(|| bad("a column chunk was not closed"))?;
+        if spec.zstd {
+            closed.metadata = zstd_pages::as_zstd(closed.metadata).map_err(parquet_failure)?;
+        }
+        group.append_column(&bytes::Bytes::from(chunk), closed).map_err(parquet_failure)?;
     }
     group.close().map_err(parquet_failure)?;
     writer.close().map_err(parquet_failure)?;

@@ -192,3 +192,49 @@ fn a_text_column_holds_a_repeated_value_once_and_encodes_as_separate_strings_do(
     assert!(matches!(joined.clone_strings(), Values::Strings(v) if v == [Some("a".into()), None, Some("c".into())]));
     assert!(Values::Joined { text: "a\0b".into(), nulls: vec![0] }.into_text().is_err());
 }
+
+/// A file of `columns` as the parquet crate's column writer makes it when it compresses the
+/// pages itself (a zstd context for every column chunk).
+fn encoded_by_the_column_writer(table: Table, columns: &[(String, Values)]) -> Vec<u8> {
+    use parquet::basic::ZstdLevel;
+    let specs = table.columns();
+    let props = specs.iter().fold(
+        WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+            .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION)),
+        |b, c| {
+            let b = match c.zstd {
+                true => b,
+                false => b.set_column_compression(ColumnPath::from(c.name), Compression::UNCOMPRESSED),
+            };
+            b.set_column_dictionary_enabled(ColumnPath::from(c.name), c.dictionary)
+        },
+    );
+    let mut out = Vec::new();
+    let schema = Arc::new(table.parquet_schema().unwrap());
+    let mut writer = SerializedFileWriter::new(&mut out, schema, Arc::new(props.build())).unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    for spec in specs {
+        let mut col = group.next_column().unwrap().unwrap();
+        let values = &columns.iter().find(|(n, _)| n == spec.name).unwrap().1;
+        write_column(&mut col, spec, values, None, table).unwrap();
+        col.close().unwrap();
+    }
+    group.close().unwrap();
+    writer.close().unwrap();
+    out
+}
+
+#[test]
+fn pages_compressed_with_a_context_per_thread_make_the_bytes_the_column_writer_makes() {
+    for t in Table::ALL {
+        // one page per column, then enough rows for several pages and a dictionary given up
+        for rows in [3, 120_000] {
+            let cols = filled(t, rows);
+            let ours = encode_rows(t, &cols, None).unwrap();
+            assert!(ours == encoded_by_the_column_writer(t, &cols), "{} with {rows} rows", t.name());
+            let reader = SerializedFileReader::new(bytes::Bytes::from(ours)).unwrap();
+            assert_eq!(reader.metadata().file_metadata().num_rows(), rows as i64);
+        }
+    }
+}
