@@ -132,8 +132,35 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// This scan's memory with nothing in it: every vector empty, every count zero.
+    fn emptied(mut self) -> Scan {
+        self.records.clear();
+        self.tables.clear();
+        self.bad_lines.clear();
+        Scan { records: self.records, tables: self.tables, bad_lines: self.bad_lines, ..Scan::default() }
+    }
+
+    /// A copy with no spare capacity and no intern map.
+    fn tight_copy(&self) -> Scan {
+        Scan {
+            bytes: self.bytes,
+            counts: self.counts,
+            bom: self.bom,
+            unterminated_tail: self.unterminated_tail,
+            torn_tail: self.torn_tail,
+            first_line: self.first_line,
+            records: self.records.clone(),
+            tables: self.tables.tight_copy(),
+            bad_lines: self.bad_lines.clone(),
+        }
+    }
+
     /// Joins the scans of consecutive chunks of one file, allocating each table once.
-    pub fn concat(parts: Vec<Scan>) -> Scan {
+    pub fn concat(mut parts: Vec<Scan>) -> Scan {
+        // (a file of one chunk, most of an estate's: its scan is the file's as it is)
+        if parts.len() == 1 {
+            return parts.pop().expect("one part");
+        }
         let mut whole = Scan::default();
         whole.records.reserve_exact(parts.iter().map(|p| p.records.len()).sum());
         whole.tables.strings.bytes.reserve_exact(parts.iter().map(|p| p.tables.strings.bytes.len()).sum());
@@ -266,18 +293,30 @@ pub struct Parser {
     scratch: Vec<u8>,
     buffers: simd_json::Buffers,
     tape: Vec<Node<'static>>,
+    /// The scan a chunk is filled into, reused: each chunk's result is a tight copy of it, so
+    /// its vectors grow once per thread instead of by doubling in every chunk (each doubling a
+    /// reallocation: a copy into fresh pages).
+    filling: Scan,
 }
 
 impl Default for Parser {
     fn default() -> Self {
-        Parser { lean: false, scratch: Vec::new(), buffers: simd_json::Buffers::new(4096), tape: Vec::new() }
+        Parser {
+            lean: false,
+            scratch: Vec::new(),
+            buffers: simd_json::Buffers::new(4096),
+            tape: Vec::new(),
+            filling: Scan::default(),
+        }
     }
 }
 
 impl Parser {
-    /// Gives back memory after an unusually long line.
+    /// Gives back memory after an unusually long line or an unusually full chunk.
     pub fn trim(&mut self) {
-        if self.scratch.capacity() > 64 << 20 {
+        let filled =
+            self.filling.records.capacity() * std::mem::size_of::<Record>() + self.filling.tables.capacity_bytes();
+        if self.scratch.capacity() > 64 << 20 || filled > 16 << 20 {
             *self = Parser::default();
         }
     }
@@ -341,7 +380,8 @@ fn is_blank(line: &[u8]) -> bool {
 /// Scans `buf`, which holds whole lines starting at file offset `base`. `file_start` and
 /// `file_end` say whether the buffer begins / ends the file (BOM, first line, torn tail).
 pub fn scan_chunk(parser: &mut Parser, buf: &[u8], base: u64, file_start: bool, file_end: bool, mode: Mode) -> Scan {
-    let mut scan = Scan { bytes: buf.len() as u64, ..Scan::default() };
+    let mut scan = std::mem::take(&mut parser.filling).emptied();
+    scan.bytes = buf.len() as u64;
     let mut pos = 0usize;
     if file_start && buf.starts_with(UTF8_BOM) {
         scan.bom = true;
@@ -366,10 +406,10 @@ pub fn scan_chunk(parser: &mut Parser, buf: &[u8], base: u64, file_start: bool, 
         }
         Mode::Usage | Mode::UsageAndToolErrors => usage_lines(&mut st, buf, pos, file_end),
     }
-    let mut scan = st.scan;
+    let filled = st.scan;
     // Unit results wait in memory until their file is merged: keep them tight.
-    scan.tables.shrink();
-    scan.records.shrink_to_fit();
+    let scan = filled.tight_copy();
+    parser.filling = filled;
     scan
 }
 

@@ -178,14 +178,35 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// Drops spare capacity and the intern map (only needed while a chunk is being filled).
-    pub fn shrink(&mut self) {
-        self.strings.interned = HashMap::default();
-        self.strings.bytes.shrink_to_fit();
-        self.content_kinds.shrink_to_fit();
-        self.tool_uses.shrink_to_fit();
-        self.tool_results.shrink_to_fit();
-        self.tool_result_errors.shrink_to_fit();
+    /// Empties every table, keeping the memory, for the next chunk to fill.
+    pub fn clear(&mut self) {
+        self.strings.interned.clear();
+        self.strings.bytes.clear();
+        self.content_kinds.clear();
+        self.tool_uses.clear();
+        self.tool_results.clear();
+        self.tool_result_errors.clear();
+    }
+
+    /// A copy with no spare capacity and no intern map (only needed while a chunk is filled).
+    pub fn tight_copy(&self) -> Tables {
+        Tables {
+            strings: Strings { bytes: self.strings.bytes.clone(), interned: HashMap::default() },
+            content_kinds: self.content_kinds.clone(),
+            tool_uses: self.tool_uses.clone(),
+            tool_results: self.tool_results.clone(),
+            tool_result_errors: self.tool_result_errors.clone(),
+        }
+    }
+
+    /// Bytes held by the tables' vectors, spare capacity included.
+    pub fn capacity_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.strings.bytes.capacity()
+            + self.content_kinds.capacity() * size_of::<Str>()
+            + self.tool_uses.capacity() * size_of::<ToolUse>()
+            + self.tool_results.capacity() * size_of::<Str>()
+            + self.tool_result_errors.capacity()
     }
 
     pub fn kinds(&self, r: &Record) -> &[Str] {
