@@ -200,7 +200,7 @@ fn encoded_by_the_column_writer(table: Table, columns: &[(String, Values)]) -> V
     let specs = table.columns();
     let props = specs.iter().fold(
         WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(zstd_pages::LEVEL).unwrap()))
             .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION)),
         |b, c| {
             let b = match c.zstd {
