@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Bytes per unit of work: small enough that the bytes just read are still in L2 cache when
 /// they are scanned, and that two cores share even one 50 MB file evenly.
@@ -185,8 +185,22 @@ pub fn run<T: Send, R: Send>(
     progress.bytes_total.fetch_add(jobs.iter().map(|j| j.size.saturating_sub(j.from)).sum(), Ordering::Relaxed);
     progress.files_total.fetch_add(jobs.len() as u64, Ordering::Relaxed);
     let remaining: Vec<AtomicU32> = jobs.iter().map(|j| AtomicU32::new(count(j) as u32)).collect();
-    // Biggest first, so a large file's units do not all land at the end.
-    units.sort_by(|a, b| (b.end - b.start).cmp(&(a.end - a.start)).then(a.file.cmp(&b.file)));
+    // Biggest file first, so a large file's units do not all land at the end; a file's units
+    // side by side, so its file is opened once for all of them (below) and only the files
+    // being read are open at a time.
+    let bytes_of = |file: usize| jobs[file].size.saturating_sub(jobs[file].from);
+    units.sort_by(|a, b| bytes_of(b.file).cmp(&bytes_of(a.file)).then(a.file.cmp(&b.file)).then(a.index.cmp(&b.index)));
+    // Each file's open handle while its units are read (pread needs no position of its own).
+    let open: Vec<Mutex<Option<Arc<File>>>> = jobs.iter().map(|_| Mutex::default()).collect();
+    let file_of = |u: &Unit| -> io::Result<Arc<File>> {
+        let mut slot = open[u.file].lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = &*slot {
+            return Ok(f.clone());
+        }
+        let f = Arc::new(open_unit(jobs[u.file].path)?);
+        *slot = Some(f.clone());
+        Ok(f)
+    };
 
     type Parts<T> = Vec<(usize, io::Result<T>)>;
     let parts: Vec<Mutex<Parts<T>>> = jobs.iter().map(|_| Mutex::default()).collect();
@@ -198,7 +212,7 @@ pub fn run<T: Send, R: Send>(
         } else {
             READ.with(|cell| {
                 let buf = &mut *cell.borrow_mut();
-                let r = open_unit(job.path).and_then(|f| {
+                let r = file_of(u).and_then(|f| {
                     Ok(match buf.read_unit(&f, u.start, u.end, job.size)? {
                         Some(base) => {
                             let owned = buf.owned();
@@ -222,6 +236,8 @@ pub fn run<T: Send, R: Send>(
         if remaining[u.file].fetch_sub(1, Ordering::AcqRel) == 1 {
             let mut done = std::mem::take(&mut *mine);
             drop(mine);
+            // (the file's last unit: its handle is closed)
+            drop(open[u.file].lock().unwrap_or_else(|e| e.into_inner()).take());
             done.sort_by_key(|(i, _)| *i);
             let joined = done.into_iter().map(|(_, p)| p).collect::<io::Result<Vec<T>>>().and_then(|p| join(u.file, p));
             *whole[u.file].lock().unwrap_or_else(|e| e.into_inner()) = Some(joined);
