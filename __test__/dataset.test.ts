@@ -549,3 +549,27 @@ test('nothing is written through a link out of the dataset folder: a table folde
   t.regex(r.err, /link/)
   t.deepEqual(readdirSync(outside), [], 'nothing written where the link leads')
 })
+
+test('a pricing of another length than the requests is refused, and the rows then take one of the right length', async (t) => {
+  const { scanEstateTotals } = await import('../src-ts/read/estate.js')
+  const { promptThresholds } = await import('../src-ts/read/prices.js')
+  const projects = await estate('dataset-pricing-length', 2)
+  const { scan } = await scanEstateTotals({ projects }, 'usage', undefined, true)
+  const rows = await scan.datasetRows('m', promptThresholds())
+  const p = rows.pricingInputs()
+  t.true(p.key.length > 0)
+  const keys = p.keys.model.length
+  const perKey = {
+    estimated: new Uint8Array(keys),
+    fast: new Uint8Array(keys),
+    longContext: new Uint8Array(keys),
+    pricedAs: Array.from({ length: keys }, () => null),
+  }
+  t.throws(() => rows.addPriced(new Float64Array(p.key.length - 1), perKey), { message: /the pricing has/ })
+  // nothing was set: the right length goes in, with a sum for every request
+  const sums = rows.addPriced(new Float64Array(p.key.length).fill(0.5), perKey)
+  t.is(
+    Array.from(sums.requests).reduce((a, b) => a + b, 0),
+    p.key.length,
+  )
+})

@@ -324,10 +324,11 @@ impl DatasetRows {
             priced_as: per_key.priced_as,
         };
         let cost = cost.to_vec();
-        let sums = self.pricing.session_sums(&cost);
-        let columns = self.pricing.cost_columns(cost, &per_key).map_err(|e| {
+        // (the columns first: they refuse a pricing of another length before anything is summed)
+        let columns = self.pricing.cost_columns(cost.clone(), &per_key).map_err(|e| {
             js_error(Failure::new(Code::InvalidArgument, format!("table requests: the pricing has {e}")))
         })?;
+        let sums = self.pricing.session_sums(&cost);
         let rows = self.of("requests")?;
         let mut rows = rows.write().map_err(|_| poisoned())?;
         for (name, values) in columns {
