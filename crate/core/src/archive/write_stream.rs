@@ -546,6 +546,8 @@ fn archive_stream(
         out.stored = seg_len;
         new_len = start + seg_len;
         out.written_len = Some(new_len);
+        // (written: their buffers serve the next frames compressed on this thread)
+        frames.into_iter().for_each(|(f, _)| stream::give_back(f));
     } else if let Some(f) = &lock {
         // only identities changed; a torn tail is still cut, so the index's length is the file's
         if start != fs::metadata(&path).map_err(|e| Failure::io(&path, &e))?.len() {
