@@ -76,6 +76,16 @@ impl<'a> Source<'a> {
         Ok(&self.buf[..(to - from) as usize])
     }
 
+    /// Bytes `[from, to)` of a source that is read, not mapped, as a vector of their own: the
+    /// window read for them, handed over rather than copied.
+    pub fn take_range(&mut self, from: u64, to: u64) -> Result<Vec<u8>, Failure> {
+        self.range(from, to)?;
+        let mut bytes = std::mem::take(&mut self.buf);
+        bytes.truncate((to - from) as usize);
+        self.buf_at = 0;
+        Ok(bytes)
+    }
+
     /// Err when what was read may not be the file's bytes: it was truncated under the mapping.
     pub fn finish(&self) -> Result<(), Failure> {
         match &self.map {
@@ -133,6 +143,20 @@ mod tests {
             }
             s.finish().unwrap();
         }
+    }
+
+    #[test]
+    fn a_range_taken_from_a_read_source_is_its_bytes_and_leaves_the_source_reading() {
+        let bytes: Vec<u8> = (0..50_000u32).map(|i| (i % 241) as u8).collect();
+        let (p, f) = file("take", &bytes);
+        let mut s = Source::open_with(&f, &p, bytes.len() as u64, false).unwrap();
+        assert_eq!(s.range(0, 100).unwrap(), &bytes[..100]);
+        assert_eq!(s.take_range(0, 30_000).unwrap(), &bytes[..30_000]);
+        for (a, b) in [(0, 10), (20_000, 50_000), (0, 50_000)] {
+            assert_eq!(s.range(a, b).unwrap(), &bytes[a as usize..b as usize], "{a}..{b}");
+        }
+        assert_eq!(s.take_range(40_000, 50_000).unwrap(), &bytes[40_000..]);
+        assert_eq!(s.range(0, 5).unwrap(), &bytes[..5]);
     }
 
     #[test]

@@ -460,7 +460,7 @@ fn archive_stream(
         let src = sources[k].as_mut().expect("recorded");
         owned.push(match src.is_mapped() {
             true => None,
-            false => Some(src.range(a, b)?.to_vec()),
+            false => Some(src.take_range(a, b)?),
         });
     }
     let slices: Vec<&[u8]> = ranges
