@@ -1,8 +1,8 @@
-//! A source transcript's bytes during one archive run. A file of up to [`MAP_LIMIT`] is mapped
-//! read-only from the page cache, so hashing and compressing read the cache's pages in place:
-//! no copy into a buffer and no fresh buffer to fault in (together about a tenth of a cold
-//! archive's CPU). Larger files, platforms without the mapping and `CLAUDE_JSONL_NO_MMAP=1`
-//! read window by window instead.
+//! A source transcript's bytes during one archive run. A file of [`MAP_MIN`] to [`MAP_LIMIT`] is
+//! mapped read-only from the page cache, so hashing and compressing read the cache's pages in
+//! place: no copy into a buffer and no fresh buffer to fault in (together about a tenth of a cold
+//! archive's CPU). Smaller and larger files, platforms without the mapping and
+//! `CLAUDE_JSONL_NO_MMAP=1` read window by window instead.
 //!
 //! If another program truncates a mapped file, the pages past its new end read as zeros (the
 //! SIGBUS guard of [`crate::mapped`]); [`Source::finish`] reports that as a changed file, so
@@ -17,6 +17,11 @@ use std::sync::OnceLock;
 /// Files up to this size are mapped whole (their pages stay mapped while the file is archived,
 /// so this bounds what each worker holds).
 pub const MAP_LIMIT: u64 = 64 << 20;
+
+/// Files smaller than this are read: unmapping a file stops the process's other threads to flush
+/// their TLBs (on a virtual machine, an interrupt that exits to the hypervisor), which for a small
+/// file costs more than copying it.
+pub const MAP_MIN: u64 = 256 << 10;
 
 fn mapping_allowed() -> bool {
     static ALLOWED: OnceLock<bool> = OnceLock::new();
@@ -35,7 +40,7 @@ pub struct Source<'a> {
 impl<'a> Source<'a> {
     /// The file as it is `size` bytes long (the length the caller's metadata gave).
     pub fn open(file: &'a File, path: &'a Path, size: u64) -> Result<Source<'a>, Failure> {
-        Source::open_with(file, path, size, mapping_allowed())
+        Source::open_with(file, path, size, mapping_allowed() && size >= MAP_MIN)
     }
 
     pub fn open_with(file: &'a File, path: &'a Path, size: u64, map: bool) -> Result<Source<'a>, Failure> {
