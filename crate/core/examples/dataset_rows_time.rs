@@ -15,8 +15,7 @@ fn main() {
         let t2 = t.elapsed();
         let a = dataset::estate::request_rows(&e, &scans, &reqs, "m");
         let t3 = t.elapsed();
-        let tc = dataset::estate::tool_call_rows(&e, &scans, &[], "m");
-        drop((requests, calls, a, tc));
+        drop((requests, calls, a));
         println!("grouping {:?}  table_rows {:?}  request_rows alone {:?}", t1, t2 - t1, t3 - t2);
     }
 }

@@ -377,14 +377,14 @@ thread_local! {
     static SPARE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Buffers [`give_back`] keeps per thread, and the largest it keeps.
+/// Buffers [`give_back`] keeps per thread.
 const SPARE_KEPT: usize = 2;
-const SPARE_MAX: usize = FRAME + (FRAME >> 6) + (1 << 20);
 
 /// A frame's buffer, once its bytes are written: the next frame compressed on this thread fills
 /// it instead of fresh memory.
 pub fn give_back(mut frame: Vec<u8>) {
-    if frame.capacity() > SPARE_MAX {
+    // (no larger than a whole frame's output can be)
+    if frame.capacity() > zstd::zstd_safe::compress_bound(FRAME) {
         return;
     }
     frame.clear();

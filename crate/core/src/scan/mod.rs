@@ -140,6 +140,11 @@ impl Scan {
         Scan { records: self.records, tables: self.tables, bad_lines: self.bad_lines, ..Scan::default() }
     }
 
+    /// Bytes held by the records and tables, spare capacity included.
+    fn capacity_bytes(&self) -> usize {
+        self.records.capacity() * std::mem::size_of::<Record>() + self.tables.capacity_bytes()
+    }
+
     /// A copy with no spare capacity and no intern map.
     fn tight_copy(&self) -> Scan {
         Scan {
@@ -312,11 +317,9 @@ impl Default for Parser {
 }
 
 impl Parser {
-    /// Gives back memory after an unusually long line or an unusually full chunk.
+    /// Gives back memory after an unusually long line.
     pub fn trim(&mut self) {
-        let filled =
-            self.filling.records.capacity() * std::mem::size_of::<Record>() + self.filling.tables.capacity_bytes();
-        if self.scratch.capacity() > 64 << 20 || filled > 16 << 20 {
+        if self.scratch.capacity() > 64 << 20 {
             *self = Parser::default();
         }
     }
@@ -406,12 +409,22 @@ pub fn scan_chunk(parser: &mut Parser, buf: &[u8], base: u64, file_start: bool, 
         }
         Mode::Usage | Mode::UsageAndToolErrors => usage_lines(&mut st, buf, pos, file_end),
     }
-    let filled = st.scan;
-    // Unit results wait in memory until their file is merged: keep them tight.
+    let mut filled = st.scan;
+    // Unit results wait in memory until their file is merged: keep them tight. A large chunk's
+    // scan (a whole file scanned at once) leaves as it is, shrunk, and the next chunk starts
+    // afresh: a copy would double its memory at the peak.
+    if filled.capacity_bytes() > FILLING_KEPT {
+        filled.records.shrink_to_fit();
+        filled.tables.shrink();
+        return filled;
+    }
     let scan = filled.tight_copy();
     parser.filling = filled;
     scan
 }
+
+/// The largest scan a parser keeps to fill the next chunk into.
+const FILLING_KEPT: usize = 16 << 20;
 
 struct ChunkState<'p> {
     parser: &'p mut Parser,

@@ -188,6 +188,16 @@ impl Tables {
         self.tool_result_errors.clear();
     }
 
+    /// Drops spare capacity and the intern map (only needed while a chunk is being filled).
+    pub fn shrink(&mut self) {
+        self.strings.interned = HashMap::default();
+        self.strings.bytes.shrink_to_fit();
+        self.content_kinds.shrink_to_fit();
+        self.tool_uses.shrink_to_fit();
+        self.tool_results.shrink_to_fit();
+        self.tool_result_errors.shrink_to_fit();
+    }
+
     /// A copy with no spare capacity and no intern map (only needed while a chunk is filled).
     pub fn tight_copy(&self) -> Tables {
         Tables {

@@ -281,3 +281,18 @@ fn a_listed_file_that_is_a_fifo_by_the_time_it_is_read_does_not_block_the_scan()
     assert!(got[1].as_ref().map_or(true, |s| s.records.is_empty()), "the FIFO reads as nothing");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn chunks_filled_into_one_parser_give_the_scans_of_fresh_parsers_whatever_their_size() {
+    // a large chunk (a whole file scanned at once) leaves as it is, a small one as a copy of the
+    // parser's reused scan: in any order, each is the scan a fresh parser makes
+    let small = format!("{A1}\n{U1}\n");
+    let large = format!("{A1}\n").repeat(100_000);
+    let mut parser = Parser::default();
+    for buf in [&small, &large, &small, &large] {
+        let reused = scan_chunk(&mut parser, buf.as_bytes(), 0, true, true, Mode::Full);
+        let fresh = scan_bytes(buf.as_bytes(), Mode::Full);
+        assert_eq!(format!("{reused:?}"), format!("{fresh:?}"));
+        assert_eq!(reused.records.len(), reused.records.capacity(), "kept tight");
+    }
+}
