@@ -70,6 +70,13 @@ export declare class EstateScan {
    */
   requests(promptThresholds: Array<number>): RequestColumns
   /**
+   * What the dataset's `sessions` table needs of each of the files at `files` (indices, each a
+   * session's own transcript), read by a scan with the `sessionFacts` option: its
+   * head-and-tail facts and whether it begins with a compact pair this tool made; null for a
+   * file that could not be read, that is no session's own, or when the scan was not asked.
+   */
+  sessionFactsAt(files: Array<number>): Array<DatasetSessionFacts | undefined | null>
+  /**
    * The `requests` and `tool_calls` rows of the dataset (`export`), written by `machine`:
    * the counted requests (as `requests`) and the counted tool calls (the calls `usage` counts per
    * tool, each with its tool, target and error), from one grouping, by UTC day, without the
@@ -647,13 +654,6 @@ export interface DatasetPricingInputs {
 export declare function datasetPublish(root: string, files: Array<DatasetFile>): Promise<void>
 
 export declare function datasetSchemaVersion(): number
-
-/**
- * `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read one
- * after another on a thread of their own (off the JS thread and off the pool), each file's head
- * once; null for one that cannot be read.
- */
-export declare function datasetSessionFacts(paths: Array<string>, sizes: Array<number>): Promise<Array<DatasetSessionFacts | null>>
 
 /**
  * What the `sessions` table needs of one main transcript: its head-and-tail facts (records
@@ -1324,6 +1324,11 @@ export interface ScanEstateOptions {
   minMtimeMs?: number
   /** With mode `usage`: also keep the tool results written as errors, for `datasetRows()`. */
   toolErrors?: boolean
+  /**
+   * Also read what the dataset's `sessions` table needs of each session's own transcript
+   * (`sessionFactsAt()`), from the bytes the scan reads anyway.
+   */
+  sessionFacts?: boolean
   /**
    * Archive roots read too, from their streams in memory (nothing is written): each with the
    * archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).

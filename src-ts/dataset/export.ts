@@ -177,12 +177,12 @@ async function estateRows(
   const mainOf = new Map(mainAt.map((fi, k) => [fi, mainEntries[k]]))
   const sizes = scan.fileSizes()
   // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
-  // tool's compact pair are read on a thread of their own while the requests are grouped here
-  // (which leaves a core idle most of the time); an archived transcript's from its bytes below.
-  const mainFiles = mainEntries.filter((f) => !archivedAt(f.path))
-  const reading = sessionFacts(mainFiles)
-  reading.catch(() => {}) // awaited once the rows are made
-  // With the text, every file's entry (read before the rows take the scan's estate).
+  // tool's compact pair, as the scan read them, by file (an archived transcript's from its bytes
+  // below); and with the text, every file's entry: read before the rows take the scan's estate.
+  const early = new Map<number, SessionFacts>()
+  scan.sessionFactsAt(mainAt).forEach((f, k) => {
+    if (f) early.set(mainAt[k], { facts: factsFromNative(f.facts), compressedByUs: f.compressedByUs })
+  })
   const files = opts.includeText ? scan.files(false) : []
   // (made off this thread, which meanwhile writes the lock and the dataset's info)
   const counted = await scan.datasetRows(machine, promptThresholds()).catch((e) => Promise.reject(fromNative(e)))
@@ -192,14 +192,12 @@ async function estateRows(
   const perSession = priceRows(counted)
   const requests = nativeDays(table('requests'), counted)
 
-  // Each session's main transcript, with its facts as read beside the grouping.
-  const early = new Map<string, SessionFacts | undefined>()
-  ;(await reading).forEach((f, i) => early.set(mainFiles[i].path, f))
+  // Each session's main transcript, with its facts.
   const mains = sessions.flatMap((s, si) => {
     // (subagent transcripts whose parent is gone have no main file: no row)
     if (s.mainFile === undefined || s.mainFile === null) return []
     const main = mainOf.get(s.mainFile)!
-    return [{ s, si, main, known: early.get(main.path) }]
+    return [{ s, si, main, known: early.get(s.mainFile) }]
   })
   const sessionRows: Row[] = []
   for (const { s, si, main, known } of mains) {
@@ -269,16 +267,6 @@ async function estateRows(
 interface SessionFacts {
   facts: TranscriptFacts
   compressedByUs: boolean
-}
-
-/** `SessionFacts` of each file, read in parallel in the core; undefined for one unreadable. */
-async function sessionFacts(list: { path: string; size: number }[]): Promise<(SessionFacts | undefined)[]> {
-  if (list.length === 0) return []
-  const got = await native.datasetSessionFacts(
-    list.map((f) => f.path),
-    list.map((f) => f.size),
-  )
-  return got.map((f) => (f ? { facts: factsFromNative(f.facts), compressedByUs: f.compressedByUs } : undefined))
 }
 
 /** The day a row of `table` belongs to. */

@@ -221,10 +221,13 @@ export async function scanEstateFiles(
   mode: ScanMode,
   minMtimeMs?: number,
   summaries = true,
-  /** In usage mode, also keep the tool results written as errors (for `scan.datasetRows()`). */
-  toolErrors = false,
+  /**
+   * What an export also needs: in usage mode, the tool results written as errors (for
+   * `scan.datasetRows()`), and each session's own transcript's facts (`scan.sessionFactsAt()`).
+   */
+  forDataset = false,
 ): Promise<ScannedEstate> {
-  const scanned = await scanOnly(opts, mode, minMtimeMs, toolErrors)
+  const scanned = await scanOnly(opts, mode, minMtimeMs, forDataset)
   const files = scanned.scan.files(summaries)
   warnUndecodable(files, scanned.archived, opts)
   return { ...scanned, files }
@@ -238,9 +241,9 @@ export async function scanEstateTotals(
   mode: ScanMode,
   minMtimeMs?: number,
   /** As for `scanEstateFiles`. */
-  toolErrors = false,
+  forDataset = false,
 ): Promise<Omit<ScannedEstate, 'files'> & { totals: EstateFileTotals }> {
-  const scanned = await scanOnly(opts, mode, minMtimeMs, toolErrors)
+  const scanned = await scanOnly(opts, mode, minMtimeMs, forDataset)
   const totals = scanned.scan.fileTotals()
   warnUndecodable(totals.unread, scanned.archived, opts)
   return { ...scanned, totals }
@@ -256,7 +259,7 @@ async function scanOnly(
   opts: EstateOptions,
   mode: ScanMode,
   minMtimeMs: number | undefined,
-  toolErrors: boolean,
+  forDataset: boolean,
 ): Promise<Omit<ScannedEstate, 'files'>> {
   // an archive root is read from its streams in memory (nothing written), not through a view
   const roots = rootsOf(opts, (r) => r)
@@ -274,7 +277,12 @@ async function scanOnly(
       rememberArchived(join(a.root, f.project, f.path), f)
     }
   const scan: EstateScan = await withNativeProgress(opts, (progress) =>
-    native.scanEstate(plain, mode, progress, { minMtimeMs, archives, toolErrors }),
+    native.scanEstate(plain, mode, progress, {
+      minMtimeMs,
+      archives,
+      toolErrors: forDataset,
+      sessionFacts: forDataset,
+    }),
   )
   const failure = scan.failure
   if (failure) {

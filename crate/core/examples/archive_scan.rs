@@ -12,7 +12,8 @@ fn main() {
     let files = archive::latest(archive::list(&root).expect("list"));
     let t_list = t.elapsed();
     let a = estate_scan::ArchiveRoot { root: root.clone(), files };
-    let e = estate_scan::scan_estate_and_archives(&[], &[a], mode, None, &scan::Progress::default()).expect("scan");
+    let e =
+        estate_scan::scan_estate_and_archives(&[], &[a], mode, None, None, &scan::Progress::default()).expect("scan");
     let bytes: u64 = e.files.iter().map(|f| f.size).sum();
     let failed = e.scans.iter().filter(|s| s.is_err()).count();
     let secs = t.elapsed().as_secs_f64();

@@ -1,4 +1,5 @@
-//! Times the dataset rows of an estate: `cargo run --release --example dataset_rows_time -- DIR`.
+//! Times the dataset rows of an estate and the encoding of their part files:
+//! `cargo run --release --example dataset_rows_time -- DIR`.
 use claude_jsonl_core::{dataset, estate, read::usage, scan};
 use std::time::Instant;
 
@@ -15,6 +16,22 @@ fn main() {
         let t2 = t.elapsed();
         let a = dataset::estate::request_rows(&e, &scans, &reqs, "m");
         let t3 = t.elapsed();
+        let mut requests = requests;
+        let (n, k) = (requests.pricing.key.len(), requests.pricing.keys.len());
+        let per_key = dataset::estate::KeyPricing {
+            estimated: vec![0; k],
+            fast: vec![0; k],
+            long_context: vec![0; k],
+            priced_as: vec![Some("claude-sonnet-4-5".into()); k],
+        };
+        for (name, v) in requests.pricing.cost_columns((0..n).map(|i| i as f64 * 0.001).collect(), &per_key).unwrap() {
+            requests.rows.set_column(name, v).unwrap();
+        }
+        let t4 = std::time::Instant::now();
+        let n1 = requests.rows.encode_days().unwrap().iter().map(|b| b.len()).sum::<usize>();
+        let t5 = t4.elapsed();
+        let n2 = calls.encode_days().unwrap().iter().map(|b| b.len()).sum::<usize>();
+        println!("encode requests {:?} {} B, tool_calls {:?} {} B", t5, n1, t4.elapsed() - t5, n2);
         drop((requests, calls, a));
         println!("grouping {:?}  table_rows {:?}  request_rows alone {:?}", t1, t2 - t1, t3 - t2);
     }

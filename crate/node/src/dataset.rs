@@ -192,23 +192,6 @@ pub struct DatasetSessionFacts {
     pub compressed_by_us: bool,
 }
 
-/// `DatasetSessionFacts` of each transcript (`paths[i]`, `sizes[i]` bytes when listed), read one
-/// after another on a thread of their own (off the JS thread and off the pool), each file's head
-/// once; null for one that cannot be read.
-#[napi(ts_return_type = "Promise<Array<DatasetSessionFacts | null>>")]
-pub fn dataset_session_facts(
-    paths: Vec<String>,
-    sizes: Vec<f64>,
-) -> AsyncTask<super::Job<Vec<Option<DatasetSessionFacts>>>> {
-    super::job(move || {
-        let files: Vec<(String, u64)> = paths.into_iter().zip(sizes).map(|(p, s)| (p, s as u64)).collect();
-        Ok(dataset::session_facts(&files)
-            .into_iter()
-            .map(|f| f.map(|(facts, ours)| DatasetSessionFacts { facts: facts.into(), compressed_by_us: ours }))
-            .collect())
-    })
-}
-
 /// The `requests` and `tool_calls` rows of an estate scan, held in Rust by day
 /// (`claude_jsonl_core::dataset::estate`): the caller reads what the price table needs, adds the
 /// cost columns, then asks for each day's file.

@@ -322,6 +322,24 @@ impl EstateScan {
         request_columns(&self.estate, &scans, &reqs)
     }
 
+    /// What the dataset's `sessions` table needs of each of the files at `files` (indices, each a
+    /// session's own transcript), read by a scan with the `sessionFacts` option: its
+    /// head-and-tail facts and whether it begins with a compact pair this tool made; null for a
+    /// file that could not be read, that is no session's own, or when the scan was not asked.
+    #[napi]
+    pub fn session_facts_at(&self, files: Vec<u32>) -> Vec<Option<crate::dataset::DatasetSessionFacts>> {
+        let got = &self.estate.main_facts;
+        files
+            .iter()
+            .map(|&i| {
+                got.get(i as usize)?.as_ref().map(|(facts, ours)| crate::dataset::DatasetSessionFacts {
+                    facts: facts.clone().into(),
+                    compressed_by_us: *ours,
+                })
+            })
+            .collect()
+    }
+
     /// The `requests` and `tool_calls` rows of the dataset (`export`), written by `machine`:
     /// the counted requests (as `requests`) and the counted tool calls (the calls `usage` counts per
     /// tool, each with its tool, target and error), from one grouping, by UTC day, without the
@@ -444,6 +462,9 @@ pub struct ScanEstateOptions {
     pub min_mtime_ms: Option<f64>,
     /// With mode `usage`: also keep the tool results written as errors, for `datasetRows()`.
     pub tool_errors: Option<bool>,
+    /// Also read what the dataset's `sessions` table needs of each session's own transcript
+    /// (`sessionFactsAt()`), from the bytes the scan reads anyway.
+    pub session_facts: Option<bool>,
     /// Archive roots read too, from their streams in memory (nothing is written): each with the
     /// archived files to read (from `archiveList`, or `archiveStreamAt` for an earlier state).
     pub archives: Option<Vec<ArchiveSource>>,
@@ -475,6 +496,11 @@ pub fn scan_estate(
 ) -> Result<AsyncTask<Job<EstateScan>>> {
     let mut mode = mode_of(mode)?;
     let tool_errors = options.as_ref().and_then(|o| o.tool_errors).unwrap_or(false);
+    let main_facts = options
+        .as_ref()
+        .and_then(|o| o.session_facts)
+        .unwrap_or(false)
+        .then_some(claude_jsonl_core::dataset::SESSION_FACTS);
     if mode == Mode::Usage && tool_errors {
         mode = Mode::UsageAndToolErrors;
     }
@@ -483,7 +509,7 @@ pub fn scan_estate(
     let progress = progress_of(progress);
     Ok(job(move || {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-        Ok(match scan_estate_and_archives(&paths, &archives, mode, min_mtime_ms, &progress) {
+        Ok(match scan_estate_and_archives(&paths, &archives, mode, min_mtime_ms, main_facts, &progress) {
             Ok(estate) => EstateScan { failure: None, estate, tool_targets: None },
             Err(e) => EstateScan { failure: Some(e), estate: estate::EstateScan::default(), tool_targets: None },
         })

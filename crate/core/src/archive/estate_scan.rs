@@ -31,17 +31,19 @@ pub struct ArchiveRoot {
 /// `<archive>/<project>/<path in the project>`, the place it has in the archive's layout as a
 /// projects folder (no file is there: a reader that needs its bytes again asks the archive,
 /// `read_stored`). Only transcripts (`*.jsonl`, not config-folder files) are read. An archive
-/// with a header that would place a file outside its layout is refused whole, naming it.
+/// with a header that would place a file outside its layout is refused whole, naming it. The
+/// [`estate::MainFacts`] asked for are of the folders' transcripts (an archived one has none).
 pub fn scan_estate_and_archives(
     paths: &[PathBuf],
     archives: &[ArchiveRoot],
     mode: Mode,
     min_mtime_ms: Option<f64>,
+    main_facts: Option<estate::MainFacts>,
     progress: &Progress,
 ) -> Result<EstateScan, DiscoverError> {
     let mut e = match paths.is_empty() {
         true => EstateScan::default(),
-        false => estate::scan_estate(paths, mode, min_mtime_ms, progress)?,
+        false => estate::scan_estate_with(paths, mode, min_mtime_ms, main_facts, progress)?,
     };
     if archives.is_empty() {
         return Ok(e);
@@ -57,6 +59,9 @@ pub fn scan_estate_and_archives(
             e.files.push(classify_at(path, f.size, f.mtime_ms));
             e.scans.push(f.scan.map_err(|f| f.message));
             e.pruned.push(f.pruned);
+            if main_facts.is_some() {
+                e.main_facts.push(None);
+            }
         }
     }
     let refs: Vec<Option<&Scan>> = e.scans.iter().map(|s| s.as_ref().ok()).collect();

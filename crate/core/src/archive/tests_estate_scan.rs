@@ -51,7 +51,7 @@ fn by_rel(e: &EstateScan, root: &Path) -> Vec<(PathBuf, String)> {
 
 fn scan_archive(root: &Path, files: Vec<Stored>, mode: Mode) -> EstateScan {
     let a = ArchiveRoot { root: root.to_path_buf(), files };
-    scan_estate_and_archives(&[], &[a], mode, None, &Progress::default()).unwrap()
+    scan_estate_and_archives(&[], &[a], mode, None, None, &Progress::default()).unwrap()
 }
 
 #[test]

@@ -437,6 +437,7 @@ mod tests {
                 main_file: Some(0),
                 files: vec![0],
             }],
+            main_facts: vec![],
         };
         (e, vec![scan])
     }

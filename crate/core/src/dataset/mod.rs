@@ -513,26 +513,18 @@ pub fn read_strings(bytes: Vec<u8>, column: &str) -> Result<Vec<Option<String>>,
 /// writes the pair as the file's first records.
 const PAIR_HEAD_BYTES: u64 = 256 * 1024;
 
-/// What the `sessions` table needs of each main transcript, from one read of each file's head
-/// (and tail): its head-and-tail facts without record counts (title, cwd, last activity) and
-/// whether it begins with a compact pair this tool made. None for a file that cannot be read
-/// (vanished since the walk). The files are read one after another on the caller's thread, not
-/// on the pool: an export reads them while it groups the estate's requests, which leaves a core
-/// idle most of the time but needs the pool's threads whenever it works in parallel.
-pub fn session_facts(files: &[(String, u64)]) -> Vec<Option<(TranscriptFacts, bool)>> {
-    let ours = crate::archive::history::has_compressor_pair;
-    files
-        .iter()
-        .map(|(p, size)| {
-            transcript_facts::facts_and_head_of_file(std::path::Path::new(p), *size, false, PAIR_HEAD_BYTES, ours).ok()
-        })
-        .collect()
-}
+/// What the `sessions` table needs of each session's own transcript, which an export's estate
+/// scan reads from the bytes it holds: its head-and-tail facts without record counts (title,
+/// cwd, last activity) and whether it begins with a compact pair this tool made.
+pub const SESSION_FACTS: crate::estate::MainFacts = crate::estate::MainFacts {
+    head_bytes: PAIR_HEAD_BYTES as usize,
+    head_test: crate::archive::history::has_compressor_pair,
+};
 
-/// [`session_facts`] of one transcript held in memory (an archived one, decoded).
+/// [`SESSION_FACTS`] of one transcript held in memory (an archived one, decoded).
 pub fn session_facts_of(bytes: &[u8]) -> (TranscriptFacts, bool) {
-    let head = &bytes[..bytes.len().min(PAIR_HEAD_BYTES as usize)];
-    (transcript_facts::facts_of_bytes(bytes, false), crate::archive::history::has_compressor_pair(head))
+    let head = &bytes[..bytes.len().min(SESSION_FACTS.head_bytes)];
+    (transcript_facts::facts_of_bytes(bytes, false), (SESSION_FACTS.head_test)(head))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ mod scanned;
 
 pub use discover::{classify_at, discover, ms_of_ns, ms_of_time, DiscoverError, EstateFile, FileKind};
 pub use not_jsonl::{not_jsonl, not_jsonl_in};
-pub use scanned::{scan_estate, EstateScan};
+pub use scanned::{scan_estate, scan_estate_with, EstateScan, FileFacts, MainFacts};
 
 use crate::scan::Scan;
 use std::collections::HashMap;

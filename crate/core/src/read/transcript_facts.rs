@@ -17,6 +17,8 @@ use std::path::Path;
 pub const HEAD_BYTES: u64 = 64 * 1024;
 /// Bytes read from the end (last activity, titles Claude Code re-appends, version).
 pub const TAIL_BYTES: u64 = 256 * 1024;
+// An estate scan whose files' last units are whole ones holds each file's tail window in one.
+const _: () = assert!(TAIL_BYTES <= crate::scan::UNIT_BYTES && HEAD_BYTES <= crate::scan::UNIT_BYTES);
 /// A window is widened to this once when it holds no usable record (one giant line).
 pub const WIDE_BYTES: u64 = 2 * 1024 * 1024;
 /// Files up to this size are read whole (their message count is then exact).
@@ -90,6 +92,8 @@ const AI_TITLE: &[u8] = b"\"type\":\"ai-title\"";
 const TITLE_TYPE: &[u8] = b"-title\"";
 /// Legacy summary records, a fixed old format, start their line with this.
 const SUMMARY_LINE: &[u8] = b"{\"type\":\"summary\"";
+/// What is searched for to find them.
+const SUMMARY_TYPE: &[u8] = b"summary\"";
 const USER: &[u8] = b"\"type\":\"user\"";
 const TIMESTAMP: &[u8] = b"\"timestamp\":\"";
 const CWD: &[u8] = b"\"cwd\":\"";
@@ -199,50 +203,103 @@ fn parse_object(line: &[u8]) -> Option<V> {
     matches!(v, V::Object(_)).then_some(v)
 }
 
-/// A window's whole lines as `[start, end)`: a line cut by the window's start (`cut_start`) or
-/// end (`cut_end`) is left out; empty lines are none.
-fn lines(buf: &[u8], cut_start: bool, cut_end: bool) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    if cut_start {
-        match memchr::memchr(b'\n', buf) {
-            Some(nl) => pos = nl + 1,
-            None => return out,
-        }
-    }
-    while pos < buf.len() {
-        match memchr::memchr(b'\n', &buf[pos..]) {
-            Some(k) => {
-                if k > 0 {
-                    out.push((pos, pos + k));
-                }
-                pos += k + 1;
-            }
-            None => {
-                if !cut_end {
-                    out.push((pos, buf.len())) // a last line without newline: parsing decides
-                }
-                break;
-            }
-        }
-    }
-    out
+/// The whole lines of a window, found as they are asked for (a window is mostly read at its two
+/// ends): they lie in `[from, to)`, a line cut by the window's start (`cut_start`) or end
+/// (`cut_end`) left out; a line is a run of bytes without a newline, and empty lines are none.
+struct Lines<'a> {
+    buf: &'a [u8],
+    from: usize,
+    to: usize,
 }
 
-/// The index of the line holding byte `at`.
-fn line_at(ls: &[(usize, usize)], at: usize) -> Option<usize> {
-    let i = ls.partition_point(|&(_, e)| e <= at);
-    (i < ls.len() && ls[i].0 <= at).then_some(i)
+impl<'a> Lines<'a> {
+    fn new(buf: &'a [u8], cut_start: bool, cut_end: bool) -> Lines<'a> {
+        let from = match cut_start {
+            true => memchr::memchr(b'\n', buf).map_or(buf.len(), |nl| nl + 1),
+            false => 0,
+        };
+        // (a last line without newline is one unless the window cut it: parsing decides)
+        let to = match cut_end {
+            true => memchr::memrchr(b'\n', &buf[from..]).map_or(from, |nl| from + nl + 1),
+            false => buf.len(),
+        };
+        Lines { buf, from, to }
+    }
+
+    /// The line holding byte `at`, if one does.
+    fn at(&self, at: usize) -> Option<(usize, usize)> {
+        if at < self.from || at >= self.to || self.buf[at] == b'\n' {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &self.buf[self.from..at]).map_or(self.from, |nl| self.from + nl + 1);
+        let end = memchr::memchr(b'\n', &self.buf[at..self.to]).map_or(self.to, |nl| at + nl);
+        Some((start, end))
+    }
+
+    /// The lines in file order.
+    fn forward(&self) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let (buf, to) = (self.buf, self.to);
+        let mut pos = self.from;
+        std::iter::from_fn(move || {
+            while pos < to && buf[pos] == b'\n' {
+                pos += 1;
+            }
+            if pos >= to {
+                return None;
+            }
+            let end = memchr::memchr(b'\n', &buf[pos..to]).map_or(to, |nl| pos + nl);
+            let line = (pos, end);
+            pos = end;
+            Some(line)
+        })
+    }
+
+    /// The lines from the last one back.
+    fn backward(&self) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let (buf, from) = (self.buf, self.from);
+        let mut end = self.to;
+        std::iter::from_fn(move || {
+            while end > from && buf[end - 1] == b'\n' {
+                end -= 1;
+            }
+            if end <= from {
+                return None;
+            }
+            let start = memchr::memrchr(b'\n', &buf[from..end]).map_or(from, |nl| from + nl + 1);
+            let line = (start, end);
+            end = start;
+            Some(line)
+        })
+    }
+
+    /// From the first line's start to the last one's end; None when there is no line.
+    fn span(&self) -> Option<(usize, usize)> {
+        Some((self.forward().next()?.0, self.backward().next()?.1))
+    }
+
+    /// The lines that begin with `prefix` and hold more than it, in file order; `rare` is a part
+    /// of the prefix seldom found elsewhere, searched for (the start of the prefix is that of
+    /// every record line).
+    fn starting_with(&self, prefix: &'a [u8], rare: &'a [u8]) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let (buf, from, to) = (self.buf, self.from, self.to);
+        let back = memchr::memmem::find(prefix, rare).expect("a part of the prefix");
+        memchr::memmem::find_iter(&buf[from..to], rare)
+            .filter_map(move |k| (from + k).checked_sub(back).filter(|&at| at >= from))
+            .filter(move |&at| (at == from || buf[at - 1] == b'\n') && buf[at..to].starts_with(prefix))
+            .map(move |at| (at, memchr::memchr(b'\n', &buf[at..to]).map_or(to, |nl| at + nl)))
+            .filter(move |&(s, e)| e - s > prefix.len())
+    }
 }
 
 fn has(line: &[u8], pat: &[u8]) -> bool {
     memchr::memmem::find(line, pat).is_some()
 }
 
-/// user + assistant records among `lines`, and how the first line read when none is a record.
-fn count_messages(buf: &[u8], ls: &[(usize, usize)]) -> (u64, usize, FirstLine) {
-    let (Some(first), Some(last)) = (ls.first(), ls.last()) else { return (0, 0, FirstLine::Empty) };
-    let s = scan::scan_bytes(&buf[first.0..last.1], Mode::Full);
+/// user + assistant records among the lines of `span`, and how the first line read when none is
+/// a record.
+fn count_messages(buf: &[u8], span: Option<(usize, usize)>) -> (u64, usize, FirstLine) {
+    let Some((first, last)) = span else { return (0, 0, FirstLine::Empty) };
+    let s = scan::scan_bytes(&buf[first..last], Mode::Full);
     let n = s.records.iter().filter(|r| matches!(s.tables.strings.opt(r.kind), Some("user" | "assistant"))).count();
     (n as u64, s.records.len(), s.first_line)
 }
@@ -255,10 +312,10 @@ struct Builder {
 impl Builder {
     /// Reads a window's lines in file order; a `head` window feeds the first-record facts.
     fn window(&mut self, buf: &[u8], cut_start: bool, cut_end: bool, head: bool) {
-        let ls = lines(buf, cut_start, cut_end);
+        let ls = Lines::new(buf, cut_start, cut_end);
         let f = &mut self.f;
-        if self.counts && !ls.is_empty() {
-            let (messages, records, first) = count_messages(buf, &ls);
+        if let (true, Some(span)) = (self.counts, ls.span()) {
+            let (messages, records, first) = count_messages(buf, Some(span));
             f.messages += messages;
             if head && !cut_start && records == 0 {
                 if let Some(reason) = first.not_jsonl_reason() {
@@ -267,23 +324,15 @@ impl Builder {
             }
         }
         // Title records are rare: their lines are found by a search of the window, in file order.
-        let mut title_lines: Vec<usize> = memchr::memmem::find_iter(buf, TITLE_TYPE)
-            .filter_map(|at| line_at(&ls, at))
-            .filter(|&i| {
-                let line = &buf[ls[i].0..ls[i].1];
-                has(line, CUSTOM_TITLE) || has(line, AI_TITLE)
-            })
+        let mut title_lines: Vec<(usize, usize)> = memchr::memmem::find_iter(buf, TITLE_TYPE)
+            .filter_map(|at| ls.at(at))
+            .filter(|&(s, e)| has(&buf[s..e], CUSTOM_TITLE) || has(&buf[s..e], AI_TITLE))
             .collect();
-        title_lines.extend(
-            ls.iter()
-                .enumerate()
-                .filter(|(_, &(s, e))| e - s > SUMMARY_LINE.len() && buf[s..].starts_with(SUMMARY_LINE))
-                .map(|(i, _)| i),
-        );
+        title_lines.extend(ls.starting_with(SUMMARY_LINE, SUMMARY_TYPE));
         title_lines.sort_unstable();
         title_lines.dedup();
-        for i in title_lines {
-            let Some(r) = parse_object(&buf[ls[i].0..ls[i].1]) else { continue };
+        for (s, e) in title_lines {
+            let Some(r) = parse_object(&buf[s..e]) else { continue };
             match reparse::as_str(reparse::get(&r, "type")) {
                 Some("custom-title") => {
                     if let Some(t) = text(&r, "customTitle") {
@@ -306,7 +355,7 @@ impl Builder {
         // Head: the first record with a cwd (entrypoint and version from the same), the session
         // id of the first record that names one, and the first human prompt.
         if head {
-            for &(s, e) in &ls {
+            for (s, e) in ls.forward() {
                 if f.cwd.is_some() && f.first_prompt.is_some() {
                     break;
                 }
@@ -329,7 +378,7 @@ impl Builder {
             }
         }
         // The last record with a valid timestamp, from the end: usually the last line.
-        for &(s, e) in ls.iter().rev() {
+        for (s, e) in ls.backward() {
             let line = &buf[s..e];
             if !has(line, TIMESTAMP) {
                 continue;
@@ -348,20 +397,71 @@ impl Builder {
             break;
         }
     }
+}
 
-    fn finish(mut self, bytes_read: u64, complete: bool) -> TranscriptFacts {
-        self.f.complete = complete;
-        self.f.bytes_read = bytes_read;
-        let won = self.f.title_fields().into_iter().find_map(|(source, t)| {
-            let t = t?;
-            (!js_trim(t).is_empty()).then(|| (source, one_line(t)))
-        });
-        if let Some((source, title)) = won {
-            self.f.title = Some(title);
-            self.f.title_source = Some(source);
-        }
-        self.f
+/// The facts of one window read on its own.
+fn window_facts(buf: &[u8], cut_start: bool, cut_end: bool, head: bool, counts: bool) -> TranscriptFacts {
+    let mut b = Builder { counts, f: TranscriptFacts::default() };
+    b.window(buf, cut_start, cut_end, head);
+    b.f
+}
+
+/// The facts of a file read whole ([`WHOLE_BYTES`] or less), finished.
+pub fn whole_facts(bytes: &[u8], counts: bool) -> TranscriptFacts {
+    finished(window_facts(bytes, false, false, true, counts), bytes.len() as u64, true)
+}
+
+/// What the first [`HEAD_BYTES`] of a larger file say; None when they must be widened (they hold
+/// no whole record and no cwd: a giant first line).
+pub fn head_facts(head: &[u8], counts: bool) -> Option<TranscriptFacts> {
+    let f = window_facts(head, false, true, true, counts);
+    // (Without counts, the head's records are counted only when it gave no cwd.)
+    let no_record = || match counts {
+        true => f.messages == 0,
+        false => count_messages(head, Lines::new(head, false, true).span()).0 == 0,
+    };
+    (f.cwd.is_some() || !no_record()).then_some(f)
+}
+
+/// What the last bytes of a file say, read on their own (their first, cut line left out).
+pub fn tail_facts(tail: &[u8], counts: bool) -> TranscriptFacts {
+    window_facts(tail, true, false, false, counts)
+}
+
+/// Whether a tail window says when the file was last active beyond what its head says; when not,
+/// the tail is widened once.
+pub fn tail_is_usable(head: &TranscriptFacts, tail: &TranscriptFacts) -> bool {
+    tail.last_timestamp.is_some() && tail.last_timestamp != head.last_timestamp
+}
+
+/// The facts of a head window then a tail window, as one reading of both in file order gives
+/// them: the tail's titles, last activity and version win; the head's first-record facts stand,
+/// the tail's last record filling in what the head lacks.
+pub fn joined(mut f: TranscriptFacts, t: TranscriptFacts) -> TranscriptFacts {
+    f.messages += t.messages;
+    f.custom_title = t.custom_title.or(f.custom_title);
+    f.ai_title = t.ai_title.or(f.ai_title);
+    f.summary = t.summary.or(f.summary);
+    f.last_timestamp = t.last_timestamp.or(f.last_timestamp);
+    f.version = t.version.or(f.version);
+    f.entrypoint = f.entrypoint.or(t.entrypoint);
+    f.cwd = f.cwd.or(t.cwd);
+    f
+}
+
+/// The facts with their winning title and how much was read.
+pub fn finished(mut f: TranscriptFacts, bytes_read: u64, complete: bool) -> TranscriptFacts {
+    f.complete = complete;
+    f.bytes_read = bytes_read;
+    let won = f.title_fields().into_iter().find_map(|(source, t)| {
+        let t = t?;
+        (!js_trim(t).is_empty()).then(|| (source, one_line(t)))
+    });
+    if let Some((source, title)) = won {
+        f.title = Some(title);
+        f.title_source = Some(source);
     }
+    f
 }
 
 /// Plans the windows of a file of `size` bytes and builds its facts; `read(pos, len)` gives the
@@ -373,43 +473,32 @@ pub fn facts_from<'a>(
     mut read: impl FnMut(u64, u64) -> io::Result<Cow<'a, [u8]>>,
     counts: bool,
 ) -> io::Result<TranscriptFacts> {
-    let mut b = Builder { counts, f: TranscriptFacts::default() };
     if size <= WHOLE_BYTES {
-        let all = read(0, size)?;
-        b.window(&all, false, false, true);
-        return Ok(b.finish(all.len() as u64, true));
+        return Ok(whole_facts(&read(0, size)?, counts));
     }
-    let mut head = read(0, HEAD_BYTES)?;
-    let start = b.f.clone();
-    b.window(&head, false, true, true);
-    // (Without counts, the head's records are counted only when it gave no cwd.)
-    let no_record = || match counts {
-        true => b.f.messages == 0,
-        false => count_messages(&head, &lines(&head, false, true)).0 == 0,
+    let head = read(0, HEAD_BYTES)?;
+    let (head, head_end) = match head_facts(&head, counts) {
+        Some(f) => (f, head.len() as u64),
+        None => {
+            // The head held no whole record (a giant first line): look further, once.
+            let wide = read(0, size.min(WIDE_BYTES))?;
+            (window_facts(&wide, false, (wide.len() as u64) < size, true, counts), wide.len() as u64)
+        }
     };
-    if b.f.cwd.is_none() && no_record() {
-        // The head held no whole record (a giant first line): look further, once.
-        b.f = start;
-        head = read(0, size.min(WIDE_BYTES))?;
-        b.window(&head, false, (head.len() as u64) < size, true);
-    }
-    let head_end = head.len() as u64;
     if head_end >= size {
-        return Ok(b.finish(head_end, true));
+        return Ok(finished(head, head_end, true));
     }
-    let mut tail_len = TAIL_BYTES.min(size - head_end);
+    let tail_len = TAIL_BYTES.min(size - head_end);
     let mut tail = read(size - tail_len, tail_len)?;
-    let after_head = b.f.clone();
-    b.window(&tail, true, false, false);
-    if b.f.last_timestamp == after_head.last_timestamp && size - head_end > tail_len {
+    let mut tail_f = tail_facts(&tail, counts);
+    if !tail_is_usable(&head, &tail_f) && size - head_end > tail_len {
         // No timestamped record in the tail: widen it once.
-        b.f = after_head;
-        tail_len = WIDE_BYTES.min(size - head_end);
-        tail = read(size - tail_len, tail_len)?;
-        b.window(&tail, true, false, false);
+        let wide_len = WIDE_BYTES.min(size - head_end);
+        tail = read(size - wide_len, wide_len)?;
+        tail_f = tail_facts(&tail, counts);
     }
     // The message count of a partly read file is completed by a whole scan, where wanted.
-    Ok(b.finish(head_end + tail.len() as u64, false))
+    Ok(finished(joined(head, tail_f), head_end + tail.len() as u64, false))
 }
 
 /// The facts of the transcript at `path`, `size` bytes long when it was listed.

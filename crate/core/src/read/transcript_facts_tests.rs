@@ -144,3 +144,67 @@ fn a_lone_surrogate_or_bytes_that_are_not_utf8_do_not_hide_a_title() {
     assert_eq!(f.ai_title.as_deref(), Some("cut \u{fffd} here"));
     assert_eq!(f.custom_title.as_deref(), Some("caf\u{fffd}"));
 }
+
+/// A window's lines as a plain split gives them: every run without a newline, in order, the
+/// first left out when the window's start cut it, a last one without newline left out when its
+/// end did.
+fn split_lines(buf: &[u8], cut_start: bool, cut_end: bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &b) in buf.iter().enumerate() {
+        if b == b'\n' {
+            out.push((start, i));
+            start = i + 1;
+        }
+    }
+    let last_cut = start < buf.len() && cut_end;
+    if start < buf.len() && !last_cut {
+        out.push((start, buf.len()));
+    }
+    if cut_start {
+        // the text before the first newline belongs to a line the window's start cut
+        if buf.contains(&b'\n') {
+            out.remove(0);
+        } else {
+            out.clear();
+        }
+    }
+    out.retain(|&(s, e)| e > s);
+    out
+}
+
+#[test]
+fn a_window_s_lines_found_as_asked_are_the_lines_a_plain_split_gives() {
+    let pieces: [&[u8]; 6] = [b"\n", b"\n\n", b"{\"a\":1}", b"x", b"{\"type\":\"summary\",\"summary\":\"s\"}", b"\r"];
+    // Every window of up to five pieces (6^5 of them), with each cut.
+    let mut seen = 0;
+    for n in 0..=5u32 {
+        for mut k in 0..6usize.pow(n) {
+            let mut buf = Vec::new();
+            for _ in 0..n {
+                buf.extend_from_slice(pieces[k % 6]);
+                k /= 6;
+            }
+            for (cut_start, cut_end) in [(false, false), (true, false), (false, true), (true, true)] {
+                let want = split_lines(&buf, cut_start, cut_end);
+                let ls = Lines::new(&buf, cut_start, cut_end);
+                assert_eq!(ls.forward().collect::<Vec<_>>(), want, "{buf:?} {cut_start} {cut_end}");
+                let mut back: Vec<_> = ls.backward().collect();
+                back.reverse();
+                assert_eq!(back, want);
+                assert_eq!(ls.span(), want.first().map(|f| (f.0, want.last().unwrap().1)));
+                for at in 0..buf.len() {
+                    assert_eq!(ls.at(at), want.iter().copied().find(|&(s, e)| s <= at && at < e));
+                }
+                let summaries: Vec<_> = want
+                    .iter()
+                    .copied()
+                    .filter(|&(s, e)| e - s > SUMMARY_LINE.len() && buf[s..].starts_with(SUMMARY_LINE))
+                    .collect();
+                assert_eq!(ls.starting_with(SUMMARY_LINE, SUMMARY_TYPE).collect::<Vec<_>>(), summaries);
+                seen += 1;
+            }
+        }
+    }
+    assert_eq!(seen, 4 * (1 + 6 + 36 + 216 + 1296 + 7776));
+}

@@ -15,8 +15,8 @@ mod units;
 
 pub use record::{Range, Record, Str, Strings, Tables, ToolUse, Usage};
 pub use units::{
-    read_span, run, run_in_memory, scan_bytes_parallel, scan_file, scan_paths, scan_sized, unit_in, Job, Progress,
-    UnitPlace,
+    read_span, run, run_in_memory, scan_bytes_parallel, scan_file, scan_paths, scan_sized, scan_sized_with, unit_in,
+    Job, Progress, UnitPlace, UnitRead, UNIT_BYTES,
 };
 
 use simd_json::{Node, Tape};

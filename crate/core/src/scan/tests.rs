@@ -235,7 +235,7 @@ fn a_file_in_memory_is_cut_into_the_units_read_from_disk() {
         unit.map(|(b, at)| (at.base, b.len(), at.file_start, at.file_end, xxhash_rust::xxh3::xxh3_64(b)))
     };
     let size = text.len() as u64;
-    let disk = run(&[Job { path: &path, from: 0, size }], &Progress::default(), |_, u| seen(u), |_, p| Ok(p));
+    let disk = run(&[Job::new(&path, 0, size)], &Progress::default(), |_, u| seen(u), |_, p| Ok(p));
     let memory = units::run_in_memory(
         &[vec![0]],
         &[size],

@@ -45,10 +45,6 @@ struct ReadBuf {
 }
 
 impl ReadBuf {
-    fn owned(&self) -> &[u8] {
-        &self.bytes[self.begin..self.filled]
-    }
-
     /// Appends bytes `[from, to)` of the file (fewer if the file is shorter now).
     fn append(&mut self, f: &File, from: u64, to: u64) -> io::Result<()> {
         let want = self.filled + (to - from) as usize;
@@ -145,6 +141,26 @@ pub struct Job<'a> {
     pub path: &'a Path,
     pub from: u64,
     pub size: u64,
+    /// The job's last unit is never shorter than a whole unit: a short one joins the unit before
+    /// it, so the file's last [`UNIT_BYTES`] lie in one unit (and a file of up to twice that is
+    /// one unit), for a pass that reads a window at the end of each file.
+    pub last_unit_full: bool,
+}
+
+impl<'a> Job<'a> {
+    /// Bytes `[from, size)` of the file at `path`, in units of [`UNIT_BYTES`].
+    pub fn new(path: &'a Path, from: u64, size: u64) -> Job<'a> {
+        Job { path, from, size, last_unit_full: false }
+    }
+
+    fn units(&self) -> u64 {
+        let bytes = self.size.saturating_sub(self.from);
+        let n = bytes.div_ceil(UNIT_BYTES).max(1);
+        match self.last_unit_full && n > 1 && !bytes.is_multiple_of(UNIT_BYTES) {
+            true => n - 1,
+            false => n,
+        }
+    }
 }
 
 /// Where a unit's lines lie in their file.
@@ -174,12 +190,38 @@ pub fn run<T: Send, R: Send>(
     per_unit: impl Fn(usize, Option<(&[u8], UnitPlace)>) -> T + Sync,
     join: impl Fn(usize, Vec<T>) -> io::Result<R> + Sync,
 ) -> Vec<io::Result<R>> {
-    let count = |j: &Job| (j.size.saturating_sub(j.from)).div_ceil(UNIT_BYTES).max(1);
+    run_reads(jobs, progress, |file, unit| per_unit(file, unit.map(|(read, place)| (read.owned(), place))), join)
+}
+
+/// A unit's bytes as read: its lines, after the bytes of the file before them that the read
+/// holds too (the end of the line the unit's start cut, which the unit before owns).
+pub struct UnitRead<'a> {
+    pub bytes: &'a [u8],
+    /// Where the unit's lines begin in `bytes`.
+    pub owned_from: usize,
+}
+
+impl<'a> UnitRead<'a> {
+    pub fn owned(&self) -> &'a [u8] {
+        &self.bytes[self.owned_from..]
+    }
+}
+
+/// [`run`], with each unit's whole read.
+fn run_reads<T: Send, R: Send>(
+    jobs: &[Job],
+    progress: &Progress,
+    per_unit: impl Fn(usize, Option<(UnitRead, UnitPlace)>) -> T + Sync,
+    join: impl Fn(usize, Vec<T>) -> io::Result<R> + Sync,
+) -> Vec<io::Result<R>> {
+    let count = |j: &Job| j.units();
     let mut units = Vec::new();
     for (file, j) in jobs.iter().enumerate() {
-        for index in 0..count(j) {
+        let n = count(j);
+        for index in 0..n {
             let start = j.from + index * UNIT_BYTES;
-            units.push(Unit { file, index: index as usize, start, end: (start + UNIT_BYTES).min(j.size) });
+            let end = if index + 1 == n { j.size } else { (start + UNIT_BYTES).min(j.size) };
+            units.push(Unit { file, index: index as usize, start, end });
         }
     }
     progress.bytes_total.fetch_add(jobs.iter().map(|j| j.size.saturating_sub(j.from)).sum(), Ordering::Relaxed);
@@ -215,13 +257,13 @@ pub fn run<T: Send, R: Send>(
                 let r = file_of(u).and_then(|f| {
                     Ok(match buf.read_unit(&f, u.start, u.end, job.size)? {
                         Some(base) => {
-                            let owned = buf.owned();
+                            let read = UnitRead { bytes: &buf.bytes[..buf.filled], owned_from: buf.begin };
                             let place = UnitPlace {
                                 base,
                                 file_start: u.start == 0,
-                                file_end: base + owned.len() as u64 >= job.size,
+                                file_end: base + read.owned().len() as u64 >= job.size,
                             };
-                            per_unit(u.file, Some((owned, place)))
+                            per_unit(u.file, Some((read, place)))
                         }
                         None => per_unit(u.file, None),
                     })
@@ -339,7 +381,7 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
             }
             Ok(m) => {
                 errors.push(None);
-                jobs.push(Job { path: p, from: 0, size: m.len() });
+                jobs.push(Job::new(p, 0, m.len()));
             }
             Err(e) => errors.push(Some(e)),
         }
@@ -360,24 +402,54 @@ pub fn scan_paths(paths: &[PathBuf], mode: Mode, progress: &Progress) -> Vec<io:
 /// stat'ed each): each is read up to that size, with no second stat of every file before the
 /// parallel work can start.
 pub fn scan_sized(files: &[(&Path, u64)], mode: Mode, progress: &Progress) -> Vec<io::Result<Scan>> {
-    let jobs: Vec<Job> = files.iter().map(|&(path, size)| Job { path, from: 0, size }).collect();
+    let jobs: Vec<Job> = files.iter().map(|&(path, size)| Job::new(path, 0, size)).collect();
     scan_jobs(&jobs, mode, progress)
 }
 
 fn scan_jobs(jobs: &[Job], mode: Mode, progress: &Progress) -> Vec<io::Result<Scan>> {
-    run(
-        jobs,
+    run(jobs, progress, |_, unit| scan_unit(unit, mode), |_, parts| Ok(Scan::concat(parts)))
+}
+
+fn scan_unit(unit: Option<(&[u8], UnitPlace)>, mode: Mode) -> Scan {
+    match unit {
+        Some((owned, at)) => PARSER.with(|cell| {
+            let parser = &mut *cell.borrow_mut();
+            let s = scan_chunk(parser, owned, at.base, at.file_start, at.file_end, mode);
+            parser.trim();
+            s
+        }),
+        None => Scan::default(),
+    }
+}
+
+/// [`scan_sized`] where a pass that wants more of some files than their scan sees their bytes
+/// while they are in memory, instead of reading them again: `also(file, read, place)` is called
+/// with each unit's read after its scan, and `finish(file, parts)` gets its results in file
+/// order. `last_unit_full[i]` plans file `i`'s units as [`Job::last_unit_full`] says.
+pub fn scan_sized_with<A: Send, B: Send>(
+    files: &[(&Path, u64)],
+    last_unit_full: &[bool],
+    mode: Mode,
+    progress: &Progress,
+    also: impl Fn(usize, &UnitRead, &UnitPlace) -> A + Sync,
+    finish: impl Fn(usize, Vec<A>) -> B + Sync,
+) -> Vec<io::Result<(Scan, B)>> {
+    let jobs: Vec<Job> = files
+        .iter()
+        .zip(last_unit_full)
+        .map(|(&(path, size), &full)| Job { last_unit_full: full, ..Job::new(path, 0, size) })
+        .collect();
+    run_reads(
+        &jobs,
         progress,
-        |_, unit| match unit {
-            Some((owned, at)) => PARSER.with(|cell| {
-                let parser = &mut *cell.borrow_mut();
-                let s = scan_chunk(parser, owned, at.base, at.file_start, at.file_end, mode);
-                parser.trim();
-                s
-            }),
-            None => Scan::default(),
+        |file, unit| {
+            let more = unit.as_ref().map(|(read, place)| also(file, read, place));
+            (scan_unit(unit.map(|(read, place)| (read.owned(), place)), mode), more)
         },
-        |_, parts| Ok(Scan::concat(parts)),
+        |file, parts| {
+            let (scans, more): (Vec<Scan>, Vec<Option<A>>) = parts.into_iter().unzip();
+            Ok((Scan::concat(scans), finish(file, more.into_iter().flatten().collect())))
+        },
     )
 }
 

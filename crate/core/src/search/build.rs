@@ -348,10 +348,8 @@ pub fn build(jobs: &[Job], fields: Fields, progress: &Progress) -> Vec<io::Resul
         None => UnitTerms { first_ms: NO_TIME, last_ms: NO_TIME, ..Default::default() },
     };
     let (on_disk, in_memory): (Vec<usize>, Vec<usize>) = (0..jobs.len()).partition(|&i| jobs[i].src.stored.is_none());
-    let units: Vec<scan::Job> = on_disk
-        .iter()
-        .map(|&i| scan::Job { path: &jobs[i].src.path, from: jobs[i].from, size: jobs[i].src.size })
-        .collect();
+    let units: Vec<scan::Job> =
+        on_disk.iter().map(|&i| scan::Job::new(&jobs[i].src.path, jobs[i].from, jobs[i].src.size)).collect();
     let from_disk = scan::run(
         &units,
         progress,

@@ -360,8 +360,7 @@ pub fn search_exact(
     // An archived file is decoded into memory (one per worker at a time), the others read from
     // disk; each result says whether the file is no transcript at all.
     let (on_disk, in_memory): (Vec<usize>, Vec<usize>) = (0..read.len()).partition(|&i| read[i].stored.is_none());
-    let units: Vec<scan::Job> =
-        on_disk.iter().map(|&i| scan::Job { path: &read[i].path, from: 0, size: read[i].size }).collect();
+    let units: Vec<scan::Job> = on_disk.iter().map(|&i| scan::Job::new(&read[i].path, 0, read[i].size)).collect();
     let from_disk = scan::run(&units, progress, |k, u| per_unit(on_disk[k], u), |_, parts| Ok(join(parts)));
     let sizes: Vec<u64> = in_memory.iter().map(|&i| read[i].size).collect();
     let from_memory = scan::run_in_memory(
