@@ -27,12 +27,29 @@ fn main() {
         for (name, v) in requests.pricing.cost_columns((0..n).map(|i| i as f64 * 0.001).collect(), &per_key).unwrap() {
             requests.rows.set_column(name, v).unwrap();
         }
+        let c4 = cpu();
         let t4 = std::time::Instant::now();
         let n1 = requests.rows.encode_days().unwrap().iter().map(|b| b.len()).sum::<usize>();
         let t5 = t4.elapsed();
         let n2 = calls.encode_days().unwrap().iter().map(|b| b.len()).sum::<usize>();
-        println!("encode requests {:?} {} B, tool_calls {:?} {} B", t5, n1, t4.elapsed() - t5, n2);
+        println!(
+            "encode requests {:?} {} B, tool_calls {:?} {} B, cpu {:.0} ms",
+            t5,
+            n1,
+            t4.elapsed() - t5,
+            n2,
+            cpu() - c4
+        );
         drop((requests, calls, a));
         println!("grouping {:?}  table_rows {:?}  request_rows alone {:?}", t1, t2 - t1, t3 - t2);
     }
+}
+
+/// CPU time of the process so far, ms.
+fn cpu() -> f64 {
+    // SAFETY: getrusage writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    ms(u.ru_utime) + ms(u.ru_stime)
 }

@@ -217,7 +217,8 @@ fn encoded_by_the_column_writer(table: Table, columns: &[(String, Values)]) -> V
     for spec in specs {
         let mut col = group.next_column().unwrap().unwrap();
         let values = &columns.iter().find(|(n, _)| n == spec.name).unwrap().1;
-        write_column(&mut col, spec, values, None, table).unwrap();
+        // SAFETY: `columns` outlives the writers, dropped in this function.
+        unsafe { write_column(&mut col, spec, values, None, table).unwrap() };
         col.close().unwrap();
     }
     group.close().unwrap();
