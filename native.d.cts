@@ -717,6 +717,13 @@ export interface DiscoverFailure {
 export declare function discoverFiles(paths: Array<string>): Array<DiscoveredFile>
 
 /**
+ * One file of `table` for each of `days` (indices of rows of `columns`, in the order its file
+ * holds them), made side by side off the JS thread: the table's columns cross once for all of
+ * its days' files.
+ */
+export declare function encodeDatasetDays(tableName: string, columns: Array<DatasetColumn>, days: Array<Uint32Array>): Promise<Array<Buffer>>
+
+/**
  * The rows of `table` (every column of its schema) as one zstd-compressed Parquet file, made
  * on the libuv pool (the values are copied out first).
  */

@@ -102,8 +102,11 @@ function rowDays(table: DatasetTableInfo, all: Row[]): TableDays {
     list.push(row)
   }
   const days = [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, rows]) => ({ day, rows: rows.length }))
-  // The files are started at once, off this thread, while the other tables' are made.
-  const files = Promise.all(days.map(({ day }) => encode(table, sortRows(table, byDay.get(day)!))))
+  // The files are started at once, off this thread, while the other tables' are made: the
+  // table's columns cross once, each day's rows (in their file's order) as indices into them.
+  const at = new Map(all.map((row, i) => [row, i]))
+  const order = days.map(({ day }) => Uint32Array.from(sortRows(table, byDay.get(day)!), (row) => at.get(row)!))
+  const files = encodeDays(table, all, order)
   files.catch(() => {}) // awaited by encodeAll
   return {
     days,
@@ -642,6 +645,15 @@ async function exportLocked(
     schemaVersion: native.datasetSchemaVersion(),
     tables: report,
     ms: monotonicMs() - started,
+  }
+}
+
+/** One file of `table` for each of `days` (indices into `rows`, in the order its file holds them). */
+async function encodeDays(table: DatasetTableInfo, rows: Row[], days: Uint32Array[]): Promise<Buffer[]> {
+  try {
+    return await native.encodeDatasetDays(table.name, toColumns(table, rows), days)
+  } catch (e) {
+    throw fromNative(e)
   }
 }
 

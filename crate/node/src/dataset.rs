@@ -35,6 +35,21 @@ pub fn encode_dataset_table(table_name: String, columns: Vec<DatasetColumn>) -> 
     Ok(super::job(move || dataset::encode(t, cols).map(Buffer::from)))
 }
 
+/// One file of `table` for each of `days` (indices of rows of `columns`, in the order its file
+/// holds them), made side by side off the JS thread: the table's columns cross once for all of
+/// its days' files.
+#[napi(ts_return_type = "Promise<Array<Buffer>>")]
+pub fn encode_dataset_days(
+    table_name: String,
+    columns: Vec<DatasetColumn>,
+    days: Vec<Uint32Array>,
+) -> Result<AsyncTask<super::Job<Vec<Buffer>>>> {
+    let t = table(&table_name)?;
+    let cols = columns.into_iter().map(values_of).collect::<Result<Vec<_>>>()?;
+    let days: Vec<Vec<u32>> = days.iter().map(|d| d.to_vec()).collect();
+    Ok(super::job(move || Ok(dataset::encode_days(t, cols, &days)?.into_iter().map(Buffer::from).collect())))
+}
+
 /// A column as it crossed, as the core's values.
 fn values_of(c: DatasetColumn) -> Result<(String, Values)> {
     let values = match (c.strings, c.joined, c.nulls, c.numbers, c.flags) {

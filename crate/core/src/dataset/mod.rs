@@ -218,6 +218,50 @@ pub fn encode(table: Table, columns: Vec<(String, Values)>) -> Result<Vec<u8>, F
     encode_rows(table, &columns, None)
 }
 
+/// One file of `table` for each of `days` (indices of rows of `columns`, in the order its file
+/// holds them), made side by side on the pool: what [`encode_rows`] writes for each. Joined text
+/// is split once for them all.
+pub fn encode_days(table: Table, columns: Vec<(String, Values)>, days: &[Vec<u32>]) -> Result<Vec<Vec<u8>>, Failure> {
+    use rayon::prelude::*;
+    let columns = columns
+        .into_iter()
+        .map(|(name, v)| v.into_text().map(|v| (name, v)))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|e| bad(format!("table {}: {e}", table.name())))?;
+    days.par_iter().map(|rows| encode_rows(table, &columns, Some(rows))).collect()
+}
+
+/// The Parquet schema and writer properties of `table`'s files, made once per table (a part file
+/// is small, and making them was a third of its fixed cost): each column's encoding as the schema
+/// says; the pages of the columns it compresses are compressed by `ZstdPages`, so the column
+/// writer itself is told to compress none.
+fn writer_setup(table: Table) -> Result<(Arc<parquet::schema::types::Type>, Arc<WriterProperties>), Failure> {
+    type Setup = (Arc<parquet::schema::types::Type>, Arc<WriterProperties>);
+    static SETUPS: std::sync::OnceLock<Vec<Result<Setup, String>>> = std::sync::OnceLock::new();
+    let setups = SETUPS.get_or_init(|| {
+        Table::ALL
+            .iter()
+            .map(|&t| {
+                let schema = t.parquet_schema().map_err(|e| e.to_string())?;
+                let props = t
+                    .columns()
+                    .iter()
+                    .fold(
+                        WriterProperties::builder()
+                            .set_writer_version(WriterVersion::PARQUET_1_0)
+                            .set_compression(Compression::UNCOMPRESSED)
+                            .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION)),
+                        |b, c| b.set_column_dictionary_enabled(ColumnPath::from(c.name), c.dictionary),
+                    )
+                    .build();
+                Ok((Arc::new(schema), Arc::new(props)))
+            })
+            .collect()
+    });
+    let at = Table::ALL.iter().position(|&t| t == table).expect("every table is in Table::ALL");
+    setups[at].clone().map_err(|e| Failure::new(Code::Io, format!("the Parquet schema of {}: {e}", table.name())))
+}
+
 /// Encodes rows `rows` (indices, in the order the file holds them; None: every row in order) of
 /// `columns` as one file of `table`: what [`encode`] writes for those rows alone. A day's file of
 /// an estate's rows is made straight from the estate's columns, without a copy of its values.
@@ -243,20 +287,7 @@ pub fn encode_rows(table: Table, columns: &[(String, Values)], rows: Option<&[u3
     if let Some(&i) = rows.and_then(|r| r.iter().find(|&&i| i as usize >= len)) {
         return Err(bad(format!("table {}: no row {i} (of {len})", table.name())));
     }
-    let schema = Arc::new(table.parquet_schema().map_err(parquet_failure)?);
-    // Each column's encoding as the schema says; the pages of the columns it compresses are
-    // compressed by `ZstdPages`, so the column writer itself is told to compress none.
-    let props = specs
-        .iter()
-        .fold(
-            WriterProperties::builder()
-                .set_writer_version(WriterVersion::PARQUET_1_0)
-                .set_compression(Compression::UNCOMPRESSED)
-                .set_created_by(format!("claude-jsonl dataset schema {}", schema::SCHEMA_VERSION)),
-            |b, c| b.set_column_dictionary_enabled(ColumnPath::from(c.name), c.dictionary),
-        )
-        .build();
-    let props = Arc::new(props);
+    let (schema, props) = writer_setup(table)?;
     let mut out = Vec::new();
     let mut writer = SerializedFileWriter::new(&mut out, schema, props.clone()).map_err(parquet_failure)?;
     let descriptors = writer.schema_descr().columns().to_vec();
