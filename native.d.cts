@@ -82,9 +82,9 @@ export declare class EstateScan {
    * tool, each with its tool, target and error), from one grouping, by UTC day, without the
    * requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
    * Made off the JS thread, which an export needs meanwhile (its lock and the dataset's info
-   * are written then): the scan's estate moves into the work, so this scan is empty afterwards,
-   * as after `release()`, and is freed on a thread of its own once the rows are made (freeing
-   * a large estate's scans takes milliseconds the export would wait for).
+   * are written then, and the sessions' rows read from this scan): the work shares the scan's
+   * estate, and drops its share on a thread of its own once the rows are made (freeing a large
+   * estate's scans, when `release()` came first, takes milliseconds the export would wait for).
    */
   datasetRows(machine: string, promptThresholds: Array<number>): Promise<DatasetRows>
   /**

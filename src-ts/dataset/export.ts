@@ -174,6 +174,10 @@ async function estateRows(
   unusableFiles(scanned.roots, scanned.totals.unread) // a named file that is not a transcript: exit 3
   read()
   const { scan } = scanned
+  // The rows are made off this thread, which meanwhile writes the lock and the dataset's info
+  // and reads from the scan what the sessions' rows need.
+  const making = scan.datasetRows(machine, promptThresholds()).catch((e) => Promise.reject(fromNative(e)))
+  making.catch(() => {}) // awaited below
   const sessions = scan.sessions()
   const mainAt = sessions.flatMap((s) => (s.mainFile === undefined || s.mainFile === null ? [] : [s.mainFile]))
   const mainEntries = scan.filesAt(mainAt)
@@ -181,14 +185,13 @@ async function estateRows(
   const sizes = scan.fileSizes()
   // The sessions' head-and-tail facts (titles, cwd, times) and whether each begins with this
   // tool's compact pair, as the scan read them, by file (an archived transcript's from its bytes
-  // below); and with the text, every file's entry: read before the rows take the scan's estate.
+  // below); and with the text, every file's entry.
   const early = new Map<number, SessionFacts>()
   scan.sessionFactsAt(mainAt).forEach((f, k) => {
     if (f) early.set(mainAt[k], { facts: factsFromNative(f.facts), compressedByUs: f.compressedByUs })
   })
   const files = opts.includeText ? scan.files(false) : []
-  // (made off this thread, which meanwhile writes the lock and the dataset's info)
-  const counted = await scan.datasetRows(machine, promptThresholds()).catch((e) => Promise.reject(fromNative(e)))
+  const counted = await making
   const table = (name: string) => tables.find((t) => t.name === name)!
   // The tool calls need no price: their files are made while the requests are priced.
   const toolCalls = nativeDays(table('tool_calls'), counted)
@@ -231,6 +234,7 @@ async function estateRows(
       bytes: s.files.reduce((n, fi) => n + sizes[fi], 0),
     })
   }
+  scan.release() // (what the rows need of the scan is read: its memory goes now)
   const out = new Map<string, TableDays>([
     ['requests', requests],
     ['sessions', rowDays(table('sessions'), sessionRows)],

@@ -211,7 +211,9 @@ pub struct RequestColumns {
 #[napi]
 pub struct EstateScan {
     failure: Option<DiscoverError>,
-    estate: estate::EstateScan,
+    /// Shared with the work of `datasetRows`, which reads it off the JS thread while this thread
+    /// goes on reading it too.
+    estate: std::sync::Arc<estate::EstateScan>,
     /// Tool calls by target from the last `usage` call, for `toolTargets`.
     pub(crate) tool_targets: Option<ToolTargets>,
 }
@@ -287,7 +289,7 @@ impl EstateScan {
     /// (it cannot see that memory, so it would not hurry). Later calls see an empty estate.
     #[napi]
     pub fn release(&mut self) {
-        self.estate = estate::EstateScan::default();
+        self.estate = Default::default();
         self.tool_targets = None;
     }
 
@@ -345,18 +347,17 @@ impl EstateScan {
     /// tool, each with its tool, target and error), from one grouping, by UTC day, without the
     /// requests' cost columns (the caller prices them). `prompt_thresholds` as for `usage`.
     /// Made off the JS thread, which an export needs meanwhile (its lock and the dataset's info
-    /// are written then): the scan's estate moves into the work, so this scan is empty afterwards,
-    /// as after `release()`, and is freed on a thread of its own once the rows are made (freeing
-    /// a large estate's scans takes milliseconds the export would wait for).
+    /// are written then, and the sessions' rows read from this scan): the work shares the scan's
+    /// estate, and drops its share on a thread of its own once the rows are made (freeing a large
+    /// estate's scans, when `release()` came first, takes milliseconds the export would wait for).
     #[napi(ts_return_type = "Promise<DatasetRows>")]
     pub fn dataset_rows(
-        &mut self,
+        &self,
         machine: String,
         prompt_thresholds: Vec<f64>,
     ) -> AsyncTask<Job<crate::dataset::DatasetRows>> {
         use claude_jsonl_core::dataset::estate;
-        let e = std::mem::take(&mut self.estate);
-        self.tool_targets = None;
+        let e = self.estate.clone();
         let thresholds = thresholds_of(&prompt_thresholds);
         job(move || {
             let scans = scans_of(&e);
@@ -510,8 +511,8 @@ pub fn scan_estate(
     Ok(job(move || {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
         Ok(match scan_estate_and_archives(&paths, &archives, mode, min_mtime_ms, main_facts, &progress) {
-            Ok(estate) => EstateScan { failure: None, estate, tool_targets: None },
-            Err(e) => EstateScan { failure: Some(e), estate: estate::EstateScan::default(), tool_targets: None },
+            Ok(estate) => EstateScan { failure: None, estate: std::sync::Arc::new(estate), tool_targets: None },
+            Err(e) => EstateScan { failure: Some(e), estate: Default::default(), tool_targets: None },
         })
     }))
 }
