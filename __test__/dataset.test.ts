@@ -336,6 +336,18 @@ test("a live lock of the machine makes export give up with one line and exit 3; 
   })
   t.is(again.status, 0, again.stderr)
   t.false(existsSync(lock))
+  // A dataset that exists (its info written, so none is written now) and a live holder again,
+  // over an estate whose rows take a while: the refusal arrives while the rows are being made,
+  // and is still the one line and exit 3, not an unhandled rejection's stack trace.
+  const bigger = await estate('lock-held', 24)
+  writeFileSync(lock, owner(process.pid))
+  const held = spawnSync(process.execPath, [CLI, 'export', '--projects', bigger, '--to', root, '--machine', 'm'], {
+    encoding: 'utf8',
+    env: { ...process.env, CLAUDE_JSONL_DATASET_LOCK_WAIT_MS: '0' },
+  })
+  t.is(held.status, 3, held.stderr)
+  t.is(held.stderr.trim().split('\n').length, 1, held.stderr)
+  t.regex(held.stderr, /another export of machine 'm' is running/)
 })
 
 test('machines merge into one dataset: a session copied to two machines counts once', async (t) => {

@@ -400,8 +400,11 @@ export async function exportDataset(dest: DatasetDestination, opts: ExportOption
   let described: Promise<void> | undefined
   const read = () => {
     locking = lockMachine(dest, machine, opts.env)
+    // (both awaited below, or the export has failed already: a lock held by another export must
+    // not end the process as an unhandled rejection while the rows are still being made)
+    locking.catch(() => {})
     described = info === undefined ? locking.then(() => writeDatasetInfo(dest)) : Promise.resolve()
-    described.catch(() => {}) // awaited below, or the export has failed already
+    described.catch(() => {})
   }
   let rowsByTable: Map<string, TableDays>
   try {
