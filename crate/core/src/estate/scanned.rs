@@ -62,7 +62,7 @@ pub fn scan_estate_with(
     let kept: Vec<usize> = (0..files.len()).filter(|&i| !pruned[i]).collect();
     let sized: Vec<(&Path, u64)> = kept.iter().map(|&i| (files[i].path.as_path(), files[i].size)).collect();
     let wanted = |i: usize| main_facts.is_some() && files[i].kind == FileKind::Session;
-    let (mut scanned, mut got) = match main_facts {
+    let (scanned, mut got) = match main_facts {
         None => (scan::scan_sized(&sized, mode, progress), Vec::new()),
         Some(m) => {
             let want: Vec<bool> = kept.iter().map(|&i| wanted(i)).collect();
@@ -101,7 +101,7 @@ pub fn scan_estate_with(
             }
         }
     }
-    let mut scanned_kept = scanned.drain(..);
+    let mut scanned_kept = scanned.into_iter();
     let scans: Vec<Result<Scan, String>> = pruned
         .iter()
         .map(|&p| match p {
@@ -109,7 +109,6 @@ pub fn scan_estate_with(
             false => scanned_kept.next().expect("one scan per kept file").map_err(|e| crate::io_message(&e)),
         })
         .collect();
-    drop(scanned_kept);
     let refs: Vec<Option<&Scan>> = scans.iter().map(|s| s.as_ref().ok()).collect();
     let (sessions, session_of_file) = sessions(&files, &refs);
     Ok(EstateScan { files, scans, pruned, session_of_file, sessions, main_facts: main })
