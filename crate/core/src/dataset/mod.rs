@@ -259,7 +259,8 @@ fn writer_setup(table: Table) -> Result<(Arc<parquet::schema::types::Type>, Arc<
             .collect()
     });
     let at = Table::ALL.iter().position(|&t| t == table).expect("every table is in Table::ALL");
-    setups[at].clone().map_err(|e| Failure::new(Code::Io, format!("the Parquet schema of {}: {e}", table.name())))
+    // (a schema that does not parse is this build's fault, as any other Parquet failure here)
+    setups[at].clone().map_err(|e| Failure::new(Code::Internal, format!("parquet: {e}")))
 }
 
 /// Encodes rows `rows` (indices, in the order the file holds them; None: every row in order) of

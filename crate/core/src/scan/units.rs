@@ -214,19 +214,18 @@ fn run_reads<T: Send, R: Send>(
     per_unit: impl Fn(usize, Option<(UnitRead, UnitPlace)>) -> T + Sync,
     join: impl Fn(usize, Vec<T>) -> io::Result<R> + Sync,
 ) -> Vec<io::Result<R>> {
-    let count = |j: &Job| j.units();
     let mut units = Vec::new();
     for (file, j) in jobs.iter().enumerate() {
-        let n = count(j);
+        let n = j.units();
         for index in 0..n {
             let start = j.from + index * UNIT_BYTES;
-            let end = if index + 1 == n { j.size } else { (start + UNIT_BYTES).min(j.size) };
+            let end = if index + 1 == n { j.size } else { start + UNIT_BYTES };
             units.push(Unit { file, index: index as usize, start, end });
         }
     }
     progress.bytes_total.fetch_add(jobs.iter().map(|j| j.size.saturating_sub(j.from)).sum(), Ordering::Relaxed);
     progress.files_total.fetch_add(jobs.len() as u64, Ordering::Relaxed);
-    let remaining: Vec<AtomicU32> = jobs.iter().map(|j| AtomicU32::new(count(j) as u32)).collect();
+    let remaining: Vec<AtomicU32> = jobs.iter().map(|j| AtomicU32::new(j.units() as u32)).collect();
     // Biggest file first, so a large file's units do not all land at the end; a file's units
     // side by side, so its file is opened once for all of them (below) and only the files
     // being read are open at a time.
@@ -424,8 +423,9 @@ fn scan_unit(unit: Option<(&[u8], UnitPlace)>, mode: Mode) -> Scan {
 
 /// [`scan_sized`] where a pass that wants more of some files than their scan sees their bytes
 /// while they are in memory, instead of reading them again: `also(file, read, place)` is called
-/// with each unit's read after its scan, and `finish(file, parts)` gets its results in file
-/// order. `last_unit_full[i]` plans file `i`'s units as [`Job::last_unit_full`] says.
+/// with each unit's read beside its scan, and `finish(file, parts)` gets its results in file
+/// order (none for a unit in which no line begins: a file's first unit always gives one).
+/// `last_unit_full[i]` plans file `i`'s units as [`Job::last_unit_full`] says.
 pub fn scan_sized_with<A: Send, B: Send>(
     files: &[(&Path, u64)],
     last_unit_full: &[bool],
